@@ -1,0 +1,26 @@
+package dht.node.cluster;
+
+/**
+ * What a coordinated request came to, before it is turned into an HTTP response.
+ * {@code value} is set only for {@link Kind#FOUND}.
+ */
+public record Answer(Kind kind, byte[] value) {
+    public enum Kind {
+        /** GET: the newest version among the answers is a value (200). */
+        FOUND,
+        /** GET: absent or deleted (404). */
+        NOT_FOUND,
+        /** PUT acknowledged by ack replicas (201). */
+        STORED,
+        /** DELETE acknowledged by ack replicas (202). */
+        DELETED,
+        /** Fewer than ack replicas answered in time (504). */
+        NOT_ENOUGH_REPLICAS
+    }
+
+    public static Answer found(byte[] value) { return new Answer(Kind.FOUND, value); }
+    public static final Answer NOT_FOUND = new Answer(Kind.NOT_FOUND, null);
+    public static final Answer STORED = new Answer(Kind.STORED, null);
+    public static final Answer DELETED = new Answer(Kind.DELETED, null);
+    public static final Answer NOT_ENOUGH_REPLICAS = new Answer(Kind.NOT_ENOUGH_REPLICAS, null);
+}

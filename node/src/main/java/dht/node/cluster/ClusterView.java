@@ -1,0 +1,16 @@
+package dht.node.cluster;
+
+import java.util.List;
+import java.util.Map;
+
+/** The static topology as this node sees it, for {@code GET /v0/status}. */
+public interface ClusterView {
+    /** This node's URL, one of {@link #nodes()}. */
+    String self();
+
+    /** Every node's URL, in the order given by the operator. */
+    List<String> nodes();
+
+    /** For each peer other than self: is it believed up right now? */
+    Map<String, Boolean> peersUp();
+}

@@ -1,0 +1,20 @@
+package dht.node.cluster;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Coordinates one client request over the key's replicas (the first {@code from} nodes of the
+ * key's placement order): sends to all of them in parallel, completes as soon as {@code ack}
+ * answered or as soon as that has become impossible. Never blocks the calling thread; the future
+ * never completes exceptionally for a replica failure (that is {@link Answer.Kind#NOT_ENOUGH_REPLICAS}).
+ */
+public interface Coordinator extends AutoCloseable {
+    CompletableFuture<Answer> get(byte[] key, Quorum quorum);
+
+    CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum);
+
+    CompletableFuture<Answer> delete(byte[] key, Quorum quorum);
+
+    @Override
+    void close();
+}

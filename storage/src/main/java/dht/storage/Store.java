@@ -1,0 +1,35 @@
+package dht.storage;
+
+import java.io.IOException;
+
+/**
+ * The storage engine seen from outside: a sorted map from keys to their newest version.
+ *
+ * <p>Keys order as unsigned bytes. Writes are last-write-wins by timestamp inside the engine
+ * (see {@link Entry#supersedes}): a write that carries an older version than the stored one does
+ * not replace it, whatever the arrival order. A write returns only once it is in the write-ahead
+ * log under the configured sync policy. All methods are thread-safe.
+ */
+public interface Store extends AutoCloseable {
+
+    void put(byte[] key, byte[] value, long timestamp) throws IOException;
+
+    void delete(byte[] key, long timestamp) throws IOException;
+
+    /** The newest version of the key (a value or a tombstone), or {@code null} if none is known. */
+    Entry get(byte[] key) throws IOException;
+
+    /**
+     * The newest version of every key in {@code [from, to)}, sorted, tombstones included, read
+     * lazily. {@code to == null} means no upper bound. The iterator sees a consistent set of
+     * tables until it is closed, even if compaction replaces them meanwhile.
+     */
+    CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException;
+
+    /** Figures for monitoring: a snapshot, cheap to take. */
+    StoreStats stats();
+
+    /** Flushes, stops background work and releases the directory lock. Safe while reads are in flight. */
+    @Override
+    void close() throws IOException;
+}
