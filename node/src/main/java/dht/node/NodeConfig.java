@@ -1,0 +1,49 @@
+package dht.node;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything a node needs to start; built by {@code bin/dht serve} from its flags.
+ *
+ * @param port            HTTP port for the public and internal API
+ * @param dataDir         the storage engine's directory (locked while the node runs)
+ * @param self            this node's URL; one of {@code cluster}
+ * @param cluster         every node's URL, the same set on every node
+ * @param maxInFlight     requests being worked on at once; past it the node answers 503
+ * @param maxBodyBytes    largest request body (413 past it)
+ * @param maxUriBytes     longest request line (414 past it)
+ * @param maxHeaderBytes  largest header block (431 past it)
+ * @param replicaTimeout  how long a coordinator waits for one replica before counting it failed
+ * @param syncEveryWrite  true: fsync the log before acknowledging (survives power loss);
+ *                        false: the OS writes it back, synced periodically (survives a process kill)
+ * @param memtableBytes   size of the memtable before it is flushed to a table
+ * @param adminToken      if non-null, admin endpoints also answer non-loopback clients presenting it
+ */
+public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                         int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                         boolean syncEveryWrite, long memtableBytes, String adminToken) {
+
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+    public static final int DEFAULT_MAX_URI_BYTES = 8 * 1024;
+    public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+    public static final Duration DEFAULT_REPLICA_TIMEOUT = Duration.ofMillis(1000);
+    public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
+
+    public NodeConfig {
+        cluster = List.copyOf(cluster);
+        if (!cluster.contains(self)) {
+            throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
+        }
+    }
+
+    /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
+    public static NodeConfig single(int port, Path dataDir) {
+        String self = "http://localhost:" + port;
+        return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
+                DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
+                DEFAULT_MEMTABLE_BYTES, null);
+    }
+}
