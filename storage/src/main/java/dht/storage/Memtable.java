@@ -42,6 +42,7 @@ final class Memtable {
 
     Iterator<Entry> iterator(byte[] from, byte[] to) {
         if (from == null) from = new byte[0];
+        if (to != null && Bytes.ORDER.compare(from, to) >= 0) return java.util.Collections.emptyIterator();
         return (to == null ? map.tailMap(from, true) : map.subMap(from, true, to, false)).values().iterator();
     }
 
