@@ -734,7 +734,10 @@ public final class LsmStore implements Store {
         try {
             Entry best = v.active.get(key);
             for (Memtable m : v.immutables) best = newer(best, m.get(key));
-            for (Table t : v.tables) best = newer(best, t.get(key));
+            if (!v.tables.isEmpty()) {
+                long hash = Bytes.hash(key);
+                for (Table t : v.tables) best = newer(best, t.get(key, hash));
+            }
             return best;
         } finally {
             v.release();
