@@ -73,7 +73,7 @@ final class MergingScan implements CloseableIterator<Entry> {
             } catch (ScanSource.ScanSourceException e) {
                 failed[i] = true;
                 alive--;
-                log.warn("cluster scan: node {} failed mid-stream ({} of {} sources left, ack {}): {}",
+                log.warn("cluster scan: node {} failed ({} of {} sources left, ack {}): {}",
                         s.node(), alive, total, ack, e.getMessage());
                 closeQuietly(s);
                 checkEnough();
