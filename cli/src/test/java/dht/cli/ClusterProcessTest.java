@@ -221,16 +221,21 @@ class ClusterProcessTest {
         // the peer is noticed down on the first request that needs it
         put(nodes.get(0), "k", "v", 2, 3);
         put(nodes.get(0), "k2", "v", 2, 3);
-        String status = http.send(HttpRequest.newBuilder(URI.create(nodes.get(0).url() + "/v0/status")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        assertThat(status).contains(nodes.get(1).url()).contains(nodes.get(2).url());
+        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(1).url() + "\":\"up\"")
+                .contains("\"" + nodes.get(2).url() + "\":\"down\"");
         nodes.get(2).startAndAwait();
+        // the background probe notices it without any request needing it
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        int s;
-        do {
-            s = put(nodes.get(0), "k3", "v", 3, 3);
-        } while (s != 201 && System.nanoTime() < deadline && sleep(100));
-        assertThat(s).as("3/3 after the killed node restarted").isEqualTo(201);
+        while (!status(nodes.get(0)).contains("\"" + nodes.get(2).url() + "\":\"up\"") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(2).url() + "\":\"up\"");
+        assertThat(put(nodes.get(0), "k3", "v", 3, 3)).as("3/3 after the killed node restarted").isEqualTo(201);
+    }
+
+    private String status(NodeProcess n) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     // ---- cluster scan ----
