@@ -127,7 +127,7 @@ public final class Node implements AutoCloseable {
             try {
                 serverChannel = bootstrap.bind(config.port()).sync().channel();
             } catch (Exception e) {
-                BindException be = new BindException("cannot listen on port " + config.port() + ": " + e.getMessage());
+                BindException be = new BindException(String.valueOf(e.getMessage()));
                 be.initCause(e);
                 throw be;
             }
