@@ -234,10 +234,12 @@ public final class LsmStore implements Store {
     private Table writeTable(Memtable mem, long n) throws IOException {
         long t0 = System.nanoTime();
         Path p = FileNames.table(dir, n);
+        log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
+                p.getFileName());
         long count = TableWriter.write(files, p, mem.iterator(null, null), mem.count(), opt);
         Table t = Table.open(files, p, n);
-        log.info("flushed memtable of log {} ({} entries, ~{} bytes) to {} ({} bytes) in {} ms", mem.logNumber,
-                count, mem.bytes(), p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
+        log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
+                count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
         return t;
     }
 
@@ -567,6 +569,8 @@ public final class LsmStore implements Store {
         long t0 = System.nanoTime();
         long inBytes = inputs.stream().mapToLong(t -> t.sizeBytes).sum();
         long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
+        log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
+                out.getFileName());
         try {
             List<Table> others = new ArrayList<>(v.tables);
             others.removeAll(inputs);
