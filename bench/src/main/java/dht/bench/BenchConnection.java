@@ -52,6 +52,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     private Channel channel;
     private Schedule schedule;
     private boolean openModel;
+    private long startAt;
     private long measureFrom;
     private long endAt;
     private long intended;
@@ -138,6 +139,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     void start(long startNanos, double ratePerSecond, long measureFromNanos, long endNanos) {
         this.openModel = ratePerSecond > 0;
         this.schedule = openModel ? new Schedule(startNanos, ratePerSecond) : null;
+        this.startAt = startNanos;
         this.measureFrom = measureFromNanos;
         this.endAt = endNanos;
         this.started = true;
@@ -151,7 +153,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = System.nanoTime();
-        intended = openModel ? schedule.next() : now;
+        intended = openModel ? schedule.next() : Math.max(now, startAt);
         if (intended >= endAt || !tickets.take()) {
             finish();
             return;
