@@ -1,0 +1,75 @@
+package dht.storage;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.zip.CRC32C;
+
+/** Byte helpers shared by the file formats: unsigned order, little-endian layouts, CRC32C, hashing. */
+final class Bytes {
+    static final Comparator<byte[]> ORDER = Arrays::compareUnsigned;
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private Bytes() {}
+
+    static int crc(byte[] a, int off, int len) {
+        CRC32C c = new CRC32C();
+        c.update(a, off, len);
+        return (int) c.getValue();
+    }
+
+    static int crc(MemorySegment seg, long off, long len) {
+        CRC32C c = new CRC32C();
+        c.update(seg.asSlice(off, len).asByteBuffer());
+        return (int) c.getValue();
+    }
+
+    /** Unsigned comparison of {@code key} with {@code len} bytes of {@code seg} at {@code off}. */
+    static int compare(byte[] key, MemorySegment seg, long off, int len) {
+        MemorySegment k = MemorySegment.ofArray(key);
+        long m = MemorySegment.mismatch(k, 0, key.length, seg, off, off + len);
+        if (m < 0) return 0;
+        if (m == key.length) return -1;
+        if (m == len) return 1;
+        return Integer.compare(key[(int) m] & 0xff, seg.get(ValueLayout.JAVA_BYTE, off + m) & 0xff);
+    }
+
+    /** 64-bit hash of a key for the bloom filter (FNV-1a with a splitmix64 finish). */
+    static long hash(byte[] key) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : key) {
+            h ^= (b & 0xff);
+            h *= 0x100000001b3L;
+        }
+        h ^= key.length;
+        h ^= (h >>> 30);
+        h *= 0xbf58476d1ce4e5b9L;
+        h ^= (h >>> 27);
+        h *= 0x94d049bb133111ebL;
+        h ^= (h >>> 31);
+        return h;
+    }
+
+    static void putInt(byte[] a, int off, int v) {
+        a[off] = (byte) v;
+        a[off + 1] = (byte) (v >>> 8);
+        a[off + 2] = (byte) (v >>> 16);
+        a[off + 3] = (byte) (v >>> 24);
+    }
+
+    static void putLong(byte[] a, int off, long v) {
+        putInt(a, off, (int) v);
+        putInt(a, off + 4, (int) (v >>> 32));
+    }
+
+    static int getInt(byte[] a, int off) {
+        return (a[off] & 0xff) | (a[off + 1] & 0xff) << 8 | (a[off + 2] & 0xff) << 16 | (a[off + 3] & 0xff) << 24;
+    }
+
+    static long getLong(byte[] a, int off) {
+        return (getInt(a, off) & 0xffffffffL) | ((long) getInt(a, off + 4) << 32);
+    }
+}

@@ -1,0 +1,847 @@
+package dht.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log-structured merge store: a write-ahead log with group commit, a bounded concurrent
+ * memtable, immutable sorted tables read through mapped memory, size-tiered background compaction
+ * and an atomically replaced manifest. See docs/storage-format.md.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>A write is acknowledged only after its log record is written (and fsynced under
+ *       {@link SyncPolicy#EVERY_WRITE}) and applied to the active memtable.</li>
+ *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}; log
+ *       {@code N} is deleted only after a manifest naming the table that holds its memtable is
+ *       durable.</li>
+ *   <li>The live table set changes only under {@link #manifestLock}, and only after the new
+ *       manifest is durable; the readers' view ({@link #current}) changes only under {@link #mutex}.</li>
+ *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
+ *       of tables may be merged.</li>
+ * </ul>
+ */
+public final class LsmStore implements Store {
+    private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
+    private static final long MAX_BATCH_BYTES = 4L << 20;
+    private static final long SMALL_TABLE_BYTES = 4L << 20;
+    private static final int MAX_COMPACTION_TABLES = 32;
+
+    private final Path dir;
+    private final StoreOptions opt;
+    private final StorageFiles files;
+    private final Closeable dirLock;
+
+    // ---- write path, guarded by mutex ----
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition changed = mutex.newCondition();
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    private volatile WalWriter wal;
+    private long nextFile;
+    private volatile IOException writeError;
+    private volatile Version current;
+    private volatile boolean closed;
+    private long lastStallLog;
+
+    // ---- background work ----
+    private final Object manifestLock = new Object();
+    private final ExecutorService flusher;
+    private final ExecutorService compactor;
+    private final ScheduledExecutorService syncer;
+    private final AtomicBoolean compactionScheduled = new AtomicBoolean();
+    private final Set<Table> compacting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
+
+    private static final class Writer {
+        final Entry entry;
+        final byte[] record;
+        boolean done;
+        IOException error;
+
+        Writer(Entry entry) {
+            this.entry = entry;
+            this.record = LogRecord.encode(entry);
+        }
+    }
+
+    private LsmStore(Path dir, StoreOptions opt, Closeable dirLock) {
+        this.dir = dir;
+        this.opt = opt;
+        this.files = opt.files();
+        this.dirLock = dirLock;
+        this.flusher = Executors.newSingleThreadExecutor(daemon("dht-storage-flush"));
+        this.compactor = Executors.newSingleThreadExecutor(daemon("dht-storage-compact"));
+        this.syncer = Executors.newSingleThreadScheduledExecutor(daemon("dht-storage-sync"));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code dir}: locks the directory, removes leftovers
+     * of interrupted flushes and compactions, replays the logs into tables and starts a new log.
+     *
+     * @throws DirectoryLockedException at once if another store holds the directory
+     */
+    public static LsmStore open(Path dir, StoreOptions options) throws IOException {
+        Files.createDirectories(dir);
+        StorageFiles files = options.files();
+        Closeable lock = files.tryLock(dir.resolve(FileNames.LOCK));
+        if (lock == null) throw new DirectoryLockedException(dir);
+        LsmStore s = new LsmStore(dir, options, lock);
+        try {
+            s.recover();
+        } catch (IOException | RuntimeException e) {
+            s.abortOpen();
+            throw e;
+        }
+        if (options.syncPolicy() == SyncPolicy.PERIODIC) {
+            s.syncer.scheduleWithFixedDelay(s::periodicSync, options.syncIntervalMillis(),
+                    options.syncIntervalMillis(), TimeUnit.MILLISECONDS);
+        }
+        s.scheduleCompaction();
+        return s;
+    }
+
+    private void abortOpen() {
+        flusher.shutdownNow();
+        compactor.shutdownNow();
+        syncer.shutdownNow();
+        if (current != null) current.release();
+        try {
+            if (wal != null) wal.close();
+        } catch (IOException e) {
+            log.warn("closing log after failed open: {}", e.toString());
+        }
+        try {
+            dirLock.close();
+        } catch (IOException e) {
+            log.warn("releasing lock after failed open: {}", e.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ recovery
+
+    private void recover() throws IOException {
+        long t0 = System.nanoTime();
+        boolean hasManifest = Files.exists(dir.resolve(Manifest.NAME));
+        Manifest m = hasManifest ? Manifest.read(files, dir) : new Manifest(1, 0, List.of());
+        Set<Long> live = new HashSet<>(m.tables());
+        TreeMap<Long, Path> logs = new TreeMap<>();
+        long maxSeen = 0;
+        for (Path p : files.list(dir)) {
+            String name = p.getFileName().toString();
+            long tn = FileNames.number(name, FileNames.TABLE);
+            long ln = FileNames.number(name, FileNames.LOG);
+            maxSeen = Math.max(maxSeen, Math.max(tn, ln));
+            if (name.endsWith(".tmp")) {
+                log.info("removing leftover {}", p);
+                files.delete(p);
+            } else if (tn >= 0 && !live.contains(tn)) {
+                log.info("removing table {} left by an interrupted flush or compaction", p);
+                files.delete(p);
+            } else if (ln >= 0 && ln < m.logNumber()) {
+                log.info("removing log {} already flushed to a table", p);
+                files.delete(p);
+            } else if (ln >= 0) {
+                logs.put(ln, p);
+            }
+        }
+        nextFile = Math.max(m.nextFile(), maxSeen + 1);
+
+        List<Table> tables = new ArrayList<>();
+        for (long n : m.tables()) {
+            Path p = FileNames.table(dir, n);
+            if (!Files.exists(p)) {
+                log.error("table {} named by the manifest is missing; its entries are lost", p);
+                continue;
+            }
+            try {
+                tables.add(Table.open(files, p, n));
+            } catch (CorruptionException e) {
+                Path q = p.resolveSibling(p.getFileName() + ".corrupt");
+                log.error("{}; setting the table aside as {} and serving the rest", e.getMessage(), q);
+                files.rename(p, q);
+            }
+        }
+
+        for (var le : logs.entrySet()) {
+            Memtable mem = new Memtable(le.getKey());
+            List<Memtable> full = new ArrayList<>();
+            Memtable[] cur = {mem};
+            WalReader.replay(files, le.getValue(), e -> {
+                cur[0].put(e);
+                if (cur[0].bytes() >= opt.memtableBytes()) {
+                    full.add(cur[0]);
+                    cur[0] = new Memtable(le.getKey());
+                }
+            });
+            full.add(cur[0]);
+            for (Memtable fm : full) {
+                if (fm.isEmpty()) continue;
+                long n = nextFile++;
+                Table t = writeTable(fm, n);
+                if (t != null) tables.add(t);
+            }
+        }
+
+        long walNumber = nextFile++;
+        wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
+        files.syncDirectory(dir);
+        new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
+        for (Path p : logs.values()) files.delete(p);
+        current = new Version(new Memtable(walNumber), List.of(), tables);
+        log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
+                tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    private static List<Long> numbers(List<Table> tables) {
+        List<Long> out = new ArrayList<>(tables.size());
+        for (Table t : tables) out.add(t.number);
+        return out;
+    }
+
+    /** Writes a memtable to table {@code n}, fsynced, and opens it. */
+    private Table writeTable(Memtable mem, long n) throws IOException {
+        long t0 = System.nanoTime();
+        Path p = FileNames.table(dir, n);
+        log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
+                p.getFileName());
+        long count = TableWriter.write(files, p, mem.iterator(null, null), mem.count(), opt);
+        Table t = Table.open(files, p, n);
+        log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
+                count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
+        return t;
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    @Override
+    public void put(byte[] key, byte[] value, long timestamp) throws IOException {
+        write(Entry.value(checkKey(key), value, timestamp));
+    }
+
+    @Override
+    public void delete(byte[] key, long timestamp) throws IOException {
+        write(Entry.tombstone(checkKey(key), timestamp));
+    }
+
+    private static byte[] checkKey(byte[] key) {
+        if (key == null) throw new IllegalArgumentException("null key");
+        return key;
+    }
+
+    private void write(Entry e) throws IOException {
+        Writer w = new Writer(e);
+        if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
+        mutex.lock();
+        try {
+            if (closed || stopping) throw new IOException("store " + dir + " is closed");
+            writers.addLast(w);
+            while (!w.done && writers.peekFirst() != w) changed.awaitUninterruptibly();
+            if (w.done) {
+                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
+                return;
+            }
+            // This writer leads a group commit for everyone queued behind it.
+            try {
+                makeRoomForWrite();
+            } catch (IOException ex) {
+                writers.pollFirst();
+                changed.signalAll();
+                throw ex;
+            }
+            List<Writer> batch = new ArrayList<>();
+            List<byte[]> records = new ArrayList<>();
+            long bytes = 0;
+            for (Writer x : writers) {
+                if (!batch.isEmpty() && bytes + x.record.length > MAX_BATCH_BYTES) break;
+                batch.add(x);
+                records.add(x.record);
+                bytes += x.record.length;
+            }
+            Memtable mem = current.active;
+            WalWriter log = wal;
+            IOException err = null;
+            mutex.unlock();
+            try {
+                log.append(records);
+                if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
+                for (Writer x : batch) mem.put(x.entry);
+            } catch (IOException ex) {
+                err = ex;
+            } finally {
+                mutex.lock();
+            }
+            if (err != null) {
+                // The log may now end in a torn record: later records would be unreadable after it.
+                writeError = err;
+                LsmStore.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
+                        err.toString());
+            }
+            for (Writer x : batch) {
+                writers.pollFirst();
+                x.done = true;
+                x.error = err;
+            }
+            changed.signalAll();
+            if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Called by the leader with the mutex held: rotates the memtable when full, stalls when flushing lags. */
+    private void makeRoomForWrite() throws IOException {
+        boolean slowed = false;
+        while (true) {
+            if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
+            if (closed || stopping) throw new IOException("store " + dir + " is closed");
+            Version v = current;
+            if (!slowed && v.tables.size() >= opt.slowdownTables()) {
+                slowed = true; // compaction is behind: delay this batch a little, without failing it
+                awaitChange(1);
+            } else if (v.active.bytes() < opt.memtableBytes()) {
+                return;
+            } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
+                long now = System.nanoTime();
+                if (now - lastStallLog > 5_000_000_000L) {
+                    lastStallLog = now;
+                    log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
+                }
+                awaitChange(100);
+            } else {
+                rotate();
+            }
+        }
+    }
+
+    private void awaitChange(long millis) {
+        try {
+            changed.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
+    private void rotate() throws IOException {
+        long n = nextFile++;
+        Path p = FileNames.log(dir, n);
+        WalWriter next = new WalWriter(n, p, files.create(p));
+        files.syncDirectory(dir);
+        WalWriter old = wal;
+        wal = next;
+        try {
+            old.sync();
+            old.close();
+        } catch (IOException e) {
+            // Its memtable is still queued for flush, which makes the data durable anyway.
+            log.warn("closing log {}: {}", old.path, e.toString());
+        }
+        Version v = current;
+        v.active.walBytes = old.bytes();
+        List<Memtable> imm = new ArrayList<>(v.immutables);
+        imm.add(v.active);
+        install(new Version(new Memtable(n), imm, v.tables));
+        flusher.execute(this::flushPending);
+    }
+
+    /** With the mutex held. */
+    private void install(Version v) {
+        Version old = current;
+        current = v;
+        old.release();
+        changed.signalAll();
+    }
+
+    private void periodicSync() {
+        WalWriter w = wal;
+        try {
+            w.sync();
+        } catch (ClosedChannelException e) {
+            // rotated meanwhile: rotation synced it before closing
+        } catch (IOException e) {
+            log.error("periodic sync of {} failed: {}", w.path, e.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ flush
+
+    private void flushPending() {
+        while (true) {
+            Memtable m;
+            long n;
+            mutex.lock();
+            try {
+                if (current.immutables.isEmpty()) return;
+                m = current.immutables.getFirst();
+                n = nextFile++;
+            } finally {
+                mutex.unlock();
+            }
+            try {
+                flush(m, n);
+            } catch (IOException | RuntimeException e) {
+                log.error("flush of log {} to table {} failed, retrying in 1 s: {}", m.logNumber, n, e.toString());
+                try {
+                    files.delete(FileNames.table(dir, n));
+                    Thread.sleep(1000);
+                } catch (IOException | InterruptedException ex) {
+                    return;
+                }
+                if (stopping && closed) return;
+            }
+        }
+    }
+
+    private void flush(Memtable m, long n) throws IOException {
+        Table t = m.isEmpty() ? null : writeTable(m, n);
+        synchronized (manifestLock) {
+            List<Table> tables;
+            long logNumber;
+            long next;
+            mutex.lock();
+            try {
+                tables = new ArrayList<>(current.tables);
+                if (t != null) tables.add(t);
+                List<Memtable> rest = current.immutables.subList(1, current.immutables.size());
+                logNumber = rest.isEmpty() ? current.active.logNumber : rest.getFirst().logNumber;
+                next = nextFile;
+            } finally {
+                mutex.unlock();
+            }
+            new Manifest(next, logNumber, numbers(tables)).write(files, dir);
+            mutex.lock();
+            try {
+                Version v = current;
+                List<Memtable> imm = new ArrayList<>(v.immutables);
+                imm.remove(m);
+                List<Table> ts = new ArrayList<>(v.tables);
+                if (t != null) ts.add(t);
+                install(new Version(v.active, imm, ts));
+            } finally {
+                mutex.unlock();
+            }
+        }
+        files.delete(FileNames.log(dir, m.logNumber));
+        scheduleCompaction();
+    }
+
+    /** Writes the active memtable to a table and waits until it is done. */
+    public void flush() throws IOException {
+        mutex.lock();
+        try {
+            if (closed) throw new IOException("store " + dir + " is closed");
+            while (!writers.isEmpty()) changed.awaitUninterruptibly();
+            if (!current.active.isEmpty()) rotate();
+        } finally {
+            mutex.unlock();
+        }
+        waitForFlushes();
+    }
+
+    private void waitForFlushes() throws IOException {
+        while (true) {
+            Future<?> f = flusher.submit(this::flushPending);
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while flushing", e);
+            } catch (ExecutionException e) {
+                throw new IOException("flush failed", e.getCause());
+            }
+            if (current.immutables.isEmpty()) return;
+        }
+    }
+
+    // ------------------------------------------------------------------ compaction
+
+    private void scheduleCompaction() {
+        if (stopping) return;
+        if (compactionScheduled.compareAndSet(false, true)) {
+            try {
+                compactor.execute(() -> {
+                    compactionScheduled.set(false);
+                    while (!stopping) {
+                        List<Table> inputs = pickTiered();
+                        if (inputs.isEmpty()) return;
+                        compact(inputs);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                compactionScheduled.set(false);
+            }
+        }
+    }
+
+    /** Size-tiered buckets of tables, smallest first; each holds tables of similar size. */
+    private List<List<Table>> buckets() {
+        List<Table> cand = new ArrayList<>();
+        for (Table t : current.tables) if (!t.damaged && !compacting.contains(t)) cand.add(t);
+        cand.sort(Comparator.comparingLong(t -> t.sizeBytes));
+        List<List<Table>> buckets = new ArrayList<>();
+        List<Table> b = new ArrayList<>();
+        long sum = 0;
+        for (Table t : cand) {
+            double avg = b.isEmpty() ? 0 : (double) sum / b.size();
+            boolean fits = b.isEmpty() || (t.sizeBytes <= avg * 1.5) || (t.sizeBytes <= SMALL_TABLE_BYTES && avg <= SMALL_TABLE_BYTES);
+            if (!fits) {
+                buckets.add(b);
+                b = new ArrayList<>();
+                sum = 0;
+            }
+            b.add(t);
+            sum += t.sizeBytes;
+        }
+        if (!b.isEmpty()) buckets.add(b);
+        buckets.removeIf(x -> x.size() < opt.compactionMinTables());
+        return buckets;
+    }
+
+    private List<Table> pickTiered() {
+        List<List<Table>> b = buckets();
+        if (b.isEmpty()) return List.of();
+        List<Table> pick = b.getFirst();
+        return pick.size() > MAX_COMPACTION_TABLES ? pick.subList(0, MAX_COMPACTION_TABLES) : pick;
+    }
+
+    /** Merges every live table into one (a major compaction) and waits for it. */
+    public void compact() throws IOException {
+        Future<?> f = compactor.submit(() -> {
+            List<Table> all = new ArrayList<>();
+            for (Table t : current.tables) if (!t.damaged) all.add(t);
+            if (!all.isEmpty()) compact(all); // even one table: rewriting it drops expired tombstones
+        });
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while compacting", e);
+        } catch (ExecutionException e) {
+            throw new IOException("compaction failed", e.getCause());
+        }
+    }
+
+    /** On the compactor thread: merges {@code inputs} into one new table and installs it. */
+    private void compact(List<Table> inputs) {
+        Version v = acquire0();
+        if (v == null) return;
+        compacting.addAll(inputs);
+        long n;
+        mutex.lock();
+        try {
+            n = nextFile++;
+        } finally {
+            mutex.unlock();
+        }
+        Path out = FileNames.table(dir, n);
+        long t0 = System.nanoTime();
+        long inBytes = inputs.stream().mapToLong(t -> t.sizeBytes).sum();
+        long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
+        log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
+                out.getFileName());
+        try {
+            List<Table> others = new ArrayList<>(v.tables);
+            others.removeAll(inputs);
+            List<Iterator<Entry>> sources = new ArrayList<>();
+            for (Table t : inputs) sources.add(t.iterator(null, null, true));
+            Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n);
+            long count = TableWriter.write(files, out, merged, inEntries, opt);
+            Table t = count == 0 ? null : Table.open(files, out, n);
+            if (t == null) files.delete(out);
+            synchronized (manifestLock) {
+                List<Table> tables = new ArrayList<>(current.tables);
+                tables.removeAll(inputs);
+                if (t != null) tables.add(t);
+                long next;
+                long logNumber;
+                mutex.lock();
+                try {
+                    next = nextFile;
+                    logNumber = current.immutables.isEmpty() ? current.active.logNumber
+                            : current.immutables.getFirst().logNumber;
+                } finally {
+                    mutex.unlock();
+                }
+                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
+                mutex.lock();
+                try {
+                    Version cv = current;
+                    List<Table> ts = new ArrayList<>(cv.tables);
+                    ts.removeAll(inputs);
+                    if (t != null) ts.add(t);
+                    for (Table in : inputs) in.markObsolete();
+                    install(new Version(cv.active, cv.immutables, ts));
+                } finally {
+                    mutex.unlock();
+                }
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            log.info("compacted {} tables ({} bytes, {} entries) into {} ({} bytes, {} entries) in {} s, {} MB/s",
+                    inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
+                    t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
+                    String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
+        } catch (UncheckedIOException | IOException | CompactionCancelled e) {
+            Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
+            if (c instanceof CompactionCancelled) {
+                log.info("compaction into {} cancelled: store closing", out.getFileName());
+            } else {
+                log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
+            }
+            try {
+                files.delete(out);
+            } catch (IOException ex) {
+                log.warn("could not delete {}: {}", out, ex.toString());
+            }
+        } finally {
+            compacting.removeAll(inputs);
+            v.release();
+        }
+    }
+
+    private static final class CompactionCancelled extends RuntimeException {
+        CompactionCancelled() { super("store closing", null, false, false); }
+    }
+
+    /**
+     * Drops a tombstone when it is older than the grace period and no table outside the
+     * compaction and no memtable of the compaction's snapshot can hold an older version of its
+     * key. Logs progress (rate, ETA) every 10 seconds. Stops when the store closes.
+     */
+    private final class CompactionFilter implements Iterator<Entry> {
+        private final Iterator<Entry> in;
+        private final Version v;
+        private final List<Table> others;
+        private final long totalBytes;
+        private final long outNumber;
+        private final long t0 = System.nanoTime();
+        private long lastLog = t0;
+        private long seenBytes;
+        private Entry next;
+
+        CompactionFilter(Iterator<Entry> in, Version v, List<Table> others, long totalBytes, long outNumber) {
+            this.in = in;
+            this.v = v;
+            this.others = others;
+            this.totalBytes = totalBytes;
+            this.outNumber = outNumber;
+            advance();
+        }
+
+        private void advance() {
+            next = null;
+            long horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
+            while (in.hasNext()) {
+                if (stopping) throw new CompactionCancelled();
+                Entry e = in.next();
+                seenBytes += TableFormat.ENTRY_HEADER + e.key().length + (e.value() == null ? 0 : e.value().length);
+                progress();
+                if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
+                    continue;
+                }
+                next = e;
+                return;
+            }
+        }
+
+        private boolean heldElsewhere(byte[] key) {
+            if (v.active.get(key) != null) return true;
+            for (Memtable m : v.immutables) if (m.get(key) != null) return true;
+            for (Table t : others) {
+                try {
+                    if (t.get(key) != null) return true;
+                } catch (CorruptionException e) {
+                    return true; // cannot prove the key absent there: keep the tombstone
+                }
+            }
+            return false;
+        }
+
+        private void progress() {
+            long now = System.nanoTime();
+            if (now - lastLog < 10_000_000_000L) return;
+            lastLog = now;
+            double secs = (now - t0) / 1e9;
+            double rate = seenBytes / secs;
+            long eta = rate > 0 ? (long) ((totalBytes - seenBytes) / rate) : -1;
+            log.info("compaction into table {}: {} of ~{} MB, {} MB/s, ETA {} s", outNumber, seenBytes >> 20, totalBytes >> 20, String.format("%.1f", rate / 1e6), Math.max(eta, 0));
+        }
+
+        @Override
+        public boolean hasNext() { return next != null; }
+
+        @Override
+        public Entry next() {
+            if (next == null) throw new NoSuchElementException();
+            Entry e = next;
+            advance();
+            return e;
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** A reference to the current version, or null once closed. */
+    private Version acquire0() {
+        while (!closed) {
+            Version v = current;
+            if (v.tryRetain()) return v;
+        }
+        return null;
+    }
+
+    private Version acquire() throws IOException {
+        Version v = acquire0();
+        if (v == null) throw new IOException("store " + dir + " is closed");
+        return v;
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        checkKey(key);
+        Version v = acquire();
+        try {
+            Entry best = v.active.get(key);
+            for (Memtable m : v.immutables) best = newer(best, m.get(key));
+            for (Table t : v.tables) best = newer(best, t.get(key));
+            return best;
+        } finally {
+            v.release();
+        }
+    }
+
+    private static Entry newer(Entry a, Entry b) {
+        if (b == null) return a;
+        return b.supersedes(a) ? b : a;
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        Version v = acquire();
+        List<Iterator<Entry>> sources = new ArrayList<>();
+        sources.add(v.active.iterator(from, to));
+        for (Memtable m : v.immutables) sources.add(m.iterator(from, to));
+        for (Table t : v.tables) sources.add(t.iterator(from, to, false));
+        MergingIterator merged = new MergingIterator(sources);
+        return new CloseableIterator<>() {
+            private boolean released;
+
+            @Override
+            public boolean hasNext() {
+                if (released) return false;
+                boolean h = merged.hasNext();
+                if (!h) close();
+                return h;
+            }
+
+            @Override
+            public Entry next() {
+                if (released) throw new NoSuchElementException();
+                return merged.next();
+            }
+
+            @Override
+            public void close() {
+                if (!released) {
+                    released = true;
+                    v.release();
+                }
+            }
+        };
+    }
+
+    @Override
+    public StoreStats stats() {
+        Version v = acquire0();
+        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0);
+        try {
+            long tableBytes = 0;
+            for (Table t : v.tables) tableBytes += t.sizeBytes;
+            long mem = v.active.bytes();
+            long walBytes = wal.bytes();
+            for (Memtable m : v.immutables) {
+                mem += m.bytes();
+                walBytes += m.walBytes;
+            }
+            return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(), buckets().size(), walBytes);
+        } finally {
+            v.release();
+        }
+    }
+
+    public Path directory() { return dir; }
+
+    // ------------------------------------------------------------------ close
+
+    @Override
+    public void close() throws IOException {
+        mutex.lock();
+        try {
+            if (closed || stopping) return;
+            stopping = true;
+            while (!writers.isEmpty()) changed.awaitUninterruptibly();
+            if (!current.active.isEmpty() && writeError == null) rotate();
+        } finally {
+            mutex.unlock();
+        }
+        IOException failure = null;
+        try {
+            if (writeError == null) waitForFlushes();
+        } catch (IOException e) {
+            failure = e;
+        }
+        compactor.shutdown();
+        syncer.shutdown();
+        try {
+            compactor.awaitTermination(1, TimeUnit.MINUTES);
+            syncer.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        flusher.shutdown();
+        mutex.lock();
+        try {
+            closed = true;
+            wal.sync();
+            wal.close();
+            current.release();
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+            dirLock.close();
+        }
+        log.info("closed store {}", dir);
+        if (failure != null) throw failure;
+    }
+}

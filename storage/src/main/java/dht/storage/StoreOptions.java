@@ -1,0 +1,92 @@
+package dht.storage;
+
+import java.time.Duration;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * How an {@link LsmStore} behaves. Immutable; change with the {@code with...} methods.
+ *
+ * @param syncPolicy            when the log is fsynced (default {@link SyncPolicy#EVERY_WRITE}:
+ *                              survives power loss; {@link SyncPolicy#PERIODIC} survives a process
+ *                              kill only)
+ * @param syncIntervalMillis    fsync period under {@link SyncPolicy#PERIODIC}
+ * @param memtableBytes         approximate bytes the active memtable holds before it is flushed
+ * @param maxImmutableMemtables memtables waiting for flush before writers are made to wait
+ * @param bloomBitsPerKey       bloom filter bits per key (10 gives about 1% false positives)
+ * @param blockSize             target size of a table's data block, in bytes
+ * @param tombstoneGrace        a tombstone younger than this is never dropped by compaction
+ * @param timestampMillis       maps an entry timestamp to epoch milliseconds, for the grace
+ *                              period (identity by default; a timestamp that maps into the future
+ *                              is simply never old enough, which is safe)
+ * @param compactionMinTables   size-tiered compaction merges a bucket once it has this many tables
+ * @param slowdownTables        above this many live tables each write is delayed by 1 ms
+ * @param files                 the file-I/O seam
+ */
+public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
+                           int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
+                           Duration tombstoneGrace, LongUnaryOperator timestampMillis,
+                           int compactionMinTables, int slowdownTables, StorageFiles files) {
+
+    public StoreOptions {
+        if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || files == null) {
+            throw new IllegalArgumentException("null option");
+        }
+        if (syncIntervalMillis < 1) throw new IllegalArgumentException("syncIntervalMillis < 1");
+        if (memtableBytes < 1024) throw new IllegalArgumentException("memtableBytes < 1024");
+        if (maxImmutableMemtables < 1) throw new IllegalArgumentException("maxImmutableMemtables < 1");
+        if (bloomBitsPerKey < 1 || bloomBitsPerKey > 64) throw new IllegalArgumentException("bloomBitsPerKey");
+        if (blockSize < 256 || blockSize > (1 << 24)) throw new IllegalArgumentException("blockSize");
+        if (compactionMinTables < 2) throw new IllegalArgumentException("compactionMinTables < 2");
+        if (slowdownTables < compactionMinTables) throw new IllegalArgumentException("slowdownTables");
+    }
+
+    public static StoreOptions defaults() {
+        return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, NioStorageFiles.INSTANCE);
+    }
+
+    public StoreOptions withSyncPolicy(SyncPolicy p) {
+        return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withSyncIntervalMillis(long ms) {
+        return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withMemtableBytes(long bytes) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withMaxImmutableMemtables(int n) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withBloomBitsPerKey(int bits) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withBlockSize(int size) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, files);
+    }
+
+    public StoreOptions withCompaction(int minTables, int slowdown) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, files);
+    }
+
+    public StoreOptions withFiles(StorageFiles f) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, f);
+    }
+}

@@ -1,0 +1,279 @@
+package dht.storage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One immutable sorted table, read through an FFM mapping of the whole file (off-heap: nothing but
+ * this small object is on the heap). The footer, index and bloom filter are checked once at open;
+ * each data block is checked against its CRC every time it is read, so damaged bytes are never
+ * decoded into a value.
+ *
+ * <p>Lifetime: reference counted by the {@link Version}s that list it. The mapping is released
+ * (and the file deleted, if compaction made it obsolete) only when the last version lets go, so an
+ * open scan keeps the tables it reads.
+ */
+final class Table {
+    private static final Logger log = LoggerFactory.getLogger(Table.class);
+
+    final long number;
+    final Path path;
+    private final StorageFiles files;
+    private final Arena arena;
+    private final MemorySegment seg;
+    private final long indexOffset;
+    private final int blocks;
+    private final long bloomOffset;
+    final long entryCount;
+    final long sizeBytes;
+    private final AtomicInteger refs = new AtomicInteger();
+    private volatile boolean obsolete;
+    /** Set when a data block failed its checksum: compaction leaves this table alone. */
+    volatile boolean damaged;
+
+    private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
+                  int blocks, long bloomOffset, long entryCount) {
+        this.number = number;
+        this.path = path;
+        this.files = files;
+        this.arena = arena;
+        this.seg = seg;
+        this.indexOffset = indexOffset;
+        this.blocks = blocks;
+        this.bloomOffset = bloomOffset;
+        this.entryCount = entryCount;
+        this.sizeBytes = seg.byteSize();
+    }
+
+    static Table open(StorageFiles files, Path path, long number) throws IOException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment seg = files.map(path, arena);
+            long size = seg.byteSize();
+            if (size < TableFormat.FOOTER) throw new CorruptionException(path, 0, "file of " + size + " bytes has no footer");
+            long f = size - TableFormat.FOOTER;
+            if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC) throw new CorruptionException(path, f, "bad magic number");
+            if (Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) throw new CorruptionException(path, f, "footer checksum mismatch");
+            int version = seg.get(Bytes.INT, f + 32);
+            if (version != TableFormat.VERSION) throw new CorruptionException(path, f, "unsupported format version " + version);
+            long indexOffset = seg.get(Bytes.LONG, f);
+            long indexLen = seg.get(Bytes.INT, f + 8) & 0xffffffffL;
+            long bloomOffset = seg.get(Bytes.LONG, f + 12);
+            long bloomLen = seg.get(Bytes.INT, f + 20) & 0xffffffffL;
+            long count = seg.get(Bytes.LONG, f + 24);
+            if (indexOffset < 0 || indexLen < 8 || indexOffset + indexLen != bloomOffset || bloomLen < 12
+                    || bloomOffset + bloomLen != f) {
+                throw new CorruptionException(path, f, "footer regions out of bounds");
+            }
+            if (Bytes.crc(seg, indexOffset, indexLen - 4) != seg.get(Bytes.INT, indexOffset + indexLen - 4)) {
+                throw new CorruptionException(path, indexOffset, "index checksum mismatch");
+            }
+            if (Bytes.crc(seg, bloomOffset, bloomLen - 4) != seg.get(Bytes.INT, bloomOffset + bloomLen - 4)) {
+                throw new CorruptionException(path, bloomOffset, "bloom filter checksum mismatch");
+            }
+            int blocks = seg.get(Bytes.INT, indexOffset);
+            if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
+            long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
+            if (8 + nwords * 8 + 4 != bloomLen || nwords == 0) throw new CorruptionException(path, bloomOffset, "bad bloom size");
+            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomOffset, count);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    // ---- reference counting ----
+
+    void retain() { refs.incrementAndGet(); }
+
+    void release() {
+        if (refs.decrementAndGet() == 0) {
+            arena.close();
+            if (obsolete) {
+                try {
+                    files.delete(path);
+                } catch (IOException e) {
+                    log.warn("could not delete obsolete table {}: {}", path, e.toString());
+                }
+            }
+        }
+    }
+
+    /** Compaction replaced this table in the manifest: delete the file once the last reader is gone. */
+    void markObsolete() { obsolete = true; }
+
+    // ---- index ----
+
+    private long indexEntry(int i) {
+        return indexOffset + (seg.get(Bytes.INT, indexOffset + 4 + 4L * i) & 0xffffffffL);
+    }
+
+    private int compareFirstKey(int i, byte[] key) {
+        long e = indexEntry(i);
+        int kl = seg.get(Bytes.INT, e);
+        return -Bytes.compare(key, seg, e + 4, kl);
+    }
+
+    private long blockOffset(int i) {
+        long e = indexEntry(i);
+        return seg.get(Bytes.LONG, e + 4 + seg.get(Bytes.INT, e));
+    }
+
+    private int blockLen(int i) {
+        long e = indexEntry(i);
+        return seg.get(Bytes.INT, e + 12 + seg.get(Bytes.INT, e));
+    }
+
+    /** The last block whose first key is {@code <= key}, or -1. */
+    private int findBlock(byte[] key) {
+        int lo = 0, hi = blocks - 1, ans = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (compareFirstKey(mid, key) <= 0) {
+                ans = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return ans;
+    }
+
+    /** Verifies block {@code i} and returns its offset. */
+    private long checkedBlock(int i) throws CorruptionException {
+        long off = blockOffset(i);
+        int len = blockLen(i);
+        if (off < 0 || len <= 0 || off + len + 4 > indexOffset) {
+            throw corrupt(off, "block " + i + " index entry out of bounds");
+        }
+        if (Bytes.crc(seg, off, len) != seg.get(Bytes.INT, off + len)) {
+            throw corrupt(off, "block " + i + " checksum mismatch");
+        }
+        return off;
+    }
+
+    private CorruptionException corrupt(long off, String what) {
+        damaged = true;
+        CorruptionException e = new CorruptionException(path, off, what);
+        log.error("{}", e.getMessage());
+        return e;
+    }
+
+    // ---- reads ----
+
+    boolean mightContain(byte[] key) { return BloomFilter.mightContain(seg, bloomOffset, key); }
+
+    Entry get(byte[] key) throws CorruptionException {
+        if (!mightContain(key)) return null;
+        int b = findBlock(key);
+        if (b < 0) return null;
+        long off = checkedBlock(b);
+        long end = off + blockLen(b);
+        long p = off;
+        while (p < end) {
+            int kl = seg.get(Bytes.INT, p);
+            int vl = seg.get(Bytes.INT, p + 4);
+            long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
+            if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
+            int c = Bytes.compare(key, seg, p + TableFormat.ENTRY_HEADER, kl);
+            if (c == 0) return decode(p, kl, vl);
+            if (c < 0) return null;
+            p = entryEnd;
+        }
+        return null;
+    }
+
+    private Entry decode(long p, int kl, int vl) {
+        long ts = seg.get(Bytes.LONG, p + 8);
+        long k = p + TableFormat.ENTRY_HEADER;
+        byte[] key = new byte[kl];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
+        if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
+        byte[] value = new byte[vl];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k + kl, value, 0, vl);
+        return Entry.value(key, value, ts);
+    }
+
+    /**
+     * Entries with keys in {@code [from, to)}. A damaged block is either skipped with an error log
+     * ({@code strict == false}, for scans: serve what is provably intact) or fails the iteration
+     * with an {@link UncheckedIOException} wrapping a {@link CorruptionException} (for compaction,
+     * which must never silently drop data).
+     */
+    Iterator<Entry> iterator(byte[] from, byte[] to, boolean strict) {
+        return new Iterator<>() {
+            int block = from == null ? 0 : Math.max(0, findBlock(from));
+            long p = -1, end = -1;
+            Entry next;
+            boolean done;
+
+            private void advance() {
+                next = null;
+                while (!done) {
+                    if (p < 0 || p >= end) {
+                        if (block >= blocks) {
+                            done = true;
+                            return;
+                        }
+                        try {
+                            p = checkedBlock(block);
+                            end = p + blockLen(block);
+                        } catch (CorruptionException e) {
+                            if (strict) throw new UncheckedIOException(e);
+                            log.error("scan skips damaged block {} of {}", block, path);
+                            p = -1;
+                            block++;
+                            continue;
+                        }
+                        block++;
+                    }
+                    int kl = seg.get(Bytes.INT, p);
+                    int vl = seg.get(Bytes.INT, p + 4);
+                    long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
+                    if (kl < 0 || vl < -1 || entryEnd > end) {
+                        CorruptionException e = corrupt(p, "malformed entry");
+                        if (strict) throw new UncheckedIOException(e);
+                        p = -1;
+                        continue;
+                    }
+                    long kp = p + TableFormat.ENTRY_HEADER;
+                    p = entryEnd;
+                    if (from != null && Bytes.compare(from, seg, kp, kl) > 0) continue;
+                    if (to != null && Bytes.compare(to, seg, kp, kl) <= 0) {
+                        done = true;
+                        return;
+                    }
+                    next = decode(kp - TableFormat.ENTRY_HEADER, kl, vl);
+                    return;
+                }
+            }
+
+            {
+                advance();
+            }
+
+            @Override
+            public boolean hasNext() { return next != null; }
+
+            @Override
+            public Entry next() {
+                if (next == null) throw new NoSuchElementException();
+                Entry e = next;
+                advance();
+                return e;
+            }
+        };
+    }
+
+    @Override
+    public String toString() { return path.getFileName() + "(" + sizeBytes + " bytes, " + entryCount + " entries)"; }
+}

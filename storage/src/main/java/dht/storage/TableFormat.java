@@ -1,0 +1,12 @@
+package dht.storage;
+
+/** Constants of the sorted-table file format (docs/storage-format.md, "Sorted table"). */
+final class TableFormat {
+    static final long MAGIC = 0x3153_4254_5448_4444L; // "DDHTTBS1" read little-endian
+    static final int VERSION = 1;
+    static final int FOOTER = 48;
+    static final int ENTRY_HEADER = 24; // key_len u32, value_len i32, timestamp i64, expiry i64
+    static final int TOMBSTONE_LEN = -1;
+
+    private TableFormat() {}
+}

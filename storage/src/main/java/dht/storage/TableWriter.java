@@ -1,0 +1,146 @@
+package dht.storage;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Iterator;
+
+/**
+ * Writes one immutable sorted table from entries in strictly increasing key order: data blocks
+ * (each followed by its CRC32C), the block index, the bloom filter and the footer, then fsyncs.
+ * The file is not live until a manifest names it, so a crash mid-write leaves only a leftover.
+ */
+final class TableWriter {
+    private final StorageFiles.WritableFile out;
+    private final Path path;
+    private final int blockSize;
+    private final BloomFilter.Builder bloom;
+    private final ByteBuffer buf = ByteBuffer.allocate(1 << 18).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteArrayOutputStream indexEntries = new ByteArrayOutputStream();
+    private int[] indexOffsets = new int[64];
+    private int blocks;
+    private long fileOffset;     // bytes handed to the file so far
+    private long blockStart;     // file offset of the current block
+    private int blockLen;
+    private final java.util.zip.CRC32C blockCrc = new java.util.zip.CRC32C();
+    private byte[] lastKey;
+    private long count;
+
+    TableWriter(StorageFiles files, Path path, long expectedKeys, StoreOptions options) throws IOException {
+        this.path = path;
+        this.out = files.create(path);
+        this.blockSize = options.blockSize();
+        this.bloom = new BloomFilter.Builder(Math.max(1, expectedKeys), options.bloomBitsPerKey());
+    }
+
+    /** Writes every entry of {@code it}; returns the number written. Closes the file either way. */
+    static long write(StorageFiles files, Path path, Iterator<Entry> it, long expectedKeys, StoreOptions options)
+            throws IOException {
+        TableWriter w = new TableWriter(files, path, expectedKeys, options);
+        try {
+            while (it.hasNext()) w.add(it.next());
+            w.finish();
+            return w.count;
+        } finally {
+            w.out.close();
+        }
+    }
+
+    void add(Entry e) throws IOException {
+        byte[] k = e.key();
+        if (lastKey != null && Arrays.compareUnsigned(lastKey, k) >= 0) {
+            throw new IllegalStateException("keys out of order while writing " + path);
+        }
+        if (blockLen == 0) startBlock(k);
+        byte[] v = e.value();
+        byte[] header = new byte[TableFormat.ENTRY_HEADER];
+        Bytes.putInt(header, 0, k.length);
+        Bytes.putInt(header, 4, v == null ? TableFormat.TOMBSTONE_LEN : v.length);
+        Bytes.putLong(header, 8, e.timestamp());
+        Bytes.putLong(header, 16, 0L);
+        blockBytes(header);
+        blockBytes(k);
+        if (v != null) blockBytes(v);
+        bloom.add(k);
+        lastKey = k;
+        count++;
+        if (blockLen >= blockSize) endBlock();
+    }
+
+    private void startBlock(byte[] firstKey) {
+        blockStart = fileOffset + buf.position();
+        blockCrc.reset();
+        if (blocks == indexOffsets.length) indexOffsets = Arrays.copyOf(indexOffsets, blocks * 2);
+        indexOffsets[blocks] = indexEntries.size();
+        byte[] h = new byte[4];
+        Bytes.putInt(h, 0, firstKey.length);
+        indexEntries.writeBytes(h);
+        indexEntries.writeBytes(firstKey);
+    }
+
+    private void endBlock() throws IOException {
+        byte[] t = new byte[12];
+        Bytes.putLong(t, 0, blockStart);
+        Bytes.putInt(t, 8, blockLen);
+        indexEntries.writeBytes(t);
+        byte[] crc = new byte[4];
+        Bytes.putInt(crc, 0, (int) blockCrc.getValue());
+        raw(crc);
+        blocks++;
+        blockLen = 0;
+    }
+
+    private void blockBytes(byte[] b) throws IOException {
+        blockCrc.update(b, 0, b.length);
+        blockLen += b.length;
+        raw(b);
+    }
+
+    private void raw(byte[] b) throws IOException {
+        int off = 0;
+        while (off < b.length) {
+            if (!buf.hasRemaining()) drain();
+            int n = Math.min(buf.remaining(), b.length - off);
+            buf.put(b, off, n);
+            off += n;
+        }
+    }
+
+    private void drain() throws IOException {
+        buf.flip();
+        fileOffset += buf.remaining();
+        out.write(buf);
+        buf.clear();
+    }
+
+    private void finish() throws IOException {
+        if (blockLen > 0) endBlock();
+        long indexOffset = fileOffset + buf.position();
+        int headerLen = 4 + blocks * 4;
+        byte[] entries = indexEntries.toByteArray();
+        byte[] index = new byte[headerLen + entries.length + 4];
+        Bytes.putInt(index, 0, blocks);
+        for (int i = 0; i < blocks; i++) Bytes.putInt(index, 4 + i * 4, headerLen + indexOffsets[i]);
+        System.arraycopy(entries, 0, index, headerLen, entries.length);
+        Bytes.putInt(index, index.length - 4, Bytes.crc(index, 0, index.length - 4));
+        raw(index);
+        long bloomOffset = indexOffset + index.length;
+        byte[] bloomBytes = bloom.toBytes();
+        raw(bloomBytes);
+        byte[] f = new byte[TableFormat.FOOTER];
+        Bytes.putLong(f, 0, indexOffset);
+        Bytes.putInt(f, 8, index.length);
+        Bytes.putLong(f, 12, bloomOffset);
+        Bytes.putInt(f, 20, bloomBytes.length);
+        Bytes.putLong(f, 24, count);
+        Bytes.putInt(f, 32, TableFormat.VERSION);
+        Bytes.putInt(f, 36, Bytes.crc(f, 0, 36));
+        Bytes.putLong(f, 40, TableFormat.MAGIC);
+        raw(f);
+        drain();
+        out.sync();
+    }
+}

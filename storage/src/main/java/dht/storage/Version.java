@@ -1,0 +1,39 @@
+package dht.storage;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An immutable snapshot of what a reader must consult: the active memtable, the immutable ones
+ * waiting for flush, and the live tables. Reference counted: the store holds one reference to the
+ * current version, each get or open scan one more; when the count drops to zero the version lets
+ * go of its tables (which unmap when no version holds them).
+ */
+final class Version {
+    final Memtable active;
+    final List<Memtable> immutables; // oldest first
+    final List<Table> tables;
+    private final AtomicInteger refs = new AtomicInteger(1);
+
+    Version(Memtable active, List<Memtable> immutables, List<Table> tables) {
+        this.active = active;
+        this.immutables = List.copyOf(immutables);
+        this.tables = List.copyOf(tables);
+        for (Table t : this.tables) t.retain();
+    }
+
+    /** Takes a reference unless the version is already released. */
+    boolean tryRetain() {
+        while (true) {
+            int r = refs.get();
+            if (r <= 0) return false;
+            if (refs.compareAndSet(r, r + 1)) return true;
+        }
+    }
+
+    void release() {
+        if (refs.decrementAndGet() == 0) {
+            for (Table t : tables) t.release();
+        }
+    }
+}

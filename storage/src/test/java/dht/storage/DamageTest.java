@@ -1,0 +1,177 @@
+package dht.storage;
+
+import static dht.storage.LsmStoreTest.b;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Flipped bytes and truncations in logs and tables, made by editing the files directly. */
+class DamageTest {
+    @TempDir
+    Path dir;
+
+    private static StoreOptions opts() {
+        return StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC).withBlockSize(512);
+    }
+
+    private List<Path> files(String suffix) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().toList();
+        }
+    }
+
+    private static void flip(Path p, long offset) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.seek(offset);
+            int v = f.read();
+            f.seek(offset);
+            f.write(v ^ 0x40);
+        }
+    }
+
+    private static void truncate(Path p, long size) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.setLength(size);
+        }
+    }
+
+    /** Writes a log by hand, as a killed store would leave it. */
+    private Path writeLog(int records) throws IOException {
+        Path log = dir.resolve("000001.log");
+        try (var out = Files.newOutputStream(log)) {
+            for (int i = 0; i < records; i++) out.write(LogRecord.encode(Entry.value(b("k" + i), b("v" + i), i)));
+        }
+        return log;
+    }
+
+    private static long recordSize(int i) { return LogRecord.encode(Entry.value(b("k" + i), b("v" + i), i)).length; }
+
+    @Test
+    void tornLogTailLosesOnlyTheTornRecord() throws IOException {
+        Path log = writeLog(10);
+        truncate(log, Files.size(log) - 3);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 9; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            assertThat(s.get(b("k9"))).isNull();
+        }
+    }
+
+    @Test
+    void corruptLogRecordStopsReplayThere() throws IOException {
+        Path log = writeLog(10);
+        long off = 0;
+        for (int i = 0; i < 5; i++) off += recordSize(i);
+        flip(log, off + 12); // inside record 5's body
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 5; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            for (int i = 5; i < 10; i++) assertThat(s.get(b("k" + i))).isNull();
+        }
+    }
+
+    private void writeTwoTables() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 500; i++) s.put(b(String.format("a%04d", i)), b("value-a-" + i), 1);
+            s.flush();
+            for (int i = 0; i < 500; i++) s.put(b(String.format("b%04d", i)), b("value-b-" + i), 1);
+        }
+        assertThat(files(".sst")).hasSize(2);
+    }
+
+    @Test
+    void flippedByteInTableBlockIsReportedAndNeverServed() throws IOException {
+        writeTwoTables();
+        Path first = files(".sst").getFirst();
+        flip(first, 30); // inside the first data block (keys a0000...)
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThatThrownBy(() -> s.get(b("a0000")))
+                    .isInstanceOf(CorruptionException.class)
+                    .hasMessageContaining(first.getFileName().toString())
+                    .hasMessageContaining("offset 0");
+            // Everything provably intact is still served.
+            assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
+            for (int i = 0; i < 500; i++) {
+                assertThat(s.get(b(String.format("b%04d", i))).value()).isEqualTo(b("value-b-" + i));
+            }
+            // A scan skips the damaged block and returns only intact, correct entries.
+            int n = 0;
+            try (CloseableIterator<Entry> it = s.scan(new byte[0], null)) {
+                while (it.hasNext()) {
+                    Entry e = it.next();
+                    String k = new String(e.key());
+                    assertThat(new String(e.value())).isEqualTo("value-" + k.charAt(0) + "-" + Integer.parseInt(k.substring(1)));
+                    n++;
+                }
+            }
+            assertThat(n).isLessThan(1000).isGreaterThan(900);
+            // Compaction must not drop the damaged table's data: it refuses and leaves the table.
+            s.compact();
+            assertThat(Files.exists(first)).isTrue();
+            assertThat(s.get(b("b0000")).value()).isEqualTo(b("value-b-0"));
+        }
+    }
+
+    @Test
+    void compactionRefusesToMergeADamagedTableAndLosesNothing() throws IOException {
+        writeTwoTables();
+        Path first = files(".sst").getFirst();
+        flip(first, 30);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            s.compact(); // meets the damage mid-merge: aborts, keeps both inputs
+            assertThat(files(".sst")).hasSize(2);
+            assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
+            assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));
+            s.compact(); // the damaged table is now left out; the intact one is rewritten alone
+            assertThat(Files.exists(first)).isTrue();
+            assertThat(s.get(b("b0000")).value()).isEqualTo(b("value-b-0"));
+        }
+    }
+
+    @Test
+    void truncatedTableIsSetAsideAndTheRestIsServed() throws IOException {
+        writeTwoTables();
+        Path first = files(".sst").getFirst();
+        truncate(first, Files.size(first) - 10);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001"))).isNull();
+            assertThat(s.get(b("b0001")).value()).isEqualTo(b("value-b-1"));
+        }
+        assertThat(dir.resolve(first.getFileName() + ".corrupt")).exists();
+    }
+
+    @Test
+    void flippedByteInIndexOrBloomIsDetectedAtOpen() throws IOException {
+        writeTwoTables();
+        Path second = files(".sst").get(1);
+        flip(second, Files.size(second) - TableFormat.FOOTER - 20); // inside the bloom filter
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1"));
+            assertThat(s.get(b("b0001"))).isNull();
+        }
+        assertThat(dir.resolve(second.getFileName() + ".corrupt")).exists();
+    }
+
+    @Test
+    void corruptManifestFailsOpenClearly() throws IOException {
+        writeTwoTables();
+        flip(dir.resolve("MANIFEST"), 14);
+        assertThatThrownBy(() -> LsmStore.open(dir, opts()))
+                .isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("MANIFEST");
+        // The lock was released: after repair (here: restoring nothing) a new open is possible.
+        flip(dir.resolve("MANIFEST"), 14);
+        List<String> got = new ArrayList<>();
+        try (LsmStore s = LsmStore.open(dir, opts()); CloseableIterator<Entry> it = s.scan(new byte[0], null)) {
+            while (it.hasNext()) got.add(new String(it.next().key()));
+        }
+        assertThat(got).hasSize(1000);
+    }
+}

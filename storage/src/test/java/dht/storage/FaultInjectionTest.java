@@ -1,0 +1,87 @@
+package dht.storage;
+
+import static dht.storage.LsmStoreTest.b;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Faults injected through the {@link StorageFiles} seam: failed fsync, short writes, failed flushes. */
+class FaultInjectionTest {
+    @TempDir
+    Path dir;
+
+    private static boolean isLog(Path p) { return p.getFileName().toString().endsWith(".log"); }
+
+    private static boolean isTable(Path p) { return p.getFileName().toString().endsWith(".sst"); }
+
+    @Test
+    void failedLogSyncFailsTheWriteAndLaterWritesButKeepsAcknowledgedOnes() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff))) {
+            for (int i = 0; i < 100; i++) s.put(b("k" + i), b("v" + i), 1);
+            ff.failSync = FaultInjectionTest::isLog;
+            assertThatThrownBy(() -> s.put(b("bad"), b("x"), 1)).isInstanceOf(IOException.class).hasMessageContaining("fsync");
+            ff.failSync = p -> false;
+            assertThatThrownBy(() -> s.put(b("later"), b("x"), 1)).isInstanceOf(IOException.class);
+            assertThat(s.get(b("k5")).value()).isEqualTo(b("v5")); // reads go on
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 100; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            assertThat(s.get(b("later"))).isNull();
+        }
+    }
+
+    @Test
+    void shortLogWriteLeavesATornTailThatRecoveryDrops() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff));
+        for (int i = 0; i < 100; i++) s.put(b("k" + i), b("v" + i), 1);
+        ff.shortWrite = FaultInjectionTest::isLog;
+        assertThatThrownBy(() -> s.put(b("torn"), new byte[1000], 1)).isInstanceOf(IOException.class);
+        ff.shortWrite = p -> false;
+        s.close(); // no flush after a log failure: the log on disk is what recovery sees
+        try (LsmStore r = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 100; i++) assertThat(r.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            assertThat(r.get(b("torn"))).isNull();
+        }
+    }
+
+    @Test
+    void failedFlushIsRetriedWhileWritesContinue() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        AtomicInteger failures = new AtomicInteger(2);
+        ff.failSync = p -> isTable(p) && failures.getAndDecrement() > 0;
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10))) {
+            for (int i = 0; i < 3000; i++) s.put(b("k" + i), b("value" + i), 1);
+            s.flush();
+            assertThat(failures.get()).isLessThan(0);
+            for (int i = 0; i < 3000; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 3000; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+        }
+    }
+
+    @Test
+    void failedManifestRenameLeavesTheOldManifestValid() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        AtomicInteger failures = new AtomicInteger(1);
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff))) {
+            for (int i = 0; i < 500; i++) s.put(b("k" + i), b("v" + i), 1);
+            ff.failRename = p -> p.getFileName().toString().equals("MANIFEST") && failures.getAndDecrement() > 0;
+            s.flush();
+            for (int i = 0; i < 500; i++) s.put(b("m" + i), b("v" + i), 1);
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 500; i++) {
+                assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+                assertThat(s.get(b("m" + i)).value()).isEqualTo(b("v" + i));
+            }
+        }
+    }
+}

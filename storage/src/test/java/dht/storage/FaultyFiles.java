@@ -1,0 +1,77 @@
+package dht.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** A {@link StorageFiles} that injects faults chosen by the test into the real file system. */
+final class FaultyFiles implements StorageFiles {
+    private final StorageFiles real = NioStorageFiles.INSTANCE;
+    volatile Predicate<Path> failSync = p -> false;
+    /** Writes to matching files put half of the buffer on disk and then fail. */
+    volatile Predicate<Path> shortWrite = p -> false;
+    volatile Predicate<Path> failCreate = p -> false;
+    volatile Predicate<Path> failRename = p -> false;
+
+    @Override
+    public WritableFile create(Path file) throws IOException {
+        if (failCreate.test(file)) throw new IOException("injected: create " + file);
+        WritableFile f = real.create(file);
+        return new WritableFile() {
+            @Override
+            public void write(ByteBuffer src) throws IOException {
+                if (shortWrite.test(file)) {
+                    ByteBuffer half = src.slice(src.position(), Math.max(1, src.remaining() / 2));
+                    f.write(half);
+                    throw new IOException("injected: short write to " + file);
+                }
+                f.write(src);
+            }
+
+            @Override
+            public void sync() throws IOException {
+                if (failSync.test(file)) throw new IOException("injected: fsync " + file);
+                f.sync();
+            }
+
+            @Override
+            public long size() throws IOException { return f.size(); }
+
+            @Override
+            public void close() throws IOException { f.close(); }
+        };
+    }
+
+    @Override
+    public InputStream openRead(Path file) throws IOException { return real.openRead(file); }
+
+    @Override
+    public MemorySegment map(Path file, Arena arena) throws IOException { return real.map(file, arena); }
+
+    @Override
+    public long size(Path file) throws IOException { return real.size(file); }
+
+    @Override
+    public void rename(Path from, Path to) throws IOException {
+        if (failRename.test(to)) throw new IOException("injected: rename to " + to);
+        real.rename(from, to);
+    }
+
+    @Override
+    public void delete(Path file) throws IOException { real.delete(file); }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException { real.syncDirectory(dir); }
+
+    @Override
+    public List<Path> list(Path dir) throws IOException { return real.list(dir); }
+
+    @Override
+    public Closeable tryLock(Path lockFile) throws IOException { return real.tryLock(lockFile); }
+}

@@ -1,0 +1,164 @@
+package dht.storage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LsmStoreTest {
+    @TempDir
+    Path dir;
+
+    static byte[] b(String s) { return s.getBytes(UTF_8); }
+
+    static StoreOptions small() {
+        return StoreOptions.defaults().withMemtableBytes(64 << 10).withBlockSize(512);
+    }
+
+    static List<String> keys(CloseableIterator<Entry> it) {
+        List<String> out = new ArrayList<>();
+        try (it) {
+            while (it.hasNext()) {
+                Entry e = it.next();
+                out.add(new String(e.key(), UTF_8) + (e.isTombstone() ? "-" : "=" + new String(e.value(), UTF_8)));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void putGetDeleteScan() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            s.put(b("a"), b("1"), 1);
+            s.put(b("b"), b("2"), 1);
+            s.put(b("c"), b(""), 1);
+            s.delete(b("b"), 2);
+            assertThat(s.get(b("a"))).isEqualTo(Entry.value(b("a"), b("1"), 1));
+            assertThat(s.get(b("b")).isTombstone()).isTrue();
+            assertThat(s.get(b("c")).value()).isEmpty();
+            assertThat(s.get(b("zz"))).isNull();
+            assertThat(keys(s.scan(b("a"), b("c")))).containsExactly("a=1", "b-");
+            assertThat(keys(s.scan(b("b"), null))).containsExactly("b-", "c=");
+        }
+    }
+
+    @Test
+    void olderTimestampNeverReplacesNewerWhereverItLives() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            s.put(b("k"), b("new"), 10);
+            s.flush();
+            s.put(b("k"), b("old"), 5);
+            assertThat(s.get(b("k")).value()).isEqualTo(b("new"));
+            assertThat(keys(s.scan(b("k"), null))).containsExactly("k=new");
+            s.flush();
+            s.compact();
+            assertThat(s.get(b("k")).value()).isEqualTo(b("new"));
+            s.delete(b("k"), 7);
+            assertThat(s.get(b("k")).value()).isEqualTo(b("new"));
+        }
+    }
+
+    @Test
+    void unsignedKeyOrder() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            s.put(new byte[] {(byte) 0x80}, b("hi"), 1);
+            s.put(new byte[] {0x01}, b("lo"), 1);
+            s.flush();
+            s.put(new byte[] {(byte) 0xff}, b("top"), 1);
+            try (CloseableIterator<Entry> it = s.scan(new byte[0], null)) {
+                assertThat(it.next().key()).containsExactly(0x01);
+                assertThat(it.next().key()).containsExactly((byte) 0x80);
+                assertThat(it.next().key()).containsExactly((byte) 0xff);
+                assertThat(it.hasNext()).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void reopenReplaysTheLogAndKeepsFlushedTables() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            for (int i = 0; i < 2000; i++) s.put(b("key" + i), b("value" + i), i);
+            s.delete(b("key7"), 10_000);
+        }
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            assertThat(s.stats().tables()).isGreaterThan(0);
+            for (int i = 0; i < 2000; i++) {
+                Entry e = s.get(b("key" + i));
+                if (i == 7) assertThat(e.isTombstone()).isTrue();
+                else assertThat(e.value()).isEqualTo(b("value" + i));
+            }
+        }
+    }
+
+    @Test
+    void secondOpenerFailsAtOnceNamingTheDirectory() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            assertThatThrownBy(() -> LsmStore.open(dir, small()))
+                    .isInstanceOf(DirectoryLockedException.class)
+                    .hasMessageContaining(dir.toAbsolutePath().toString());
+        }
+        LsmStore.open(dir, small()).close(); // released on close
+    }
+
+    @Test
+    void scanKeepsItsTablesUntilClosedEvenAcrossCompactionAndClose() throws IOException {
+        LsmStore s = LsmStore.open(dir, small());
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < 300; i++) s.put(b(String.format("k%04d", i)), b("v" + round), round);
+            s.flush();
+        }
+        CloseableIterator<Entry> it = s.scan(b("k"), null);
+        s.compact();
+        assertThat(s.stats().tables()).isEqualTo(1);
+        int n = 0;
+        while (it.hasNext() && n < 10) {
+            assertThat(it.next().value()).isEqualTo(b("v3"));
+            n++;
+        }
+        s.close();
+        while (it.hasNext()) {
+            assertThat(it.next().value()).isEqualTo(b("v3"));
+            n++;
+        }
+        it.close();
+        assertThat(n).isEqualTo(300);
+    }
+
+    @Test
+    void tombstonesOlderThanGraceAreDroppedOnlyWhenNothingElseHoldsTheKey() throws IOException {
+        StoreOptions o = small().withTombstoneGrace(java.time.Duration.ofMillis(1), t -> t);
+        long old = System.currentTimeMillis() - 60_000;
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            s.put(b("a"), b("x"), old);
+            s.flush();
+            s.delete(b("a"), old + 1);
+            s.delete(b("b"), old + 1);
+            s.delete(b("c"), System.currentTimeMillis() + 3_600_000); // young: kept
+            s.flush();
+            s.compact();
+            assertThat(s.get(b("a"))).isNull();
+            assertThat(s.get(b("b"))).isNull();
+            assertThat(s.get(b("c")).isTombstone()).isTrue();
+        }
+    }
+
+    @Test
+    void statsAreFilledIn() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            for (int i = 0; i < 100; i++) s.put(b("k" + i), new byte[100], 1);
+            StoreStats st = s.stats();
+            assertThat(st.memtableBytes()).isGreaterThan(10_000);
+            assertThat(st.walBytes()).isGreaterThan(10_000);
+            s.flush();
+            st = s.stats();
+            assertThat(st.tables()).isEqualTo(1);
+            assertThat(st.tableBytes()).isGreaterThan(10_000);
+        }
+    }
+}
