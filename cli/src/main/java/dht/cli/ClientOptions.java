@@ -1,0 +1,52 @@
+package dht.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** What every client command shares: which node to ask, the quorum, and one HTTP client. */
+final class ClientOptions {
+    @Option(names = "--url", defaultValue = "http://localhost:8080",
+            description = "Node to send the request to (default: ${DEFAULT-VALUE}).")
+    String url;
+
+    @Option(names = "--ack", description = "Replicas that must answer (default: a quorum).")
+    Integer ack;
+
+    @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
+    Integer from;
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    URI entityUri(String key) {
+        StringBuilder q = new StringBuilder(base()).append("/v0/entity?id=").append(encode(key));
+        if (ack != null) q.append("&ack=").append(ack);
+        if (from != null) q.append("&from=").append(from);
+        return URI.create(q.toString());
+    }
+
+    String base() {
+        String u = url;
+        while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
+        return u;
+    }
+
+    static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
+        return client.send(request, handler);
+    }
+
+    /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */
+    static int exitCode(int status) {
+        return status / 100 == 2 ? 0 : 1;
+    }
+}

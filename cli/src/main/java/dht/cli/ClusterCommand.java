@@ -1,0 +1,140 @@
+package dht.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/dht cluster --nodes N}: a local cluster of N real node processes, for trying things
+ * out. Each node's output is prefixed with its port. Ctrl-C (or SIGTERM) stops them all gracefully.
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Start a local cluster of N node processes; Ctrl-C stops them all.")
+final class ClusterCommand implements Callable<Integer> {
+    @Option(names = "--nodes", defaultValue = "3", description = "How many nodes (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--base-port", defaultValue = "8080",
+            description = "Port of the first node; the others follow (default: ${DEFAULT-VALUE}).")
+    int basePort;
+
+    @Option(names = "--data", defaultValue = "./cluster-data",
+            description = "Parent of the nodes' data directories, one per port (default: ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--host", defaultValue = "localhost", description = "Host name in the node URLs (default: ${DEFAULT-VALUE}).")
+    String host;
+
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 1 || nodes > 64) {
+            System.err.println("dht cluster: --nodes must be 1..64");
+            return 2;
+        }
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
+        String clusterArg = String.join(",", urls);
+        List<Process> processes = new ArrayList<>();
+        CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stopping.set(true);
+            stopAll(processes);
+            stopped.countDown();
+            Runtime.getRuntime().halt(0);
+        }, "dht-cluster-stop"));
+        for (int i = 0; i < nodes; i++) {
+            int port = basePort + i;
+            Path dir = data.resolve("node-" + port);
+            Files.createDirectories(dir);
+            List<String> cmd = new ArrayList<>();
+            cmd.add(ProcessHandle.current().info().command().orElse("java"));
+            cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
+                    "--port", String.valueOf(port), "--data", dir.toString(),
+                    "--cluster", clusterArg, "--self", urls.get(i)));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            synchronized (processes) {
+                processes.add(p);
+            }
+            Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
+        }
+        if (!awaitReady(urls, processes)) {
+            System.err.println("dht cluster: not every node became ready; stopping them");
+            return 1;
+        }
+        System.out.println("dht cluster: " + nodes + " nodes ready:");
+        for (String u : urls) System.out.println("  " + u);
+        System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
+        System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");
+        System.out.println("Ctrl-C stops the cluster.");
+        for (Process p : processes) {
+            p.onExit().thenRun(() -> {
+                if (!stopping.get()) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+            });
+        }
+        stopped.await();
+        return 0;
+    }
+
+    private static boolean awaitReady(List<String> urls, List<Process> processes) throws InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (String url : urls) {
+            while (true) {
+                if (processes.stream().anyMatch(p -> !p.isAlive())) return false;
+                try {
+                    HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create(url + "/v0/status"))
+                            .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() == 200) break;
+                } catch (IOException e) {
+                    // not listening yet
+                }
+                if (System.nanoTime() > deadline) return false;
+                Thread.sleep(100);
+            }
+        }
+        return true;
+    }
+
+    private static void prefix(Process p, String prefix) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) System.out.println(prefix + line);
+        } catch (IOException e) {
+            // the node's output closed: it exited
+        }
+    }
+
+    private static void stopAll(List<Process> processes) {
+        List<Process> copy;
+        synchronized (processes) {
+            copy = List.copyOf(processes);
+        }
+        copy.forEach(Process::destroy); // SIGTERM: each node stops gracefully
+        for (Process p : copy) {
+            try {
+                if (!p.waitFor(15, TimeUnit.SECONDS)) p.destroyForcibly();
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+            }
+        }
+    }
+}

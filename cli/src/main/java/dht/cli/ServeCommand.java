@@ -1,0 +1,145 @@
+package dht.cli;
+
+import dht.node.Node;
+import dht.node.NodeConfig;
+import dht.storage.DirectoryLockedException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/dht serve}: runs one node in the foreground until SIGTERM or SIGINT, then stops it
+ * gracefully and exits 0. A second node on the same data directory, or a {@code --self} that is
+ * not in {@code --cluster}, fails at once with a clear message and a non-zero exit.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Run one node in the foreground (SIGTERM/SIGINT: graceful stop, exit 0).")
+public final class ServeCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--data", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--cluster", split = ",", paramLabel = "URL",
+            description = "Every node's URL, comma-separated, the same on every node (default: --self alone).")
+    List<String> cluster;
+
+    @Option(names = "--self", paramLabel = "URL", description = "This node's URL (default: http://localhost:<port>).")
+    String self;
+
+    @Option(names = "--max-in-flight", defaultValue = "" + NodeConfig.DEFAULT_MAX_IN_FLIGHT,
+            description = "Requests worked on at once; past it the node answers 503 (default: ${DEFAULT-VALUE}).")
+    int maxInFlight;
+
+    @Option(names = "--max-body", defaultValue = "" + NodeConfig.DEFAULT_MAX_BODY_BYTES,
+            description = "Largest request body in bytes, else 413 (default: ${DEFAULT-VALUE}).")
+    int maxBody;
+
+    @Option(names = "--max-uri", defaultValue = "" + NodeConfig.DEFAULT_MAX_URI_BYTES,
+            description = "Longest request line in bytes, else 414 (default: ${DEFAULT-VALUE}).")
+    int maxUri;
+
+    @Option(names = "--max-headers", defaultValue = "" + NodeConfig.DEFAULT_MAX_HEADER_BYTES,
+            description = "Largest header block in bytes, else 431 (default: ${DEFAULT-VALUE}).")
+    int maxHeaders;
+
+    @Option(names = "--replica-timeout", defaultValue = "1000", paramLabel = "MS",
+            description = "Milliseconds a coordinator waits for one replica (default: ${DEFAULT-VALUE}).")
+    long replicaTimeoutMs;
+
+    @Option(names = "--sync", defaultValue = "periodic", paramLabel = "POLICY",
+            description = "Write-ahead log sync: 'periodic' (survives a process kill; default) or "
+                    + "'every-write' (fsync before acknowledging; survives power loss).")
+    String sync;
+
+    @Option(names = "--memtable-size", defaultValue = "" + NodeConfig.DEFAULT_MEMTABLE_BYTES, paramLabel = "BYTES",
+            description = "Memtable size before a flush (default: ${DEFAULT-VALUE}).")
+    long memtableBytes;
+
+    @Option(names = "--admin-token", paramLabel = "TOKEN",
+            description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
+    String adminToken;
+
+    @Override
+    public Integer call() throws Exception {
+        NodeConfig config;
+        try {
+            config = config();
+        } catch (IllegalArgumentException e) {
+            System.err.println("dht serve: " + e.getMessage());
+            return 2;
+        }
+        Node node;
+        try {
+            node = Node.start(config);
+        } catch (DirectoryLockedException e) {
+            System.err.println("dht serve: " + e.getMessage());
+            return 1;
+        } catch (java.net.BindException e) {
+            System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("Stopping on signal: finishing in-flight requests");
+            try {
+                node.close();
+            } catch (Exception e) {
+                log.error("Graceful stop failed: {}", e.toString());
+            }
+            stopped.countDown();
+            // A graceful stop on SIGTERM/SIGINT is a success: exit 0, not 128+signal.
+            Runtime.getRuntime().halt(0);
+        }, "dht-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    NodeConfig config() {
+        if (port < 1 || port > 65535) throw new IllegalArgumentException("--port must be 1..65535, got " + port);
+        String me = normalize(self != null ? self : "http://localhost:" + port);
+        List<String> nodes = new ArrayList<>();
+        if (cluster == null || cluster.isEmpty()) {
+            nodes.add(me);
+        } else {
+            for (String url : cluster) {
+                if (url.isBlank()) continue;
+                String n = normalize(url);
+                if (!nodes.contains(n)) nodes.add(n);
+            }
+        }
+        if (!nodes.contains(me)) {
+            throw new IllegalArgumentException("--self " + me + " is not one of --cluster " + String.join(",", nodes)
+                    + " (every node must be listed in --cluster, itself included)");
+        }
+        boolean everyWrite = switch (sync) {
+            case "every-write" -> true;
+            case "periodic" -> false;
+            default -> throw new IllegalArgumentException("--sync must be 'periodic' or 'every-write', got " + sync);
+        };
+        if (maxInFlight < 1) throw new IllegalArgumentException("--max-in-flight must be positive");
+        if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
+        return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
+                Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken);
+    }
+
+    /** URLs are compared as strings across nodes, so spell them one way: no trailing slash. */
+    static String normalize(String url) {
+        String u = url.strip();
+        while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
+        if (!u.startsWith("http://")) {
+            throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
+        }
+        return u;
+    }
+}

@@ -1,0 +1,122 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code dht serve} as a real process: start, stop, kill, restart, refuse bad starts. */
+class ServeProcessTest {
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+    }
+
+    private NodeProcess node(Path data, String... args) throws Exception {
+        NodeProcess n = new NodeProcess(NodeProcess.freePort(), data, List.of(args));
+        nodes.add(n);
+        return n;
+    }
+
+    private int put(NodeProcess n, String key, String value) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key))
+                .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private HttpResponse<String> get(NodeProcess n, String key) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void sigtermStopsGracefullyWithExitZeroAndKeepsData() throws Exception {
+        NodeProcess n = node(tmp.resolve("d")).startAndAwait();
+        for (int i = 0; i < 200; i++) assertThat(put(n, "key" + i, "value" + i)).isEqualTo(201);
+
+        long t0 = System.nanoTime();
+        assertThat(n.terminate(Duration.ofSeconds(10))).as("exit code after SIGTERM").isZero();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+
+        n.startAndAwait();
+        for (int i = 0; i < 200; i++) {
+            HttpResponse<String> r = get(n, "key" + i);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("value" + i);
+        }
+    }
+
+    @Test
+    void everyAcknowledgedWriteSurvivesSigkill() throws Exception {
+        NodeProcess n = node(tmp.resolve("d")).startAndAwait();
+        ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            int id = w;
+            writers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; !stop.get(); i++) {
+                    String key = "w" + id + "-" + i;
+                    try {
+                        if (put(n, key, "v-" + key) == 201) acked.add(key);
+                    } catch (Exception e) {
+                        return; // the node died under us: this write was not acknowledged
+                    }
+                }
+            }));
+        }
+        Thread.sleep(1500);
+        n.kill();
+        stop.set(true);
+        for (Thread t : writers) t.join(TimeUnit.SECONDS.toMillis(15));
+        assertThat(acked).hasSizeGreaterThan(50);
+
+        n.startAndAwait();
+        for (String key : acked) {
+            HttpResponse<String> r = get(n, key);
+            assertThat(r.statusCode()).as("acknowledged key %s after SIGKILL", key).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("v-" + key);
+        }
+    }
+
+    @Test
+    void secondNodeOnSameDataDirectoryFailsFastAndTouchesNothing() throws Exception {
+        Path data = tmp.resolve("shared");
+        NodeProcess first = node(data).startAndAwait();
+        assertThat(put(first, "k", "v")).isEqualTo(201);
+
+        NodeProcess second = node(data).start();
+        assertThat(second.process().waitFor(20, TimeUnit.SECONDS)).as("second node exits by itself").isTrue();
+        assertThat(second.process().exitValue()).isNotZero();
+        assertThat(second.output()).containsIgnoringCase("in use");
+
+        assertThat(get(first, "k").body()).isEqualTo("v");
+    }
+
+    @Test
+    void selfOutsideTheClusterIsRefused() throws Exception {
+        NodeProcess n = node(tmp.resolve("d"), "--cluster", "http://localhost:1,http://localhost:2",
+                "--self", "http://localhost:3").start();
+        assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(n.process().exitValue()).isNotZero();
+        assertThat(n.output()).contains("--self").contains("--cluster");
+    }
+}

@@ -1,0 +1,35 @@
+package dht.node;
+
+import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.ClusterView;
+import dht.node.cluster.Coordinator;
+import dht.node.cluster.ReplicaEndpoint;
+import dht.storage.Store;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * What the HTTP layer needs from the cluster layer, as one seam: the production implementation
+ * adapts {@code dht.node.cluster.Cluster}; tests may start something smaller.
+ */
+public interface ClusterServices extends AutoCloseable {
+    Coordinator coordinator();
+
+    ReplicaEndpoint replicaEndpoint();
+
+    ClusterView view();
+
+    ClusterScanner scanner();
+
+    @Override
+    void close();
+
+    /** Starts the cluster layer over a store that is already open. */
+    @FunctionalInterface
+    interface Starter {
+        ClusterServices start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                              Duration replicaTimeout) throws IOException;
+    }
+}

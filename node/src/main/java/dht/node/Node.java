@@ -1,0 +1,266 @@
+package dht.node;
+
+import dht.node.admin.Profiler;
+import dht.node.http.AdminRoute;
+import dht.node.http.Admission;
+import dht.node.http.EntityRoute;
+import dht.node.http.HttpChannelInitializer;
+import dht.node.http.ReplicaRoute;
+import dht.node.http.Route;
+import dht.node.http.Router;
+import dht.node.http.ScanRoute;
+import dht.node.http.StatusRoute;
+import dht.storage.Store;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running node: the store, the cluster layer over it, and the HTTP server in front.
+ *
+ * <p>Start order is store, storage executor, cluster, server; a failure at any step closes what was
+ * opened before it and propagates (a locked data directory as the store's own exception, so the CLI
+ * can say so). {@link #close()} is the graceful stop: stop accepting, refuse new requests, let those
+ * in flight finish for at most {@link #DRAIN_TIMEOUT}, then close connections, cluster, store (which
+ * flushes), in that order, all well inside the contract's 10 seconds. Idempotent and thread-safe.
+ */
+public final class Node implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration EXECUTOR_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Opens the storage engine for a node. */
+    @FunctionalInterface
+    public interface StoreOpener {
+        Store open(NodeConfig config) throws IOException;
+    }
+
+    private final NodeConfig config;
+    private final Store store;
+    private final ExecutorService storageExecutor;
+    private final ExecutorService scanWorkers;
+    private final ClusterServices cluster;
+    private final Admission admission;
+    private final EventLoopGroup acceptGroup;
+    private final EventLoopGroup ioGroup;
+    private final ChannelGroup channels;
+    private final Channel serverChannel;
+    private final int port;
+    private final Profiler profiler;
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private boolean closing; // guarded by this
+
+    private Node(NodeConfig config, Store store, ExecutorService storageExecutor, ExecutorService scanWorkers,
+                 ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup, EventLoopGroup ioGroup,
+                 ChannelGroup channels, Channel serverChannel, Profiler profiler) {
+        this.profiler = profiler;
+        this.config = config;
+        this.store = store;
+        this.storageExecutor = storageExecutor;
+        this.scanWorkers = scanWorkers;
+        this.cluster = cluster;
+        this.admission = admission;
+        this.acceptGroup = acceptGroup;
+        this.ioGroup = ioGroup;
+        this.channels = channels;
+        this.serverChannel = serverChannel;
+        this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Starts a node with the production storage engine and cluster layer. */
+    public static Node start(NodeConfig config) throws IOException {
+        return start(config, Production::openStore, Production::startCluster);
+    }
+
+    /** Starts a node over the given store and cluster layer (tests inject slow or faulty ones here). */
+    public static Node start(NodeConfig config, StoreOpener storeOpener, ClusterServices.Starter clusterStarter)
+            throws IOException {
+        long t0 = System.nanoTime();
+        long startedAtMillis = System.currentTimeMillis();
+        Store store = storeOpener.open(config);
+        ExecutorService storageExecutor = null;
+        ExecutorService scanWorkers = null;
+        ClusterServices cluster = null;
+        EventLoopGroup acceptGroup = null;
+        EventLoopGroup ioGroup = null;
+        Profiler profiler = null;
+        try {
+            storageExecutor = StorageExecutors.create();
+            scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
+            cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
+                    config.replicaTimeout());
+            Admission admission = Admission.forLimit(config.maxInFlight());
+            Transport transport = Transport.choose();
+            acceptGroup = new MultiThreadIoEventLoopGroup(1, Thread.ofPlatform().name("http-accept").factory(),
+                    transport.ioHandlerFactory());
+            ioGroup = new MultiThreadIoEventLoopGroup(0, Thread.ofPlatform().name("http-io-", 0).factory(),
+                    transport.ioHandlerFactory());
+            ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
+            StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
+                    transport.name(), startedAtMillis, t0);
+            profiler = new Profiler();
+            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(acceptGroup, ioGroup)
+                    .channel(transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                    .childHandler(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
+                            config.maxBodyBytes(), router, channels));
+            Channel serverChannel;
+            try {
+                serverChannel = bootstrap.bind(config.port()).sync().channel();
+            } catch (Exception e) {
+                BindException be = new BindException(String.valueOf(e.getMessage()));
+                be.initCause(e);
+                throw be;
+            }
+            Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
+                    ioGroup, channels, serverChannel, profiler);
+            log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
+                    config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath(),
+                    String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
+            return node;
+        } catch (IOException | RuntimeException | Error e) {
+            shutDown(acceptGroup);
+            shutDown(ioGroup);
+            if (profiler != null) profiler.close();
+            if (cluster != null) closeQuietly(cluster::close, "cluster");
+            stop(scanWorkers);
+            stop(storageExecutor);
+            closeQuietly(store::close, "store");
+            throw e;
+        }
+    }
+
+    private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
+                                             Admission admission, ExecutorService scanWorkers, StatusReport status,
+                                             Profiler profiler) {
+        int n = config.cluster().size();
+        Map<String, Route> routes = new HashMap<>();
+        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
+        routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
+        routes.put("/v0/status", new StatusRoute(status::json));
+        routes.put("/internal/v0/entity", new ReplicaRoute(cluster.replicaEndpoint(), admission));
+        routes.put("/internal/v0/entities", ScanRoute.internalScan(store, admission, scanWorkers));
+        routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        return routes;
+    }
+
+    /** The port the server listens on (useful when the config asked for port 0). */
+    public int port() {
+        return port;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** Blocks until {@link #close()} has finished. */
+    public void awaitClose() throws InterruptedException {
+        closed.await();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                closedWait();
+                return;
+            }
+            closing = true;
+        }
+        long t0 = System.nanoTime();
+        try {
+            serverChannel.close().awaitUninterruptibly();
+            admission.close();
+            int waiting = admission.inFlight();
+            long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+            while (admission.inFlight() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            int left = admission.inFlight();
+            if (left > 0) log.warn("stopping with {} requests still in flight after {} ms", left, DRAIN_TIMEOUT.toMillis());
+            // Everything answered is written or queued on its connection: flush it, then close.
+            for (Channel ch : channels) {
+                ch.eventLoop().execute(() -> ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE));
+            }
+            channels.newCloseFuture().await(1, TimeUnit.SECONDS);
+            channels.close().await(1, TimeUnit.SECONDS);
+            profiler.close();
+            closeQuietly(cluster::close, "cluster");
+            stop(scanWorkers);
+            stop(storageExecutor);
+            closeQuietly(store::close, "store");
+            shutDown(ioGroup);
+            shutDown(acceptGroup);
+            log.info("node {} stopped in {} ms ({} requests were in flight at stop)", config.self(),
+                    (System.nanoTime() - t0) / 1_000_000, waiting);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.warn("node {} stop interrupted", config.self());
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    private void closedWait() {
+        try {
+            closed.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void shutDown(EventLoopGroup group) {
+        if (group != null) group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+
+    private static void stop(ExecutorService executor) {
+        if (executor == null) return;
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(EXECUTOR_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("executor did not finish its tasks in {} ms; interrupting them", EXECUTOR_TIMEOUT.toMillis());
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private interface Closer {
+        void close() throws Exception;
+    }
+
+    private static void closeQuietly(Closer closer, String what) {
+        try {
+            closer.close();
+        } catch (Exception e) {
+            log.error("closing the {} failed", what, e);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dht.node;
+
+import dht.node.cluster.ClusterView;
+import dht.node.http.Admission;
+import dht.storage.Store;
+import dht.storage.StoreStats;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The JSON of {@code GET /v0/status}. Built by hand (a handful of fields does not justify a JSON
+ * library); every string goes through {@link #quote}. Field names are part of what operators and
+ * scripts read: add fields, do not rename them.
+ */
+final class StatusReport {
+    private final ClusterView view;
+    private final Store store;
+    private final Admission admission;
+    private final Path dataDir;
+    private final String transport;
+    private final long startedAtMillis;
+    private final long startedNanos;
+
+    StatusReport(ClusterView view, Store store, Admission admission, Path dataDir, String transport,
+                 long startedAtMillis, long startedNanos) {
+        this.view = view;
+        this.store = store;
+        this.admission = admission;
+        this.dataDir = dataDir;
+        this.transport = transport;
+        this.startedAtMillis = startedAtMillis;
+        this.startedNanos = startedNanos;
+    }
+
+    String json() {
+        StringBuilder b = new StringBuilder(512);
+        b.append("{\"node\":").append(quote(view.self()));
+        b.append(",\"cluster\":[");
+        boolean first = true;
+        for (String n : view.nodes()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(n));
+        }
+        b.append("],\"peers\":{");
+        first = true;
+        for (Map.Entry<String, Boolean> p : view.peersUp().entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(p.getKey())).append(':').append(p.getValue() ? "\"up\"" : "\"down\"");
+        }
+        b.append("},\"startedAtMillis\":").append(startedAtMillis);
+        b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
+        b.append(",\"dataDir\":").append(quote(dataDir.toAbsolutePath().toString()));
+        b.append(",\"transport\":").append(quote(transport));
+        b.append(",\"requests\":{\"inFlight\":").append(admission.inFlight())
+                .append(",\"maxInFlight\":").append(admission.maxInFlight())
+                .append(",\"scans\":").append(admission.scans())
+                .append(",\"maxScans\":").append(admission.maxScans()).append('}');
+        StoreStats s = store.stats();
+        b.append(",\"storage\":{\"tables\":").append(s.tables())
+                .append(",\"tableBytes\":").append(s.tableBytes())
+                .append(",\"memtableBytes\":").append(s.memtableBytes())
+                .append(",\"walBytes\":").append(s.walBytes())
+                .append(",\"pendingFlushes\":").append(s.pendingFlushes())
+                .append(",\"pendingCompactions\":").append(s.pendingCompactions()).append('}');
+        return b.append('}').toString();
+    }
+
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

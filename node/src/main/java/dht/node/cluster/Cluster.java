@@ -1,0 +1,99 @@
+package dht.node.cluster;
+
+import dht.storage.Store;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything that makes one node part of a cluster, wired once at startup: placement, the hybrid
+ * logical clock, the coordinator, the internal replica endpoint, the cluster scanner, the view for
+ * the status endpoint, and (with peers) the inter-node client.
+ *
+ * <p>The store and the storage executor stay owned by the caller; {@link #close()} stops only what
+ * this class started (the peer client's event loop and prober).
+ */
+public final class Cluster implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Cluster.class);
+
+    private final Coordinator coordinator;
+    private final ReplicaEndpoint replicaEndpoint;
+    private final ClusterView view;
+    private final ClusterScanner scanner;
+    private final PeerClient peerClient;
+    private final HybridLogicalClock clock;
+
+    private Cluster(Coordinator coordinator, ReplicaEndpoint replicaEndpoint, ClusterView view,
+                    ClusterScanner scanner, PeerClient peerClient, HybridLogicalClock clock) {
+        this.coordinator = coordinator;
+        this.replicaEndpoint = replicaEndpoint;
+        this.view = view;
+        this.scanner = scanner;
+        this.peerClient = peerClient;
+        this.clock = clock;
+    }
+
+    /**
+     * @param self            this node's URL, one of {@code nodes}
+     * @param nodes           every node's URL (the static topology, the same set on every node)
+     * @param store           this node's storage engine
+     * @param storageExecutor where store calls run (never an event loop)
+     * @param replicaTimeout  how long to wait for one peer (connect and answer) before counting it failed
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout) {
+        if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
+        Placement placement = new Placement(nodes);
+        HybridLogicalClock clock = new HybridLogicalClock();
+        Map<String, Replica> replicas = new HashMap<>();
+        replicas.put(self, new LocalReplica(self, store, storageExecutor));
+        PeerClient client = null;
+        if (nodes.size() > 1) {
+            client = new PeerClient(self, nodes, replicaTimeout);
+            for (String peer : nodes) {
+                if (!peer.equals(self)) replicas.put(peer, new RemoteReplica(peer, client, clock));
+            }
+        }
+        PeerClient c = client;
+        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock);
+        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, storageExecutor, clock);
+        StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer));
+        NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
+            if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
+            return c.openScan(peer, start, end);
+        });
+        log.info("cluster started: self {}, {} nodes, replica timeout {} ms", self, nodes.size(),
+                replicaTimeout.toMillis());
+        return new Cluster(coordinator, endpoint, view, scanner, client, clock);
+    }
+
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    public ReplicaEndpoint replicaEndpoint() {
+        return replicaEndpoint;
+    }
+
+    public ClusterView view() {
+        return view;
+    }
+
+    public ClusterScanner scanner() {
+        return scanner;
+    }
+
+    HybridLogicalClock clock() {
+        return clock;
+    }
+
+    @Override
+    public void close() {
+        coordinator.close();
+        if (peerClient != null) peerClient.close();
+    }
+}

@@ -1,0 +1,80 @@
+package dht.node.cluster;
+
+import java.io.ByteArrayOutputStream;
+
+/**
+ * Names and encodings of the internal point protocol ({@code /internal/v0/entity}, see
+ * docs/wire-format.md "Point operations"), shared by both sides so they cannot drift apart.
+ *
+ * <p>The key travels as the {@code id} query parameter with every byte outside the unreserved set
+ * percent-encoded, so that any key bytes (not only valid UTF-8) round-trip exactly.
+ */
+final class InternalProtocol {
+    static final String ENTITY_PATH = "/internal/v0/entity";
+    static final String TIMESTAMP = "X-Dht-Timestamp";
+    static final String TOMBSTONE = "X-Dht-Tombstone";
+    /** On every response of a replica: its clock, so coordinators stay ahead of what peers have issued. */
+    static final String CLOCK = "X-Dht-Clock";
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private InternalProtocol() {}
+
+    static String entityUri(byte[] key) {
+        return ENTITY_PATH + "?id=" + encode(key);
+    }
+
+    /** Percent-encodes every byte outside the unreserved set (RFC 3986). */
+    static String encode(byte[] key) {
+        StringBuilder sb = new StringBuilder(key.length * 3);
+        for (byte b : key) {
+            int c = b & 0xFF;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '-' || c == '_' || c == '.' || c == '~') {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The raw bytes of the {@code id} parameter of {@code uri}, or {@code null} if it is missing, empty or malformed. */
+    static byte[] idOf(String uri) {
+        int q = uri.indexOf('?');
+        if (q < 0) return null;
+        int i = q + 1;
+        while (i < uri.length()) {
+            int amp = uri.indexOf('&', i);
+            int end = amp < 0 ? uri.length() : amp;
+            if (uri.startsWith("id=", i)) {
+                byte[] key = percentDecode(uri, i + 3, end);
+                return key == null || key.length == 0 ? null : key;
+            }
+            i = end + 1;
+        }
+        return null;
+    }
+
+    private static byte[] percentDecode(String s, int from, int to) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(to - from);
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= to) return null;
+                int hi = Character.digit(s.charAt(i + 1), 16);
+                int lo = Character.digit(s.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) return null;
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else if (c == '+') {
+                out.write(' ');
+            } else if (c < 0x80) {
+                out.write(c);
+            } else {
+                return null;
+            }
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,48 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+
+/** This node's store as a scan source; read directly on the scan worker thread. */
+final class LocalScanSource implements ScanSource {
+    private final String node;
+    private final CloseableIterator<Entry> it;
+
+    LocalScanSource(String node, Store store, byte[] start, byte[] end) {
+        this.node = node;
+        try {
+            this.it = store.scan(start, end);
+        } catch (Exception e) {
+            throw new ScanSourceException("local scan of " + node + " failed to open: " + e, e);
+        }
+    }
+
+    @Override
+    public String node() {
+        return node;
+    }
+
+    @Override
+    public boolean hasNext() {
+        try {
+            return it.hasNext();
+        } catch (RuntimeException e) {
+            throw new ScanSourceException("local scan of " + node + " failed: " + e, e);
+        }
+    }
+
+    @Override
+    public Entry next() {
+        try {
+            return it.next();
+        } catch (RuntimeException e) {
+            throw new ScanSourceException("local scan of " + node + " failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        it.close();
+    }
+}

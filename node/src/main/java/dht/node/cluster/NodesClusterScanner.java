@@ -1,0 +1,57 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster scan: this node's store read directly, every peer's internal scan stream opened in
+ * parallel, merged by {@link MergingScan}. A source that cannot be opened counts as failed.
+ */
+final class NodesClusterScanner implements ClusterScanner {
+    private static final Logger log = LoggerFactory.getLogger(NodesClusterScanner.class);
+
+    /** Opens a peer's stream for {@code [start, end)}; the stream is read lazily. */
+    interface PeerStreams {
+        ScanSource open(String peer, byte[] start, byte[] end);
+    }
+
+    private final String self;
+    private final List<String> nodes;
+    private final Store store;
+    private final PeerStreams peers;
+
+    NodesClusterScanner(String self, List<String> nodes, Store store, PeerStreams peers) {
+        this.self = self;
+        this.nodes = List.copyOf(nodes);
+        this.store = store;
+        this.peers = peers;
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack) {
+        if (ack < 1 || ack > nodes.size()) {
+            throw new IllegalArgumentException("scan ack " + ack + " outside 1.." + nodes.size());
+        }
+        List<ScanSource> sources = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            sources.add(open(node, n -> node.equals(self) ? new LocalScanSource(self, store, start, end)
+                    : peers.open(n, start, end)));
+        }
+        return new MergingScan(sources, ack);
+    }
+
+    private static ScanSource open(String node, Function<String, ScanSource> opener) {
+        try {
+            return opener.apply(node);
+        } catch (ScanSource.ScanSourceException e) {
+            log.warn("cluster scan: cannot open the stream of {}: {}", node, e.getMessage());
+            return null;
+        }
+    }
+}

@@ -1,0 +1,311 @@
+package dht.node.cluster;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.FixedChannelPool;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.ConnectException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The inter-node HTTP client: Netty (epoll when available), a small pool of keep-alive connections
+ * per peer, one deadline per request covering pool wait, connect and answer, and a failure detector.
+ *
+ * <p>Invariants:
+ * <ul>
+ * <li>A connection carries at most one outstanding request; it goes back to the pool only after a
+ *     complete answer on a keep-alive connection. A request that times out closes its connection, so
+ *     a frozen peer's late answer can never be read as the answer to another request.</li>
+ * <li>A peer is marked down after {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP
+ *     answer (at once when the connection is refused). While down, requests fail immediately,
+ *     except one trial request at a time, and a background probe ({@code GET /v0/status}) runs every
+ *     {@link #PROBE_INTERVAL}; any HTTP answer marks the peer up again.</li>
+ * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
+ * </ul>
+ */
+final class PeerClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PeerClient.class);
+
+    static final int FAILURES_TO_DOWN = 2;
+    static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
+    private static final int MAX_CONNECTIONS_PER_PEER = 32;
+    private static final int MAX_PENDING_ACQUIRES = 4096;
+    private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+    private final EventLoopGroup group;
+    private final Class<? extends SocketChannel> channelClass;
+    private final Duration timeout;
+    private final Map<String, Peer> peers = new LinkedHashMap<>();
+    private final ScheduledFuture<?> prober;
+
+    PeerClient(String self, List<String> nodes, Duration timeout) {
+        this.timeout = timeout;
+        IoHandlerFactory io;
+        if (Epoll.isAvailable()) {
+            io = EpollIoHandler.newFactory();
+            channelClass = EpollSocketChannel.class;
+        } else {
+            log.warn("native epoll unavailable, peer client uses NIO: {}", Epoll.unavailabilityCause().toString());
+            io = NioIoHandler.newFactory();
+            channelClass = NioSocketChannel.class;
+        }
+        this.group = new MultiThreadIoEventLoopGroup(2, new PeerThreadFactory(), io);
+        for (String url : nodes) {
+            if (!url.equals(self)) peers.put(url, new Peer(url));
+        }
+        long every = PROBE_INTERVAL.toMillis();
+        this.prober = group.next().scheduleWithFixedDelay(this::probeDown, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Is the peer believed up (it answered recently, or has not failed yet)? */
+    boolean isUp(String peer) {
+        Peer p = peers.get(peer);
+        return p != null && p.up;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    Class<? extends SocketChannel> channelClass() {
+        return channelClass;
+    }
+
+    /**
+     * Sends one request; the future completes with any HTTP answer, or exceptionally with
+     * {@link PeerUnavailableException} (known down, refused, timed out, connection cut).
+     */
+    CompletableFuture<PeerResponse> send(String peer, HttpMethod method, String uri, HttpHeaders headers, byte[] body) {
+        Peer p = peers.get(peer);
+        if (p == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("not a peer: " + peer));
+        }
+        boolean trial = false;
+        if (!p.up) {
+            if (!p.trialInFlight.compareAndSet(false, true)) {
+                return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
+            }
+            trial = true;
+        }
+        Call call = new Call(p, trial);
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
+                Unpooled.wrappedBuffer(body));
+        if (headers != null) request.headers().set(headers);
+        request.headers().set(HttpHeaderNames.HOST, p.hostHeader);
+        HttpUtil.setContentLength(request, body.length);
+        HttpUtil.setKeepAlive(request, true);
+        call.start(request);
+        return call.result;
+    }
+
+    /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */
+    ScanSource openScan(String peer, byte[] start, byte[] end) {
+        Peer p = peers.get(peer);
+        if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
+        if (!p.up) throw new ScanSource.ScanSourceException(peer + " is down", null);
+        return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
+    }
+
+    private void probeDown() {
+        for (Peer p : peers.values()) {
+            if (!p.up && !p.trialInFlight.get()) {
+                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0]);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        prober.cancel(false);
+        for (Peer p : peers.values()) p.pool.close();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** One peer: its pool and what the failure detector believes about it. */
+    private final class Peer {
+        final String url;
+        final String host;
+        final int port;
+        final String hostHeader;
+        final FixedChannelPool pool;
+        final AtomicInteger consecutiveFailures = new AtomicInteger();
+        final AtomicBoolean trialInFlight = new AtomicBoolean();
+        volatile boolean up = true;
+
+        Peer(String url) {
+            this.url = url;
+            URI u = URI.create(url);
+            this.host = u.getHost();
+            this.port = u.getPort() > 0 ? u.getPort() : 80;
+            this.hostHeader = host + ":" + port;
+            Bootstrap b = new Bootstrap().group(group).channel(channelClass).remoteAddress(host, port)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true);
+            this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
+                @Override
+                public void channelCreated(Channel ch) {
+                    ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+                            new ResponseHandler());
+                }
+            }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL,
+                    Math.max(1, timeout.toMillis()), MAX_CONNECTIONS_PER_PEER, MAX_PENDING_ACQUIRES, true, true);
+        }
+
+        void succeeded(boolean trial) {
+            consecutiveFailures.set(0);
+            if (trial) trialInFlight.set(false);
+            if (!up) {
+                up = true;
+                log.info("peer {} is up", url);
+            }
+        }
+
+        void failed(boolean trial, Throwable cause) {
+            if (trial) trialInFlight.set(false);
+            int n = consecutiveFailures.incrementAndGet();
+            if (up && (n >= FAILURES_TO_DOWN || cause instanceof ConnectException)) {
+                up = false;
+                log.warn("peer {} is down after {} failure(s): {}", url, n, cause.toString());
+            }
+        }
+    }
+
+    /** One request: its deadline, its connection once acquired, and the one place it finishes. */
+    private final class Call {
+        final Peer peer;
+        final boolean trial;
+        final CompletableFuture<PeerResponse> result = new CompletableFuture<>();
+        private final AtomicBoolean finished = new AtomicBoolean();
+        private volatile Channel channel;
+        private ScheduledFuture<?> deadline;
+
+        Call(Peer peer, boolean trial) {
+            this.peer = peer;
+            this.trial = trial;
+        }
+
+        void start(FullHttpRequest request) {
+            deadline = group.next().schedule(() -> fail(new PeerUnavailableException(
+                    peer.url + " did not answer within " + timeout.toMillis() + " ms", null)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+            peer.pool.acquire().addListener((Future<Channel> f) -> {
+                if (!f.isSuccess()) {
+                    request.release();
+                    fail(new PeerUnavailableException("no connection to " + peer.url + ": " + f.cause(), f.cause()));
+                    return;
+                }
+                Channel ch = f.getNow();
+                channel = ch;
+                if (finished.get()) {
+                    // timed out while waiting for the connection: it is clean, give it back
+                    request.release();
+                    peer.pool.release(ch);
+                    return;
+                }
+                ch.pipeline().get(ResponseHandler.class).call = this;
+                ch.writeAndFlush(request).addListener(w -> {
+                    if (!w.isSuccess()) fail(new PeerUnavailableException("write to " + peer.url + " failed: " + w.cause(), w.cause()));
+                });
+            });
+        }
+
+        /** Called on the channel's event loop with a complete answer. */
+        void answered(FullHttpResponse response) {
+            if (!finished.compareAndSet(false, true)) return;
+            deadline.cancel(false);
+            PeerResponse r = new PeerResponse(response.status().code(), response.headers().copy(),
+                    ByteBufUtil.getBytes(response.content()));
+            Channel ch = channel;
+            ch.pipeline().get(ResponseHandler.class).call = null;
+            if (HttpUtil.isKeepAlive(response)) {
+                peer.pool.release(ch);
+            } else {
+                ch.close().addListener(c -> peer.pool.release(ch));
+            }
+            peer.succeeded(trial);
+            result.complete(r);
+        }
+
+        void fail(Throwable cause) {
+            if (!finished.compareAndSet(false, true)) return;
+            if (deadline != null) deadline.cancel(false);
+            Channel ch = channel;
+            if (ch != null) {
+                // the connection may still carry our request: never reuse it
+                ch.close().addListener(c -> peer.pool.release(ch));
+            }
+            peer.failed(trial, cause);
+            result.completeExceptionally(cause instanceof PeerUnavailableException ? cause
+                    : new PeerUnavailableException(peer.url + ": " + cause, cause));
+        }
+    }
+
+    /** Hands the one answer of the outstanding request to its call. */
+    private static final class ResponseHandler extends SimpleChannelInboundHandler<FullHttpResponse> {
+        volatile Call call;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
+            Call c = call;
+            if (c != null) c.answered(response);
+            else ctx.close(); // an answer nobody asked for: the connection is out of step
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            Call c = call;
+            if (c != null) c.fail(new PeerUnavailableException("connection to peer closed before the answer", null));
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Call c = call;
+            if (c != null) c.fail(new PeerUnavailableException("peer connection failed: " + cause, cause));
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.time.Duration;
+import java.util.NoSuchElementException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One peer's internal scan stream ({@code GET /internal/v0/entities}, records per
+ * docs/wire-format.md), read on a dedicated connection with flow control: auto-read is off, and
+ * the event loop asks for more only while fewer than {@link #HIGH_WATER} bytes wait in the queue;
+ * the consumer (a scan worker thread) asks again once it has drained below {@link #LOW_WATER}.
+ *
+ * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
+ * terminating chunk, and a stream that ends otherwise, answers non-200, or stays silent for the
+ * idle timeout while the consumer waits fails with {@link ScanSource.ScanSourceException}.
+ * Closing the stream closes the connection.
+ */
+final class PeerScanStream implements ScanSource {
+    static final int HIGH_WATER = 1 << 20;
+    static final int LOW_WATER = 256 << 10;
+    private static final Object END = new Object();
+
+    private final String peer;
+    private final Duration idleTimeout;
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong buffered = new AtomicLong();
+    private volatile Channel channel;
+    private volatile boolean paused;
+
+    // consumer-side state (scan worker thread only)
+    private byte[] chunk = new byte[0];
+    private int pos;
+    private boolean ended;
+    private Entry next;
+    private boolean closed;
+
+    private PeerScanStream(String peer, Duration idleTimeout) {
+        this.peer = peer;
+        this.idleTimeout = idleTimeout;
+    }
+
+    static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader,
+                               byte[] start, byte[] end) {
+        Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
+                ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
+        PeerScanStream s = new PeerScanStream(peer, idle);
+        // an empty start means "from the first key": the parameter is then left out
+        StringBuilder uri = new StringBuilder("/internal/v0/entities?");
+        if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
+        if (end != null) uri.append("end=").append(InternalProtocol.encode(end));
+        Bootstrap b = new Bootstrap().group(client.group()).channel(client.channelClass())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.AUTO_READ, false)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), s.new Reader());
+                    }
+                });
+        ChannelFuture connect = b.connect(host, port);
+        s.channel = connect.channel();
+        connect.addListener((ChannelFuture f) -> {
+            if (!f.isSuccess()) {
+                s.queue.add(new ScanSourceException("cannot connect to " + peer + " for a scan: " + f.cause(), f.cause()));
+                return;
+            }
+            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri.toString(),
+                    Unpooled.EMPTY_BUFFER);
+            req.headers().set(HttpHeaderNames.HOST, hostHeader);
+            HttpUtil.setContentLength(req, 0);
+            f.channel().writeAndFlush(req);
+            f.channel().read();
+        });
+        return s;
+    }
+
+    @Override
+    public String node() {
+        return peer;
+    }
+
+    @Override
+    public boolean hasNext() {
+        if (next == null && !closed) next = readRecord();
+        return next != null;
+    }
+
+    @Override
+    public Entry next() {
+        if (!hasNext()) throw new NoSuchElementException();
+        Entry e = next;
+        next = null;
+        return e;
+    }
+
+    private Entry readRecord() {
+        if (!ensure()) return null; // clean end between records
+        int flags = readByte();
+        long ts = readLong();
+        int klen = readInt();
+        if (klen < 0) throw new ScanSourceException(peer + " sent a negative key length", null);
+        byte[] key = readBytes(klen);
+        int vlen = readInt();
+        if (vlen < 0) throw new ScanSourceException(peer + " sent a negative value length", null);
+        byte[] value = readBytes(vlen);
+        return (flags & 1) != 0 ? Entry.tombstone(key, ts) : Entry.value(key, value, ts);
+    }
+
+    /** True when at least one more byte is available; false at the stream's clean end. */
+    private boolean ensure() {
+        while (pos >= chunk.length) {
+            if (ended) return false;
+            Object o;
+            try {
+                o = queue.poll(idleTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ScanSourceException("interrupted while reading the scan of " + peer, e);
+            }
+            if (o == null) {
+                throw new ScanSourceException(peer + " sent nothing for " + idleTimeout.toMillis() + " ms", null);
+            }
+            if (o == END) {
+                ended = true;
+                return false;
+            }
+            if (o instanceof ScanSourceException e) throw e;
+            chunk = (byte[]) o;
+            pos = 0;
+            long left = buffered.addAndGet(-chunk.length);
+            if (paused && left < LOW_WATER) {
+                paused = false;
+                Channel ch = channel;
+                ch.eventLoop().execute(ch::read);
+            }
+        }
+        return true;
+    }
+
+    private int readByte() {
+        if (!ensure()) throw truncated();
+        return chunk[pos++] & 0xFF;
+    }
+
+    private long readLong() {
+        long v = 0;
+        for (int i = 0; i < 8; i++) v = v << 8 | readByte();
+        return v;
+    }
+
+    private int readInt() {
+        int v = 0;
+        for (int i = 0; i < 4; i++) v = v << 8 | readByte();
+        return v;
+    }
+
+    private byte[] readBytes(int n) {
+        byte[] out = new byte[n];
+        int off = 0;
+        while (off < n) {
+            if (!ensure()) throw truncated();
+            int take = Math.min(n - off, chunk.length - pos);
+            System.arraycopy(chunk, pos, out, off, take);
+            pos += take;
+            off += take;
+        }
+        return out;
+    }
+
+    private ScanSourceException truncated() {
+        return new ScanSourceException("the scan stream of " + peer + " ended inside a record", null);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Channel ch = channel;
+        if (ch != null) ch.close();
+    }
+
+    /** Event-loop side: queues body bytes, and asks for more only below the high-water mark. */
+    private final class Reader extends SimpleChannelInboundHandler<HttpObject> {
+        private boolean failed;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
+            if (failed) return;
+            if (msg instanceof HttpResponse r && r.status().code() != 200) {
+                failed = true;
+                queue.add(new ScanSourceException(peer + " answered the scan with " + r.status(), null));
+                ctx.close();
+                return;
+            }
+            if (msg instanceof HttpContent c) {
+                if (c.content().isReadable()) {
+                    byte[] bytes = ByteBufUtil.getBytes(c.content());
+                    buffered.addAndGet(bytes.length);
+                    queue.add(bytes);
+                }
+                if (msg instanceof LastHttpContent) {
+                    failed = true; // nothing more is expected on this connection
+                    queue.add(END);
+                    ctx.close();
+                }
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (failed) return;
+            if (buffered.get() < HIGH_WATER) {
+                ctx.read();
+            } else {
+                paused = true;
+                // the consumer may have drained meanwhile and missed the flag: check again
+                if (buffered.get() < LOW_WATER && paused) {
+                    paused = false;
+                    ctx.read();
+                }
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (!failed) {
+                failed = true;
+                queue.add(new ScanSourceException("the scan stream of " + peer + " was cut before its end", null));
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (!failed) {
+                failed = true;
+                queue.add(new ScanSourceException("the scan stream of " + peer + " failed: " + cause, cause));
+            }
+            ctx.close();
+        }
+    }
+}

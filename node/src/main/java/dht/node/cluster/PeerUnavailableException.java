@@ -1,0 +1,9 @@
+package dht.node.cluster;
+
+/** A request to a peer failed without an HTTP answer: known down, refused, timed out or cut. */
+final class PeerUnavailableException extends RuntimeException {
+    PeerUnavailableException(String message, Throwable cause) {
+        // No stack trace: this is an expected condition on a hot path.
+        super(message, cause, false, false);
+    }
+}

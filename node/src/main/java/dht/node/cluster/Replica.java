@@ -1,0 +1,19 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One replica of a key as the coordinator sees it: this node's store, or a peer over the internal
+ * point protocol. Futures complete exceptionally when the replica failed or did not answer in time;
+ * they never block the caller.
+ */
+interface Replica {
+    String url();
+
+    /** The replica's newest version of the key (a value or a tombstone), or {@code null} if it has none. */
+    CompletableFuture<Entry> read(byte[] key);
+
+    /** Applies a timestamped value or tombstone; the replica keeps the newer of it and what it has. */
+    CompletableFuture<Void> write(Entry entry);
+}

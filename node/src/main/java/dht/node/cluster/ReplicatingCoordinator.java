@@ -1,0 +1,86 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Coordinates client requests over the key's replicas: the first {@code from} nodes of the key's
+ * placement, all asked in parallel (this node through its store, peers through the internal
+ * protocol), answered after the first {@code ack} successes or as soon as that is impossible.
+ *
+ * <p>Invariants: a write is stamped once, here, with this node's hybrid logical clock, and the same
+ * entry goes to every replica, so a PUT stores at most {@code from} copies. A read answers the
+ * newest of the first {@code ack} versions by {@link Entry#supersedes}; a tombstone or no version
+ * at all is NOT_FOUND. No thread waits for a replica: everything is a callback.
+ */
+final class ReplicatingCoordinator implements Coordinator {
+    private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
+
+    private final Placement placement;
+    private final Map<String, Replica> replicas;
+    private final HybridLogicalClock clock;
+
+    ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock) {
+        this.placement = placement;
+        this.replicas = Map.copyOf(replicas);
+        this.clock = clock;
+    }
+
+    @Override
+    public CompletableFuture<Answer> get(byte[] key, Quorum quorum) {
+        List<String> targets = targets(key, quorum);
+        List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
+        for (String url : targets) calls.add(replicas.get(url).read(key));
+        return QuorumCall.collect(calls, quorum.ack()).handle((answers, failure) -> {
+            if (failure != null) {
+                log.debug("GET not enough replicas: {}", failure.getMessage());
+                return Answer.NOT_ENOUGH_REPLICAS;
+            }
+            Entry newest = null;
+            for (Entry e : answers) {
+                if (e != null && e.supersedes(newest)) newest = e;
+            }
+            return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum) {
+        return write(Entry.value(key, value, clock.next()), quorum, Answer.STORED);
+    }
+
+    @Override
+    public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
+        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED);
+    }
+
+    private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success) {
+        List<String> targets = targets(entry.key(), quorum);
+        List<CompletableFuture<Void>> calls = new ArrayList<>(targets.size());
+        for (String url : targets) calls.add(replicas.get(url).write(entry));
+        return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
+            if (failure != null) {
+                log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
+                return Answer.NOT_ENOUGH_REPLICAS;
+            }
+            return success;
+        });
+    }
+
+    private List<String> targets(byte[] key, Quorum quorum) {
+        if (quorum.from() > placement.size()) {
+            throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + placement.size());
+        }
+        return placement.replicas(key, quorum.from());
+    }
+
+    @Override
+    public void close() {
+        // Nothing of its own: the peer client and the store belong to Cluster.
+    }
+}

@@ -1,0 +1,38 @@
+package dht.node.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/** The static topology plus the peer client's current belief about each peer. */
+final class StaticClusterView implements ClusterView {
+    private final String self;
+    private final List<String> nodes;
+    private final Predicate<String> isUp;
+
+    StaticClusterView(String self, List<String> nodes, Predicate<String> isUp) {
+        this.self = self;
+        this.nodes = List.copyOf(nodes);
+        this.isUp = isUp;
+    }
+
+    @Override
+    public String self() {
+        return self;
+    }
+
+    @Override
+    public List<String> nodes() {
+        return nodes;
+    }
+
+    @Override
+    public Map<String, Boolean> peersUp() {
+        Map<String, Boolean> up = new LinkedHashMap<>();
+        for (String n : nodes) {
+            if (!n.equals(self)) up.put(n, isUp.test(n));
+        }
+        return up;
+    }
+}

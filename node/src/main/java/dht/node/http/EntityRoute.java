@@ -1,0 +1,92 @@
+package dht.node.http;
+
+import dht.node.cluster.Answer;
+import dht.node.cluster.Coordinator;
+import dht.node.cluster.Quorum;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /v0/entity}: GET, PUT and DELETE of one key, coordinated over its replicas. Everything is
+ * validated before anything is touched; the request takes an admission permit (503 when none is
+ * left) that it holds until its answer is written.
+ */
+public final class EntityRoute implements Route {
+    private static final Logger log = LoggerFactory.getLogger(EntityRoute.class);
+
+    private final Coordinator coordinator;
+    private final int clusterSize;
+    private final Admission admission;
+
+    public EntityRoute(Coordinator coordinator, int clusterSize, Admission admission) {
+        this.coordinator = coordinator;
+        this.clusterSize = clusterSize;
+        this.admission = admission;
+    }
+
+    @Override
+    public void handle(Request request, Slot slot) throws BadRequestException {
+        HttpMethod method = request.method();
+        if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {
+            slot.respond(Responses.methodNotAllowed("GET, PUT, DELETE"));
+            return;
+        }
+        QueryParams params = request.params();
+        byte[] id = params.bytes("id");
+        if (id == null || id.length == 0) throw new BadRequestException("missing or empty 'id'");
+        Quorum quorum = Quorums.parse(params, clusterSize);
+        if (!admit(admission, slot)) return;
+        CompletableFuture<Answer> answer;
+        try {
+            if (method.equals(HttpMethod.GET)) {
+                answer = coordinator.get(id, quorum);
+            } else if (method.equals(HttpMethod.PUT)) {
+                answer = coordinator.put(id, ByteBufUtil.getBytes(request.http().content()), quorum);
+            } else {
+                answer = coordinator.delete(id, quorum);
+            }
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((a, e) -> slot.respond(toResponse(method, a, e)));
+    }
+
+    /** Takes a permit for the request or answers 503 at once; the permit comes back with the answer. */
+    static boolean admit(Admission admission, Slot slot) {
+        if (admission.isClosed()) {
+            slot.respondAndClose(Responses.overloaded("node is shutting down"));
+            return false;
+        }
+        if (!admission.tryAcquire()) {
+            slot.respond(Responses.overloaded("overloaded: too many requests in flight"));
+            return false;
+        }
+        slot.onRelease(admission::release);
+        return true;
+    }
+
+    private static FullHttpResponse toResponse(HttpMethod method, Answer a, Throwable e) {
+        if (e != null) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof RejectedExecutionException) {
+                return Responses.overloaded("overloaded: storage queue full");
+            }
+            log.error("{} failed", method, cause);
+            return Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + cause.getClass().getSimpleName());
+        }
+        return switch (a.kind()) {
+            case FOUND -> Responses.bytes(HttpResponseStatus.OK, a.value());
+            case NOT_FOUND -> Responses.text(HttpResponseStatus.NOT_FOUND, "not found");
+            case STORED -> Responses.empty(HttpResponseStatus.CREATED);
+            case DELETED -> Responses.empty(HttpResponseStatus.ACCEPTED);
+            case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, "not enough replicas answered");
+        };
+    }
+}

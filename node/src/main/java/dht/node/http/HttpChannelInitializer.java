@@ -1,0 +1,45 @@
+package dht.node.http;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+
+/**
+ * The pipeline of every accepted connection, one handler per job: HTTP framing with the size limits
+ * ({@link HttpServerCodec}), body assembly and the 413 limit ({@link RequestAssembler}), then request
+ * order and dispatch ({@link ResponseSequencer} over the {@link Router}).
+ */
+public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
+    /** Decoded requests a connection may have unanswered before the codec gives up on it. */
+    private static final int MAX_PIPELINE_DEPTH = 8192;
+
+    private final int maxUriBytes;
+    private final int maxHeaderBytes;
+    private final int maxBodyBytes;
+    private final RequestHandler handler;
+    private final ChannelGroup channels;
+
+    public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, RequestHandler handler,
+                                  ChannelGroup channels) {
+        this.maxUriBytes = maxUriBytes;
+        this.maxHeaderBytes = maxHeaderBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.handler = handler;
+        this.channels = channels;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        channels.add(ch);
+        HttpDecoderConfig decoder = new HttpDecoderConfig()
+                .setMaxInitialLineLength(maxUriBytes)
+                .setMaxHeaderSize(maxHeaderBytes)
+                .setMaxChunkSize(64 * 1024);
+        ch.pipeline()
+                .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
+                .addLast("assembler", new RequestAssembler(maxBodyBytes))
+                .addLast("sequencer", new ResponseSequencer(handler));
+    }
+}

@@ -1,0 +1,110 @@
+package dht.node.http;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The parameters of a request's query string, decoded to raw bytes.
+ *
+ * <p>Why not Netty's QueryStringDecoder: it decodes values to Java strings, which turns bytes that
+ * are not valid UTF-8 (say {@code %FF}) into U+FFFD and so maps different keys onto one. Here a
+ * value is the exact byte sequence the client percent-encoded; {@code +} is a space; a {@code %} not
+ * followed by two hex digits is a 400. A parameter given twice is ambiguous and is a 400 when it is
+ * read; unknown parameters are ignored.
+ */
+public final class QueryParams {
+    private final Map<String, List<byte[]>> values;
+
+    private QueryParams(Map<String, List<byte[]>> values) {
+        this.values = values;
+    }
+
+    /** Parses {@code rawQuery} (the part after {@code ?}, without it; may be empty). */
+    public static QueryParams parse(CharSequence rawQuery) throws BadRequestException {
+        Map<String, List<byte[]>> values = new HashMap<>();
+        int n = rawQuery.length();
+        int i = 0;
+        while (i <= n) {
+            int amp = indexOf(rawQuery, '&', i, n);
+            if (amp > i) {
+                int eq = indexOf(rawQuery, '=', i, amp);
+                String name = new String(decode(rawQuery, i, eq), StandardCharsets.UTF_8);
+                byte[] value = eq < amp ? decode(rawQuery, eq + 1, amp) : new byte[0];
+                values.computeIfAbsent(name, k -> new ArrayList<>(1)).add(value);
+            }
+            i = amp + 1;
+        }
+        return new QueryParams(values);
+    }
+
+    /** The parameter's bytes, or {@code null} if absent. */
+    public byte[] bytes(String name) throws BadRequestException {
+        List<byte[]> v = values.get(name);
+        if (v == null) return null;
+        if (v.size() > 1) throw new BadRequestException("parameter '" + name + "' given more than once");
+        return v.getFirst();
+    }
+
+    /** The parameter as UTF-8 text, or {@code null} if absent. */
+    public String string(String name) throws BadRequestException {
+        byte[] b = bytes(name);
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A positive integer parameter, or {@code absent} if the parameter is not there. Only decimal
+     * digits are accepted (no sign, no spaces); zero and overflow are rejected.
+     */
+    public int positiveInt(String name, int absent) throws BadRequestException {
+        byte[] b = bytes(name);
+        if (b == null) return absent;
+        if (b.length == 0 || b.length > 10) throw notPositive(name);
+        long v = 0;
+        for (byte c : b) {
+            if (c < '0' || c > '9') throw notPositive(name);
+            v = v * 10 + (c - '0');
+        }
+        if (v < 1 || v > Integer.MAX_VALUE) throw notPositive(name);
+        return (int) v;
+    }
+
+    private static BadRequestException notPositive(String name) {
+        return new BadRequestException("'" + name + "' must be a positive integer");
+    }
+
+    private static int indexOf(CharSequence s, char c, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) == c) return i;
+        }
+        return to;
+    }
+
+    private static byte[] decode(CharSequence s, int from, int to) throws BadRequestException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(to - from);
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '+') {
+                out.write(' ');
+            } else if (c == '%') {
+                if (i + 2 >= to) {
+                    throw new BadRequestException("malformed percent-encoding in query");
+                }
+                int hi = Character.digit(s.charAt(i + 1), 16);
+                int lo = Character.digit(s.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) throw new BadRequestException("malformed percent-encoding in query");
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else if (c > 0xFF) {
+                // The decoder hands us the request line byte by byte, so this cannot come from the wire.
+                throw new BadRequestException("invalid character in query");
+            } else {
+                out.write(c);
+            }
+        }
+        return out.toByteArray();
+    }
+}

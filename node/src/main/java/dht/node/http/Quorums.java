@@ -1,0 +1,21 @@
+package dht.node.http;
+
+import dht.node.cluster.Quorum;
+
+/** Reads {@code ack} and {@code from} against the cluster size, with the contract's defaults and 400s. */
+final class Quorums {
+    private Quorums() {
+    }
+
+    static Quorum parse(QueryParams params, int clusterSize) throws BadRequestException {
+        int from = params.positiveInt("from", -1);
+        int ack = params.positiveInt("ack", -1);
+        if (from == -1) from = clusterSize;
+        if (from > clusterSize) {
+            throw new BadRequestException("'from' is larger than the cluster (" + clusterSize + " nodes)");
+        }
+        if (ack == -1) ack = Quorum.defaultFor(from).ack();
+        if (ack > from) throw new BadRequestException("'ack' is larger than 'from'");
+        return new Quorum(ack, from);
+    }
+}

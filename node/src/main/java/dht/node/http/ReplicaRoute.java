@@ -1,0 +1,52 @@
+package dht.node.http;
+
+import dht.node.cluster.ReplicaEndpoint;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /internal/v0/entity}: hands the request to the cluster's replica endpoint, never
+ * re-coordinated, under an admission permit like any other work. The endpoint reads what it needs
+ * from the request before {@code handle} returns (its contract), so the router releases it then.
+ */
+public final class ReplicaRoute implements Route {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaRoute.class);
+
+    private final ReplicaEndpoint endpoint;
+    private final Admission admission;
+
+    public ReplicaRoute(ReplicaEndpoint endpoint, Admission admission) {
+        this.endpoint = endpoint;
+        this.admission = admission;
+    }
+
+    @Override
+    public void handle(Request request, Slot slot) {
+        if (!EntityRoute.admit(admission, slot)) return;
+        FullHttpRequest http = request.http();
+        String method = http.method() + " " + http.uri();
+        CompletableFuture<FullHttpResponse> answer;
+        try {
+            answer = endpoint.handle(http);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((r, e) -> {
+            if (e != null || r == null) {
+                log.error("replica endpoint failed on {}", method, e);
+                slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+                return;
+            }
+            if (!r.headers().contains(HttpHeaderNames.CONTENT_LENGTH) && !HttpUtil.isTransferEncodingChunked(r)) {
+                HttpUtil.setContentLength(r, r.content().readableBytes());
+            }
+            slot.respond(r);
+        });
+    }
+}

@@ -1,0 +1,176 @@
+package dht.node.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Joins a request's head and body pieces into one {@code FullHttpRequest}, enforcing the body limit,
+ * and turns decoder failures into {@link RejectedRequest}s so their answers keep request order.
+ * (Netty's HttpObjectAggregator writes its 413 straight to the socket, which would overtake
+ * answers still pending on a pipelined connection.)
+ *
+ * <p>Answers: request line too long: 414; header block too large: 431; other malformed input: 400;
+ * all three close the connection, since the decoder has lost the framing. A body over the limit:
+ * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
+ * waiting for {@code 100 Continue} or asked to close. At most {@code maxBodyBytes} are ever held
+ * for one request.
+ */
+public final class RequestAssembler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
+
+    private final int maxBodyBytes;
+    private HttpRequest head;
+    private CompositeByteBuf body;
+    private boolean discarding;
+    private boolean broken;
+
+    public RequestAssembler(int maxBodyBytes) {
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (broken) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpRequest request) {
+            onHead(ctx, request);
+        }
+        if (msg instanceof HttpContent content) {
+            onContent(ctx, content);
+        } else if (!(msg instanceof HttpRequest)) {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void onHead(ChannelHandlerContext ctx, HttpRequest request) {
+        discardBody();
+        discarding = false;
+        if (request.decoderResult().isFailure()) {
+            reject(ctx, decodeFailure(ctx, request.decoderResult().cause()), false);
+            return;
+        }
+        if (request.protocolVersion().majorVersion() != 1) {
+            reject(ctx, Responses.badRequest("unsupported HTTP version"), false);
+            return;
+        }
+        long length;
+        try {
+            length = HttpUtil.getContentLength(request, -1L);
+        } catch (NumberFormatException e) {
+            reject(ctx, Responses.badRequest("invalid Content-Length"), false);
+            return;
+        }
+        boolean expectsContinue = HttpUtil.is100ContinueExpected(request);
+        if (length > maxBodyBytes) {
+            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
+            reject(ctx, tooLarge(), keepAlive);
+            discarding = keepAlive;
+            return;
+        }
+        if (expectsContinue) {
+            // An interim answer: the client waits for it before sending the body.
+            request.headers().remove(HttpHeaderNames.EXPECT);
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+                    Unpooled.EMPTY_BUFFER));
+        }
+        head = request;
+    }
+
+    private void onContent(ChannelHandlerContext ctx, HttpContent content) {
+        try {
+            if (discarding) {
+                if (content instanceof LastHttpContent) discarding = false;
+                return;
+            }
+            if (head == null || broken) return;
+            if (content.decoderResult().isFailure()) {
+                discardBody();
+                reject(ctx, decodeFailure(ctx, content.decoderResult().cause()), false);
+                return;
+            }
+            ByteBuf piece = content.content();
+            if (piece.isReadable()) {
+                int held = body == null ? 0 : body.readableBytes();
+                if ((long) held + piece.readableBytes() > maxBodyBytes) {
+                    boolean keepAlive = HttpUtil.isKeepAlive(head);
+                    discardBody();
+                    reject(ctx, tooLarge(), keepAlive);
+                    discarding = keepAlive && !(content instanceof LastHttpContent);
+                    return;
+                }
+                if (body == null) body = ctx.alloc().compositeBuffer(64);
+                body.addComponent(true, piece.retain());
+            }
+            if (content instanceof LastHttpContent last) {
+                HttpRequest h = head;
+                ByteBuf b = body == null ? Unpooled.EMPTY_BUFFER : body;
+                head = null;
+                body = null;
+                ctx.fireChannelRead(new DefaultFullHttpRequest(h.protocolVersion(), h.method(), h.uri(), b,
+                        h.headers(), last.trailingHeaders()));
+            }
+        } finally {
+            content.release();
+        }
+    }
+
+    private io.netty.handler.codec.http.FullHttpResponse tooLarge() {
+        return Responses.text(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                "request body larger than " + maxBodyBytes + " bytes");
+    }
+
+    private io.netty.handler.codec.http.FullHttpResponse decodeFailure(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("malformed request from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        if (cause instanceof TooLongHttpLineException) {
+            return Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            return Responses.text(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request headers too large");
+        }
+        if (cause instanceof TooLongFrameException) {
+            return Responses.text(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request too large");
+        }
+        return Responses.badRequest("malformed HTTP request");
+    }
+
+    private void reject(ChannelHandlerContext ctx, io.netty.handler.codec.http.FullHttpResponse response,
+                        boolean keepAlive) {
+        head = null;
+        if (!keepAlive) broken = true;
+        ctx.fireChannelRead(new RejectedRequest(response, keepAlive));
+    }
+
+    private void discardBody() {
+        if (body != null) {
+            body.release();
+            body = null;
+        }
+        head = null;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        discardBody();
+        super.channelInactive(ctx);
+    }
+}

@@ -1,0 +1,266 @@
+package dht.node.http;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * HTTP/1.1 pipelining: requests on one connection may complete in any order (they run
+ * asynchronously), but their answers go out in request order. Each request gets a {@link Slot} at
+ * the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
+ * answer (a scan) holds the head until it reports finished. At most {@link #WINDOW} requests of a
+ * connection are dispatched at once, so a client pipelining hundreds of requests in one write is
+ * served in turn rather than taking every admission permit of the node.
+ *
+ * <p>Invariants (event loop only): answers leave in the order requests arrived; after an answer that
+ * closes the connection nothing more is read or written; every slot is written or dropped exactly
+ * once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
+ * answers are pending, so one client cannot queue unbounded work by pipelining.
+ */
+public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
+    static final int PAUSE_DEPTH = 64;
+    static final int RESUME_DEPTH = 16;
+    /** Requests of one connection being worked on at once; later ones wait their turn here. */
+    static final int WINDOW = 32;
+
+    private final RequestHandler handler;
+    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
+    private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
+    private int active;
+    private boolean barrier;
+    private boolean inReady;
+    private boolean readyAgain;
+    private ChannelHandlerContext ctx;
+    private ResponseStream activeStream;
+    /** Nothing more is written: the queue is shut down. */
+    private boolean closing;
+    /** A request asked to close after its answer: later requests are ignored, earlier ones still answered. */
+    private boolean inputClosed;
+    private boolean paused;
+
+    public ResponseSequencer(RequestHandler handler) {
+        this.handler = handler;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing || inputClosed) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof RejectedRequest rejected) {
+            Slot slot = enqueue(rejected.keepAlive(), false);
+            if (!rejected.keepAlive()) inputClosed = true;
+            slot.rejection = rejected.response();
+            admit(slot);
+        } else if (msg instanceof FullHttpRequest request) {
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
+            if (!keepAlive) inputClosed = true;
+            slot.request = request;
+            slot.unsafe = !isSafe(request.method());
+            admit(slot);
+        } else {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (!paused && queue.size() >= PAUSE_DEPTH) {
+            paused = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /** Dispatches the slot now if the connection's window has room, else when an earlier answer leaves. */
+    private void admit(Slot slot) {
+        if (waiting.isEmpty() && mayDispatch(slot)) {
+            dispatch(slot);
+        } else {
+            waiting.addLast(slot);
+        }
+    }
+
+    /**
+     * Safe requests (GET) of a connection run in parallel, up to the window; a request that changes
+     * something runs alone, after every earlier answer is out and before any later request starts
+     * (RFC 9112 allows parallel processing of pipelined requests only when all are safe), so a
+     * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not.
+     */
+    private boolean mayDispatch(Slot slot) {
+        if (barrier) return false;
+        return slot.unsafe ? active == 0 : active < WINDOW;
+    }
+
+    private void dispatch(Slot slot) {
+        active++;
+        slot.dispatched = true;
+        if (slot.unsafe) barrier = true;
+        if (slot.rejection != null) {
+            FullHttpResponse r = slot.rejection;
+            slot.rejection = null;
+            slot.respond(r);
+            return;
+        }
+        FullHttpRequest request = slot.request;
+        slot.request = null;
+        try {
+            handler.handle(request, slot);
+        } catch (RuntimeException e) {
+            log.error("request handler failed on {} {}", request.method(), request.uri(), e);
+            if (request.refCnt() > 0) ReferenceCountUtil.release(request);
+            slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+        }
+    }
+
+    private static boolean isSafe(HttpMethod m) {
+        return m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.OPTIONS)
+                || m.equals(HttpMethod.TRACE);
+    }
+
+    private Slot enqueue(boolean keepAlive, boolean http10) {
+        Slot slot = new Slot(this, ctx, keepAlive, http10);
+        queue.addLast(slot);
+        return slot;
+    }
+
+    /** A slot became ready: write every answer that can go out now. */
+    void ready() {
+        if (inReady) {
+            readyAgain = true; // a dispatch below completed synchronously: the outer loop picks it up
+            return;
+        }
+        inReady = true;
+        try {
+            do {
+                readyAgain = false;
+                if (!writeReady()) return;
+                while (!waiting.isEmpty() && !closing && mayDispatch(waiting.peekFirst())) dispatch(waiting.pollFirst());
+            } while (readyAgain);
+        } finally {
+            inReady = false;
+        }
+        if (paused && queue.size() <= RESUME_DEPTH && !closing && !inputClosed) {
+            paused = false;
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+    }
+
+    /** Writes the ready answers at the head; false if the connection is now closing. */
+    private boolean writeReady() {
+        boolean wrote = false;
+        while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready()) {
+            Slot slot = queue.pollFirst();
+            active--;
+            if (slot.unsafe) barrier = false;
+            if (slot.response != null) {
+                FullHttpResponse r = slot.response;
+                slot.response = null;
+                boolean close = !slot.keepAlive || slot.closeAfter;
+                setConnection(r, close, slot.http10);
+                var future = ctx.write(r);
+                slot.release();
+                wrote = true;
+                if (close) {
+                    ctx.flush();
+                    future.addListener(ChannelFutureListener.CLOSE);
+                    shutDownQueue();
+                    return false;
+                }
+            } else {
+                if (wrote) ctx.flush();
+                wrote = false;
+                ResponseStream s = slot.stream;
+                slot.stream = null;
+                activeStream = s;
+                s.start(ctx, slot.keepAlive, slot.http10, close -> streamFinished(s, slot, close));
+            }
+        }
+        if (wrote) ctx.flush();
+        return true;
+    }
+
+    private void streamFinished(ResponseStream s, Slot slot, boolean close) {
+        if (activeStream != s) return;
+        activeStream = null;
+        if (close || !slot.keepAlive) {
+            ctx.flush();
+            ctx.close();
+            shutDownQueue();
+            return;
+        }
+        ready();
+    }
+
+    private static void setConnection(FullHttpResponse r, boolean close, boolean http10) {
+        if (close) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (http10) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+    }
+
+    /** Nothing more will be written on this connection: drop every pending answer. */
+    private void shutDownQueue() {
+        closing = true;
+        Slot slot;
+        while ((slot = queue.pollFirst()) != null) {
+            slot.dead = true;
+            if (slot.request != null) {
+                ReferenceCountUtil.release(slot.request);
+                slot.request = null;
+            }
+            if (slot.rejection != null) {
+                ReferenceCountUtil.release(slot.rejection);
+                slot.rejection = null;
+            }
+            slot.drop();
+        }
+        waiting.clear();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (activeStream != null) {
+            ResponseStream s = activeStream;
+            activeStream = null;
+            s.cancel();
+        }
+        shutDownQueue();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (activeStream != null) activeStream.writabilityChanged();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("connection {} closed after an error: {}", ctx.channel().remoteAddress(), cause.toString());
+        }
+        ctx.close();
+    }
+}

@@ -1,0 +1,73 @@
+package dht.node.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Builders for complete responses. Every response built here carries an exact Content-Length;
+ * errors carry a short plain-text reason ending in a newline, so that curl output stays readable.
+ */
+public final class Responses {
+    /** Seconds a client is asked to wait after a 503. */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private Responses() {
+    }
+
+    public static FullHttpResponse text(HttpResponseStatus status, String reason) {
+        byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse r = of(status, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        return r;
+    }
+
+    public static FullHttpResponse empty(HttpResponseStatus status) {
+        return of(status, Unpooled.EMPTY_BUFFER);
+    }
+
+    public static FullHttpResponse bytes(HttpResponseStatus status, byte[] body) {
+        FullHttpResponse r = of(status, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+        return r;
+    }
+
+    public static FullHttpResponse json(String json) {
+        FullHttpResponse r = of(HttpResponseStatus.OK, Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+        return r;
+    }
+
+    public static FullHttpResponse html(byte[] html) {
+        FullHttpResponse r = of(HttpResponseStatus.OK, Unpooled.wrappedBuffer(html));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8");
+        return r;
+    }
+
+    public static FullHttpResponse badRequest(String reason) {
+        return text(HttpResponseStatus.BAD_REQUEST, reason);
+    }
+
+    public static FullHttpResponse overloaded(String reason) {
+        FullHttpResponse r = text(HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
+        r.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        return r;
+    }
+
+    public static FullHttpResponse methodNotAllowed(String allow) {
+        FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed; allowed: " + allow);
+        r.headers().set(HttpHeaderNames.ALLOW, allow);
+        return r;
+    }
+
+    private static FullHttpResponse of(HttpResponseStatus status, ByteBuf content) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+        return r;
+    }
+}

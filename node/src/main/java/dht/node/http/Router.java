@@ -1,0 +1,50 @@
+package dht.node.http;
+
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.util.Map;
+
+/**
+ * Sends each request to the route for its exact path; any other path is a 400 (the contract's
+ * answer for unknown paths). Bad input a route reports as {@link BadRequestException} becomes a 400
+ * with the exception's message as the reason.
+ */
+public final class Router implements RequestHandler {
+    private final Map<String, Route> routes;
+
+    public Router(Map<String, Route> routes) {
+        this.routes = Map.copyOf(routes);
+    }
+
+    @Override
+    public void handle(FullHttpRequest http, Slot slot) {
+        try {
+            String uri = http.uri();
+            int start = pathStart(uri);
+            int hash = uri.indexOf('#', start);
+            int end = hash < 0 ? uri.length() : hash;
+            int q = uri.indexOf('?', start);
+            if (q > end) q = -1;
+            String path = uri.substring(start, q < 0 ? end : q);
+            String query = q < 0 ? "" : uri.substring(q + 1, end);
+            Route route = routes.get(path);
+            if (route == null) {
+                slot.respond(Responses.badRequest("unknown path"));
+                return;
+            }
+            route.handle(new Request(http, path, query), slot);
+        } catch (BadRequestException e) {
+            slot.respond(Responses.badRequest(e.getMessage()));
+        } finally {
+            http.release();
+        }
+    }
+
+    /** Origin form ({@code /path}) or absolute form ({@code http://host/path}), as HTTP/1.1 requires of servers. */
+    private static int pathStart(String uri) {
+        if (uri.startsWith("/")) return 0;
+        int scheme = uri.indexOf("://");
+        if (scheme < 0) return 0;
+        int slash = uri.indexOf('/', scheme + 3);
+        return slash < 0 ? uri.length() : slash;
+    }
+}

@@ -1,0 +1,97 @@
+package dht.node.http;
+
+import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.Quorum;
+import dht.storage.Store;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.Executor;
+
+/**
+ * Range scans: the public {@code /v0/entities} (this node's store, or the whole cluster with
+ * {@code scope=cluster}) and the internal {@code /internal/v0/entities} (this node's store in the wire
+ * format, tombstones included). All are streamed by {@link ScanStream} on a scan worker under a scan
+ * permit.
+ */
+public final class ScanRoute implements Route {
+    private final boolean internal;
+    private final Store store;
+    private final ClusterScanner clusterScanner;
+    private final int clusterSize;
+    private final Admission admission;
+    private final Executor workers;
+
+    private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner, int clusterSize,
+                      Admission admission, Executor workers) {
+        this.internal = internal;
+        this.store = store;
+        this.clusterScanner = clusterScanner;
+        this.clusterSize = clusterSize;
+        this.admission = admission;
+        this.workers = workers;
+    }
+
+    public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner, int clusterSize,
+                                       Admission admission, Executor workers) {
+        return new ScanRoute(false, store, clusterScanner, clusterSize, admission, workers);
+    }
+
+    public static ScanRoute internalScan(Store store, Admission admission, Executor workers) {
+        return new ScanRoute(true, store, null, 1, admission, workers);
+    }
+
+    @Override
+    public void handle(Request request, Slot slot) throws BadRequestException {
+        if (!request.method().equals(HttpMethod.GET)) {
+            slot.respond(Responses.methodNotAllowed("GET"));
+            return;
+        }
+        QueryParams params = request.params();
+        byte[] start = params.bytes("start");
+        if (start == null || start.length == 0) {
+            // The internal form reads from the first key when start is absent.
+            if (!internal || start != null) throw new BadRequestException("missing or empty 'start'");
+            start = new byte[0];
+        }
+        byte[] end = params.bytes("end");
+        boolean cluster = false;
+        int ack = 0;
+        if (!internal) {
+            String scope = params.string("scope");
+            if (scope != null && !scope.equals("local") && !scope.equals("cluster")) {
+                throw new BadRequestException("'scope' must be local or cluster");
+            }
+            cluster = "cluster".equals(scope);
+            if (cluster) {
+                ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
+                if (ack > clusterSize) {
+                    throw new BadRequestException("'ack' is larger than the cluster (" + clusterSize + " nodes)");
+                }
+            }
+        }
+        if (end != null && Arrays.compareUnsigned(end, start) <= 0) {
+            slot.respond(Responses.bytes(HttpResponseStatus.OK, new byte[0]));
+            return;
+        }
+        if (admission.isClosed()) {
+            slot.respondAndClose(Responses.overloaded("node is shutting down"));
+            return;
+        }
+        if (!admission.tryAcquireScan()) {
+            slot.respond(Responses.overloaded("overloaded: too many scans in flight"));
+            return;
+        }
+        byte[] from = start;
+        int quorum = ack;
+        String description = (internal ? "internal " : cluster ? "cluster " : "")
+                + "[" + new String(start, StandardCharsets.UTF_8) + ", "
+                + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")";
+        ScanStream.Source source = cluster
+                ? () -> clusterScanner.scan(from, end, quorum)
+                : () -> store.scan(from, end);
+        slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
+                admission::releaseScan, description));
+    }
+}

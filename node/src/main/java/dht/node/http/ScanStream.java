@@ -1,0 +1,299 @@
+package dht.node.http;
+
+import dht.node.cluster.ClusterScanner;
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams a range scan to the client with backpressure. A worker thread (never the event loop: the
+ * iterator reads storage or waits for peers) pulls entries lazily, packs them into a batch of about
+ * {@link #BATCH_BYTES}, and hands the batch to the event loop, which writes and flushes it. The
+ * worker then waits until that batch has been written and the channel is writable again before
+ * reading on, so what the scan holds in memory is bounded by one batch plus the channel's high water
+ * mark, whatever the size of the result.
+ *
+ * <p>The response head goes out with the first batch, so a scan that fails before producing anything
+ * is answered with a plain error status (504 for an incomplete cluster scan, 500 otherwise). A scan
+ * that fails after that is cut off by closing the connection without the terminating chunk: the
+ * client can tell it from a complete answer. A client that disconnects stops the worker at its next
+ * entry; the iterator is closed and the permit released as the worker leaves.
+ */
+public final class ScanStream implements ResponseStream {
+    private static final Logger log = LoggerFactory.getLogger(ScanStream.class);
+    static final int BATCH_BYTES = 32 * 1024;
+    /** A batch waiting on a slow source (a peer) is sent after this long rather than held back. */
+    private static final long MAX_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    /** Opens the iterator; called on the worker thread. */
+    @FunctionalInterface
+    public interface Source {
+        CloseableIterator<Entry> open() throws IOException;
+    }
+
+    private final Source source;
+    private final EntryFormat format;
+    private final Executor workers;
+    private final Runnable onReleased;
+    private final String description;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private volatile boolean cancelled;
+    private boolean batchPending; // guarded by lock
+
+    // Set in start(), on the event loop, before the worker starts (so visible to it).
+    private ChannelHandlerContext ctx;
+    private Done done;
+    private boolean keepAlive;
+    private boolean http10;
+    // Event loop only.
+    private boolean headSent;
+    private boolean over;
+
+    public ScanStream(Source source, EntryFormat format, Executor workers, Runnable onReleased, String description) {
+        this.source = source;
+        this.format = format;
+        this.workers = workers;
+        this.onReleased = onReleased;
+        this.description = description;
+    }
+
+    @Override
+    public void start(ChannelHandlerContext ctx, boolean keepAlive, boolean http10, Done done) {
+        this.ctx = ctx;
+        this.done = done;
+        this.keepAlive = keepAlive;
+        this.http10 = http10;
+        startWorker();
+    }
+
+    private void startWorker() {
+        try {
+            workers.execute(this::run);
+        } catch (RejectedExecutionException e) {
+            onReleased.run();
+            finishWith(Responses.overloaded("shutting down"));
+        }
+    }
+
+    @Override
+    public void writabilityChanged() {
+        signal();
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        signal();
+    }
+
+    @Override
+    public void discard() {
+        cancelled = true;
+        onReleased.run();
+    }
+
+    private void signal() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        CloseableIterator<Entry> it = null;
+        try {
+            it = source.open();
+            pump(it);
+        } catch (ClusterScanner.IncompleteScanException e) {
+            log.warn("scan {} cut short: {}", description, e.getMessage());
+            fail(HttpResponseStatus.GATEWAY_TIMEOUT, "scan incomplete: " + e.getMessage());
+        } catch (Throwable t) {
+            log.error("scan {} failed", description, t);
+            fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed");
+        } finally {
+            if (it != null) {
+                try {
+                    it.close();
+                } catch (RuntimeException e) {
+                    log.warn("closing scan {} iterator failed: {}", description, e.toString());
+                }
+            }
+            onReleased.run();
+        }
+    }
+
+    private void pump(CloseableIterator<Entry> it) throws InterruptedException {
+        while (true) {
+            if (!awaitWritable()) return;
+            List<HttpContent> batch = new ArrayList<>();
+            ByteBuf buf = null;
+            boolean end = false;
+            int bytes = 0;
+            long started = System.nanoTime();
+            try {
+                while (bytes < BATCH_BYTES) {
+                    if (cancelled) return;
+                    if (bytes > 0 && System.nanoTime() - started > MAX_BATCH_NANOS) break;
+                    if (!it.hasNext()) {
+                        end = true;
+                        break;
+                    }
+                    Entry e = it.next();
+                    if (!format.includes(e)) continue;
+                    int size = format.size(e);
+                    if (buf == null || buf.writableBytes() < size) {
+                        if (buf != null) {
+                            cut(buf, batch);
+                            buf.release();
+                        }
+                        buf = ctx.alloc().buffer(Math.max(BATCH_BYTES, size));
+                    }
+                    format.write(e, buf);
+                    bytes += size;
+                    if (format.chunkPerEntry() && !http10) cut(buf, batch);
+                }
+                if (buf != null) cut(buf, batch);
+            } finally {
+                if (buf != null) buf.release();
+                if (cancelled) release(batch);
+            }
+            submit(batch, end);
+            if (end) return;
+        }
+    }
+
+    /** Moves what {@code buf} holds beyond its reader index into a chunk of the batch. */
+    private static void cut(ByteBuf buf, List<HttpContent> batch) {
+        int n = buf.readableBytes();
+        if (n == 0) return;
+        batch.add(new DefaultHttpContent(buf.retainedSlice(buf.readerIndex(), n)));
+        buf.skipBytes(n);
+    }
+
+    private static void release(List<HttpContent> batch) {
+        for (HttpContent c : batch) ReferenceCountUtil.release(c);
+        batch.clear();
+    }
+
+    /** Blocks until the previous batch is written and the channel can take more; false if cancelled. */
+    private boolean awaitWritable() throws InterruptedException {
+        lock.lock();
+        try {
+            while (!cancelled && (batchPending || !ctx.channel().isWritable())) {
+                if (!ctx.channel().isActive()) {
+                    cancelled = true;
+                    break;
+                }
+                changed.await(100, TimeUnit.MILLISECONDS);
+            }
+            batchPending = true;
+            return !cancelled;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void submit(List<HttpContent> batch, boolean end) {
+        execute(() -> {
+            if (over || cancelled || !ctx.channel().isActive()) {
+                release(batch);
+                batchWritten();
+                return;
+            }
+            if (!headSent) {
+                ctx.write(head());
+                headSent = true;
+            }
+            for (HttpContent c : batch) ctx.write(c, ctx.voidPromise());
+            if (end) {
+                over = true;
+                ctx.writeAndFlush(http10 ? new DefaultHttpContent(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                        : LastHttpContent.EMPTY_LAST_CONTENT);
+                done.finished(http10);
+            } else {
+                ctx.flush();
+            }
+            batchWritten();
+        }, () -> release(batch));
+    }
+
+    private void batchWritten() {
+        lock.lock();
+        try {
+            batchPending = false;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private HttpResponse head() {
+        HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+        if (http10) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else {
+            r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            if (!keepAlive) r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return r;
+    }
+
+    private void fail(HttpResponseStatus status, String reason) {
+        execute(() -> {
+            if (over) return;
+            if (headSent) {
+                over = true;
+                done.finished(true); // no terminating chunk: the client sees a cut-short body
+            } else {
+                finishWith(Responses.text(status, reason));
+            }
+        }, () -> { });
+    }
+
+    /** Event loop: answer with a complete response instead of a stream. */
+    private void finishWith(io.netty.handler.codec.http.FullHttpResponse r) {
+        if (over) {
+            r.release();
+            return;
+        }
+        over = true;
+        headSent = true;
+        if (!keepAlive) r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(r);
+        done.finished(false);
+    }
+
+    private void execute(Runnable task, Runnable ifRejected) {
+        try {
+            ctx.executor().execute(task);
+        } catch (RejectedExecutionException e) {
+            ifRejected.run();
+        }
+    }
+}

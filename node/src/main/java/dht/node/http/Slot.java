@@ -1,0 +1,117 @@
+package dht.node.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.util.ReferenceCountUtil;
+import java.net.SocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request's place in its connection's answer order. A route completes it exactly once, from any
+ * thread, with a full response or a stream; the {@link ResponseSequencer} writes it when all earlier
+ * answers are out.
+ *
+ * <p>{@link #onRelease} registers what to give back (an admission permit) once the answer has been
+ * written or dropped; {@link #release()} runs it at most once.
+ */
+public final class Slot {
+    private final ResponseSequencer sequencer;
+    private final ChannelHandlerContext ctx;
+    final boolean keepAlive;
+    final boolean http10;
+    private final AtomicBoolean released = new AtomicBoolean();
+    private volatile Runnable onRelease;
+
+    // Written on the event loop only.
+    FullHttpResponse response;
+    ResponseStream stream;
+    boolean closeAfter;
+    boolean dead;
+    boolean dispatched;
+    /** The request changes state (not GET/HEAD/OPTIONS/TRACE): it runs alone on its connection. */
+    boolean unsafe;
+    /** The request until it is dispatched (it may wait for the connection's window). */
+    io.netty.handler.codec.http.FullHttpRequest request;
+    /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */
+    FullHttpResponse rejection;
+
+    Slot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
+        this.sequencer = sequencer;
+        this.ctx = ctx;
+        this.keepAlive = keepAlive;
+        this.http10 = http10;
+    }
+
+    public SocketAddress remoteAddress() {
+        return ctx.channel().remoteAddress();
+    }
+
+    /** Run {@code action} once this request's answer is written or dropped. */
+    public void onRelease(Runnable action) {
+        this.onRelease = action;
+    }
+
+    public void respond(FullHttpResponse r) {
+        complete(r, null, false);
+    }
+
+    /** Answer, then close the connection (the request left it in a state we cannot trust). */
+    public void respondAndClose(FullHttpResponse r) {
+        complete(r, null, true);
+    }
+
+    public void stream(ResponseStream s) {
+        complete(null, s, false);
+    }
+
+    void release() {
+        if (released.compareAndSet(false, true)) {
+            Runnable r = onRelease;
+            if (r != null) r.run();
+        }
+    }
+
+    /** Drops an answer that can no longer be written; event loop or a thread that lost the race with shutdown. */
+    void drop() {
+        if (response != null) {
+            ReferenceCountUtil.release(response);
+            response = null;
+            release();
+        } else if (stream != null) {
+            ResponseStream s = stream;
+            stream = null;
+            s.discard();
+        }
+    }
+
+    boolean ready() {
+        return response != null || stream != null;
+    }
+
+    private void complete(FullHttpResponse r, ResponseStream s, boolean close) {
+        if (ctx.executor().inEventLoop()) {
+            completeOnLoop(r, s, close);
+            return;
+        }
+        try {
+            ctx.executor().execute(() -> completeOnLoop(r, s, close));
+        } catch (RejectedExecutionException e) {
+            // The event loop is gone (node stopped): nobody will write this.
+            response = r;
+            stream = s;
+            drop();
+        }
+    }
+
+    private void completeOnLoop(FullHttpResponse r, ResponseStream s, boolean close) {
+        response = r;
+        stream = s;
+        closeAfter = close;
+        if (dead) {
+            drop();
+        } else {
+            sequencer.ready();
+        }
+    }
+}

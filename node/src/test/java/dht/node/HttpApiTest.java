@@ -1,0 +1,141 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The public API's status codes and bad-input answers, over real sockets. */
+class HttpApiTest {
+    @TempDir
+    static Path dir;
+    static TestNode node;
+
+    @BeforeAll
+    static void start() throws Exception {
+        node = TestNode.start(dir);
+    }
+
+    @AfterAll
+    static void stop() {
+        node.close();
+    }
+
+    static String text(HttpResponse<byte[]> r) {
+        return new String(r.body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void putGetDeleteCycle() throws Exception {
+        assertThat(node.get("/v0/entity?id=cycle").statusCode()).isEqualTo(404);
+        HttpResponse<byte[]> put = node.put("/v0/entity?id=cycle", "v1");
+        assertThat(put.statusCode()).isEqualTo(201);
+        assertThat(put.headers().firstValue("content-length")).hasValue("0");
+        HttpResponse<byte[]> get = node.get("/v0/entity?id=cycle");
+        assertThat(get.statusCode()).isEqualTo(200);
+        assertThat(text(get)).isEqualTo("v1");
+        assertThat(node.put("/v0/entity?id=cycle", "v2").statusCode()).isEqualTo(201);
+        assertThat(text(node.get("/v0/entity?id=cycle"))).isEqualTo("v2");
+        assertThat(node.send("DELETE", "/v0/entity?id=cycle", null).statusCode()).isEqualTo(202);
+        assertThat(node.get("/v0/entity?id=cycle").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void emptyValueIsAValue() throws Exception {
+        assertThat(node.put("/v0/entity?id=empty", "").statusCode()).isEqualTo(201);
+        HttpResponse<byte[]> get = node.get("/v0/entity?id=empty");
+        assertThat(get.statusCode()).isEqualTo(200);
+        assertThat(get.body()).isEmpty();
+    }
+
+    @Test
+    void binaryValuesAndEncodedKeysRoundTrip() throws Exception {
+        byte[] value = new byte[70_000];
+        for (int i = 0; i < value.length; i++) value[i] = (byte) (i * 31);
+        assertThat(node.send("PUT", "/v0/entity?id=a%20b%2Bc%26d%3D%FF", value).statusCode()).isEqualTo(201);
+        assertThat(node.get("/v0/entity?id=a%20b%2Bc%26d%3D%FF").body()).isEqualTo(value);
+        // '+' is a space: the same key
+        assertThat(node.get("/v0/entity?id=a+b%2Bc%26d%3D%FF").body()).isEqualTo(value);
+        assertThat(node.get("/v0/entity?id=a%20b%2Bc%26d%3D").statusCode()).isEqualTo(404);
+        // unknown parameters are ignored
+        assertThat(node.get("/v0/entity?x=1&id=a%20b%2Bc%26d%3D%FF&y").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void ackAndFromWithinTheClusterAreAccepted() throws Exception {
+        assertThat(node.put("/v0/entity?id=q&ack=1&from=1", "x").statusCode()).isEqualTo(201);
+        assertThat(node.get("/v0/entity?id=q&ack=1").statusCode()).isEqualTo(200);
+        assertThat(node.get("/v0/entity?id=q&from=1").statusCode()).isEqualTo(200);
+        assertThat(node.get("/v0/entity?id=q&ack=01&from=1").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void badInputIs400AndChangesNothing() throws Exception {
+        String[] bad = {
+            "/v0/entity", "/v0/entity?id=", "/v0/entity?id", "/v0/entity?ack=1",
+            "/v0/entity?id=k&ack=0", "/v0/entity?id=k&ack=-1", "/v0/entity?id=k&ack=x", "/v0/entity?id=k&ack=",
+            "/v0/entity?id=k&from=0", "/v0/entity?id=k&ack=1.5", "/v0/entity?id=k&ack=+1",
+            "/v0/entity?id=k&ack=99999999999", "/v0/entity?id=k&ack=2&from=1", "/v0/entity?id=k&from=2",
+            "/v0/entity?id=k&ack=2", "/v0/entity?id=k&id=j",
+        };
+        for (String uri : bad) {
+            HttpResponse<byte[]> put = node.put(uri, "must not be stored");
+            assertThat(put.statusCode()).as("PUT %s", uri).isEqualTo(400);
+            assertThat(text(put)).as("reason for %s", uri).isNotBlank();
+            assertThat(put.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
+            assertThat(node.get(uri).statusCode()).as("GET %s", uri).isEqualTo(400);
+            assertThat(node.send("DELETE", uri, null).statusCode()).as("DELETE %s", uri).isEqualTo(400);
+        }
+        assertThat(node.get("/v0/entity?id=k").statusCode()).isEqualTo(404);
+        assertThat(node.get("/v0/entity?id=j").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void otherMethodsAre405() throws Exception {
+        for (String m : new String[] {"POST", "PATCH", "OPTIONS"}) {
+            HttpResponse<byte[]> r = node.send(m, "/v0/entity?id=k", new byte[0]);
+            assertThat(r.statusCode()).as(m).isEqualTo(405);
+            assertThat(r.headers().firstValue("allow")).hasValue("GET, PUT, DELETE");
+        }
+        assertThat(node.send("POST", "/v0/entities?start=a", new byte[0]).statusCode()).isEqualTo(405);
+        assertThat(node.send("DELETE", "/v0/status", null).statusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void otherPathsAre400() throws Exception {
+        for (String p : new String[] {"/", "/v0", "/v0/entity/", "/v0/entityx?id=k", "/v1/entity?id=k", "/V0/entity?id=k",
+                "/admin/nothing"}) {
+            assertThat(node.get(p).statusCode()).as(p).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void statusIsJson() throws Exception {
+        HttpResponse<byte[]> r = node.get("/v0/status");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+        String json = text(r);
+        assertThat(json).startsWith("{\"node\":\"http://localhost:" + node.node.port() + "\"")
+                .contains("\"cluster\":[\"http://localhost:" + node.node.port() + "\"]")
+                .contains("\"uptimeMillis\":").contains("\"storage\":{\"tables\":")
+                .contains("\"pendingFlushes\":").contains("\"pendingCompactions\":").contains("\"inFlight\":");
+    }
+
+    @Test
+    void scanValidation() throws Exception {
+        assertThat(node.get("/v0/entities").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&scope=galaxy").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&scope=cluster&ack=0").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&scope=cluster&ack=2").statusCode()).isEqualTo(400);
+        HttpResponse<byte[]> empty = node.get("/v0/entities?start=b&end=a");
+        assertThat(empty.statusCode()).isEqualTo(200);
+        assertThat(empty.body()).isEmpty();
+        assertThat(node.get("/v0/entities?start=b&end=b").body()).isEmpty();
+    }
+}

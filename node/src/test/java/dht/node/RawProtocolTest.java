@@ -1,0 +1,229 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HTTP framing over raw sockets: pipelining, keep-alive, limits, malformed input. */
+class RawProtocolTest {
+    static final int MAX_BODY = 1024;
+    static final int MAX_URI = 512;
+    static final int MAX_HEADER = 1024;
+
+    @TempDir
+    static Path dir;
+    static TestNode node;
+
+    @BeforeAll
+    static void start() throws Exception {
+        node = TestNode.start(TestNode.config(TestNode.freePort(), dir, 64, MAX_BODY, MAX_URI, MAX_HEADER), s -> s);
+    }
+
+    @AfterAll
+    static void stop() {
+        node.close();
+    }
+
+    RawHttp connect() throws Exception {
+        return new RawHttp(node.node.port());
+    }
+
+    static String put(String id, String value) {
+        return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + value.length() + "\r\n\r\n" + value;
+    }
+
+    static String get(String pathAndQuery) {
+        return "GET " + pathAndQuery + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    }
+
+    @Test
+    void pipelinedAnswersComeInRequestOrder() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(put("p1", "one") + get("/v0/entity?id=p1") + get("/nowhere") + put("p2", "two")
+                    + get("/v0/entity?id=p2") + get("/v0/entity?id=p3") + get("/v0/status"));
+            RawHttp.Response r1 = c.read();
+            assertThat(r1.status()).isEqualTo(201);
+            RawHttp.Response r2 = c.read();
+            assertThat(r2.status()).isEqualTo(200);
+            assertThat(r2.text()).isEqualTo("one");
+            assertThat(c.read().status()).isEqualTo(400);
+            assertThat(c.read().status()).isEqualTo(201);
+            assertThat(c.read().text()).isEqualTo("two");
+            assertThat(c.read().status()).isEqualTo(404);
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void manyPipelinedRequestsInOneWrite() throws Exception {
+        StringBuilder b = new StringBuilder();
+        int n = 500;
+        for (int i = 0; i < n; i++) b.append(put("m" + i, "v" + i));
+        for (int i = 0; i < n; i++) b.append(get("/v0/entity?id=m" + i));
+        try (RawHttp c = connect()) {
+            c.send(b.toString());
+            for (int i = 0; i < n; i++) assertThat(c.read().status()).isEqualTo(201);
+            for (int i = 0; i < n; i++) assertThat(c.read().text()).isEqualTo("v" + i);
+        }
+    }
+
+    @Test
+    void keepAliveServesManyRequestsOnOneConnection() throws Exception {
+        try (RawHttp c = connect()) {
+            for (int i = 0; i < 50; i++) {
+                c.send(put("k" + i, "v" + i));
+                assertThat(c.read().status()).isEqualTo(201);
+                c.send(get("/v0/entity?id=k" + i));
+                RawHttp.Response r = c.read();
+                assertThat(r.text()).isEqualTo("v" + i);
+                assertThat(r.header("connection")).isNull();
+            }
+        }
+    }
+
+    @Test
+    void connectionCloseIsHonoured() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("connection")).isEqualTo("close");
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void http10GetsAnAnswerAndKeepAliveOnlyIfAsked() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("GET /v0/entity?id=nothing HTTP/1.0\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(404);
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (RawHttp c = connect()) {
+            c.send("GET /v0/entity?id=nothing HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.header("connection")).isEqualToIgnoringCase("keep-alive");
+            c.send("GET /v0/status HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void malformedPercentEncodingIs400() throws Exception {
+        for (String q : new String[] {"id=%zz", "id=k%2", "id=k%", "id=%G0"}) {
+            try (RawHttp c = connect()) {
+                c.send(get("/v0/entity?" + q));
+                assertThat(c.read().status()).as(q).isEqualTo(400);
+            }
+        }
+    }
+
+    @Test
+    void rawUtf8InTheUriIsTheSameKeyAsItsPercentEncoding() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(("PUT /v0/entity?id=\u00d0\u00b4 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nd"));
+            assertThat(c.read().status()).isEqualTo(201);
+        }
+        assertThat(new String(node.get("/v0/entity?id=%D0%B4").body())).isEqualTo("d");
+    }
+
+    @Test
+    void oversizedBodyIs413AndTheConnectionStaysUsable() throws Exception {
+        String big = "x".repeat(MAX_BODY + 1);
+        try (RawHttp c = connect()) {
+            c.send(put("big", big) + get("/v0/status"));
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(413);
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+        // chunked: the limit is found while reading
+        try (RawHttp c = connect()) {
+            String chunk = Integer.toHexString(600) + "\r\n" + "y".repeat(600) + "\r\n";
+            c.send("PUT /v0/entity?id=big HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + chunk + chunk + "0\r\n\r\n" + get("/v0/entity?id=big"));
+            assertThat(c.read().status()).isEqualTo(413);
+            assertThat(c.read().status()).isEqualTo(404);
+        }
+        // exactly at the limit is fine
+        try (RawHttp c = connect()) {
+            c.send(put("atlimit", "z".repeat(MAX_BODY)));
+            assertThat(c.read().status()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void expectContinueGetsContinueThenTheAnswer() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=cont HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(100);
+            c.send("abc");
+            assertThat(c.read().status()).isEqualTo(201);
+        }
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=cont HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(413);
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void longUriIs414() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(get("/v0/entity?id=" + "u".repeat(MAX_URI)));
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(414);
+        }
+        assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void largeHeadersAre431() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("GET /v0/status HTTP/1.1\r\nHost: x\r\nX-Big: " + "h".repeat(MAX_HEADER) + "\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(431);
+        }
+        assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void malformedRequestsGet400OrACleanCloseAndTheNodeKeepsServing() throws Exception {
+        String[] garbage = {
+            "GARBAGE\r\n\r\n",
+            "GET /v0/status HTTP/9.9\r\n\r\n",
+            "GET /v0/status HTTP/1.1\r\nNo colon here\r\n\r\n",
+            "PUT /v0/entity?id=x HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
+            "PUT /v0/entity?id=x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nxx\r\n",
+            "\u0000\u0001\u0002\r\n\r\n",
+        };
+        for (String g : garbage) {
+            try (RawHttp c = connect()) {
+                c.send(g);
+                try {
+                    RawHttp.Response r = c.read();
+                    assertThat(r.status()).as("%s", g).isEqualTo(400);
+                    assertThat(c.closedByServer()).isTrue();
+                } catch (java.io.EOFException closedCleanly) {
+                    // a clean close is also an answer the contract allows
+                }
+            }
+            assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+        }
+        assertThat(node.get("/v0/entity?id=x").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aMalformedRequestAfterGoodOnesStillGetsTheirAnswersFirst() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(put("before", "b") + get("/v0/entity?id=before") + "BROKEN REQUEST LINE\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(201);
+            assertThat(c.read().text()).isEqualTo("b");
+            assertThat(c.read().status()).isEqualTo(400);
+        }
+    }
+}

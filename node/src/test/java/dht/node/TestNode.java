@@ -1,0 +1,84 @@
+package dht.node;
+
+import dht.storage.Store;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+
+/** A node started in-process on a real port, with a real HTTP client pointed at it. */
+final class TestNode implements AutoCloseable {
+    final Node node;
+    final Store store;
+    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TestNode(Node node, Store store) {
+        this.node = node;
+        this.store = store;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static NodeConfig config(int port, Path dir, int maxInFlight, int maxBody, int maxUri, int maxHeader) {
+        String self = "http://localhost:" + port;
+        return new NodeConfig(port, dir, self, List.of(self), maxInFlight, maxBody, maxUri, maxHeader,
+                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null);
+    }
+
+    static NodeConfig config(Path dir) throws IOException {
+        return config(freePort(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, NodeConfig.DEFAULT_MAX_BODY_BYTES,
+                NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES);
+    }
+
+    /** A node over an in-memory store (wrapped by {@code wrap}) and the test-only local cluster layer. */
+    static TestNode start(NodeConfig config, Function<Store, Store> wrap) throws IOException {
+        return start(config, wrap, LocalCluster.starter());
+    }
+
+    static TestNode start(NodeConfig config, Function<Store, Store> wrap, ClusterServices.Starter cluster)
+            throws IOException {
+        Store[] opened = new Store[1];
+        Node node = Node.start(config, c -> opened[0] = wrap.apply(new MemoryStore()), cluster);
+        return new TestNode(node, opened[0]);
+    }
+
+    static TestNode start(Path dir) throws IOException {
+        return start(config(dir), s -> s);
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create("http://localhost:" + node.port() + pathAndQuery);
+    }
+
+    HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body) throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher p = body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body);
+        return client.send(HttpRequest.newBuilder(uri(pathAndQuery)).method(method, p)
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    HttpResponse<byte[]> get(String pathAndQuery) throws IOException, InterruptedException {
+        return send("GET", pathAndQuery, null);
+    }
+
+    HttpResponse<byte[]> put(String pathAndQuery, String body) throws IOException, InterruptedException {
+        return send("PUT", pathAndQuery, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void close() {
+        node.close();
+    }
+}

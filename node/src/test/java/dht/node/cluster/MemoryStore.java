@@ -1,0 +1,57 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import dht.storage.StoreStats;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/** Test double: an in-memory store with the engine's last-write-wins rule; can be made to fail. */
+final class MemoryStore implements Store {
+    final ConcurrentSkipListMap<byte[], Entry> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+    volatile boolean failing;
+
+    @Override
+    public void put(byte[] key, byte[] value, long timestamp) throws IOException {
+        apply(Entry.value(key, value, timestamp));
+    }
+
+    @Override
+    public void delete(byte[] key, long timestamp) throws IOException {
+        apply(Entry.tombstone(key, timestamp));
+    }
+
+    private void apply(Entry e) throws IOException {
+        if (failing) throw new IOException("injected failure");
+        map.compute(e.key(), (k, old) -> e.supersedes(old) ? e : old);
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        if (failing) throw new IOException("injected failure");
+        return map.get(key);
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        if (failing) throw new IOException("injected failure");
+        Iterator<Entry> it = (to == null ? map.tailMap(from, true) : map.subMap(from, true, to, false)).values().iterator();
+        return new CloseableIterator<>() {
+            @Override public boolean hasNext() { return it.hasNext(); }
+            @Override public Entry next() { return it.next(); }
+            @Override public void close() { }
+        };
+    }
+
+    @Override
+    public StoreStats stats() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,91 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class SingleNodeClusterTest {
+    private static final String SELF = "http://localhost:1";
+    private final MemoryStore store = new MemoryStore();
+    private final ExecutorService storage = Executors.newFixedThreadPool(2);
+    private final Cluster cluster = Cluster.start(SELF, List.of(SELF), store, storage, Duration.ofSeconds(1));
+
+    @AfterEach
+    void tearDown() {
+        cluster.close();
+        storage.shutdownNow();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void putGetDeleteThroughTheLocalReplica() {
+        Coordinator c = cluster.coordinator();
+        Quorum q = Quorum.defaultFor(1);
+        assertThat(c.get(b("k"), q).join()).isEqualTo(Answer.NOT_FOUND);
+        assertThat(c.put(b("k"), b("v1"), q).join()).isEqualTo(Answer.STORED);
+        Answer a = c.get(b("k"), q).join();
+        assertThat(a.kind()).isEqualTo(Answer.Kind.FOUND);
+        assertThat(a.value()).isEqualTo(b("v1"));
+        assertThat(c.put(b("k"), b(""), q).join()).isEqualTo(Answer.STORED);
+        assertThat(c.get(b("k"), q).join().value()).isEmpty();
+        assertThat(c.delete(b("k"), q).join()).isEqualTo(Answer.DELETED);
+        assertThat(c.get(b("k"), q).join()).isEqualTo(Answer.NOT_FOUND);
+        assertThat(store.map.get(b("k")).isTombstone()).isTrue();
+    }
+
+    @Test
+    void storeFailureIsNotEnoughReplicas() {
+        store.failing = true;
+        Quorum q = Quorum.defaultFor(1);
+        assertThat(cluster.coordinator().put(b("k"), b("v"), q).join()).isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+        assertThat(cluster.coordinator().get(b("k"), q).join()).isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+    }
+
+    @Test
+    void rejectedStorageWorkIsNotEnoughReplicas() {
+        storage.shutdownNow();
+        assertThat(cluster.coordinator().put(b("k"), b("v"), Quorum.defaultFor(1)).join())
+                .isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+    }
+
+    @Test
+    void consecutiveWritesAreOrderedEvenWithinOneMicrosecond() {
+        Coordinator c = cluster.coordinator();
+        Quorum q = Quorum.defaultFor(1);
+        for (int i = 0; i < 500; i++) {
+            c.put(b("k"), b("v" + i), q).join();
+            assertThat(c.get(b("k"), q).join().value()).isEqualTo(b("v" + i));
+        }
+    }
+
+    @Test
+    void viewAndScan() {
+        assertThat(cluster.view().self()).isEqualTo(SELF);
+        assertThat(cluster.view().nodes()).containsExactly(SELF);
+        assertThat(cluster.view().peersUp()).isEmpty();
+        Coordinator c = cluster.coordinator();
+        Quorum q = Quorum.defaultFor(1);
+        for (String k : List.of("a", "b", "c", "d")) c.put(b(k), b(k + "!"), q).join();
+        c.delete(b("c"), q).join();
+        List<String> seen = new ArrayList<>();
+        try (CloseableIterator<Entry> it = cluster.scanner().scan(b("b"), b("d"), 1)) {
+            while (it.hasNext()) {
+                Entry e = it.next();
+                seen.add(new String(e.key(), StandardCharsets.UTF_8) + (e.isTombstone() ? "-" : "+"));
+            }
+        }
+        assertThat(seen).containsExactly("b+", "c-");
+    }
+}

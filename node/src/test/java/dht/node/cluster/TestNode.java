@@ -1,0 +1,161 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Test harness: one in-process node with a minimal HTTP server (the real one is the node module's),
+ * routing the internal point protocol to the cluster's ReplicaEndpoint and serving the internal scan
+ * stream in the documented binary format. {@link #frozen} makes it accept and read but never answer,
+ * like a SIGSTOPped process; {@link #cutScanAfter} cuts scan streams after that many records.
+ */
+final class TestNode implements AutoCloseable {
+    final int port;
+    final String url;
+    final MemoryStore store = new MemoryStore();
+    final ExecutorService storage = Executors.newFixedThreadPool(2);
+    volatile boolean frozen;
+    volatile int cutScanAfter = -1;
+    private Cluster cluster;
+    private EventLoopGroup group;
+    private Channel server;
+
+    TestNode(int port) {
+        this.port = port;
+        this.url = "http://localhost:" + port;
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    void start(List<String> nodes, Duration timeout) throws InterruptedException {
+        cluster = Cluster.start(url, nodes, store, storage, timeout);
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 24), new Handler());
+                    }
+                }).bind(port).sync().channel();
+    }
+
+    Cluster cluster() {
+        return cluster;
+    }
+
+    /** Stops serving (the port refuses connections); the cluster object is closed too. */
+    void stop() {
+        if (server != null) {
+            server.close().syncUninterruptibly();
+            group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            server = null;
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        frozen = false;
+        stop();
+        storage.shutdownNow();
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            if (frozen) return; // read, never answered
+            String path = new QueryStringDecoder(req.uri()).path();
+            if (path.equals("/internal/v0/entity")) {
+                boolean keepAlive = HttpUtil.isKeepAlive(req);
+                cluster.replicaEndpoint().handle(req).thenAccept(r -> {
+                    if (frozen) return;
+                    HttpUtil.setKeepAlive(r, keepAlive);
+                    ctx.writeAndFlush(r);
+                });
+            } else if (path.equals("/internal/v0/entities")) {
+                scan(ctx, new QueryStringDecoder(req.uri()));
+            } else {
+                byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+                FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                        path.equals("/v0/status") ? HttpResponseStatus.OK : HttpResponseStatus.BAD_REQUEST,
+                        Unpooled.wrappedBuffer(body));
+                HttpUtil.setContentLength(r, body.length);
+                ctx.writeAndFlush(r);
+            }
+        }
+
+        private void scan(ChannelHandlerContext ctx, QueryStringDecoder q) {
+            byte[] start = q.parameters().get("start").get(0).getBytes(StandardCharsets.UTF_8);
+            List<String> endParam = q.parameters().get("end");
+            byte[] end = endParam == null ? null : endParam.get(0).getBytes(StandardCharsets.UTF_8);
+            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            HttpUtil.setTransferEncodingChunked(head, true);
+            head.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+            ctx.write(head);
+            int n = 0;
+            try (CloseableIterator<Entry> it = store.scan(start, end)) {
+                while (it.hasNext()) {
+                    if (n++ == cutScanAfter) {
+                        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                        return;
+                    }
+                    Entry e = it.next();
+                    byte[] v = e.isTombstone() ? new byte[0] : e.value();
+                    ByteBuf b = Unpooled.buffer(17 + e.key().length + v.length);
+                    b.writeByte(e.isTombstone() ? 1 : 0).writeLong(e.timestamp())
+                            .writeInt(e.key().length).writeBytes(e.key()).writeInt(v.length).writeBytes(v);
+                    // split records across chunks to check the reader does not assume alignment
+                    int half = b.readableBytes() / 2;
+                    ctx.write(new DefaultHttpContent(b.readRetainedSlice(half)));
+                    ctx.write(new DefaultHttpContent(b));
+                }
+            } catch (java.io.IOException e) {
+                ctx.close();
+                return;
+            }
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+    }
+}
