@@ -5,8 +5,8 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -169,6 +169,8 @@ final class PeerClient implements AutoCloseable {
         final String host;
         final int port;
         final String hostHeader;
+        /** Every connection to this peer, its pool and its deadlines live on this one loop: no hops between them. */
+        final EventLoop loop;
         final FixedChannelPool pool;
         final AtomicInteger consecutiveFailures = new AtomicInteger();
         final AtomicBoolean trialInFlight = new AtomicBoolean();
@@ -180,7 +182,8 @@ final class PeerClient implements AutoCloseable {
             this.host = u.getHost();
             this.port = u.getPort() > 0 ? u.getPort() : 80;
             this.hostHeader = host + ":" + port;
-            Bootstrap b = new Bootstrap().group(group).channel(channelClass).remoteAddress(host, port)
+            this.loop = group.next();
+            Bootstrap b = new Bootstrap().group(loop).channel(channelClass).remoteAddress(host, port)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.SO_KEEPALIVE, true);
@@ -228,7 +231,21 @@ final class PeerClient implements AutoCloseable {
         }
 
         void start(FullHttpRequest request) {
-            deadline = group.next().schedule(() -> fail(new PeerUnavailableException(
+            if (peer.loop.inEventLoop()) {
+                startOnLoop(request);
+            } else {
+                // one hop onto the peer's loop; from there on everything for this call runs there
+                try {
+                    peer.loop.execute(() -> startOnLoop(request));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    request.release();
+                    fail(new PeerUnavailableException("peer client is closed", e));
+                }
+            }
+        }
+
+        private void startOnLoop(FullHttpRequest request) {
+            deadline = peer.loop.schedule(() -> fail(new PeerUnavailableException(
                     peer.url + " did not answer within " + timeout.toMillis() + " ms", null)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             peer.pool.acquire().addListener((Future<Channel> f) -> {
