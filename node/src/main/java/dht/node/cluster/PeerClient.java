@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -54,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * <li>A connection carries at most one outstanding request; it goes back to the pool only after a
  *     complete answer on a keep-alive connection. A request that times out closes its connection, so
  *     a frozen peer's late answer can never be read as the answer to another request.</li>
- * <li>A peer is marked down after {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP
- *     answer (at once when the connection is refused). While down, requests fail immediately,
+ * <li>A peer is marked down at once when a connection to it is refused, or after
+ *     {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP answer when it has given no
+ *     answer at all for a whole timeout (so a loaded peer that answers late is not cut off). While down, requests fail immediately,
  *     except one trial request at a time, and a background probe ({@code GET /v0/status}) runs every
  *     {@link #PROBE_INTERVAL}; any HTTP answer marks the peer up again.</li>
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
@@ -173,6 +175,8 @@ final class PeerClient implements AutoCloseable {
         final EventLoop loop;
         final FixedChannelPool pool;
         final AtomicInteger consecutiveFailures = new AtomicInteger();
+        /** When the peer last gave any HTTP answer: a slow peer under load still answers now and then. */
+        volatile long lastAnswerNanos = System.nanoTime();
         final AtomicBoolean trialInFlight = new AtomicBoolean();
         volatile boolean up = true;
 
@@ -198,6 +202,7 @@ final class PeerClient implements AutoCloseable {
         }
 
         void succeeded(boolean trial) {
+            lastAnswerNanos = System.nanoTime();
             consecutiveFailures.set(0);
             if (trial) trialInFlight.set(false);
             if (!up) {
@@ -209,11 +214,20 @@ final class PeerClient implements AutoCloseable {
         void failed(boolean trial, Throwable cause) {
             if (trial) trialInFlight.set(false);
             int n = consecutiveFailures.incrementAndGet();
-            if (up && (n >= FAILURES_TO_DOWN || cause instanceof ConnectException)) {
+            // Refused: nobody listens. Otherwise (timeouts, cut connections) only when the peer has
+            // not answered anything for a whole timeout: a loaded but live peer that answers some
+            // requests late must not be cut off, a frozen one answers nothing at all.
+            boolean silent = System.nanoTime() - lastAnswerNanos > timeout.toNanos();
+            if (up && (refused(cause) || (n >= FAILURES_TO_DOWN && silent))) {
                 up = false;
                 log.warn("peer {} is down after {} failure(s): {}", url, n, cause.toString());
             }
         }
+    }
+
+    private static boolean refused(Throwable cause) {
+        Throwable c = cause instanceof PeerUnavailableException && cause.getCause() != null ? cause.getCause() : cause;
+        return c instanceof ConnectException && !(c instanceof ConnectTimeoutException);
     }
 
     /** One request: its deadline, its connection once acquired, and the one place it finishes. */
