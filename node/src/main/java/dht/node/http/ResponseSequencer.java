@@ -141,6 +141,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return slot;
     }
 
+    /** No answer is pending on this connection (an interim 100 Continue may be written now). */
+    boolean idle() {
+        return queue.isEmpty() && activeStream == null;
+    }
+
     /** A slot became ready: write every answer that can go out now. */
     void ready() {
         if (inReady) {
