@@ -174,9 +174,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready()) {
             Slot slot = queue.pollFirst();
-            active--;
-            if (slot.unsafe) barrier = false;
             if (slot.response != null) {
+                finished(slot);
                 FullHttpResponse r = slot.response;
                 slot.response = null;
                 boolean close = !slot.keepAlive || slot.closeAfter;
@@ -203,9 +202,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /** The slot's work is over: it no longer counts against the window or the barrier. */
+    private void finished(Slot slot) {
+        active--;
+        if (slot.unsafe) barrier = false;
+    }
+
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
+        // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
+        finished(slot);
         if (close || !slot.keepAlive) {
             ctx.flush();
             ctx.close();
