@@ -1,5 +1,7 @@
 package dht.node;
 
+import dht.node.admin.Profiler;
+import dht.node.http.AdminRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.HttpChannelInitializer;
@@ -64,12 +66,14 @@ public final class Node implements AutoCloseable {
     private final ChannelGroup channels;
     private final Channel serverChannel;
     private final int port;
+    private final Profiler profiler;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing; // guarded by this
 
     private Node(NodeConfig config, Store store, ExecutorService storageExecutor, ExecutorService scanWorkers,
                  ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup, EventLoopGroup ioGroup,
-                 ChannelGroup channels, Channel serverChannel) {
+                 ChannelGroup channels, Channel serverChannel, Profiler profiler) {
+        this.profiler = profiler;
         this.config = config;
         this.store = store;
         this.storageExecutor = storageExecutor;
@@ -99,6 +103,7 @@ public final class Node implements AutoCloseable {
         ClusterServices cluster = null;
         EventLoopGroup acceptGroup = null;
         EventLoopGroup ioGroup = null;
+        Profiler profiler = null;
         try {
             storageExecutor = StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
@@ -113,7 +118,8 @@ public final class Node implements AutoCloseable {
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0);
-            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status));
+            profiler = new Profiler();
+            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptGroup, ioGroup)
                     .channel(transport.serverChannel())
@@ -127,12 +133,12 @@ public final class Node implements AutoCloseable {
             try {
                 serverChannel = bootstrap.bind(config.port()).sync().channel();
             } catch (Exception e) {
-                BindException be = new BindException("cannot listen on port " + config.port() + ": " + e.getMessage());
+                BindException be = new BindException(String.valueOf(e.getMessage()));
                 be.initCause(e);
                 throw be;
             }
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
-                    ioGroup, channels, serverChannel);
+                    ioGroup, channels, serverChannel, profiler);
             log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
@@ -140,6 +146,7 @@ public final class Node implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             shutDown(acceptGroup);
             shutDown(ioGroup);
+            if (profiler != null) profiler.close();
             if (cluster != null) closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
             stop(storageExecutor);
@@ -149,7 +156,8 @@ public final class Node implements AutoCloseable {
     }
 
     private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
-                                             Admission admission, ExecutorService scanWorkers, StatusReport status) {
+                                             Admission admission, ExecutorService scanWorkers, StatusReport status,
+                                             Profiler profiler) {
         int n = config.cluster().size();
         Map<String, Route> routes = new HashMap<>();
         routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
@@ -157,6 +165,7 @@ public final class Node implements AutoCloseable {
         routes.put("/v0/status", new StatusRoute(status::json));
         routes.put("/internal/v0/entity", new ReplicaRoute(cluster.replicaEndpoint(), admission));
         routes.put("/internal/v0/entities", ScanRoute.internalScan(store, admission, scanWorkers));
+        routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
         return routes;
     }
 
@@ -200,6 +209,7 @@ public final class Node implements AutoCloseable {
             }
             channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             channels.close().await(1, TimeUnit.SECONDS);
+            profiler.close();
             closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
             stop(storageExecutor);

@@ -54,6 +54,14 @@ public final class HybridLogicalClock {
         }
     }
 
+    /**
+     * The wall-clock time a timestamp stands for, in epoch milliseconds (for the storage engine's
+     * tombstone grace period: {@code StoreOptions.timestampMillis}). Timestamps are microseconds.
+     */
+    public static long toEpochMillis(long timestamp) {
+        return timestamp / 1_000;
+    }
+
     /** The highest timestamp issued or observed so far. */
     public long current() {
         return last.get();

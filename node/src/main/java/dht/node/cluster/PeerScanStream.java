@@ -68,8 +68,10 @@ final class PeerScanStream implements ScanSource {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
         PeerScanStream s = new PeerScanStream(peer, idle);
-        StringBuilder uri = new StringBuilder("/internal/v0/entities?start=").append(InternalProtocol.encode(start));
-        if (end != null) uri.append("&end=").append(InternalProtocol.encode(end));
+        // an empty start means "from the first key": the parameter is then left out
+        StringBuilder uri = new StringBuilder("/internal/v0/entities?");
+        if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
+        if (end != null) uri.append("end=").append(InternalProtocol.encode(end));
         Bootstrap b = new Bootstrap().group(client.group()).channel(client.channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)

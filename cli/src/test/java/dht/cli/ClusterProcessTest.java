@@ -1,0 +1,423 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.node.cluster.Placement;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The contract's Replication section against real {@code dht serve} processes: nodes stopped
+ * (SIGTERM), killed (SIGKILL) and frozen (SIGSTOP: the port accepts but never answers). Frozen
+ * processes are thawed and every process is killed in {@link #stopAll()}.
+ */
+class ClusterProcessTest {
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private List<String> urls;
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+    }
+
+    private void startCluster(int n) throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < n; i++) ports.add(NodeProcess.freePort());
+        urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < n; i++) {
+            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
+                    List.of("--cluster", String.join(",", urls), "--replica-timeout", "500")));
+        }
+        for (NodeProcess p : nodes) p.start();
+        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+    }
+
+    private NodeProcess node(String url) {
+        return nodes.stream().filter(n -> n.url().equals(url)).findFirst().orElseThrow();
+    }
+
+    private static String q(String key, int ack, int from) {
+        return "id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + (ack > 0 ? "&ack=" + ack + "&from=" + from : "");
+    }
+
+    private int put(NodeProcess n, String key, String value, int ack, int from) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
+                .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private int delete(NodeProcess n, String key, int ack, int from) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
+                .DELETE().timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** "404", "504" or the value. */
+    private String get(NodeProcess n, String key, int ack, int from) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() == 200 ? r.body() : String.valueOf(r.statusCode());
+    }
+
+    /** The nodes in the key's placement order. */
+    private List<NodeProcess> order(String key) {
+        return new Placement(urls).order(key.getBytes(StandardCharsets.UTF_8)).stream().map(this::node).toList();
+    }
+
+    @Test
+    void contractExamplesWithReplicasKilledAndStopped() throws Exception {
+        startCluster(3);
+        // GET 1/2 sees a PUT or DELETE done with 2/2, even with one replica down
+        for (boolean kill : new boolean[] {true, false}) {
+            String key = "two-of-two-" + kill;
+            List<NodeProcess> o = order(key);
+            assertThat(put(o.get(2), key, "v", 2, 2)).isEqualTo(201);
+            for (int down = 0; down < 2; down++) {
+                NodeProcess d = o.get(down);
+                if (kill) d.kill(); else assertThat(d.terminate(Duration.ofSeconds(10))).isZero();
+                assertThat(get(o.get(1 - down), key, 1, 2)).isEqualTo("v");
+                assertThat(get(o.get(2), key, 1, 2)).isEqualTo("v");
+                d.startAndAwait();
+            }
+            assertThat(delete(o.get(0), key, 2, 2)).isEqualTo(202);
+            for (int down = 0; down < 2; down++) {
+                NodeProcess d = o.get(down);
+                d.kill();
+                assertThat(get(o.get(2), key, 1, 2)).isEqualTo("404");
+                d.startAndAwait();
+            }
+        }
+        // GET 2/3 sees a PUT or DELETE done with 2/3, even with one replica down (before or after the write)
+        for (int down = 0; down < 3; down++) {
+            String key = "two-of-three-" + down;
+            NodeProcess d = nodes.get(down);
+            NodeProcess a = nodes.get((down + 1) % 3);
+            NodeProcess b = nodes.get((down + 2) % 3);
+            assertThat(put(a, key, "v1", 2, 3)).isEqualTo(201);
+            d.kill();
+            assertThat(get(b, key, 2, 3)).isEqualTo("v1");
+            assertThat(put(b, key, "v2", 2, 3)).isEqualTo(201);
+            assertThat(get(a, key, 2, 3)).isEqualTo("v2");
+            assertThat(put(a, key, "v3", 3, 3)).isEqualTo(504);
+            d.startAndAwait();
+            // the restarted node missed v2; quorum reads through any node still see it
+            assertThat(get(d, key, 2, 3)).isIn("v2", "v3"); // v3 may have landed on two replicas
+            assertThat(delete(d, key, 2, 3)).isEqualTo(202);
+            b.kill();
+            assertThat(get(a, key, 2, 3)).isEqualTo("404");
+            assertThat(get(d, key, 2, 3)).isEqualTo("404");
+            b.startAndAwait();
+        }
+        // defaults (2/3) and a PUT stores nothing beyond `from`
+        assertThat(put(nodes.get(0), "defaults", "d", 0, 0)).isEqualTo(201);
+        nodes.get(1).kill();
+        assertThat(get(nodes.get(2), "defaults", 0, 0)).isEqualTo("d");
+        nodes.get(2).kill();
+        assertThat(get(nodes.get(0), "defaults", 0, 0)).isEqualTo("504");
+        assertThat(put(nodes.get(0), "defaults", "e", 0, 0)).isEqualTo(504);
+    }
+
+    @Test
+    void frozenReplicaAnswersQuicklyWithTwoOfThreeAnd504WithThreeOfThree() throws Exception {
+        startCluster(3);
+        NodeProcess frozen = nodes.get(2);
+        frozen.freeze();
+        try {
+            List<Long> millis = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                NodeProcess via = nodes.get(i % 2);
+                NodeProcess other = nodes.get((i + 1) % 2);
+                String key = "frozen" + i;
+                long t0 = System.nanoTime();
+                assertThat(put(via, key, "v" + i, 2, 3)).isEqualTo(201);
+                millis.add((System.nanoTime() - t0) / 1_000_000);
+                t0 = System.nanoTime();
+                assertThat(get(other, key, 2, 3)).isEqualTo("v" + i);
+                millis.add((System.nanoTime() - t0) / 1_000_000);
+                t0 = System.nanoTime();
+                assertThat(delete(via, key, 2, 3)).isEqualTo(202);
+                millis.add((System.nanoTime() - t0) / 1_000_000);
+                t0 = System.nanoTime();
+                assertThat(get(other, key, 2, 3)).isEqualTo("404");
+                millis.add((System.nanoTime() - t0) / 1_000_000);
+            }
+            List<Long> sorted = millis.stream().sorted().toList();
+            // generous bounds for a loaded 2-core machine: the point is "not a replica timeout each"
+            assertThat(sorted.get(sorted.size() / 2)).as("median ms of %s", millis).isLessThan(250);
+            assertThat(sorted.getLast()).as("max ms of %s", millis).isLessThan(1000);
+            for (int i = 0; i < 5; i++) {
+                long t0 = System.nanoTime();
+                assertThat(put(nodes.get(i % 2), "all" + i, "v", 3, 3)).isEqualTo(504);
+                assertThat(get(nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo("504");
+                assertThat(delete(nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo(504);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(6));
+            }
+        } finally {
+            frozen.thaw();
+        }
+        // thawed: back in service (its late answers must not confuse the coordinators' connections)
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        int status;
+        do {
+            status = put(nodes.get(0), "thawed", "t", 3, 3);
+        } while (status != 201 && System.nanoTime() < deadline && sleep(100));
+        assertThat(status).isEqualTo(201);
+        for (int i = 0; i < 30; i++) {
+            assertThat(put(nodes.get(i % 3), "after" + i, "a" + i, 3, 3)).isEqualTo(201);
+            assertThat(get(nodes.get((i + 1) % 3), "after" + i, 3, 3)).isEqualTo("a" + i);
+        }
+    }
+
+    private static boolean sleep(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+        return true;
+    }
+
+    @Test
+    void writesThroughDifferentNodesOneAfterTheOtherAreOrdered() throws Exception {
+        startCluster(3);
+        int wrong = 0;
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            NodeProcess a = nodes.get(i % 3);
+            NodeProcess b = nodes.get((i + 1) % 3);
+            NodeProcess c = nodes.get((i + 2) % 3);
+            assertThat(put(a, "same", "v1-" + i, 2, 3)).isEqualTo(201);
+            assertThat(put(b, "same", "v2-" + i, 2, 3)).isEqualTo(201);
+            String got = get(c, "same", 2, 3);
+            if (!got.equals("v2-" + i)) {
+                wrong++;
+                failures.add("round " + i + ": " + got);
+            }
+        }
+        assertThat(wrong).as("rounds where GET did not return the second write: %s", failures).isZero();
+    }
+
+    @Test
+    void statusShowsPeersUpAndDown() throws Exception {
+        startCluster(3);
+        nodes.get(2).kill();
+        // the peer is noticed down on the first request that needs it
+        put(nodes.get(0), "k", "v", 2, 3);
+        put(nodes.get(0), "k2", "v", 2, 3);
+        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(1).url() + "\":\"up\"")
+                .contains("\"" + nodes.get(2).url() + "\":\"down\"");
+        nodes.get(2).startAndAwait();
+        // the background probe notices it without any request needing it
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!status(nodes.get(0)).contains("\"" + nodes.get(2).url() + "\":\"up\"") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(2).url() + "\":\"up\"");
+        assertThat(put(nodes.get(0), "k3", "v", 3, 3)).as("3/3 after the killed node restarted").isEqualTo(201);
+    }
+
+    private String status(NodeProcess n) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    // ---- cluster scan ----
+
+    private HttpResponse<InputStream> scanStream(NodeProcess n, String start, String end, int ack) throws Exception {
+        String uri = n.url() + "/v0/entities?start=" + URLEncoder.encode(start, StandardCharsets.UTF_8)
+                + (end == null ? "" : "&end=" + URLEncoder.encode(end, StandardCharsets.UTF_8))
+                + "&scope=cluster" + (ack > 0 ? "&ack=" + ack : "");
+        return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** The scan's entries as "key=value" lines; throws IOException if the response was cut short. */
+    private List<String> scan(NodeProcess n, String start, String end, int ack) throws Exception {
+        HttpResponse<InputStream> r = scanStream(n, start, end, ack);
+        assertThat(r.statusCode()).isEqualTo(200);
+        // one chunk per entry, "key \n value"; values here hold no newline, and the entries are
+        // separated only by chunk boundaries, which the client does not see: so every value we
+        // write ends with ';' to split on
+        byte[] body;
+        try (InputStream in = r.body()) {
+            body = in.readAllBytes();
+        }
+        List<String> out = new ArrayList<>();
+        String s = new String(body, StandardCharsets.UTF_8);
+        for (String e : s.split(";")) {
+            if (!e.isEmpty()) out.add(e.replace('\n', '='));
+        }
+        return out;
+    }
+
+    /** True when the scan answered non-200 or its body was cut short; false when it completed. */
+    private boolean scanFails(NodeProcess n, String start, String end, int ack) throws Exception {
+        HttpResponse<InputStream> r = scanStream(n, start, end, ack);
+        try (InputStream in = r.body()) {
+            if (r.statusCode() != 200) return true;
+            byte[] buf = new byte[8192];
+            while (in.read(buf) >= 0) {
+                Thread.sleep(1); // a slow client, so that peers' streams are paused by flow control
+            }
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Test
+    void clusterScanMatchesTheModelAndIsCutShortWhenAckCannotHold() throws Exception {
+        startCluster(3);
+        TreeMap<String, String> model = new TreeMap<>();
+        Random r = new Random(17);
+        for (int i = 0; i < 300; i++) {
+            String key = String.format("s%03d", r.nextInt(120));
+            NodeProcess via = nodes.get(r.nextInt(3));
+            if (r.nextInt(4) == 0) {
+                assertThat(delete(via, key, 2, 3)).isEqualTo(202);
+                model.remove(key);
+            } else {
+                String v = "v" + i + ";";
+                assertThat(put(via, key, v, 2, 3)).isEqualTo(201);
+                model.put(key, v);
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        model.forEach((k, v) -> expected.add(k + "=" + v.substring(0, v.length() - 1)));
+        for (NodeProcess n : nodes) assertThat(scan(n, "s", null, 0)).isEqualTo(expected);
+        List<String> sub = expected.stream().filter(e -> e.compareTo("s030") >= 0 && e.compareTo("s060") < 0).toList();
+        assertThat(scan(nodes.get(1), "s030", "s060", 3)).isEqualTo(sub);
+
+        nodes.get(2).kill();
+        assertThat(scan(nodes.get(0), "s", null, 2)).isEqualTo(expected);
+        // too few nodes before the first byte: the node may answer 504 outright; after it, the
+        // response must be cut short (no terminating chunk), which the client sees as an IOException
+        assertThat(scanFails(nodes.get(0), "s", null, 3)).isTrue();
+        // the node keeps serving after the aborted response
+        assertThat(scan(nodes.get(1), "s", null, 2)).isEqualTo(expected);
+    }
+
+    @Test
+    void clientDisconnectingOrANodeDyingMidScan() throws Exception {
+        startCluster(3);
+        String big = "x".repeat(8000) + ";";
+        // 24 MB per node: more than socket buffers and the coordinator's per-peer queue hold
+        for (int i = 0; i < 3000; i++) assertThat(put(nodes.get(i % 3), String.format("b%05d", i), big, 3, 3)).isEqualTo(201);
+        for (int round = 0; round < 5; round++) {
+            HttpResponse<InputStream> r = scanStream(nodes.get(round % 3), "b", null, 0);
+            try (InputStream in = r.body()) {
+                in.readNBytes(20_000); // a little, then hang up
+            }
+        }
+        for (NodeProcess n : nodes) {
+            assertThat(get(n, "b00007", 2, 3)).isEqualTo(big);
+            assertThat(scan(n, "b00100", "b00110", 0)).hasSize(10);
+        }
+        // a node killed while a slow client reads a scan that needs all three: cut short
+        HttpResponse<InputStream> r = scanStream(nodes.get(0), "b", null, 3);
+        assertThat(r.statusCode()).isEqualTo(200);
+        long read = 0;
+        boolean cut = false;
+        try (InputStream in = r.body()) {
+            byte[] buf = new byte[8192];
+            read += in.readNBytes(buf, 0, buf.length);
+            nodes.get(2).kill();
+            int k;
+            while ((k = in.read(buf)) >= 0) read += k;
+        } catch (IOException e) {
+            cut = true;
+        }
+        assertThat(cut).as("scan needing 3 nodes with one killed mid-way must be cut short (read %d bytes)", read).isTrue();
+        assertThat(read).isLessThan(3000L * 8010);
+        // and with ack 2 the same scan completes
+        assertThat(scan(nodes.get(1), "b", null, 2)).hasSize(3000);
+    }
+
+    @Test
+    @Tag("slow")
+    void randomizedWithKillsAndRestartsLong() throws Exception {
+        randomized(Long.getLong("dht.seed", System.nanoTime()), 3000);
+    }
+
+    @Test
+    void randomizedWithKillsAndRestarts() throws Exception {
+        randomized(Long.getLong("dht.seed", System.nanoTime()), 300);
+    }
+
+    private record Write(String value, int ack, int from, boolean acked) {}
+
+    /** Random coordinators and ack/from, nodes killed and restarted; see RandomizedQuorumTest for the rule. */
+    private void randomized(long seed, int ops) throws Exception {
+        startCluster(3);
+        String ctx = "seed " + seed;
+        Random r = new Random(seed);
+        boolean[] down = new boolean[3];
+        java.util.Map<String, List<Write>> history = new java.util.HashMap<>();
+        for (int op = 0; op < ops; op++) {
+            if (r.nextInt(40) == 0) {
+                int i = r.nextInt(3);
+                if (down[i]) {
+                    nodes.get(i).startAndAwait();
+                    down[i] = false;
+                } else if (!down[0] && !down[1] && !down[2]) {
+                    if (r.nextBoolean()) nodes.get(i).kill(); else nodes.get(i).terminate(Duration.ofSeconds(10));
+                    down[i] = true;
+                }
+            }
+            int c;
+            do c = r.nextInt(3); while (down[c]);
+            NodeProcess via = nodes.get(c);
+            String key = "r" + r.nextInt(6);
+            int from = 1 + r.nextInt(3);
+            int ack = r.nextInt(3) == 0 ? 1 + r.nextInt(from) : from / 2 + 1;
+            List<Write> writes = history.computeIfAbsent(key, k -> new ArrayList<>());
+            int kind = r.nextInt(10);
+            if (kind < 5) {
+                String v = "v" + op;
+                int s = put(via, key, v, ack, from);
+                assertThat(s).as(ctx).isIn(201, 504);
+                writes.add(new Write(v, ack, from, s == 201));
+            } else if (kind < 6) {
+                int s = delete(via, key, ack, from);
+                assertThat(s).as(ctx).isIn(202, 504);
+                writes.add(new Write(null, ack, from, s == 202));
+            } else {
+                String got = get(via, key, ack, from);
+                if (got.equals("504")) continue;
+                int must = -1;
+                for (int i = writes.size() - 1; i >= 0; i--) {
+                    Write w = writes.get(i);
+                    if (w.acked() && w.ack() + ack > Math.max(w.from(), from)) {
+                        must = i;
+                        break;
+                    }
+                }
+                if (must < 0) continue;
+                boolean ok = false;
+                for (int i = must; i < writes.size() && !ok; i++) {
+                    Write w = writes.get(i);
+                    ok = got.equals("404") ? w.value() == null : got.equals(w.value());
+                }
+                assertThat(ok).as("%s: op %d GET %s %d/%d via %s answered %s; writes since the last one it must see: %s",
+                        ctx, op, key, ack, from, via.url(), got, writes.subList(must, writes.size())).isTrue();
+            }
+        }
+    }
+}
