@@ -83,7 +83,7 @@ public final class ReportCommand implements Callable<Integer> {
             return 2;
         }
         long n = keys != null ? keys : quick ? 200_000 : 1_000_000;
-        Path w = work != null ? work : Files.createTempDirectory("dht-report");
+        Path w = work != null ? Files.createDirectories(work) : Files.createTempDirectory("dht-report");
         Files.createDirectories(out);
         machine = Machine.describe();
         long t0 = System.nanoTime();
@@ -138,11 +138,15 @@ public final class ReportCommand implements Callable<Integer> {
         long t = System.nanoTime();
         int code = f.call();
         double secs = (System.nanoTime() - t) / 1e9;
-        if (code != 0) {
+        if (f.lastResult == null) {
             throw new BenchException("fill failed (exit " + code + ")");
         }
-        return String.format(Locale.ROOT, "%,d keys of %d bytes filled with `dht bench fill --url %s --count %d --value-size %d -c %d` in %.1f s (%,.0f keys/s)",
-                n, size, String.join(",", urls), n, size, connections, secs, n / secs);
+        ConnectionStats st = f.lastResult.stats();
+        long created = st.statusCounts[201];
+        String problems = created == n ? "" : String.format(Locale.ROOT, " (**only %,d answered 201**: %d other statuses, %d socket errors; the runs go on with the keys that are there)",
+                created, st.completed - created, f.lastResult.errors());
+        return String.format(Locale.ROOT, "%,d keys of %d bytes filled with `dht bench fill --url %s --count %d --value-size %d -c %d` in %.1f s (%,.0f keys/s)%s",
+                n, size, String.join(",", urls), n, size, connections, secs, n / secs, problems);
     }
 
     private TargetOptions targets(List<String> urls, int connections, int size) {
@@ -190,7 +194,8 @@ public final class ReportCommand implements Callable<Integer> {
         String table = sweepTable(o);
         Files.writeString(dir.resolve("sweep.txt"), table);
 
-        double rate = o.highestStable() > 0 ? o.highestStable() : o.steps().getFirst().rate() / 2;
+        double rate = o.highestStable() > 0 ? o.highestStable()
+                : o.steps().stream().mapToDouble(SweepCommand.Step::rate).min().orElse(sw.startRate); // none passed: the gentlest rate tried
         Duration runDuration = Duration.ofSeconds(quick ? 10 : 30);
         Duration warm = Duration.ofSeconds(quick ? 2 : 5);
         LoadSpec spec = sw.load.spec(sw.target, rate, warm, runDuration, false);
@@ -344,8 +349,27 @@ public final class ReportCommand implements Callable<Integer> {
                 .append(quick ? " with --quick" : "").append(".\n\nMachine: ").append(machine).append(".\n\n");
         md.append("| scenario | highest stable rate (p99 ≤ ").append(Durations.formatMillis(p99.toNanos() / 1e6))
                 .append(") | p50 at that rate | p99 at that rate |\n|---|---|---|---|\n");
-        index.forEach(l -> md.append(l).append('\n'));
-        Files.writeString(out.resolve("README.md"), md);
+        List<String> rows = new ArrayList<>();
+        Path readme = out.resolve("README.md");
+        if (Files.exists(readme)) { // keep the rows of scenarios not rerun this time
+            for (String l : Files.readAllLines(readme)) {
+                Matcher m = Pattern.compile("^\\| \\[.*?\\]\\(([^)]+)\\.md\\)").matcher(l);
+                if (m.find() && !scenarios.contains(m.group(1))) {
+                    rows.add(l);
+                }
+            }
+        }
+        rows.addAll(index);
+        rows.sort(java.util.Comparator.comparingInt(l -> {
+            for (int i = 0; i < SCENARIOS.size(); i++) {
+                if (l.contains("(" + SCENARIOS.get(i) + ".md)")) {
+                    return i;
+                }
+            }
+            return SCENARIOS.size();
+        }));
+        rows.forEach(l -> md.append(l).append('\n'));
+        Files.writeString(readme, md);
     }
 
     private static String heading(String name) {
