@@ -312,7 +312,21 @@ public final class ReportCommand implements Callable<Integer> {
                 md.append("- ").append(l).append('\n');
             } else {
                 Path f = Path.of(l.substring(at + 2));
-                md.append("- [").append(f.getFileName()).append("](").append(name).append('/').append(f.getFileName()).append(")\n");
+                md.append("- [").append(f.getFileName()).append("](").append(name).append('/').append(f.getFileName()).append(")");
+                try {
+                    FlameGraphSummary.Summary sum = FlameGraphSummary.parse(Files.readString(f), 8);
+                    if (sum.topSelf().isEmpty()) {
+                        md.append(": no samples, or a format this tool could not read\n");
+                    } else {
+                        md.append(String.format(Locale.ROOT, ": %,d samples; most self %s:%n", sum.total(),
+                                f.getFileName().toString().contains("alloc") ? "allocation samples (by allocated type)" : "samples"));
+                        for (FlameGraphSummary.Entry e : sum.topSelf()) {
+                            md.append(String.format(Locale.ROOT, "  - %.1f%% `%s`%n", 100 * e.share(), e.frame().replace("`", "'")));
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    md.append(": could not be read (").append(e).append(")\n");
+                }
             }
         }
         md.append('\n');
