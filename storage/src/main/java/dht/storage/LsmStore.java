@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * <p>The memtable keeps the key and value arrays passed to {@link #put} without copying them:
  * callers must not modify them afterwards. A scan holds its tables until it is closed or read to
  * the end; a scan that is abandoned without either keeps them mapped (and, once compacted away, on
- * disk) until the store is reopened.
+ * disk) until the process ends.
  */
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
