@@ -44,5 +44,5 @@ for c in 1 64; do
 done
 for r in $(seq "$rounds"); do
   bench --url "http://127.0.0.1:$port" -c 1 -R 1000 -d "${secs}s" --warmup 3s \
-    | awk -v r="$r" '/^ +(50|99|99\.9)\.?0*%/ {p[$1]=$2} /send lag/ {lag=$0} END {print "1 connection 1000 req/s round " r ": p50 " p["50.000%"] " p99 " p["99.000%"] " p99.9 " p["99.900%"] "; " lag}'
+    | awk -v r="$r" '/^ +(50|99|99\.9)\.?0*%/ {p[$1]=$2} /^Generator send lag/ {lag=$0} END {print "1 connection 1000 req/s round " r ": p50 " p["50.000%"] " p99 " p["99.000%"] " p99.9 " p["99.900%"] "; " lag}'
 done
