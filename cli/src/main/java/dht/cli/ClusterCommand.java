@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -53,7 +54,9 @@ final class ClusterCommand implements Callable<Integer> {
         String clusterArg = String.join(",", urls);
         List<Process> processes = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stopping.set(true);
             stopAll(processes);
             stopped.countDown();
             Runtime.getRuntime().halt(0);
@@ -85,7 +88,7 @@ final class ClusterCommand implements Callable<Integer> {
         System.out.println("Ctrl-C stops the cluster.");
         for (Process p : processes) {
             p.onExit().thenRun(() -> {
-                if (stopped.getCount() > 0) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+                if (!stopping.get()) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
             });
         }
         stopped.await();

@@ -1,5 +1,7 @@
 package dht.node;
 
+import dht.node.admin.Profiler;
+import dht.node.http.AdminRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.HttpChannelInitializer;
@@ -44,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
-    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
     private static final Duration EXECUTOR_TIMEOUT = Duration.ofSeconds(2);
 
     /** Opens the storage engine for a node. */
@@ -64,12 +66,14 @@ public final class Node implements AutoCloseable {
     private final ChannelGroup channels;
     private final Channel serverChannel;
     private final int port;
+    private final Profiler profiler;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing; // guarded by this
 
     private Node(NodeConfig config, Store store, ExecutorService storageExecutor, ExecutorService scanWorkers,
                  ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup, EventLoopGroup ioGroup,
-                 ChannelGroup channels, Channel serverChannel) {
+                 ChannelGroup channels, Channel serverChannel, Profiler profiler) {
+        this.profiler = profiler;
         this.config = config;
         this.store = store;
         this.storageExecutor = storageExecutor;
@@ -99,6 +103,7 @@ public final class Node implements AutoCloseable {
         ClusterServices cluster = null;
         EventLoopGroup acceptGroup = null;
         EventLoopGroup ioGroup = null;
+        Profiler profiler = null;
         try {
             storageExecutor = StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
@@ -113,7 +118,8 @@ public final class Node implements AutoCloseable {
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0);
-            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status));
+            profiler = new Profiler();
+            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptGroup, ioGroup)
                     .channel(transport.serverChannel())
@@ -127,19 +133,19 @@ public final class Node implements AutoCloseable {
             try {
                 serverChannel = bootstrap.bind(config.port()).sync().channel();
             } catch (Exception e) {
-                BindException be = new BindException("cannot listen on port " + config.port() + ": " + e.getMessage());
+                BindException be = new BindException(String.valueOf(e.getMessage()));
                 be.initCause(e);
                 throw be;
             }
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
-                    ioGroup, channels, serverChannel);
+                    ioGroup, channels, serverChannel, profiler);
             log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {
-            shutDown(acceptGroup);
-            shutDown(ioGroup);
+            shutDown(acceptGroup, ioGroup);
+            if (profiler != null) profiler.close();
             if (cluster != null) closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
             stop(storageExecutor);
@@ -149,7 +155,8 @@ public final class Node implements AutoCloseable {
     }
 
     private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
-                                             Admission admission, ExecutorService scanWorkers, StatusReport status) {
+                                             Admission admission, ExecutorService scanWorkers, StatusReport status,
+                                             Profiler profiler) {
         int n = config.cluster().size();
         Map<String, Route> routes = new HashMap<>();
         routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
@@ -157,6 +164,7 @@ public final class Node implements AutoCloseable {
         routes.put("/v0/status", new StatusRoute(status::json));
         routes.put("/internal/v0/entity", new ReplicaRoute(cluster.replicaEndpoint(), admission));
         routes.put("/internal/v0/entities", ScanRoute.internalScan(store, admission, scanWorkers));
+        routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
         return routes;
     }
 
@@ -200,12 +208,12 @@ public final class Node implements AutoCloseable {
             }
             channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             channels.close().await(1, TimeUnit.SECONDS);
+            profiler.close();
             closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
             stop(storageExecutor);
             closeQuietly(store::close, "store");
-            shutDown(ioGroup);
-            shutDown(acceptGroup);
+            shutDown(ioGroup, acceptGroup);
             log.info("node {} stopped in {} ms ({} requests were in flight at stop)", config.self(),
                     (System.nanoTime() - t0) / 1_000_000, waiting);
         } catch (InterruptedException e) {
@@ -224,8 +232,14 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static void shutDown(EventLoopGroup group) {
-        if (group != null) group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    /** Stops the event loops together: no quiet period (connections are closed already), 2 s in all. */
+    private static void shutDown(EventLoopGroup... groups) {
+        java.util.List<io.netty.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (EventLoopGroup g : groups) {
+            if (g != null) done.add(g.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (var f : done) f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private static void stop(ExecutorService executor) {

@@ -1,6 +1,14 @@
 package dht.node;
 
+import dht.node.cluster.Cluster;
+import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.ClusterView;
+import dht.node.cluster.Coordinator;
+import dht.node.cluster.ReplicaEndpoint;
+import dht.storage.LsmStore;
 import dht.storage.Store;
+import dht.storage.StoreOptions;
+import dht.storage.SyncPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -8,15 +16,49 @@ import java.util.concurrent.Executor;
 
 /** The production storage engine and cluster layer, as {@link Node#start(NodeConfig)} wires them. */
 final class Production {
+    /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
+    static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
+
     private Production() {
     }
 
     static Store openStore(NodeConfig config) throws IOException {
-        throw new UnsupportedOperationException("storage engine not merged yet");
+        StoreOptions options = StoreOptions.defaults()
+                .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
+                .withMemtableBytes(config.memtableBytes())
+                // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
+                .withTombstoneGrace(TOMBSTONE_GRACE, micros -> micros / 1000);
+        return LsmStore.open(config.dataDir(), options);
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                        Duration replicaTimeout) throws IOException {
-        throw new UnsupportedOperationException("cluster layer not merged yet");
+                                        Duration replicaTimeout) {
+        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout);
+        return new ClusterServices() {
+            @Override
+            public Coordinator coordinator() {
+                return cluster.coordinator();
+            }
+
+            @Override
+            public ReplicaEndpoint replicaEndpoint() {
+                return cluster.replicaEndpoint();
+            }
+
+            @Override
+            public ClusterView view() {
+                return cluster.view();
+            }
+
+            @Override
+            public ClusterScanner scanner() {
+                return cluster.scanner();
+            }
+
+            @Override
+            public void close() {
+                cluster.close();
+            }
+        };
     }
 }

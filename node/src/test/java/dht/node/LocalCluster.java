@@ -29,15 +29,22 @@ final class LocalCluster implements ClusterServices {
     private final Store store;
     private final Executor executor;
     private final AtomicLong clock = new AtomicLong();
+    private final ClusterScanner scanner;
 
-    LocalCluster(String self, Store store, Executor executor) {
+    LocalCluster(String self, Store store, Executor executor, ClusterScanner scanner) {
         this.self = self;
         this.store = store;
         this.executor = executor;
+        this.scanner = scanner != null ? scanner : (start, end, ack) -> io(() -> store.scan(start, end));
     }
 
     static ClusterServices.Starter starter() {
-        return (self, nodes, store, executor, timeout) -> new LocalCluster(self, store, executor);
+        return starter(null);
+    }
+
+    /** With {@code scanner} standing in for the cluster scan (null: the local store's scan). */
+    static ClusterServices.Starter starter(ClusterScanner scanner) {
+        return (self, nodes, store, executor, timeout) -> new LocalCluster(self, store, executor, scanner);
     }
 
     private long tick() {
@@ -111,7 +118,7 @@ final class LocalCluster implements ClusterServices {
 
     @Override
     public ClusterScanner scanner() {
-        return (start, end, ack) -> io(() -> store.scan(start, end));
+        return scanner;
     }
 
     @Override

@@ -44,8 +44,13 @@ final class TestNode implements AutoCloseable {
 
     /** A node over an in-memory store (wrapped by {@code wrap}) and the test-only local cluster layer. */
     static TestNode start(NodeConfig config, Function<Store, Store> wrap) throws IOException {
+        return start(config, wrap, LocalCluster.starter());
+    }
+
+    static TestNode start(NodeConfig config, Function<Store, Store> wrap, ClusterServices.Starter cluster)
+            throws IOException {
         Store[] opened = new Store[1];
-        Node node = Node.start(config, c -> opened[0] = wrap.apply(new MemoryStore()), LocalCluster.starter());
+        Node node = Node.start(config, c -> opened[0] = wrap.apply(new MemoryStore()), cluster);
         return new TestNode(node, opened[0]);
     }
 

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code /internal/v0/entity}: hands the request to the cluster's replica endpoint, never
- * re-coordinated, under an admission permit like any other work. The request is retained for the
- * endpoint until its answer completes, then released here.
+ * re-coordinated, under an admission permit like any other work. The endpoint reads what it needs
+ * from the request before {@code handle} returns (its contract), so the router releases it then.
  */
 public final class ReplicaRoute implements Route {
     private static final Logger log = LoggerFactory.getLogger(ReplicaRoute.class);
@@ -29,7 +29,8 @@ public final class ReplicaRoute implements Route {
     @Override
     public void handle(Request request, Slot slot) {
         if (!EntityRoute.admit(admission, slot)) return;
-        FullHttpRequest http = request.http().retain();
+        FullHttpRequest http = request.http();
+        String method = http.method() + " " + http.uri();
         CompletableFuture<FullHttpResponse> answer;
         try {
             answer = endpoint.handle(http);
@@ -37,9 +38,8 @@ public final class ReplicaRoute implements Route {
             answer = CompletableFuture.failedFuture(e);
         }
         answer.whenComplete((r, e) -> {
-            if (http.refCnt() > 0) http.release();
             if (e != null || r == null) {
-                log.error("replica endpoint failed on {} {}", http.method(), http.uri(), e);
+                log.error("replica endpoint failed on {}", method, e);
                 slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
                 return;
             }

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -40,11 +41,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Slot> queue = new ArrayDeque<>();
     private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
     private int active;
+    private boolean barrier;
     private boolean inReady;
     private boolean readyAgain;
     private ChannelHandlerContext ctx;
     private ResponseStream activeStream;
+    /** Nothing more is written: the queue is shut down. */
     private boolean closing;
+    /** A request asked to close after its answer: later requests are ignored, earlier ones still answered. */
+    private boolean inputClosed;
     private boolean paused;
 
     public ResponseSequencer(RequestHandler handler) {
@@ -58,20 +63,21 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closing) {
+        if (closing || inputClosed) {
             ReferenceCountUtil.release(msg);
             return;
         }
         if (msg instanceof RejectedRequest rejected) {
             Slot slot = enqueue(rejected.keepAlive(), false);
-            if (!rejected.keepAlive()) closing = true;
+            if (!rejected.keepAlive()) inputClosed = true;
             slot.rejection = rejected.response();
             admit(slot);
         } else if (msg instanceof FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
-            if (!keepAlive) closing = true;
+            if (!keepAlive) inputClosed = true;
             slot.request = request;
+            slot.unsafe = !isSafe(request.method());
             admit(slot);
         } else {
             ctx.fireChannelRead(msg);
@@ -85,16 +91,28 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /** Dispatches the slot now if the connection's window has room, else when an earlier answer leaves. */
     private void admit(Slot slot) {
-        if (active < WINDOW) {
+        if (waiting.isEmpty() && mayDispatch(slot)) {
             dispatch(slot);
         } else {
             waiting.addLast(slot);
         }
     }
 
+    /**
+     * Safe requests (GET) of a connection run in parallel, up to the window; a request that changes
+     * something runs alone, after every earlier answer is out and before any later request starts
+     * (RFC 9112 allows parallel processing of pipelined requests only when all are safe), so a
+     * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not.
+     */
+    private boolean mayDispatch(Slot slot) {
+        if (barrier) return false;
+        return slot.unsafe ? active == 0 : active < WINDOW;
+    }
+
     private void dispatch(Slot slot) {
         active++;
         slot.dispatched = true;
+        if (slot.unsafe) barrier = true;
         if (slot.rejection != null) {
             FullHttpResponse r = slot.rejection;
             slot.rejection = null;
@@ -112,10 +130,20 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static boolean isSafe(HttpMethod m) {
+        return m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.OPTIONS)
+                || m.equals(HttpMethod.TRACE);
+    }
+
     private Slot enqueue(boolean keepAlive, boolean http10) {
         Slot slot = new Slot(this, ctx, keepAlive, http10);
         queue.addLast(slot);
         return slot;
+    }
+
+    /** No answer is pending on this connection (an interim 100 Continue may be written now). */
+    boolean idle() {
+        return queue.isEmpty() && activeStream == null;
     }
 
     /** A slot became ready: write every answer that can go out now. */
@@ -129,12 +157,12 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             do {
                 readyAgain = false;
                 if (!writeReady()) return;
-                while (active < WINDOW && !waiting.isEmpty() && !closing) dispatch(waiting.pollFirst());
+                while (!waiting.isEmpty() && !closing && mayDispatch(waiting.peekFirst())) dispatch(waiting.pollFirst());
             } while (readyAgain);
         } finally {
             inReady = false;
         }
-        if (paused && queue.size() <= RESUME_DEPTH && !closing) {
+        if (paused && queue.size() <= RESUME_DEPTH && !closing && !inputClosed) {
             paused = false;
             ctx.channel().config().setAutoRead(true);
             ctx.read();
@@ -146,8 +174,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready()) {
             Slot slot = queue.pollFirst();
-            active--;
             if (slot.response != null) {
+                finished(slot);
                 FullHttpResponse r = slot.response;
                 slot.response = null;
                 boolean close = !slot.keepAlive || slot.closeAfter;
@@ -174,9 +202,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /** The slot's work is over: it no longer counts against the window or the barrier. */
+    private void finished(Slot slot) {
+        active--;
+        if (slot.unsafe) barrier = false;
+    }
+
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
+        // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
+        finished(slot);
         if (close || !slot.keepAlive) {
             ctx.flush();
             ctx.close();

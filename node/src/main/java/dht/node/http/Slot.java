@@ -29,6 +29,8 @@ public final class Slot {
     boolean closeAfter;
     boolean dead;
     boolean dispatched;
+    /** The request changes state (not GET/HEAD/OPTIONS/TRACE): it runs alone on its connection. */
+    boolean unsafe;
     /** The request until it is dispatched (it may wait for the connection's window). */
     io.netty.handler.codec.http.FullHttpRequest request;
     /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */

@@ -1,0 +1,87 @@
+package dht.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code dht bench}: a constant-rate load test in the manner of wrk2 (latency measured from each
+ * request's intended send time, so stalls are not hidden), with subcommands to fill a node, find
+ * the highest rate that keeps p99 under a bound, plot runs, and regenerate the reports.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Constant-rate HTTP load test of dht nodes (wrk2 method, coordinated omission corrected).",
+            "Prints a wrk2-shaped summary; with --out also writes summary.json, latency.hgrm and latency.png."},
+        subcommands = {FillCommand.class, SweepCommand.class, PlotCommand.class, ReportCommand.class})
+public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    TargetOptions target = new TargetOptions();
+
+    @Mixin
+    LoadOptions load = new LoadOptions();
+
+    @Option(names = "--out", description = "Directory for summary.txt, summary.json, latency.hgrm, latency.png and flame graphs.")
+    Path out;
+
+    @Option(names = "--profile", split = ",",
+            description = "Record flame graphs from the nodes over the measured window: cpu, alloc, lock, wall (needs --out).")
+    List<String> profile = new ArrayList<>();
+
+    @Option(names = "--title", description = "Name of the run in the summary and the plot.")
+    String title;
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            LoadSpec s = load.spec(target, load.rate, load.warmup, load.duration, true);
+            String name = title != null ? title : load.workload + " " + (s.openModel() ? (long) s.rate() + " req/s" : "max") + " "
+                    + s.connections() + "c " + Durations.formatMillis(load.duration.toMillis());
+            CompletableFuture<List<String>> profiles = null;
+            if (!profile.isEmpty()) {
+                if (out == null) {
+                    throw new BenchException("--profile needs --out, where the flame graphs are saved");
+                }
+                profiles = new ProfileClient(profile, out).record(s.targets(), load.warmup.plusMillis(20), load.duration);
+            }
+            RunResult r = new LoadGenerator(s, System.err).run();
+            String text = ResultWriter.text(r, name);
+            System.out.print(text);
+            if (profiles != null) {
+                profiles.join().forEach(System.err::println);
+            }
+            if (out != null) {
+                ResultWriter.write(out, r, name, commandLine(), text);
+                System.err.println("results in " + out.toAbsolutePath());
+            }
+            return r.stats().completed > 0 ? 0 : 1;
+        } catch (BenchException | IllegalArgumentException e) {
+            System.err.println("bench: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    String commandLine() {
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        return "dht bench " + String.join(" ", args);
+    }
+
+    static Duration seconds(double s) {
+        return Duration.ofNanos((long) (s * 1e9));
+    }
+
+    static List<String> list(String... s) {
+        return Arrays.asList(s);
+    }
+}

@@ -1,0 +1,321 @@
+package dht.bench;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One keep-alive HTTP/1.1 connection with at most one request in flight, following its own
+ * schedule of intended send times. Every field is touched only by the connection's event loop,
+ * except {@link #completedAll}, which the progress monitor reads.
+ *
+ * <p>Precise sending: a send more than {@code spinNanos} away is scheduled on the event loop (epoll
+ * timers have microsecond resolution) for {@code spinNanos} early, and the rest is spun. A send
+ * that is already due goes out at once from the response callback, with no thread hand-off, which
+ * is what lets one connection keep up with wrk.
+ */
+@io.netty.channel.ChannelHandler.Sharable // re-added to each new channel after a reconnect, one at a time
+final class BenchConnection extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(BenchConnection.class);
+
+    private final int index;
+    private final Target target;
+    private final byte[] hostHeader;
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private final RequestFactory requests;
+    private final Tickets tickets;
+    private final SplittableRandom random;
+    private final long spinNanos;
+    private final CountDownLatch finished;
+    final ConnectionStats stats = new ConnectionStats();
+    final AtomicLong completedAll = new AtomicLong();
+
+    private Channel channel;
+    private Schedule schedule;
+    private boolean openModel;
+    private long startAt;
+    private long measureFrom;
+    private long endAt;
+    private long intended;
+    private long sentAt;
+    private boolean onTime;
+    private boolean outstanding;
+    private boolean closeAfter;
+    private int status;
+    private boolean done;
+    private boolean started;
+    /** An intended send was chosen but not written yet (waiting for its time or a reconnect). */
+    private boolean pendingSend;
+    private final Runnable fire = this::fireFromTimer;
+    /** When the pending timer was asked to fire, to learn how late this loop's timers run. */
+    private long timerTarget;
+    /** Recent timer overshoot (decaying maximum), by which timers are set early and the rest spun. */
+    private long timerLateness;
+    private final boolean adaptiveSpin;
+    private static final long MAX_ADAPTIVE_SPIN = 300_000L;
+
+    BenchConnection(int index, Target target, EventLoop loop, Bootstrap bootstrap, RequestFactory requests,
+                    Tickets tickets, long seed, long spinNanos, boolean adaptiveSpin, CountDownLatch finished) {
+        this.index = index;
+        this.target = target;
+        this.hostHeader = target.hostHeader().getBytes(StandardCharsets.US_ASCII);
+        this.loop = loop;
+        this.bootstrap = bootstrap;
+        this.requests = requests;
+        this.tickets = tickets;
+        this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index);
+        this.spinNanos = spinNanos;
+        this.adaptiveSpin = adaptiveSpin;
+        this.finished = finished;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    /** Connects; the future completes when the channel is open (or failed). */
+    ChannelFuture connect() {
+        ChannelFuture f = bootstrap.clone(loop).handler(new io.netty.channel.ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ByteCounter(BenchConnection.this.stats));
+                ch.pipeline().addLast(new HttpResponseDecoder(4096, 16384, 65536));
+                ch.pipeline().addLast(BenchConnection.this);
+            }
+        }).connect(target.host(), target.port());
+        f.addListener((ChannelFuture cf) -> {
+            if (cf.isSuccess()) {
+                channel = cf.channel();
+                if (started && !done) {
+                    if (pendingSend) {
+                        fire();
+                    } else {
+                        sendNext();
+                    }
+                }
+            } else {
+                stats.connectErrors++;
+                if (stats.connectErrors == 1 || stats.connectErrors % 1000 == 0) {
+                    log.warn("connection {} to {} failed ({} so far): {}", index, target.url(),
+                            stats.connectErrors, cf.cause().toString());
+                }
+                retryConnect();
+            }
+        });
+        return f;
+    }
+
+    private void retryConnect() {
+        if (!started) {
+            return; // the generator reports the failure before the run starts
+        }
+        if (done || System.nanoTime() >= endAt) {
+            finish();
+            return;
+        }
+        loop.schedule(this::connect, 100, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts following the schedule; called on the event loop. */
+    void start(long startNanos, double ratePerSecond, long measureFromNanos, long endNanos) {
+        this.openModel = ratePerSecond > 0;
+        this.schedule = openModel ? new Schedule(startNanos, ratePerSecond) : null;
+        this.startAt = startNanos;
+        this.measureFrom = measureFromNanos;
+        this.endAt = endNanos;
+        this.started = true;
+        if (channel != null && channel.isActive()) {
+            sendNext();
+        }
+    }
+
+    private void sendNext() {
+        if (done) {
+            return;
+        }
+        long now = System.nanoTime();
+        intended = openModel ? schedule.next() : Math.max(now, startAt);
+        if (intended >= endAt || !tickets.take()) {
+            finish();
+            return;
+        }
+        if (intended >= measureFrom) {
+            stats.due++;
+        }
+        long wait = intended - now;
+        onTime = wait > 0;
+        pendingSend = true;
+        long early = spinNanos + (adaptiveSpin ? timerLateness : 0);
+        if (wait > early) {
+            timerTarget = intended - early;
+            loop.schedule(fire, wait - early, TimeUnit.NANOSECONDS);
+        } else {
+            fire();
+        }
+    }
+
+    private void fireFromTimer() {
+        long overshoot = System.nanoTime() - timerTarget;
+        timerLateness = Math.min(MAX_ADAPTIVE_SPIN, Math.max(overshoot, timerLateness - (timerLateness >> 6)));
+        fire();
+    }
+
+    private void fire() {
+        if (done) {
+            return;
+        }
+        if (channel == null || !channel.isActive()) {
+            return; // reconnecting: the connect listener resumes with sendNext
+        }
+        long now;
+        while ((now = System.nanoTime()) < intended) {
+            Thread.onSpinWait();
+        }
+        sentAt = now;
+        pendingSend = false;
+        if (onTime && intended >= measureFrom) {
+            stats.sendLag.recordValue(Math.min(now - intended, stats.sendLag.getHighestTrackableValue()));
+        }
+        outstanding = true;
+        status = 0;
+        closeAfter = false;
+        ByteBuf req = requests.next(channel.alloc(), hostHeader, random);
+        if (intended >= measureFrom) {
+            stats.sent++;
+        }
+        channel.writeAndFlush(req, channel.voidPromise());
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (msg instanceof HttpResponse r) {
+                if (r.decoderResult().isFailure()) {
+                    log.warn("connection {}: bad response from {}: {}", index, target.url(),
+                            r.decoderResult().cause().toString());
+                    stats.readErrors++;
+                    ctx.close();
+                    return;
+                }
+                status = r.status().code();
+                closeAfter = r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
+            }
+            if (msg instanceof HttpContent c && c.decoderResult().isFailure()) {
+                stats.readErrors++;
+                ctx.close();
+                return;
+            }
+            if (msg instanceof LastHttpContent) {
+                complete(System.nanoTime());
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void complete(long now) {
+        if (!outstanding) {
+            return;
+        }
+        outstanding = false;
+        completedAll.lazySet(completedAll.get() + 1);
+        if (intended >= measureFrom) {
+            long latency = now - (openModel ? intended : sentAt);
+            stats.latency.recordValue(Math.min(latency, stats.latency.getHighestTrackableValue()));
+            stats.completed++;
+            if (status >= 0 && status < stats.statusCounts.length) {
+                stats.statusCounts[status]++;
+            }
+        }
+        if (closeAfter) {
+            channel.close(); // channelInactive reconnects
+        } else {
+            sendNext();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        channel = null;
+        if (outstanding) {
+            outstanding = false;
+            if (intended >= measureFrom) {
+                stats.readErrors++;
+            }
+        }
+        if (!done && started) {
+            if (System.nanoTime() >= endAt) {
+                finish();
+            } else {
+                connect(); // sendNext resumes the schedule; late sends are charged from their intended time
+            }
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (outstanding && intended >= measureFrom) {
+            stats.writeErrors++;
+        }
+        outstanding = false;
+        log.debug("connection {} to {}: {}", index, target.url(), cause.toString());
+        ctx.close();
+    }
+
+    /** Ends the run for this connection: an unanswered request counts as a timeout. */
+    void abort() {
+        if (outstanding) {
+            outstanding = false;
+            if (intended >= measureFrom) {
+                stats.timeouts++;
+            }
+        }
+        finish();
+    }
+
+    private void finish() {
+        if (!done) {
+            done = true;
+            if (channel != null) {
+                channel.close();
+            }
+            finished.countDown();
+        }
+    }
+
+    /** Counts response bytes before decoding (wrk's "Transfer/sec"). */
+    private static final class ByteCounter extends ChannelInboundHandlerAdapter {
+        private final ConnectionStats stats;
+
+        ByteCounter(ConnectionStats stats) {
+            this.stats = stats;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf b) {
+                stats.bytesRead += b.readableBytes();
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dht.bench;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * What one connection measured over the measured window (requests whose intended send time is
+ * after the warmup). Owned by the connection's event-loop thread until the run ends, then merged.
+ */
+public final class ConnectionStats {
+    /** Latencies in nanoseconds; 3 significant digits, up to one hour. */
+    public static Histogram newHistogram() {
+        return new Histogram(3_600_000_000_000L, 3);
+    }
+
+    final Histogram latency = newHistogram();
+    /** How late the generator itself sent requests it was free to send on time. */
+    final Histogram sendLag = newHistogram();
+    final long[] statusCounts = new long[600];
+    long bytesRead;
+    long completed;
+    long connectErrors;
+    long readErrors;
+    long writeErrors;
+    long timeouts;
+    long due;
+    long sent;
+
+    void merge(ConnectionStats o) {
+        latency.add(o.latency);
+        sendLag.add(o.sendLag);
+        for (int i = 0; i < statusCounts.length; i++) {
+            statusCounts[i] += o.statusCounts[i];
+        }
+        bytesRead += o.bytesRead;
+        completed += o.completed;
+        connectErrors += o.connectErrors;
+        readErrors += o.readErrors;
+        writeErrors += o.writeErrors;
+        timeouts += o.timeouts;
+        due += o.due;
+        sent += o.sent;
+    }
+}

@@ -1,0 +1,173 @@
+package dht.bench;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one load test: opens the connections (fails fast if a target is unreachable), starts every
+ * connection's schedule at one instant, prints a progress line each second, stops sending at the
+ * end of the window, waits up to the timeout for answers in flight, and merges what each
+ * connection measured.
+ */
+public final class LoadGenerator {
+    private static final Logger log = LoggerFactory.getLogger(LoadGenerator.class);
+
+    /** Told the number of requests answered so far, once a second (for fill's progress line). */
+    public interface Progress {
+        void update(long answered, double secondsSinceStart);
+    }
+
+    static final double ADAPTIVE_SPIN_MAX_RATE_PER_THREAD = 5000;
+    private final LoadSpec spec;
+    private final PrintStream progressOut;
+
+    public LoadGenerator(LoadSpec spec, PrintStream progressOut) {
+        this.spec = spec;
+        this.progressOut = progressOut;
+    }
+
+    public RunResult run() throws InterruptedException {
+        return run(null);
+    }
+
+    public RunResult run(Progress progress) throws InterruptedException {
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        if (!epoll) {
+            log.warn("native epoll unavailable ({}); using NIO", Epoll.unavailabilityCause().toString());
+        }
+        int threads = Math.min(spec.threads(), spec.connections());
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, io);
+        try {
+            List<EventLoop> loops = new ArrayList<>();
+            group.forEach(e -> loops.add((EventLoop) e));
+            Bootstrap base = new Bootstrap()
+                    .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000);
+            // Spinning to the intended time costs CPU for precision; worth it while a loop has idle
+            // time between sends, pointless (and harmful to its other connections) when it is busy.
+            boolean adaptiveSpin = spec.openModel() && spec.rate() / threads <= ADAPTIVE_SPIN_MAX_RATE_PER_THREAD;
+            CountDownLatch finished = new CountDownLatch(spec.connections());
+            Tickets tickets = new Tickets(spec.maxRequests());
+            List<BenchConnection> conns = new ArrayList<>();
+            List<ChannelFuture> connecting = new ArrayList<>();
+            for (int i = 0; i < spec.connections(); i++) {
+                EventLoop loop = loops.get(i % loops.size());
+                Target t = spec.targets().get(i % spec.targets().size());
+                BenchConnection c = new BenchConnection(i, t, loop, base, spec.requests(), tickets, spec.seed(),
+                        spec.spinNanos(), adaptiveSpin, finished);
+                conns.add(c);
+                connecting.add(c.connect());
+            }
+            for (int i = 0; i < connecting.size(); i++) {
+                ChannelFuture f = connecting.get(i);
+                if (!f.await(10, TimeUnit.SECONDS) || !f.isSuccess()) {
+                    Target t = spec.targets().get(i % spec.targets().size());
+                    throw new BenchException("cannot connect to " + t.url() + ": "
+                            + (f.cause() == null ? "timed out" : f.cause().toString()));
+                }
+            }
+
+            long start = System.nanoTime() + 20_000_000L;
+            long measureFrom = start + spec.warmup().toNanos();
+            long end = spec.duration() == null ? Long.MAX_VALUE : measureFrom + spec.duration().toNanos();
+            double perConn = spec.openModel() ? spec.rate() / spec.connections() : 0;
+            Instant startedAt = Instant.now();
+            for (int i = 0; i < conns.size(); i++) {
+                BenchConnection c = conns.get(i);
+                long offset = spec.openModel() ? (long) (i * 1e9 / spec.rate()) : 0;
+                c.loop().execute(() -> c.start(start + offset, perConn, measureFrom, end));
+            }
+
+            List<List<Double>> samples = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                samples.add(new ArrayList<>());
+            }
+            long[] lastByThread = new long[threads];
+            long lastTotal = 0;
+            long deadline = end == Long.MAX_VALUE ? Long.MAX_VALUE : end + spec.timeout().toNanos();
+            long tick = start + 1_000_000_000L;
+            boolean aborted = false;
+            while (true) {
+                long now = System.nanoTime();
+                long waitNanos = Math.max(0, Math.min(tick, deadline) - now);
+                if (finished.await(waitNanos, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+                now = System.nanoTime();
+                if (now >= deadline && !aborted) {
+                    aborted = true;
+                    for (BenchConnection c : conns) {
+                        c.loop().execute(c::abort);
+                    }
+                    finished.await(5, TimeUnit.SECONDS);
+                    break;
+                }
+                if (now >= tick) {
+                    long total = 0;
+                    long[] byThread = new long[threads];
+                    for (int i = 0; i < conns.size(); i++) {
+                        long n = conns.get(i).completedAll.get();
+                        byThread[i % threads] += n;
+                        total += n;
+                    }
+                    boolean measuring = tick > measureFrom && tick <= end;
+                    for (int t = 0; t < threads; t++) {
+                        if (measuring) {
+                            samples.get(t).add((double) (byThread[t] - lastByThread[t]));
+                        }
+                        lastByThread[t] = byThread[t];
+                    }
+                    double secs = (tick - start) / 1e9;
+                    if (progress != null) {
+                        progress.update(total, secs);
+                    } else if (spec.progress() && progressOut != null) {
+                        progressOut.printf("  %5.0fs  %-8s %,12d req/s%n", secs,
+                                tick <= measureFrom ? "warmup" : tick <= end ? "measure" : "drain",
+                                total - lastTotal);
+                    }
+                    lastTotal = total;
+                    tick += 1_000_000_000L;
+                }
+            }
+            long finishedAt = System.nanoTime();
+
+            ConnectionStats merged = new ConnectionStats();
+            for (BenchConnection c : conns) {
+                try {
+                    ConnectionStats s = c.loop().submit(() -> c.stats).get(10, TimeUnit.SECONDS);
+                    merged.merge(s);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new BenchException("could not collect results of a connection: " + e);
+                }
+            }
+            double elapsed = end == Long.MAX_VALUE ? (finishedAt - measureFrom) / 1e9 : spec.duration().toNanos() / 1e9;
+            List<double[]> perThread = new ArrayList<>();
+            for (List<Double> l : samples) {
+                perThread.add(l.stream().mapToDouble(Double::doubleValue).toArray());
+            }
+            return new RunResult(spec, merged, perThread, elapsed, startedAt, epoll ? "epoll" : "nio");
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+}

@@ -1,0 +1,62 @@
+package dht.bench;
+
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The shape of a load test: shared by bench and sweep (sweep sets rate and duration itself). */
+public final class LoadOptions {
+    @Option(names = {"-w", "--workload"}, defaultValue = "get",
+            description = "put | get | mixed | delete | range (default: ${DEFAULT-VALUE}).")
+    Workload workload;
+
+    @Option(names = {"-R", "--rate"}, defaultValue = "1000",
+            description = "Total requests per second, constant; 0 = closed loop, as fast as answers come (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = {"-d", "--duration"}, defaultValue = "30s", converter = Durations.Converter.class,
+            description = "Measured window (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--warmup", defaultValue = "5s", converter = Durations.Converter.class,
+            description = "Load before the measured window, not recorded (default: ${DEFAULT-VALUE}).")
+    Duration warmup;
+
+    @Option(names = "--miss-ratio", defaultValue = "0", description = "get: share of keys outside the key space (default: ${DEFAULT-VALUE}).")
+    double missRatio;
+
+    @Option(names = "--read-ratio", defaultValue = "0.9", description = "mixed: share of gets, the rest puts (default: ${DEFAULT-VALUE}).")
+    double readRatio;
+
+    @Option(names = "--range-length", defaultValue = "100", description = "range: keys per scan (default: ${DEFAULT-VALUE}).")
+    long rangeLength;
+
+    @Option(names = "--spin", defaultValue = "20us", converter = Durations.Converter.class,
+            description = {"Spin (rather than sleep) this close to each intended send time, plus the timer lateness "
+                + "observed recently when a generator thread sends at most 5000 req/s (default: ${DEFAULT-VALUE})."})
+    Duration spin;
+
+    void validate() {
+        if (rate < 0) {
+            throw new BenchException("--rate must not be negative");
+        }
+        if (missRatio < 0 || missRatio > 1 || readRatio < 0 || readRatio > 1) {
+            throw new BenchException("--miss-ratio and --read-ratio must be between 0 and 1");
+        }
+        if (rangeLength < 1) {
+            throw new BenchException("--range-length must be at least 1");
+        }
+        if (duration.isNegative() || duration.isZero()) {
+            throw new BenchException("--duration must be positive");
+        }
+    }
+
+    LoadSpec spec(TargetOptions t, double rate, Duration warmup, Duration duration, boolean progress) {
+        t.validate();
+        validate();
+        KeyDistribution keys = KeyDistribution.of(t.distribution, t.keys, 0);
+        RequestFactory f = new RequestFactory(workload, keys, t.valueSize, missRatio, readRatio, rangeLength,
+                t.ack, t.from, t.seed);
+        return new LoadSpec(t.targets(), t.connections, t.threads(), rate, warmup, duration, t.timeout,
+                spin.toNanos(), f, -1, progress, t.seed);
+    }
+}

@@ -1,0 +1,30 @@
+package dht.bench;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything one run of the generator needs. rate = 0 means closed loop: each connection sends
+ * its next request as soon as the previous answer arrives (latency is then measured from the
+ * actual send, as in plain wrk). maxRequests bounds the total (for fill), or -1.
+ */
+public record LoadSpec(List<Target> targets, int connections, int threads, double rate,
+                       Duration warmup, Duration duration, Duration timeout, long spinNanos,
+                       RequestFactory requests, long maxRequests, boolean progress, long seed) {
+
+    public LoadSpec {
+        if (connections < 1) {
+            throw new IllegalArgumentException("--connections must be at least 1");
+        }
+        if (threads < 1) {
+            throw new IllegalArgumentException("--threads must be at least 1");
+        }
+        if (rate < 0) {
+            throw new IllegalArgumentException("--rate must not be negative");
+        }
+    }
+
+    public boolean openModel() {
+        return rate > 0;
+    }
+}

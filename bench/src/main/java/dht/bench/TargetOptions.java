@@ -1,0 +1,68 @@
+package dht.bench;
+
+import java.time.Duration;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Where to send load and how: shared by bench, fill and sweep. */
+public final class TargetOptions {
+    @Option(names = "--url", defaultValue = "http://localhost:8080", split = ",",
+            description = "Node URL(s), comma-separated; connections are spread over them round-robin (default: ${DEFAULT-VALUE}).")
+    List<String> urls;
+
+    @Option(names = {"-c", "--connections"}, defaultValue = "16",
+            description = "Keep-alive connections, one request in flight on each (default: ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = {"-t", "--threads"},
+            description = "Event-loop threads of the generator (default: min(connections, cores)).")
+    Integer threads;
+
+    @Option(names = "--timeout", defaultValue = "10s", converter = Durations.Converter.class,
+            description = "How long to wait for answers in flight at the end (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Option(names = "--keys", defaultValue = "1000000",
+            description = "Key space size: keys k0000000000 .. k<keys-1> (default: ${DEFAULT-VALUE}).")
+    long keys;
+
+    @Option(names = "--distribution", defaultValue = "uniform",
+            description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    KeyDistribution.Kind distribution;
+
+    @Option(names = "--value-size", defaultValue = "100", description = "PUT value size in bytes (default: ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--ack", description = "Replicas that must answer (the API's ack).")
+    Integer ack;
+
+    @Option(names = "--from", description = "Replicas to use (the API's from).")
+    Integer from;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Random seed, for repeatable key sequences (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    List<Target> targets() {
+        return Target.parseList(String.join(",", urls));
+    }
+
+    int threads() {
+        int t = threads != null ? threads : Math.min(connections, Runtime.getRuntime().availableProcessors());
+        return Math.max(1, Math.min(t, connections));
+    }
+
+    void validate() {
+        if (keys <= 0 || keys > Keys.MAX_INDEX) {
+            throw new BenchException("--keys must be between 1 and " + Keys.MAX_INDEX);
+        }
+        if (valueSize < 0) {
+            throw new BenchException("--value-size must not be negative");
+        }
+        if (ack != null && ack < 1 || from != null && from < 1) {
+            throw new BenchException("--ack and --from must be positive");
+        }
+        if (connections < 1) {
+            throw new BenchException("--connections must be at least 1");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dht.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The generator against real sockets: what it sends, how many, and how it counts answers. */
+class LoadGeneratorTest {
+
+    @Test
+    void fillWritesEachKeyExactlyOnceWithItsValue() throws Exception {
+        Map<String, Integer> puts = new ConcurrentHashMap<>();
+        AtomicInteger duplicates = new AtomicInteger();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            String id = ex.getRequestURI().getQuery().replaceFirst("^id=", "");
+            byte[] body = ex.getRequestBody().readAllBytes();
+            if (!ex.getRequestMethod().equals("PUT") || puts.put(id, body.length) != null) {
+                duplicates.incrementAndGet();
+            }
+            TestServers.answer(ex, 201, new byte[0]);
+        }, 4)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.sequential, Keys.MAX_INDEX + 1, 0);
+            RequestFactory f = new RequestFactory(Workload.put, keys, 37, 0, 0, 1, null, null, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 4, 2, 0, Duration.ZERO, null,
+                    Duration.ofSeconds(5), 0, f, 500, false, 1);
+            RunResult r = new LoadGenerator(spec, null).run();
+            assertThat(r.stats().completed).isEqualTo(500);
+            assertThat(r.stats().statusCounts[201]).isEqualTo(500);
+            assertThat(duplicates.get()).isZero();
+            assertThat(puts).hasSize(500).containsKeys(Keys.key(0), Keys.key(499)).doesNotContainKey(Keys.key(500));
+            assertThat(puts.values()).allMatch(len -> len == 37);
+        }
+    }
+
+    @Test
+    void constantRateSendsTheScheduledNumberAndCountsStatuses() throws Exception {
+        ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            seen.add(ex.getRequestMethod() + " " + ex.getRequestURI());
+            boolean hit = ex.getRequestURI().getQuery().compareTo("id=k0000000100") < 0;
+            TestServers.answer(ex, ex.getRequestMethod().equals("PUT") ? 201 : hit ? 200 : 404,
+                    "v".getBytes(StandardCharsets.US_ASCII));
+        }, 2)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+            RequestFactory f = new RequestFactory(Workload.mixed, keys, 10, 0.5, 0.8, 1, 2, 3, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 3, 2, 300, Duration.ofMillis(300),
+                    Duration.ofSeconds(2), Duration.ofSeconds(5), 20_000, f, -1, false, 1);
+            RunResult r = new LoadGenerator(spec, null).run();
+            // 300 req/s for 2 s measured
+            assertThat(r.stats().due).isEqualTo(600);
+            assertThat(r.stats().completed).isEqualTo(600);
+            long puts = r.stats().statusCounts[201];
+            long hits = r.stats().statusCounts[200];
+            long misses = r.stats().statusCounts[404];
+            assertThat(puts + hits + misses).isEqualTo(600);
+            // 20% puts; of the 80% gets, half miss
+            assertThat(puts).isBetween(60L, 180L);
+            assertThat(misses).isBetween(160L, 320L);
+            assertThat(seen).allMatch(s -> s.contains("&ack=2&from=3"));
+            assertThat(r.non2xx()).isEqualTo(misses);
+        }
+    }
+
+    @Test
+    void rangeRequestsAskForRangeLengthKeys() throws Exception {
+        ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            seen.add(ex.getRequestURI().toString());
+            TestServers.answer(ex, 200, "k\nv".getBytes(StandardCharsets.US_ASCII));
+        }, 1)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.sequential, 1000, 0);
+            RequestFactory f = new RequestFactory(Workload.range, keys, 0, 0, 0, 25, null, null, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 0, Duration.ZERO, null,
+                    Duration.ofSeconds(5), 0, f, 3, false, 1);
+            new LoadGenerator(spec, null).run();
+            assertThat(seen).containsExactly("/v0/entities?start=k0000000000&end=k0000000025",
+                    "/v0/entities?start=k0000000001&end=k0000000026", "/v0/entities?start=k0000000002&end=k0000000027");
+        }
+    }
+
+    @Test
+    void reconnectsWhenTheServerClosesTheConnection() throws Exception {
+        AtomicInteger n = new AtomicInteger();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            if (n.incrementAndGet() % 5 == 0) {
+                ex.getResponseHeaders().add("Connection", "close");
+            }
+            TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
+        }, 1)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+            RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 200, Duration.ZERO,
+                    Duration.ofSeconds(1), Duration.ofSeconds(5), 20_000, f, -1, false, 1);
+            RunResult r = new LoadGenerator(spec, null).run();
+            assertThat(r.stats().completed).isEqualTo(200);
+            assertThat(r.errors()).isZero();
+        }
+    }
+
+    @Test
+    void anUnreachableTargetFailsFastWithItsUrl() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+        RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
+        LoadSpec spec = new LoadSpec(List.of(Target.parse("http://127.0.0.1:" + port)), 1, 1, 100, Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, f, -1, false, 1);
+        assertThatThrownBy(() -> new LoadGenerator(spec, null).run())
+                .isInstanceOf(BenchException.class).hasMessageContaining("127.0.0.1:" + port);
+    }
+}

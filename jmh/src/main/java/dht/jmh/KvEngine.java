@@ -1,0 +1,29 @@
+package dht.jmh;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** The few operations the benchmarks run, so the dht engine and RocksDB run the same code. */
+interface KvEngine extends AutoCloseable {
+    void put(byte[] key, byte[] value) throws IOException;
+
+    /** True when the key has a value. */
+    boolean get(byte[] key) throws IOException;
+
+    /** Reads every entry in key order; returns how many there were. */
+    long scanAll() throws IOException;
+
+    /** Flushes and merges everything into as few tables as the engine makes. */
+    void compactAll() throws IOException;
+
+    @Override
+    void close() throws IOException;
+
+    static KvEngine open(String name, Path dir) throws IOException {
+        return switch (name) {
+            case "dht" -> new DhtEngine(dir);
+            case "rocksdb" -> new RocksEngine(dir);
+            default -> throw new IllegalArgumentException("unknown engine " + name);
+        };
+    }
+}

@@ -1,0 +1,86 @@
+package dht.node.http;
+
+import dht.node.admin.Profiler;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code GET /admin/profile?event=cpu|alloc|lock|wall&duration=10s}: an async-profiler flame graph of
+ * this node, as HTML. Admin endpoints answer loopback clients, and others only when the node has an
+ * admin token and the request carries {@code Authorization: Bearer <token>}; anyone else gets 403.
+ * A profile is an idle wait, not work: it takes no admission permit.
+ */
+public final class AdminRoute implements Route {
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m)?");
+
+    private final Profiler profiler;
+    private final byte[] token;
+
+    public AdminRoute(Profiler profiler, String adminToken) {
+        this.profiler = profiler;
+        this.token = adminToken == null || adminToken.isEmpty() ? null
+                : ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void handle(Request request, Slot slot) throws BadRequestException {
+        if (!allowed(slot.remoteAddress(), request.http().headers().get(HttpHeaderNames.AUTHORIZATION))) {
+            slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
+                    "admin endpoints answer loopback clients or a valid admin token only"));
+            return;
+        }
+        if (!request.method().equals(HttpMethod.GET)) {
+            slot.respond(Responses.methodNotAllowed("GET"));
+            return;
+        }
+        QueryParams params = request.params();
+        String event = params.string("event");
+        if (event == null) event = "cpu";
+        String d = params.string("duration");
+        Duration duration = d == null ? Duration.ofSeconds(10) : parseDuration(d);
+        profiler.profile(event, duration).whenComplete((html, e) -> {
+            if (e == null) {
+                slot.respond(Responses.html(html));
+                return;
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            HttpResponseStatus status = switch (cause) {
+                case Profiler.BusyException b -> HttpResponseStatus.CONFLICT;
+                case Profiler.UnavailableException u -> HttpResponseStatus.SERVICE_UNAVAILABLE;
+                case IllegalArgumentException i -> HttpResponseStatus.BAD_REQUEST;
+                default -> HttpResponseStatus.INTERNAL_SERVER_ERROR;
+            };
+            slot.respond(Responses.text(status, String.valueOf(cause.getMessage())));
+        });
+    }
+
+    /** {@code 10s}, {@code 500ms}, {@code 2m}, or a bare number of seconds. */
+    static Duration parseDuration(String s) throws BadRequestException {
+        Matcher m = DURATION.matcher(s);
+        if (!m.matches()) throw new BadRequestException("'duration' must look like 10s, 500ms or 2m");
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofSeconds(n);
+        };
+    }
+
+    boolean allowed(SocketAddress remote, String authorization) {
+        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null && inet.getAddress().isLoopbackAddress()) {
+            return true;
+        }
+        return token != null && authorization != null
+                && MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,29 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The admin profile endpoint end to end, from a loopback client. */
+class AdminProfileTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void loopbackGetsAFlameGraph() throws Exception {
+        try (TestNode node = TestNode.start(dir)) {
+            HttpResponse<byte[]> r = node.get("/admin/profile?event=cpu&duration=300ms");
+            String body = new String(r.body(), StandardCharsets.UTF_8);
+            assertThat(r.statusCode()).as(body).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("text/html");
+            assertThat(body).containsIgnoringCase("<html");
+            assertThat(node.get("/admin/profile?event=nonsense&duration=1s").statusCode()).isEqualTo(400);
+            assertThat(node.get("/admin/profile?event=cpu&duration=soon").statusCode()).isEqualTo(400);
+            assertThat(node.send("POST", "/admin/profile", new byte[0]).statusCode()).isEqualTo(405);
+        }
+    }
+}

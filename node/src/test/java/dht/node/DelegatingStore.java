@@ -1,0 +1,74 @@
+package dht.node;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import dht.storage.StoreStats;
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Wraps a store so tests can hold writes: while {@link #gate} is closed, every put/delete signals
+ * {@link #entered} and waits (bounded) until the gate opens. Reads pass through.
+ */
+class DelegatingStore implements Store {
+    final Store inner;
+    final Semaphore entered = new Semaphore(0);
+    volatile CountDownLatch gate = new CountDownLatch(0);
+
+    DelegatingStore(Store inner) {
+        this.inner = inner;
+    }
+
+    void hold() {
+        gate = new CountDownLatch(1);
+    }
+
+    void open() {
+        gate.countDown();
+    }
+
+    private void pass() throws IOException {
+        entered.release();
+        try {
+            if (!gate.await(30, TimeUnit.SECONDS)) throw new IOException("test gate never opened");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted at the test gate");
+        }
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, long timestamp) throws IOException {
+        pass();
+        inner.put(key, value, timestamp);
+    }
+
+    @Override
+    public void delete(byte[] key, long timestamp) throws IOException {
+        pass();
+        inner.delete(key, timestamp);
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        return inner.get(key);
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        return inner.scan(from, to);
+    }
+
+    @Override
+    public StoreStats stats() {
+        return inner.stats();
+    }
+
+    @Override
+    public void close() throws IOException {
+        inner.close();
+    }
+}

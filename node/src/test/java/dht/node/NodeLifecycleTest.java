@@ -1,0 +1,140 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.storage.DirectoryLockedException;
+import java.net.BindException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Start, stop and restart of real nodes (the LSM engine and the cluster layer) on real files and sockets. */
+class NodeLifecycleTest {
+    @TempDir
+    Path dir;
+    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    HttpResponse<String> send(Node node, String method, String pathAndQuery, String body) throws Exception {
+        return client.send(request(node, method, pathAndQuery, body), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpRequest request(Node node, String method, String pathAndQuery, String body) {
+        return HttpRequest.newBuilder(URI.create("http://localhost:" + node.port() + pathAndQuery))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .timeout(Duration.ofSeconds(30)).build();
+    }
+
+    @Test
+    void restartKeepsEveryAcknowledgedWrite() throws Exception {
+        NodeConfig config = TestNode.config(dir);
+        try (Node node = Node.start(config)) {
+            for (int i = 0; i < 200; i++) {
+                assertThat(send(node, "PUT", "/v0/entity?id=key" + i, "value" + i).statusCode()).isEqualTo(201);
+            }
+            for (int i = 0; i < 200; i += 3) {
+                assertThat(send(node, "DELETE", "/v0/entity?id=key" + i, null).statusCode()).isEqualTo(202);
+            }
+        }
+        try (Node node = Node.start(config)) {
+            for (int i = 0; i < 200; i++) {
+                HttpResponse<String> r = send(node, "GET", "/v0/entity?id=key" + i, null);
+                if (i % 3 == 0) {
+                    assertThat(r.statusCode()).as("key%d", i).isEqualTo(404);
+                } else {
+                    assertThat(r.statusCode()).as("key%d", i).isEqualTo(200);
+                    assertThat(r.body()).isEqualTo("value" + i);
+                }
+            }
+            HttpResponse<String> status = send(node, "GET", "/v0/status", null);
+            assertThat(status.statusCode()).isEqualTo(200);
+            assertThat(status.body()).contains("\"transport\":\"epoll\"");
+        }
+    }
+
+    @Test
+    void aSecondNodeOnTheSameDirectoryFailsFastAndTheFirstKeepsServing() throws Exception {
+        try (Node first = Node.start(TestNode.config(dir))) {
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> Node.start(TestNode.config(dir))).isInstanceOf(DirectoryLockedException.class);
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            assertThat(send(first, "PUT", "/v0/entity?id=a", "b").statusCode()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void aBusyPortFailsWithBindExceptionAndReleasesTheDirectory() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0)) {
+            NodeConfig config = TestNode.config(busy.getLocalPort(), dir, 16, 1024, 1024, 1024);
+            assertThatThrownBy(() -> Node.start(config)).isInstanceOf(BindException.class);
+        }
+        try (Node node = Node.start(TestNode.config(dir))) {
+            assertThat(send(node, "GET", "/v0/status", null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void gracefulStopFinishesTheRequestInFlight() throws Exception {
+        NodeConfig config = TestNode.config(dir);
+        DelegatingStore[] store = new DelegatingStore[1];
+        Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
+                Production::startCluster);
+        store[0].hold();
+        CompletableFuture<HttpResponse<String>> put = client.sendAsync(
+                request(node, "PUT", "/v0/entity?id=inflight", "kept"), HttpResponse.BodyHandlers.ofString());
+        assertThat(store[0].entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+        Thread.sleep(300);
+        assertThat(stop).isNotDone(); // it is waiting for the write
+        // New connections are refused once the stop began.
+        assertThatThrownBy(() -> send(node, "GET", "/v0/status", null)).isInstanceOf(java.io.IOException.class);
+        store[0].open();
+        assertThat(put.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+        stop.get(10, TimeUnit.SECONDS);
+        try (Node again = Node.start(config)) {
+            HttpResponse<String> r = send(again, "GET", "/v0/entity?id=inflight", null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("kept");
+        }
+    }
+
+    @Test
+    void overloadIsAnswered503AtOnceWithRetryAfter() throws Exception {
+        NodeConfig config = TestNode.config(TestNode.freePort(), dir, 4, 1024, 1024, 1024);
+        DelegatingStore[] store = new DelegatingStore[1];
+        try (Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
+                Production::startCluster)) {
+            store[0].hold();
+            @SuppressWarnings("unchecked")
+            CompletableFuture<HttpResponse<String>>[] held = new CompletableFuture[4];
+            for (int i = 0; i < 4; i++) {
+                held[i] = client.sendAsync(request(node, "PUT", "/v0/entity?id=h" + i, "v"),
+                        HttpResponse.BodyHandlers.ofString());
+            }
+            assertThat(store[0].entered.tryAcquire(4, 10, TimeUnit.SECONDS)).isTrue();
+            long t0 = System.nanoTime();
+            HttpResponse<String> refused = send(node, "PUT", "/v0/entity?id=extra", "v");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+            assertThat(millis).as("503 comes at once, not after the held requests").isLessThan(5_000);
+            assertThat(send(node, "GET", "/v0/status", null).statusCode()).as("status still answers").isEqualTo(200);
+            store[0].open();
+            for (CompletableFuture<HttpResponse<String>> f : held) {
+                assertThat(f.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+            }
+            assertThat(send(node, "PUT", "/v0/entity?id=extra", "v").statusCode()).isEqualTo(201);
+            assertThat(send(node, "GET", "/v0/entity?id=extra", null).statusCode()).isEqualTo(200);
+        }
+    }
+}
