@@ -69,7 +69,8 @@ final class PeerClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PeerClient.class);
 
     static final int FAILURES_TO_DOWN = 2;
-    static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
+    /** Short, so a thawed or recovered peer is back within about this long; one probe in flight per peer. */
+    static final Duration PROBE_INTERVAL = Duration.ofMillis(100);
     private static final int MAX_CONNECTIONS_PER_PEER = 32;
     private static final int MAX_PENDING_ACQUIRES = 4096;
     private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
