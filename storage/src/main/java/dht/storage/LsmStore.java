@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
  *       of tables may be merged.</li>
  * </ul>
+ *
+ * <p>The memtable keeps the key and value arrays passed to {@link #put} without copying them:
+ * callers must not modify them afterwards. A scan holds its tables until it is closed or read to
+ * the end; a scan that is abandoned without either keeps them mapped (and, once compacted away, on
+ * disk) until the process ends.
  */
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);

@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
  *     a frozen peer's late answer can never be read as the answer to another request.</li>
  * <li>A peer is marked down at once when a connection to it is refused, or after
  *     {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP answer when it has given no
- *     answer at all for a whole timeout (so a loaded peer that answers late is not cut off). While down, requests fail immediately,
- *     except one trial request at a time, and a background probe ({@code GET /v0/status}) runs every
- *     {@link #PROBE_INTERVAL}; any HTTP answer marks the peer up again.</li>
+ *     answer at all for a whole timeout (so a loaded peer that answers late is not cut off). A
+ *     peer that refuses connections is still tried (a refusal costs no timeout, and the first
+ *     request after its restart succeeds); to a silent one requests fail immediately except one
+ *     trial at a time. A background probe ({@code GET /v0/status}) runs every
+ *     {@link #PROBE_INTERVAL} for down peers; any HTTP answer marks the peer up again.</li>
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
  * </ul>
  */
@@ -125,7 +127,7 @@ final class PeerClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalArgumentException("not a peer: " + peer));
         }
         boolean trial = false;
-        if (!p.up) {
+        if (!p.up && !p.downRefused) {
             if (!p.trialInFlight.compareAndSet(false, true)) {
                 return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
             }
@@ -146,7 +148,7 @@ final class PeerClient implements AutoCloseable {
     ScanSource openScan(String peer, byte[] start, byte[] end) {
         Peer p = peers.get(peer);
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
-        if (!p.up) throw new ScanSource.ScanSourceException(peer + " is down", null);
+        if (!p.up && !p.downRefused) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
         return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
     }
 
@@ -179,6 +181,12 @@ final class PeerClient implements AutoCloseable {
         volatile long lastAnswerNanos = System.nanoTime();
         final AtomicBoolean trialInFlight = new AtomicBoolean();
         volatile boolean up = true;
+        /**
+         * Down because connections were refused (nothing listens): trying again costs only a refused
+         * connect, never a timeout, so requests still go out and the first one after a restart
+         * succeeds. A peer down because it is silent (frozen, unreachable) gets one trial at a time.
+         */
+        volatile boolean downRefused;
 
         Peer(String url) {
             this.url = url;
@@ -218,7 +226,10 @@ final class PeerClient implements AutoCloseable {
             // not answered anything for a whole timeout: a loaded but live peer that answers some
             // requests late must not be cut off, a frozen one answers nothing at all.
             boolean silent = System.nanoTime() - lastAnswerNanos > timeout.toNanos();
-            if (up && (refused(cause) || (n >= FAILURES_TO_DOWN && silent))) {
+            boolean refused = refused(cause);
+            if (!up && refused) downRefused = true;
+            if (up && (refused || (n >= FAILURES_TO_DOWN && silent))) {
+                downRefused = refused;
                 up = false;
                 log.warn("peer {} is down after {} failure(s): {}", url, n, cause.toString());
             }
