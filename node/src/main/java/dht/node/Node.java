@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
-    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
     private static final Duration EXECUTOR_TIMEOUT = Duration.ofSeconds(2);
 
     /** Opens the storage engine for a node. */
@@ -144,8 +144,7 @@ public final class Node implements AutoCloseable {
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {
-            shutDown(acceptGroup);
-            shutDown(ioGroup);
+            shutDown(acceptGroup, ioGroup);
             if (profiler != null) profiler.close();
             if (cluster != null) closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
@@ -214,8 +213,7 @@ public final class Node implements AutoCloseable {
             stop(scanWorkers);
             stop(storageExecutor);
             closeQuietly(store::close, "store");
-            shutDown(ioGroup);
-            shutDown(acceptGroup);
+            shutDown(ioGroup, acceptGroup);
             log.info("node {} stopped in {} ms ({} requests were in flight at stop)", config.self(),
                     (System.nanoTime() - t0) / 1_000_000, waiting);
         } catch (InterruptedException e) {
@@ -234,8 +232,14 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static void shutDown(EventLoopGroup group) {
-        if (group != null) group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    /** Stops the event loops together: no quiet period (connections are closed already), 2 s in all. */
+    private static void shutDown(EventLoopGroup... groups) {
+        java.util.List<io.netty.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (EventLoopGroup g : groups) {
+            if (g != null) done.add(g.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (var f : done) f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private static void stop(ExecutorService executor) {

@@ -88,6 +88,36 @@ class ScanTest {
     }
 
     @Test
+    void http10ClientsGetTheScanUnchunkedEndedByClose() throws Exception {
+        try (TestNode node = TestNode.start(dir)) {
+            node.put("/v0/entity?id=a", "1");
+            node.put("/v0/entity?id=b", "2");
+            try (RawHttp c = new RawHttp(node.node.port())) {
+                c.send("GET /v0/entities?start=a HTTP/1.0\r\n\r\n");
+                RawHttp.Response r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.header("transfer-encoding")).isNull();
+                assertThat(r.text()).isEqualTo("a\n1b\n2");
+            }
+        }
+    }
+
+    @Test
+    void expectContinueBehindAPendingAnswerIsNotInterleaved() throws Exception {
+        try (TestNode node = TestNode.start(dir)) {
+            node.put("/v0/entity?id=a", "1");
+            try (RawHttp c = new RawHttp(node.node.port())) {
+                c.send("GET /v0/entities?start=a HTTP/1.1\r\n\r\n"
+                        + "PUT /v0/entity?id=e HTTP/1.1\r\nContent-Length: 1\r\nExpect: 100-continue\r\n\r\nx");
+                assertThat(chunks(c)).containsExactly("a\n1");
+                RawHttp.Response r = c.read();
+                if (r.status() == 100) r = c.read(); // sent only if nothing was pending at the time
+                assertThat(r.status()).isEqualTo(201);
+            }
+        }
+    }
+
+    @Test
     void internalScanUsesTheWireFormatWithTombstonesAndTimestamps() throws Exception {
         try (TestNode node = TestNode.start(dir)) {
             node.put("/v0/entity?id=x", "1");

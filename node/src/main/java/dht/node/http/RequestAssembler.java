@@ -88,10 +88,14 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (expectsContinue) {
-            // An interim answer: the client waits for it before sending the body.
             request.headers().remove(HttpHeaderNames.EXPECT);
-            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
-                    Unpooled.EMPTY_BUFFER));
+            // An interim answer, written directly: only when no earlier answer is pending, or it could
+            // land inside one. Otherwise the client sends the body after its own short wait (RFC 9110).
+            ResponseSequencer sequencer = ctx.pipeline().get(ResponseSequencer.class);
+            if (sequencer == null || sequencer.idle()) {
+                ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+                        Unpooled.EMPTY_BUFFER));
+            }
         }
         head = request;
     }

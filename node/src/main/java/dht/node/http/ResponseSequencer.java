@@ -141,6 +141,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return slot;
     }
 
+    /** No answer is pending on this connection (an interim 100 Continue may be written now). */
+    boolean idle() {
+        return queue.isEmpty() && activeStream == null;
+    }
+
     /** A slot became ready: write every answer that can go out now. */
     void ready() {
         if (inReady) {
@@ -169,9 +174,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready()) {
             Slot slot = queue.pollFirst();
-            active--;
-            if (slot.unsafe) barrier = false;
             if (slot.response != null) {
+                finished(slot);
                 FullHttpResponse r = slot.response;
                 slot.response = null;
                 boolean close = !slot.keepAlive || slot.closeAfter;
@@ -198,9 +202,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /** The slot's work is over: it no longer counts against the window or the barrier. */
+    private void finished(Slot slot) {
+        active--;
+        if (slot.unsafe) barrier = false;
+    }
+
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
+        // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
+        finished(slot);
         if (close || !slot.keepAlive) {
             ctx.flush();
             ctx.close();

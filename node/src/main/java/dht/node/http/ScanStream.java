@@ -46,6 +46,13 @@ public final class ScanStream implements ResponseStream {
     /** A batch waiting on a slow source (a peer) is sent after this long rather than held back. */
     private static final long MAX_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /**
+     * A client that takes nothing for this long loses its scan (the connection is closed): it would
+     * otherwise hold a scan worker, an iterator and a scan permit for as long as it likes. Tests
+     * lower it.
+     */
+    static volatile long stallTimeoutNanos = TimeUnit.SECONDS.toNanos(120);
+
     /** Opens the iterator; called on the worker thread. */
     @FunctionalInterface
     public interface Source {
@@ -202,11 +209,19 @@ public final class ScanStream implements ResponseStream {
 
     /** Blocks until the previous batch is written and the channel can take more; false if cancelled. */
     private boolean awaitWritable() throws InterruptedException {
+        long waitStart = System.nanoTime();
         lock.lock();
         try {
             while (!cancelled && (batchPending || !ctx.channel().isWritable())) {
                 if (!ctx.channel().isActive()) {
                     cancelled = true;
+                    break;
+                }
+                if (System.nanoTime() - waitStart > stallTimeoutNanos) {
+                    log.warn("scan {}: client {} read nothing for {} s, closing its connection", description,
+                            ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toSeconds(stallTimeoutNanos));
+                    cancelled = true;
+                    ctx.channel().close();
                     break;
                 }
                 changed.await(100, TimeUnit.MILLISECONDS);
