@@ -15,7 +15,7 @@ final class WalWriter implements Closeable {
     final Path path;
     private final StorageFiles.WritableFile file;
     private volatile long bytes;
-    private final ByteBuffer staging = ByteBuffer.allocateDirect(1 << 20);
+    private final ByteBuffer staging = ByteBuffer.allocate(1 << 20);
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -25,7 +25,7 @@ final class WalWriter implements Closeable {
 
     /**
      * Appends the records with as few write() calls as the staging buffer allows. The buffer is
-     * direct (no hidden copy in the channel) and reused: only the group-commit leader appends.
+     * reused: only the group-commit leader appends.
      */
     void append(List<byte[]> records) throws IOException {
         long total = 0;
