@@ -11,24 +11,8 @@ rounds="${1:-3}"
 secs="${2:-10}"
 port=18080
 dir="$(mktemp -d /tmp/dht-vs-wrk.XXXXXX)"
-mkdir -p "$dir/tmp"
-cat > "$dir/nginx.conf" <<NGINX
-worker_processes auto;
-daemon on;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
-  keepalive_requests 100000000;
-  server { listen 127.0.0.1:$port; location / { return 200 "hello\n"; } }
-}
-NGINX
-nginx -c "$dir/nginx.conf"
-trap 'kill "$(cat "$dir/nginx.pid")"' EXIT
-sleep 0.5
+. "$root/bench/scripts/nginx.sh"
+start_nginx "$port" "$dir"
 jar="$root/cli/target/dht.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 bench() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue #3's single-node benchmark, side by side with nginx in one run:
+#   for each node heap (128m, 1g): PUT of unique keys (write-ahead log on) and GET on a database of
+#   KEYS keys, at 1 and 64 connections: maximum throughput with Debian's wrk (closed loop), then
+#   dht bench at the issue's target rates (15,000 req/s on 1 connection, 60,000 on 64) with p99;
+#   nginx (static 200) under the same wrk and dht bench runs: the ceiling of HTTP here.
+# Needs nginx-light and wrk (apt-get install -y nginx-light wrk).
+# Usage: bench/scripts/node-vs-nginx.sh [SECONDS] [KEYS]      (defaults 10 s, 1000000 keys)
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+. "$root/bin/java-env.sh"
+dht_find_jdk
+secs="${1:-10}"
+keys="${2:-1000000}"
+nginx_port=18080
+node_port=18090
+dir="$(mktemp -d /tmp/dht-node-vs-nginx.XXXXXX)"
+. "$root/bench/scripts/nginx.sh"
+start_nginx "$nginx_port" "$dir"
+jar="$root/cli/target/dht.jar"
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
+bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+wrk_rate() { wrk "$@" | awk '/Requests\/sec/ {print $2}'; }
+bench_line() { # prints "achieved p50 p99" of a dht bench run
+  bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s", rps, p50, p99}'
+}
+threads() { [ "$1" = 1 ] && echo 1 || echo 2; }
+target() { [ "$1" = 1 ] && echo 15000 || echo 60000; }
+
+echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "date: $(date -u +%FT%TZ), duration ${secs}s per run, $keys keys for GET"
+for c in 1 64; do
+  t=$(threads "$c")
+  echo "nginx c=$c: wrk $(wrk_rate -t"$t" -c"$c" -d"${secs}s" "http://127.0.0.1:$nginx_port/") req/s;" \
+       "dht bench at $(target "$c") req/s: $(bench_line --url "http://127.0.0.1:$nginx_port" -w get -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s)"
+done
+for heap in 128m 1g; do
+  data="$dir/node-$heap"
+  "${java[@]}" "-Xmx$heap" -jar "$jar" serve --port "$node_port" --data "$data" >"$dir/node-$heap.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$node_port/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+  url="http://127.0.0.1:$node_port"
+  for c in 1 64; do
+    t=$(threads "$c")
+    # Unique keys: each wrk thread writes its own sequential slice (bench/wrk2/common.lua).
+    w=$(KEYS=2000000000 DISTRIBUTION=sequential SEED=$RANDOM wrk_rate -t"$t" -c"$c" -d"${secs}s" -s "$root/bench/wrk2/put.lua" "$url")
+    b=$(bench_line --url "$url" -w put --distribution sequential --keys 2000000000 -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s --seed $RANDOM)
+    echo "node -Xmx$heap PUT c=$c: wrk $w req/s; dht bench at $(target "$c") req/s: $b"
+  done
+  bench fill --url "$url" --count "$keys" --value-size 100 -c 64 | tail -n 1
+  for c in 1 64; do
+    t=$(threads "$c")
+    w=$(KEYS="$keys" wrk_rate -t"$t" -c"$c" -d"${secs}s" -s "$root/bench/wrk2/get.lua" "$url")
+    b=$(bench_line --url "$url" -w get --keys "$keys" -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s)
+    echo "node -Xmx$heap GET c=$c: wrk $w req/s; dht bench at $(target "$c") req/s: $b"
+  done
+  kill "$pid"; wait "$pid" || true
+done
