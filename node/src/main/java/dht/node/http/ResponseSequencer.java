@@ -38,6 +38,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int WINDOW = 32;
 
     private final RequestHandler handler;
+    private final Admission admission;
     private final ArrayDeque<Slot> queue = new ArrayDeque<>();
     private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
     private int active;
@@ -52,8 +53,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean inputClosed;
     private boolean paused;
 
-    public ResponseSequencer(RequestHandler handler) {
+    public ResponseSequencer(RequestHandler handler, Admission admission) {
         this.handler = handler;
+        this.admission = admission;
     }
 
     @Override
@@ -64,6 +66,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closing || inputClosed) {
+            if (msg instanceof FullHttpRequest ignored) admission.releaseBody(ignored.content().readableBytes());
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -77,6 +80,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
+            slot.holdBody(admission, request.content().readableBytes());
             slot.unsafe = !isSafe(request.method());
             admit(slot);
         } else {
@@ -239,6 +243,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             if (slot.request != null) {
                 ReferenceCountUtil.release(slot.request);
                 slot.request = null;
+                slot.release(); // never dispatched: only its body bytes to give back
             }
             if (slot.rejection != null) {
                 ReferenceCountUtil.release(slot.rejection);
