@@ -23,6 +23,9 @@ public final class FillCommand implements Callable<Integer> {
     @Option(names = "--start", defaultValue = "0", description = "First key index (default: ${DEFAULT-VALUE}).")
     long start;
 
+    /** The last fill's outcome, for callers that fill programmatically (bench report). */
+    RunResult lastResult;
+
     @Override
     public Integer call() throws Exception {
         try {
@@ -48,6 +51,7 @@ public final class FillCommand implements Callable<Integer> {
             if (tty) {
                 System.err.println();
             }
+            lastResult = r;
             ConnectionStats st = r.stats();
             long created = st.statusCounts[201];
             System.out.printf(Locale.ROOT, "filled %,d keys in %.1fs: %,.0f keys/s; 201 Created: %,d; other statuses: %d; errors: %d%n",

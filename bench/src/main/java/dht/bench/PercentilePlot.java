@@ -48,6 +48,8 @@ public final class PercentilePlot {
         x.setRange(1, Math.pow(10, Math.ceil(Math.log10(maxX))));
         x.setNumberFormatOverride(new PercentileFormat());
         x.setMinorTickMarksVisible(false);
+        x.setAutoTickUnitSelection(false);
+        x.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0)); // one tick per decade: 0%, 90%, 99%, 99.9%...
         NumberAxis y = new NumberAxis("Latency (ms)");
         y.setAutoRangeIncludesZero(true);
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);

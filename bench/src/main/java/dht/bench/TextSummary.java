@@ -11,6 +11,7 @@ import org.HdrHistogram.Histogram;
  * and how closely the generator kept to the requested rate.
  */
 public final class TextSummary {
+    static final long LAG_WARNING_NS = 1_000_000;
     private static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
 
     private TextSummary() {
@@ -77,6 +78,10 @@ public final class TextSummary {
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(50) / 1e6),
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(99) / 1e6),
                     Durations.formatMillis(s.sendLag.getMaxValue() / 1e6));
+            if (s.sendLag.getValueAtPercentile(99) > LAG_WARNING_NS) {
+                out.println("WARNING: the generator itself sent late (send lag p99 above 1 ms): the machine is overloaded or the"
+                        + " generator is short of CPU, and the latencies above include that delay.");
+            }
         }
     }
 

@@ -47,14 +47,16 @@ class CoordinatedOmissionTest {
             assertThat(r.stats().completed).isBetween(1150L, 1201L);
             assertThat(r.stats().statusCounts[200]).isEqualTo(r.stats().completed);
             // Three stalls in the 6 s window: 10% of requests intended during them, half of those
-            // waiting more than 100 ms. Bounds are wide for a loaded machine, but far from what
-            // an uncorrected measurement gives (3 slow requests in 1200: 0.25%).
+            // waiting more than 100 ms. Only the lower bounds are tight: a loaded machine adds stalls
+            // of its own (seen here: p99 650 ms at a load average of 20), but cannot remove the ones the
+            // server made. An uncorrected measurement fails them all: it sees one slow request per
+            // stall (3 in 1,200, 0.25%) and reports p95 and p99 under a millisecond.
             double slowShare = (double) h.getCountBetweenValues(50_000_000L, Long.MAX_VALUE) / h.getTotalCount();
-            assertThat(slowShare).as("share of requests over 50 ms (expected 7.5%%)").isBetween(0.05, 0.11);
-            assertThat(r.latencyMs(50)).as("p50 (ms), outside the stalls").isLessThan(30);
-            assertThat(r.latencyMs(95)).as("p95 (ms), expected ~100").isBetween(60.0, 140.0);
-            assertThat(r.latencyMs(99)).as("p99 (ms), expected ~180").isBetween(150.0, 240.0);
-            assertThat(r.latencyMs(100)).as("max (ms), expected ~200").isBetween(185.0, 400.0);
+            assertThat(slowShare).as("share of requests over 50 ms (expected 7.5 percent)").isBetween(0.05, 0.5);
+            assertThat(r.latencyMs(50)).as("p50 (ms), outside the stalls").isLessThan(50);
+            assertThat(r.latencyMs(95)).as("p95 (ms), expected ~100").isGreaterThan(60.0);
+            assertThat(r.latencyMs(99)).as("p99 (ms), expected ~180").isGreaterThan(150.0);
+            assertThat(r.latencyMs(100)).as("max (ms), expected ~200").isBetween(185.0, 5000.0);
         }
     }
 }

@@ -48,7 +48,7 @@ class ClusterProcessTest {
         urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         for (int i = 0; i < n; i++) {
             nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
-                    List.of("--cluster", String.join(",", urls), "--replica-timeout", "500")));
+                    List.of("--cluster", String.join(",", urls))));
         }
         for (NodeProcess p : nodes) p.start();
         for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));

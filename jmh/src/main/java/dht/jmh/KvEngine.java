@@ -22,7 +22,8 @@ interface KvEngine extends AutoCloseable {
     static KvEngine open(String name, Path dir) throws IOException {
         return switch (name) {
             case "dht" -> new DhtEngine(dir);
-            case "rocksdb" -> new RocksEngine(dir);
+            case "rocksdb" -> new RocksEngine(dir, false);
+            case "rocksdb-mmap" -> new RocksEngine(dir, true);
             default -> throw new IllegalArgumentException("unknown engine " + name);
         };
     }

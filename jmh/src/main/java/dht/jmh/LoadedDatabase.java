@@ -13,8 +13,9 @@ final class LoadedDatabase {
 
     static KvEngine open(String engine, long keys) throws IOException {
         Path root = Path.of(System.getProperty("dht.jmh.dir", "/tmp/dht-jmh"));
-        Path dir = root.resolve(engine + "-" + keys);
-        Path marker = root.resolve(engine + "-" + keys + ".loaded");
+        String family = engine.startsWith("rocksdb") ? "rocksdb" : engine; // same files, other read settings
+        Path dir = root.resolve(family + "-" + keys);
+        Path marker = root.resolve(family + "-" + keys + ".loaded");
         if (!Files.exists(marker)) {
             if (Files.exists(dir)) {
                 try (var s = Files.walk(dir)) {

@@ -15,6 +15,8 @@ import org.rocksdb.WriteOptions;
 /**
  * RocksDB with settings translated from the dht engine's: WAL on without sync per write, 16 MiB
  * memtable, 4 KiB blocks, 10-bit bloom filter, no compression (dht does not compress).
+ * {@code mmapReads} makes RocksDB read tables through mmap as the dht engine does (otherwise it
+ * preads blocks into its default 8 MiB block cache).
  */
 final class RocksEngine implements KvEngine {
     static {
@@ -25,8 +27,8 @@ final class RocksEngine implements KvEngine {
     private final WriteOptions writeOptions;
     private final RocksDB db;
 
-    RocksEngine(Path dir) throws IOException {
-        options = new Options().setCreateIfMissing(true).setWriteBufferSize(16L << 20)
+    RocksEngine(Path dir, boolean mmapReads) throws IOException {
+        options = new Options().setCreateIfMissing(true).setWriteBufferSize(16L << 20).setAllowMmapReads(mmapReads)
                 .setCompressionType(CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig().setBlockSize(4096)
                         .setFilterPolicy(new BloomFilter(10, false)));

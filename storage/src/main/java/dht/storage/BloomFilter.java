@@ -47,12 +47,11 @@ final class BloomFilter {
         }
     }
 
-    /** Probes a bloom region of a mapped table; {@code off} is the region start. */
-    static boolean mightContain(MemorySegment seg, long off, byte[] key) {
+    /** Probes a bloom region of a mapped table for a key of hash {@code h}; {@code off} is the region start. */
+    static boolean mightContain(MemorySegment seg, long off, long h) {
         int k = seg.get(Bytes.INT, off);
         int nwords = seg.get(Bytes.INT, off + 4);
         long nbits = (long) nwords * 64;
-        long h = Bytes.hash(key);
         for (int i = 0; i < k; i++) {
             long bit = bit(h, i, nbits);
             long w = seg.get(Bytes.LONG, off + 8 + (bit >>> 6) * 8);

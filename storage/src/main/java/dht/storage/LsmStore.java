@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
  *       of tables may be merged.</li>
  * </ul>
+ *
+ * <p>The memtable keeps the key and value arrays passed to {@link #put} without copying them:
+ * callers must not modify them afterwards. A scan holds its tables until it is closed or read to
+ * the end; a scan that is abandoned without either keeps them mapped (and, once compacted away, on
+ * disk) until the process ends.
  */
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
@@ -397,13 +402,23 @@ public final class LsmStore implements Store {
 
     // ------------------------------------------------------------------ flush
 
+    /** Background flushing: a failed flush is retried a second later, until it succeeds. */
     private void flushPending() {
+        flushPending(false);
+    }
+
+    /**
+     * Flushes the immutable memtables, oldest first. On failure either retries (background) or
+     * gives up and returns false ({@code giveUp}: someone is waiting); the memtable's log stays,
+     * so nothing acknowledged is lost either way.
+     */
+    private boolean flushPending(boolean giveUp) {
         while (true) {
             Memtable m;
             long n;
             mutex.lock();
             try {
-                if (current.immutables.isEmpty()) return;
+                if (current.immutables.isEmpty()) return true;
                 m = current.immutables.getFirst();
                 n = nextFile++;
             } finally {
@@ -412,14 +427,23 @@ public final class LsmStore implements Store {
             try {
                 flush(m, n);
             } catch (IOException | RuntimeException e) {
-                log.error("flush of log {} to table {} failed, retrying in 1 s: {}", m.logNumber, n, e.toString());
+                log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
+                        giveUp ? "" : ", retrying in 1 s", e.toString());
                 try {
                     files.delete(FileNames.table(dir, n));
-                    Thread.sleep(1000);
-                } catch (IOException | InterruptedException ex) {
-                    return;
+                } catch (IOException ex) {
+                    log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
                 }
-                if (stopping && closed) return;
+                if (!giveUp) {
+                    // Retry later without holding the flusher thread, so a waiting flush() or
+                    // close() gets its turn (and its error) instead of waiting forever.
+                    try {
+                        syncer.schedule(() -> flusher.execute(this::flushPending), 1, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException ex) {
+                        log.warn("flush retry not scheduled: store closing; log {} is kept for replay", m.logNumber);
+                    }
+                }
+                return false;
             }
         }
     }
@@ -471,17 +495,14 @@ public final class LsmStore implements Store {
     }
 
     private void waitForFlushes() throws IOException {
-        while (true) {
-            Future<?> f = flusher.submit(this::flushPending);
-            try {
-                f.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while flushing", e);
-            } catch (ExecutionException e) {
-                throw new IOException("flush failed", e.getCause());
-            }
-            if (current.immutables.isEmpty()) return;
+        Future<Boolean> f = flusher.submit(() -> flushPending(true));
+        try {
+            if (!f.get()) throw new IOException("flush failed (see log); the write-ahead logs are kept for replay");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while flushing", e);
+        } catch (ExecutionException e) {
+            throw new IOException("flush failed", e.getCause());
         }
     }
 
@@ -734,7 +755,10 @@ public final class LsmStore implements Store {
         try {
             Entry best = v.active.get(key);
             for (Memtable m : v.immutables) best = newer(best, m.get(key));
-            for (Table t : v.tables) best = newer(best, t.get(key));
+            if (!v.tables.isEmpty()) {
+                long hash = Bytes.hash(key);
+                for (Table t : v.tables) best = newer(best, t.get(key, hash));
+            }
             return best;
         } finally {
             v.release();

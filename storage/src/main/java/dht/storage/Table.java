@@ -39,6 +39,12 @@ final class Table {
     private volatile boolean obsolete;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
+    /**
+     * Blocks whose checksum has passed since open (one bit each). The mapping is read-only and the
+     * file immutable, so a block is checksummed on its first read only, like a block cache filled
+     * from disk. Races are benign: a lost bit only means one more check.
+     */
+    private final long[] verified;
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
                   int blocks, long bloomOffset, long entryCount) {
@@ -52,6 +58,7 @@ final class Table {
         this.bloomOffset = bloomOffset;
         this.entryCount = entryCount;
         this.sizeBytes = seg.byteSize();
+        this.verified = new long[(blocks + 63) >>> 6];
     }
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
@@ -152,12 +159,14 @@ final class Table {
     private long checkedBlock(int i) throws CorruptionException {
         long off = blockOffset(i);
         int len = blockLen(i);
+        if ((verified[i >>> 6] & (1L << i)) != 0) return off;
         if (off < 0 || len <= 0 || off + len + 4 > indexOffset) {
             throw corrupt(off, "block " + i + " index entry out of bounds");
         }
         if (Bytes.crc(seg, off, len) != seg.get(Bytes.INT, off + len)) {
             throw corrupt(off, "block " + i + " checksum mismatch");
         }
+        verified[i >>> 6] |= 1L << i;
         return off;
     }
 
@@ -170,10 +179,13 @@ final class Table {
 
     // ---- reads ----
 
-    boolean mightContain(byte[] key) { return BloomFilter.mightContain(seg, bloomOffset, key); }
+    boolean mightContain(byte[] key) { return BloomFilter.mightContain(seg, bloomOffset, Bytes.hash(key)); }
 
-    Entry get(byte[] key) throws CorruptionException {
-        if (!mightContain(key)) return null;
+    Entry get(byte[] key) throws CorruptionException { return get(key, Bytes.hash(key)); }
+
+    /** Point read with the key's bloom hash computed once by the caller for all tables. */
+    Entry get(byte[] key, long hash) throws CorruptionException {
+        if (!BloomFilter.mightContain(seg, bloomOffset, hash)) return null;
         int b = findBlock(key);
         if (b < 0) return null;
         long off = checkedBlock(b);

@@ -68,6 +68,21 @@ class FaultInjectionTest {
     }
 
     @Test
+    void flushThatKeepsFailingFailsFlushAndCloseButLosesNothing() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff));
+        for (int i = 0; i < 500; i++) s.put(b("k" + i), b("v" + i), 1);
+        ff.failCreate = FaultInjectionTest::isTable;
+        assertThatThrownBy(s::flush).isInstanceOf(IOException.class).hasMessageContaining("flush failed");
+        assertThat(s.get(b("k1")).value()).isEqualTo(b("v1"));
+        assertThatThrownBy(s::close).isInstanceOf(IOException.class);
+        ff.failCreate = p -> false;
+        try (LsmStore r = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 500; i++) assertThat(r.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+        }
+    }
+
+    @Test
     void failedManifestRenameLeavesTheOldManifestValid() throws IOException {
         FaultyFiles ff = new FaultyFiles();
         AtomicInteger failures = new AtomicInteger(1);

@@ -86,7 +86,9 @@ public final class Profiler implements AutoCloseable {
         AsyncProfiler profiler;
         try {
             profiler = AsyncProfiler.getInstance();
-            profiler.execute("start,event=" + event);
+            // 1 ms CPU sampling: enough samples for a flame graph of a few seconds (the default is 10 ms)
+            String interval = event.equals("cpu") || event.endsWith("timer") ? ",interval=1ms" : "";
+            profiler.execute("start,event=" + event + interval);
         } catch (Throwable e) { // UnsatisfiedLinkError from the native library, IllegalStateException, IOException
             running.set(null);
             log.warn("profiler unavailable: event={} cause={}", event, e.toString());
@@ -105,7 +107,9 @@ public final class Profiler implements AutoCloseable {
             profiler.execute("stop,file=" + file + ",flamegraph");
             byte[] html = Files.readAllBytes(file);
             log.info("profiling done: event={} bytes={}", mine.event(), html.length);
-            result.complete(html);
+            release(file);
+            file = null;
+            result.complete(html); // after the release: a caller may start the next profile at once
         } catch (Throwable e) {
             log.warn("profiling failed: event={} cause={}", mine.event(), e.toString());
             try {
@@ -113,17 +117,26 @@ public final class Profiler implements AutoCloseable {
             } catch (IllegalStateException alreadyStopped) {
                 log.debug("profiler already stopped: {}", alreadyStopped.getMessage());
             }
+            release(file);
+            file = null;
             result.completeExceptionally(new UnavailableException("profile " + mine.event() + " failed: " + e.getMessage(), e));
         } finally {
             if (file != null) {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException e) {
-                    log.warn("could not delete profile temp file {}: {}", file, e.toString());
-                }
+                release(file); // only on an Error thrown by complete's callbacks
             }
-            running.set(null);
         }
+    }
+
+    /** Deletes the temporary file (if any) and lets the next profile start. */
+    private void release(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                log.warn("could not delete profile temp file {}: {}", file, e.toString());
+            }
+        }
+        running.set(null);
     }
 
     /** Whether a profile is running now. */

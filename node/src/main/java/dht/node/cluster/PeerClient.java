@@ -5,8 +5,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -54,10 +55,13 @@ import org.slf4j.LoggerFactory;
  * <li>A connection carries at most one outstanding request; it goes back to the pool only after a
  *     complete answer on a keep-alive connection. A request that times out closes its connection, so
  *     a frozen peer's late answer can never be read as the answer to another request.</li>
- * <li>A peer is marked down after {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP
- *     answer (at once when the connection is refused). While down, requests fail immediately,
- *     except one trial request at a time, and a background probe ({@code GET /v0/status}) runs every
- *     {@link #PROBE_INTERVAL}; any HTTP answer marks the peer up again.</li>
+ * <li>A peer is marked down at once when a connection to it is refused, or after
+ *     {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP answer when it has given no
+ *     answer at all for a whole timeout (so a loaded peer that answers late is not cut off). A
+ *     peer that refuses connections is still tried (a refusal costs no timeout, and the first
+ *     request after its restart succeeds); to a silent one requests fail immediately except one
+ *     trial at a time. A background probe ({@code GET /v0/status}) runs every
+ *     {@link #PROBE_INTERVAL} for down peers; any HTTP answer marks the peer up again.</li>
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
  * </ul>
  */
@@ -123,7 +127,7 @@ final class PeerClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalArgumentException("not a peer: " + peer));
         }
         boolean trial = false;
-        if (!p.up) {
+        if (!p.up && !p.downRefused) {
             if (!p.trialInFlight.compareAndSet(false, true)) {
                 return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
             }
@@ -144,7 +148,7 @@ final class PeerClient implements AutoCloseable {
     ScanSource openScan(String peer, byte[] start, byte[] end) {
         Peer p = peers.get(peer);
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
-        if (!p.up) throw new ScanSource.ScanSourceException(peer + " is down", null);
+        if (!p.up && !p.downRefused) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
         return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
     }
 
@@ -169,10 +173,20 @@ final class PeerClient implements AutoCloseable {
         final String host;
         final int port;
         final String hostHeader;
+        /** Every connection to this peer, its pool and its deadlines live on this one loop: no hops between them. */
+        final EventLoop loop;
         final FixedChannelPool pool;
         final AtomicInteger consecutiveFailures = new AtomicInteger();
+        /** When the peer last gave any HTTP answer: a slow peer under load still answers now and then. */
+        volatile long lastAnswerNanos = System.nanoTime();
         final AtomicBoolean trialInFlight = new AtomicBoolean();
         volatile boolean up = true;
+        /**
+         * Down because connections were refused (nothing listens): trying again costs only a refused
+         * connect, never a timeout, so requests still go out and the first one after a restart
+         * succeeds. A peer down because it is silent (frozen, unreachable) gets one trial at a time.
+         */
+        volatile boolean downRefused;
 
         Peer(String url) {
             this.url = url;
@@ -180,7 +194,8 @@ final class PeerClient implements AutoCloseable {
             this.host = u.getHost();
             this.port = u.getPort() > 0 ? u.getPort() : 80;
             this.hostHeader = host + ":" + port;
-            Bootstrap b = new Bootstrap().group(group).channel(channelClass).remoteAddress(host, port)
+            this.loop = group.next();
+            Bootstrap b = new Bootstrap().group(loop).channel(channelClass).remoteAddress(host, port)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.SO_KEEPALIVE, true);
@@ -195,6 +210,7 @@ final class PeerClient implements AutoCloseable {
         }
 
         void succeeded(boolean trial) {
+            lastAnswerNanos = System.nanoTime();
             consecutiveFailures.set(0);
             if (trial) trialInFlight.set(false);
             if (!up) {
@@ -206,11 +222,23 @@ final class PeerClient implements AutoCloseable {
         void failed(boolean trial, Throwable cause) {
             if (trial) trialInFlight.set(false);
             int n = consecutiveFailures.incrementAndGet();
-            if (up && (n >= FAILURES_TO_DOWN || cause instanceof ConnectException)) {
+            // Refused: nobody listens. Otherwise (timeouts, cut connections) only when the peer has
+            // not answered anything for a whole timeout: a loaded but live peer that answers some
+            // requests late must not be cut off, a frozen one answers nothing at all.
+            boolean silent = System.nanoTime() - lastAnswerNanos > timeout.toNanos();
+            boolean refused = refused(cause);
+            if (!up && refused) downRefused = true;
+            if (up && (refused || (n >= FAILURES_TO_DOWN && silent))) {
+                downRefused = refused;
                 up = false;
                 log.warn("peer {} is down after {} failure(s): {}", url, n, cause.toString());
             }
         }
+    }
+
+    private static boolean refused(Throwable cause) {
+        Throwable c = cause instanceof PeerUnavailableException && cause.getCause() != null ? cause.getCause() : cause;
+        return c instanceof ConnectException && !(c instanceof ConnectTimeoutException);
     }
 
     /** One request: its deadline, its connection once acquired, and the one place it finishes. */
@@ -228,7 +256,21 @@ final class PeerClient implements AutoCloseable {
         }
 
         void start(FullHttpRequest request) {
-            deadline = group.next().schedule(() -> fail(new PeerUnavailableException(
+            if (peer.loop.inEventLoop()) {
+                startOnLoop(request);
+            } else {
+                // one hop onto the peer's loop; from there on everything for this call runs there
+                try {
+                    peer.loop.execute(() -> startOnLoop(request));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    request.release();
+                    fail(new PeerUnavailableException("peer client is closed", e));
+                }
+            }
+        }
+
+        private void startOnLoop(FullHttpRequest request) {
+            deadline = peer.loop.schedule(() -> fail(new PeerUnavailableException(
                     peer.url + " did not answer within " + timeout.toMillis() + " ms", null)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             peer.pool.acquire().addListener((Future<Channel> f) -> {

@@ -35,8 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the consumer (a scan worker thread) asks again once it has drained below {@link #LOW_WATER}.
  *
  * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
- * terminating chunk, and a stream that ends otherwise, answers non-200, or stays silent for the
- * idle timeout while the consumer waits fails with {@link ScanSource.ScanSourceException}.
+ * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
+ * within the replica timeout, or then stays silent for the idle timeout while the consumer waits,
+ * fails with {@link ScanSource.ScanSourceException}.
  * Closing the stream closes the connection.
  */
 final class PeerScanStream implements ScanSource {
@@ -45,7 +46,10 @@ final class PeerScanStream implements ScanSource {
     private static final Object END = new Object();
 
     private final String peer;
+    private final Duration answerTimeout;
     private final Duration idleTimeout;
+    /** Set once the response head arrived: until then a frozen peer is given only the replica timeout. */
+    private volatile boolean answered;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final AtomicLong buffered = new AtomicLong();
     private volatile Channel channel;
@@ -58,8 +62,9 @@ final class PeerScanStream implements ScanSource {
     private Entry next;
     private boolean closed;
 
-    private PeerScanStream(String peer, Duration idleTimeout) {
+    private PeerScanStream(String peer, Duration answerTimeout, Duration idleTimeout) {
         this.peer = peer;
+        this.answerTimeout = answerTimeout;
         this.idleTimeout = idleTimeout;
     }
 
@@ -67,7 +72,7 @@ final class PeerScanStream implements ScanSource {
                                byte[] start, byte[] end) {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
-        PeerScanStream s = new PeerScanStream(peer, idle);
+        PeerScanStream s = new PeerScanStream(peer, client.timeout(), idle);
         // an empty start means "from the first key": the parameter is then left out
         StringBuilder uri = new StringBuilder("/internal/v0/entities?");
         if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
@@ -136,14 +141,16 @@ final class PeerScanStream implements ScanSource {
         while (pos >= chunk.length) {
             if (ended) return false;
             Object o;
+            long wait = (answered ? idleTimeout : answerTimeout).toMillis();
             try {
-                o = queue.poll(idleTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                o = queue.poll(wait, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new ScanSourceException("interrupted while reading the scan of " + peer, e);
             }
             if (o == null) {
-                throw new ScanSourceException(peer + " sent nothing for " + idleTimeout.toMillis() + " ms", null);
+                throw new ScanSourceException(peer + (answered ? " sent nothing for " : " did not answer within ")
+                        + wait + " ms", null);
             }
             if (o == END) {
                 ended = true;
@@ -216,6 +223,7 @@ final class PeerScanStream implements ScanSource {
                 ctx.close();
                 return;
             }
+            if (msg instanceof HttpResponse) answered = true;
             if (msg instanceof HttpContent c) {
                 if (c.content().isReadable()) {
                     byte[] bytes = ByteBufUtil.getBytes(c.content());

@@ -1,0 +1,407 @@
+package dht.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code dht bench report}: regenerates docs/reports/*.md. Starts nodes with the launcher, fills
+ * them, and for each scenario sweeps for the highest stable rate, then runs at that rate while
+ * recording flame graphs, and writes one Markdown report per scenario plus an index. The hand-written
+ * analysis between the analysis markers of an existing report is kept.
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Regenerate docs/reports/*.md: single node PUT/GET at 1 and 64 connections, a 3-node cluster at 64 connections, a full scan larger than the heap.")
+public final class ReportCommand implements Callable<Integer> {
+    static final List<String> SCENARIOS = List.of("single-put-1c", "single-get-1c", "single-put-64c", "single-get-64c",
+            "cluster3-put-64c", "cluster3-get-64c", "scan-larger-than-heap");
+    private static final String BEGIN = "<!-- analysis:begin (kept when the report is regenerated) -->";
+    private static final String END = "<!-- analysis:end -->";
+
+    @Option(names = "--out", defaultValue = "docs/reports", description = "Report directory (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--launcher", defaultValue = "bin/dht", description = "The dht launcher (default: ${DEFAULT-VALUE}).")
+    Path launcher;
+
+    @Option(names = "--work", description = "Directory for node data and logs (default: a new temporary directory).")
+    Path work;
+
+    @Option(names = "--scenarios", split = ",", description = "Subset of: ${DEFAULT-VALUE}", defaultValue =
+            "single-put-1c,single-get-1c,single-put-64c,single-get-64c,cluster3-put-64c,cluster3-get-64c,scan-larger-than-heap")
+    List<String> scenarios;
+
+    @Option(names = "--quick", description = "Shorter runs and a smaller database (about 6 minutes instead of about 25).")
+    boolean quick;
+
+    @Option(names = "--keys", description = "Keys filled before the runs (default: 1,000,000; quick: 200,000).")
+    Long keys;
+
+    @Option(names = "--value-size", defaultValue = "100", description = "Value size of the fill and the PUTs (default: ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--p99", defaultValue = "10ms", converter = Durations.Converter.class,
+            description = "The p99 bound that defines a stable rate (default: ${DEFAULT-VALUE}).")
+    Duration p99;
+
+    @Option(names = "--node-heap", defaultValue = "512m", description = "Heap of each node for the rate scenarios (default: ${DEFAULT-VALUE}).")
+    String nodeHeap;
+
+    @Option(names = "--scan-heap", defaultValue = "64m", description = "Heap of the node in the scan scenario (default: ${DEFAULT-VALUE}).")
+    String scanHeap;
+
+    @Option(names = "--profile", split = ",", defaultValue = "cpu,alloc,lock", description = "Flame graphs per run (default: ${DEFAULT-VALUE}).")
+    List<String> profile;
+
+    @Option(names = "--base-port", defaultValue = "18400", description = "First port for the nodes (default: ${DEFAULT-VALUE}).")
+    int basePort;
+
+    private String machine;
+    private final List<String> index = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        for (String s : scenarios) {
+            if (!SCENARIOS.contains(s)) {
+                System.err.println("bench report: unknown scenario '" + s + "'; known: " + String.join(", ", SCENARIOS));
+                return 2;
+            }
+        }
+        if (!Files.isExecutable(launcher)) {
+            System.err.println("bench report: launcher " + launcher + " not found; run from the repository root or pass --launcher");
+            return 2;
+        }
+        long n = keys != null ? keys : quick ? 200_000 : 1_000_000;
+        Path w = work != null ? Files.createDirectories(work) : Files.createTempDirectory("dht-report");
+        Files.createDirectories(out);
+        machine = Machine.describe();
+        long t0 = System.nanoTime();
+        try {
+            List<String> single = scenarios.stream().filter(s -> s.startsWith("single-")).toList();
+            if (!single.isEmpty()) {
+                try (NodeProcess node = NodeProcess.start(launcher, basePort, w.resolve("single"), null,
+                        "-Xmx" + nodeHeap, w.resolve("single.log"))) {
+                    String fill = fill(List.of(node.url), n, valueSize, 64);
+                    for (String s : single) {
+                        rateScenario(s, List.of(node.url), n, fill, "one node (`bin/dht serve`, -Xmx" + nodeHeap + ")");
+                    }
+                }
+            }
+            List<String> cluster = scenarios.stream().filter(s -> s.startsWith("cluster3-")).toList();
+            if (!cluster.isEmpty()) {
+                List<String> urls = List.of("http://localhost:" + (basePort + 1), "http://localhost:" + (basePort + 2),
+                        "http://localhost:" + (basePort + 3));
+                List<NodeProcess> nodes = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        nodes.add(NodeProcess.start(launcher, basePort + 1 + i, w.resolve("node" + i), urls,
+                                "-Xmx" + nodeHeap, w.resolve("node" + i + ".log")));
+                    }
+                    String fill = fill(urls, n, valueSize, 64);
+                    for (String s : cluster) {
+                        rateScenario(s, urls, n, fill, "3 nodes on this machine (`bin/dht serve --cluster ...`, -Xmx"
+                                + nodeHeap + " each), default ack/from = 2/3, connections spread over the 3 nodes");
+                    }
+                } finally {
+                    nodes.forEach(NodeProcess::close);
+                }
+            }
+            if (scenarios.contains("scan-larger-than-heap")) {
+                scanScenario(w);
+            }
+        } catch (BenchException e) {
+            System.err.println("bench report: " + e.getMessage());
+            writeIndex(t0);
+            return 1;
+        }
+        writeIndex(t0);
+        System.err.printf(Locale.ROOT, "reports written to %s in %.1f minutes%n", out.toAbsolutePath(), (System.nanoTime() - t0) / 60e9);
+        return 0;
+    }
+
+    private String fill(List<String> urls, long n, int size, int connections) throws Exception {
+        FillCommand f = new FillCommand();
+        f.target = targets(urls, connections, size);
+        f.count = n;
+        System.err.printf(Locale.ROOT, "== fill %,d keys of %d bytes into %s%n", n, size, urls);
+        long t = System.nanoTime();
+        int code = f.call();
+        double secs = (System.nanoTime() - t) / 1e9;
+        if (f.lastResult == null) {
+            throw new BenchException("fill failed (exit " + code + ")");
+        }
+        ConnectionStats st = f.lastResult.stats();
+        long created = st.statusCounts[201];
+        String problems = created == n ? "" : String.format(Locale.ROOT, " (**only %,d answered 201**: %d other statuses, %d socket errors; the runs go on with the keys that are there)",
+                created, st.completed - created, f.lastResult.errors());
+        return String.format(Locale.ROOT, "%,d keys of %d bytes filled with `dht bench fill --url %s --count %d --value-size %d -c %d` in %.1f s (%,.0f keys/s)%s",
+                n, size, String.join(",", urls), n, size, connections, secs, n / secs, problems);
+    }
+
+    private TargetOptions targets(List<String> urls, int connections, int size) {
+        TargetOptions t = new TargetOptions();
+        t.urls = urls;
+        t.connections = connections;
+        t.timeout = Duration.ofSeconds(10);
+        t.keys = keys != null ? keys : quick ? 200_000 : 1_000_000;
+        t.distribution = KeyDistribution.Kind.uniform;
+        t.valueSize = size;
+        t.seed = 42;
+        return t;
+    }
+
+    private LoadOptions load(Workload w) {
+        LoadOptions l = new LoadOptions();
+        l.workload = w;
+        l.rate = 1000;
+        l.duration = Duration.ofSeconds(30);
+        l.warmup = Duration.ofSeconds(5);
+        l.missRatio = 0;
+        l.readRatio = 0.9;
+        l.rangeLength = 100;
+        l.spin = Duration.ofNanos(20_000);
+        return l;
+    }
+
+    private void rateScenario(String name, List<String> urls, long n, String fill, String nodes) throws Exception {
+        Workload wl = name.contains("-put-") ? Workload.put : Workload.get;
+        int conns = name.endsWith("-1c") ? 1 : 64;
+        Path dir = out.resolve(name);
+        Files.createDirectories(dir);
+        System.err.println("== " + name + ": sweep");
+        SweepCommand sw = new SweepCommand();
+        sw.target = targets(urls, conns, valueSize);
+        sw.load = load(wl);
+        sw.p99Bound = p99;
+        sw.startRate = conns == 1 ? 1000 : 4000;
+        sw.maxRate = 1_000_000;
+        sw.stepDuration = Duration.ofSeconds(quick ? 3 : 5);
+        sw.stepWarmup = Duration.ofSeconds(quick ? 1 : 2);
+        sw.precision = quick ? 0.15 : 0.08;
+        sw.maxSteps = quick ? 6 : 9;
+        SweepCommand.Outcome o = sw.sweep();
+        String table = sweepTable(o);
+        Files.writeString(dir.resolve("sweep.txt"), table);
+
+        double rate = o.highestStable() > 0 ? o.highestStable()
+                : o.steps().stream().mapToDouble(SweepCommand.Step::rate).min().orElse(sw.startRate); // none passed: the gentlest rate tried
+        Duration runDuration = Duration.ofSeconds(quick ? 10 : 30);
+        Duration warm = Duration.ofSeconds(quick ? 2 : 5);
+        LoadSpec spec = sw.load.spec(sw.target, rate, warm, runDuration, false);
+        System.err.printf(Locale.ROOT, "== %s: run at %.0f req/s with %s%n", name, rate, profile);
+        CompletableFuture<List<String>> flames = profile.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : new ProfileClient(profile, dir).record(spec.targets(), warm.plusMillis(20), runDuration);
+        RunResult r = new LoadGenerator(spec, System.err).run();
+        String title = name + " at " + (long) rate + " req/s";
+        String command = String.format(Locale.ROOT, "dht bench --url %s -w %s -c %d -R %.0f -d %ds --warmup %ds --keys %d --value-size %d%s --out %s",
+                String.join(",", urls), wl, conns, rate, runDuration.toSeconds(), warm.toSeconds(), n, valueSize,
+                profile.isEmpty() ? "" : " --profile " + String.join(",", profile), dir);
+        String text = ResultWriter.text(r, title);
+        ResultWriter.write(dir, r, title, command, text);
+        List<String> flameLines = flames.join();
+
+        StringBuilder md = new StringBuilder();
+        md.append("# ").append(heading(name)).append("\n\n");
+        md.append("Generated by `dht bench report").append(quick ? " --quick" : "").append("` at ").append(Instant.now()).append(".\n\n");
+        md.append("## Setup\n\n");
+        md.append("- Machine: ").append(machine).append(". The generator runs on the same cores as the node(s).\n");
+        md.append("- Nodes: ").append(nodes).append(".\n");
+        md.append("- Data: ").append(fill).append(".\n");
+        md.append("- Load: ").append(wl == Workload.put ? "PUT of " + valueSize + "-byte values to uniformly chosen existing keys (overwrites)"
+                : "GET of uniformly chosen existing keys").append(", ").append(conns).append(conns == 1 ? " connection" : " connections")
+                .append(", one request in flight per connection, constant rate, latency from the intended send time.\n\n");
+        md.append("## Highest stable rate\n\n");
+        md.append(String.format(Locale.ROOT, "**%s** with p99 at most %s (sweep: doubling, then bisecting; a step passes when p99 is within the bound, "
+                + "at least 97%% of the rate is answered, and there are no socket errors or 5xx).\n\n",
+                o.highestStable() > 0 ? String.format(Locale.ROOT, "%,.0f req/s", o.highestStable()) : "none found (even the first rate failed)",
+                Durations.formatMillis(p99.toNanos() / 1e6)));
+        md.append("```\n").append(table).append("```\n\n");
+        md.append("## Run at that rate\n\n");
+        md.append("```\n").append(command).append("\n```\n\n");
+        md.append("![latency by percentile](").append(name).append("/latency.png)\n\n");
+        md.append("```\n").append(withoutSpectrum(text)).append("```\n\n");
+        md.append("Full output: [summary.txt](").append(name).append("/summary.txt), [summary.json](").append(name)
+                .append("/summary.json), [latency.hgrm](").append(name).append("/latency.hgrm).\n\n");
+        md.append("## Flame graphs\n\n");
+        appendFlames(md, name, flameLines, runDuration);
+        md.append("## Analysis\n\n").append(keptAnalysis(out.resolve(name + ".md"))).append('\n');
+        Files.writeString(out.resolve(name + ".md"), md);
+        index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %s | %s | %s |", heading(name), name,
+                o.highestStable() > 0 ? String.format(Locale.ROOT, "%,.0f req/s", o.highestStable()) : "none",
+                Durations.formatMillis(r.latencyMs(50)), Durations.formatMillis(r.latencyMs(99))));
+    }
+
+    private void scanScenario(Path w) throws Exception {
+        String name = "scan-larger-than-heap";
+        Path dir = out.resolve(name);
+        Files.createDirectories(dir);
+        int size = 4096;
+        long heapBytes = parseSize(scanHeap);
+        long n = Math.max(10_000, 3 * heapBytes / size); // about three heaps of values
+        try (NodeProcess node = NodeProcess.start(launcher, basePort + 10, w.resolve("scan"), null, "-Xmx" + scanHeap,
+                w.resolve("scan.log"))) {
+            String fill = fill(List.of(node.url), n, size, 16);
+            Target t = Target.parse(node.url);
+            System.err.println("== " + name + ": full scans");
+            List<FullScan.Result> scans = new ArrayList<>();
+            CompletableFuture<List<String>> flames = CompletableFuture.completedFuture(List.of());
+            Duration window = Duration.ofSeconds(quick ? 6 : 15).multipliedBy(Math.max(1, profile.size()));
+            scans.add(FullScan.run(t, Keys.key(0), null)); // the first scan also warms up
+            if (!profile.isEmpty()) {
+                flames = new ProfileClient(profile, dir).record(List.of(t), Duration.ZERO, window);
+            }
+            long until = System.nanoTime() + window.toNanos();
+            while (System.nanoTime() < until || scans.size() < 3) {
+                scans.add(FullScan.run(t, Keys.key(0), null));
+            }
+            List<String> flameLines = flames.join();
+            StringBuilder rows = new StringBuilder(String.format(Locale.ROOT, "%5s %10s %12s %12s %10s %12s %8s%n",
+                    "scan", "entries", "MB", "seconds", "first byte", "entries/s", "MB/s"));
+            for (int i = 0; i < scans.size(); i++) {
+                FullScan.Result s = scans.get(i);
+                rows.append(String.format(Locale.ROOT, "%5d %10d %12.1f %12.2f %10s %12.0f %8.1f%n", i + 1, s.entries(),
+                        s.bytes() / 1048576.0, s.seconds(), Durations.formatMillis(s.firstByteMs()), s.entriesPerSecond(),
+                        s.megabytesPerSecond()));
+            }
+            double[] eps = scans.stream().skip(1).mapToDouble(FullScan.Result::entriesPerSecond).sorted().toArray();
+            double median = eps[eps.length / 2];
+            boolean complete = scans.stream().allMatch(s -> s.entries() == n && s.status() == 200);
+            Files.writeString(dir.resolve("scans.txt"), rows.toString());
+            StringBuilder md = new StringBuilder();
+            md.append("# ").append(heading(name)).append("\n\n");
+            md.append("Generated by `dht bench report").append(quick ? " --quick" : "").append("` at ").append(Instant.now()).append(".\n\n");
+            md.append("## Setup\n\n- Machine: ").append(machine).append(".\n");
+            md.append("- Node: one node with -Xmx").append(scanHeap).append(".\n");
+            md.append("- Data: ").append(fill).append(String.format(Locale.ROOT, ": about %.0f MB of values, %.1f times the heap.%n",
+                    n * (double) size / 1048576, n * (double) size / heapBytes));
+            md.append("- Load: `GET /v0/entities?start=k0000000000` (no end: the whole database) over one connection, read as it streams, "
+                    + "repeated back to back; entries are counted by chunk.\n\n");
+            md.append("## Result\n\n");
+            md.append(String.format(Locale.ROOT, "Median of the scans after the first: **%,.0f entries/s** (%s). Every scan returned all %,d entries: %s.%n%n",
+                    median, String.format(Locale.ROOT, "%.1f MB/s", median * (size + 11) / 1048576.0), n, complete ? "yes" : "**no**"));
+            md.append("```\n").append(rows).append("```\n\n");
+            md.append("## Flame graphs (during the repeated scans)\n\n");
+            appendFlames(md, name, flameLines, window);
+            md.append("## Analysis\n\n").append(keptAnalysis(out.resolve(name + ".md"))).append('\n');
+            Files.writeString(out.resolve(name + ".md"), md);
+            index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %,.0f entries/s (full scan) | | |", heading(name), name, median));
+        }
+    }
+
+    private void appendFlames(StringBuilder md, String name, List<String> lines, Duration window) {
+        if (lines.isEmpty()) {
+            md.append("Not recorded (no --profile).\n\n");
+            return;
+        }
+        md.append("Recorded from the node(s) over the measured window, split between the events (")
+                .append(Durations.formatMillis(window.toMillis() / (double) Math.max(1, profile.size()))).append(" each):\n\n");
+        for (String l : lines) {
+            int at = l.lastIndexOf(": ");
+            if (l.contains(" failed") || l.contains("could not")) {
+                md.append("- ").append(l).append('\n');
+            } else {
+                Path f = Path.of(l.substring(at + 2));
+                md.append("- [").append(f.getFileName()).append("](").append(name).append('/').append(f.getFileName()).append(")");
+                try {
+                    FlameGraphSummary.Summary sum = FlameGraphSummary.parse(Files.readString(f), 8);
+                    if (sum.topSelf().isEmpty()) {
+                        md.append(": no samples, or a format this tool could not read\n");
+                    } else {
+                        md.append(String.format(Locale.ROOT, ": %,d samples; most self %s:%n", sum.total(),
+                                f.getFileName().toString().contains("alloc") ? "allocation samples (by allocated type)" : "samples"));
+                        for (FlameGraphSummary.Entry e : sum.topSelf()) {
+                            md.append(String.format(Locale.ROOT, "  - %.1f%% `%s`%n", 100 * e.share(), e.frame().replace("`", "'")));
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    md.append(": could not be read (").append(e).append(")\n");
+                }
+            }
+        }
+        md.append('\n');
+    }
+
+    private static String keptAnalysis(Path md) throws IOException {
+        if (Files.exists(md)) {
+            Matcher m = Pattern.compile(Pattern.quote(BEGIN) + "(.*?)" + Pattern.quote(END), Pattern.DOTALL).matcher(Files.readString(md));
+            if (m.find()) {
+                return BEGIN + m.group(1) + END + "\n";
+            }
+        }
+        return BEGIN + "\nNot written yet: this section is written by hand from the flame graphs above, and kept when the report is regenerated.\n" + END + "\n";
+    }
+
+    private static String withoutSpectrum(String text) {
+        int a = text.indexOf("  Detailed Percentile spectrum:");
+        int b = text.indexOf("----------------------------------------------------------");
+        return a >= 0 && b > a ? text.substring(0, a) + "  (detailed percentile spectrum: see summary.txt)\n" + text.substring(b) : text;
+    }
+
+    private String sweepTable(SweepCommand.Outcome o) {
+        StringBuilder b = new StringBuilder(SweepCommand.header()).append('\n');
+        for (SweepCommand.Step s : o.steps()) {
+            b.append(SweepCommand.row(s)).append('\n');
+        }
+        return b.append(String.format(Locale.ROOT, "highest stable rate: %.0f req/s%n", o.highestStable())).toString();
+    }
+
+    private void writeIndex(long t0) throws IOException {
+        StringBuilder md = new StringBuilder("# Performance reports\n\n");
+        md.append("Regenerate with `bin/dht bench report` (from the repository root; `--quick` for a shorter run). ")
+                .append(String.format(Locale.ROOT, "This set took %.1f minutes", (System.nanoTime() - t0) / 60e9))
+                .append(quick ? " with --quick" : "").append(".\n\nMachine: ").append(machine).append(".\n\n");
+        md.append("| scenario | highest stable rate (p99 ≤ ").append(Durations.formatMillis(p99.toNanos() / 1e6))
+                .append(") | p50 at that rate | p99 at that rate |\n|---|---|---|---|\n");
+        List<String> rows = new ArrayList<>();
+        Path readme = out.resolve("README.md");
+        if (Files.exists(readme)) { // keep the rows of scenarios not rerun this time
+            for (String l : Files.readAllLines(readme)) {
+                Matcher m = Pattern.compile("^\\| \\[.*?\\]\\(([^)]+)\\.md\\)").matcher(l);
+                if (m.find() && !scenarios.contains(m.group(1))) {
+                    rows.add(l);
+                }
+            }
+        }
+        rows.addAll(index);
+        rows.sort(java.util.Comparator.comparingInt(l -> {
+            for (int i = 0; i < SCENARIOS.size(); i++) {
+                if (l.contains("(" + SCENARIOS.get(i) + ".md)")) {
+                    return i;
+                }
+            }
+            return SCENARIOS.size();
+        }));
+        rows.forEach(l -> md.append(l).append('\n'));
+        Files.writeString(readme, md);
+    }
+
+    private static String heading(String name) {
+        return switch (name) {
+            case "single-put-1c" -> "Single node, PUT, 1 connection";
+            case "single-get-1c" -> "Single node, GET, 1 connection";
+            case "single-put-64c" -> "Single node, PUT, 64 connections";
+            case "single-get-64c" -> "Single node, GET, 64 connections";
+            case "cluster3-put-64c" -> "3-node cluster (2/3), PUT, 64 connections";
+            case "cluster3-get-64c" -> "3-node cluster (2/3), GET, 64 connections";
+            case "scan-larger-than-heap" -> "Full-range scan of a database larger than the heap";
+            default -> name;
+        };
+    }
+
+    static long parseSize(String s) {
+        String t = s.trim().toLowerCase(Locale.ROOT);
+        long mult = t.endsWith("g") ? 1L << 30 : t.endsWith("m") ? 1L << 20 : t.endsWith("k") ? 1L << 10 : 1;
+        return Long.parseLong(t.replaceAll("[gmk]$", "")) * mult;
+    }
+}

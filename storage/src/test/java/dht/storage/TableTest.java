@@ -1,0 +1,101 @@
+package dht.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The sorted table on its own: write, open, point reads at block boundaries, ranges, bloom filter. */
+class TableTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] k(int i) { return String.format("key%06d", i).getBytes(StandardCharsets.UTF_8); }
+
+    private Table write(int n, int blockSize) throws IOException {
+        List<Entry> es = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            es.add(i % 10 == 3 ? Entry.tombstone(k(i * 2), i) : Entry.value(k(i * 2), ("v" + i).getBytes(StandardCharsets.UTF_8), i));
+        }
+        Path p = dir.resolve("000001.sst");
+        StoreOptions o = StoreOptions.defaults().withBlockSize(blockSize);
+        assertThat(TableWriter.write(NioStorageFiles.INSTANCE, p, es.iterator(), n, o)).isEqualTo(n);
+        Table t = Table.open(NioStorageFiles.INSTANCE, p, 1);
+        t.retain();
+        return t;
+    }
+
+    @Test
+    void everyKeyIsFoundAndNoOtherAcrossManyBlocks() throws IOException {
+        Table t = write(5000, 256);
+        try {
+            assertThat(t.entryCount).isEqualTo(5000);
+            for (int i = 0; i < 5000; i++) {
+                Entry e = t.get(k(i * 2));
+                assertThat(e).as("key %d", i).isNotNull();
+                assertThat(e.timestamp()).isEqualTo(i);
+                assertThat(e.isTombstone()).isEqualTo(i % 10 == 3);
+                assertThat(t.get(k(i * 2 + 1))).isNull();
+            }
+            assertThat(t.get(new byte[0])).isNull();
+            assertThat(t.get(new byte[] {(byte) 0xff})).isNull();
+        } finally {
+            t.release();
+        }
+    }
+
+    @Test
+    void rangesStartAndStopExactly() throws IOException {
+        Table t = write(1000, 300);
+        try {
+            Iterator<Entry> it = t.iterator(k(101), k(201), true); // 101 absent: starts at 102
+            List<String> got = new ArrayList<>();
+            it.forEachRemaining(e -> got.add(new String(e.key(), StandardCharsets.UTF_8)));
+            assertThat(got).hasSize(50);
+            assertThat(got.getFirst()).isEqualTo("key000102");
+            assertThat(got.getLast()).isEqualTo("key000200");
+            List<Entry> all = new ArrayList<>();
+            t.iterator(null, null, true).forEachRemaining(all::add);
+            assertThat(all).hasSize(1000);
+        } finally {
+            t.release();
+        }
+    }
+
+    @Test
+    void bloomFilterHasAboutOnePercentFalsePositives() throws IOException {
+        Table t = write(20_000, 4096);
+        try {
+            int fp = 0;
+            for (int i = 0; i < 20_000; i++) if (t.mightContain(k(i * 2 + 1))) fp++;
+            assertThat(fp / 20_000.0).isLessThan(0.02);
+            for (int i = 0; i < 20_000; i++) assertThat(t.mightContain(k(i * 2))).isTrue();
+        } finally {
+            t.release();
+        }
+    }
+
+    @Test
+    void emptyTableIsValid() throws IOException {
+        Table t = write(0, 4096);
+        try {
+            assertThat(t.get(k(1))).isNull();
+            assertThat(t.iterator(null, null, true).hasNext()).isFalse();
+        } finally {
+            t.release();
+        }
+    }
+
+    @Test
+    void manifestRoundTrips() throws IOException {
+        Manifest m = new Manifest(42, 17, List.of(3L, 9L, 12L));
+        m.write(NioStorageFiles.INSTANCE, dir);
+        assertThat(Manifest.read(NioStorageFiles.INSTANCE, dir)).isEqualTo(m);
+    }
+}
