@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -218,8 +219,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         finished(slot);
         if (close || !slot.keepAlive) {
-            ctx.flush();
-            ctx.close();
+            // Close once everything written so far has reached the socket, not before (a slow
+            // client may still have the last batch in the outbound buffer).
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             shutDownQueue();
             return;
         }
