@@ -100,7 +100,12 @@ public final class LsmStore implements Store {
         this.dirLock = dirLock;
         this.flusher = Executors.newSingleThreadExecutor(daemon("dht-storage-flush"));
         this.compactor = Executors.newSingleThreadExecutor(daemon("dht-storage-compact"));
-        this.syncer = Executors.newSingleThreadScheduledExecutor(daemon("dht-storage-sync"));
+        java.util.concurrent.ScheduledThreadPoolExecutor sync =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
+        // shutdown() drops pending retries and periodic syncs without interrupting a running one.
+        sync.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        sync.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        this.syncer = sync;
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -325,36 +330,47 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** Called by the leader with the mutex held: rotates the memtable when full, stalls when flushing lags. */
+    /**
+     * Called by the leader with the mutex held: rotates the memtable when full, stalls when
+     * flushing lags. An interrupt does not fail the write (nor make the waits spin): the flag is
+     * cleared while waiting and restored on return.
+     */
     private void makeRoomForWrite() throws IOException {
-        boolean slowed = false;
-        while (true) {
-            if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
-            if (closed || stopping) throw new IOException("store " + dir + " is closed");
-            Version v = current;
-            if (!slowed && v.tables.size() >= opt.slowdownTables()) {
-                slowed = true; // compaction is behind: delay this batch a little, without failing it
-                awaitChange(1);
-            } else if (v.active.bytes() < opt.memtableBytes()) {
-                return;
-            } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
-                long now = System.nanoTime();
-                if (now - lastStallLog > 5_000_000_000L) {
-                    lastStallLog = now;
-                    log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
+        boolean interrupted = Thread.interrupted();
+        try {
+            boolean slowed = false;
+            while (true) {
+                if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
+                if (closed || stopping) throw new IOException("store " + dir + " is closed");
+                Version v = current;
+                if (!slowed && v.tables.size() >= opt.slowdownTables()) {
+                    slowed = true; // compaction is behind: delay this batch a little, without failing it
+                    interrupted |= awaitChange(1);
+                } else if (v.active.bytes() < opt.memtableBytes()) {
+                    return;
+                } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
+                    long now = System.nanoTime();
+                    if (now - lastStallLog > 5_000_000_000L) {
+                        lastStallLog = now;
+                        log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
+                    }
+                    interrupted |= awaitChange(100);
+                } else {
+                    rotate();
                 }
-                awaitChange(100);
-            } else {
-                rotate();
             }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 
-    private void awaitChange(long millis) {
+    /** Waits for a change (a flush) or the timeout; returns whether the wait was interrupted. */
+    private boolean awaitChange(long millis) {
         try {
             changed.await(millis, TimeUnit.MILLISECONDS);
+            return false;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return true;
         }
     }
 
@@ -404,6 +420,7 @@ public final class LsmStore implements Store {
 
     /** Background flushing: a failed flush is retried a second later, until it succeeds. */
     private void flushPending() {
+        if (stopping) return; // close() flushes itself and must be the last to touch the files
         flushPending(false);
     }
 
@@ -434,7 +451,7 @@ public final class LsmStore implements Store {
                 } catch (IOException ex) {
                     log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
                 }
-                if (!giveUp) {
+                if (!giveUp && !stopping) {
                     // Retry later without holding the flusher thread, so a waiting flush() or
                     // close() gets its turn (and its error) instead of waiting forever.
                     try {
@@ -845,15 +862,18 @@ public final class LsmStore implements Store {
         } catch (IOException e) {
             failure = e;
         }
+        // No background task may touch the directory once the lock is released.
+        syncer.shutdown(); // drops periodic syncs and pending flush retries; the log is synced below
         compactor.shutdown();
-        syncer.shutdown();
+        flusher.shutdown();
         try {
-            compactor.awaitTermination(1, TimeUnit.MINUTES);
-            syncer.awaitTermination(1, TimeUnit.MINUTES);
+            if (!compactor.awaitTermination(1, TimeUnit.MINUTES) || !flusher.awaitTermination(1, TimeUnit.MINUTES)
+                    || !syncer.awaitTermination(1, TimeUnit.MINUTES)) {
+                log.warn("background work of store {} did not stop within a minute", dir);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        flusher.shutdown();
         mutex.lock();
         try {
             closed = true;

@@ -3,6 +3,7 @@ package dht.storage;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -17,28 +18,48 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** {@link StorageFiles} on java.nio: FileChannel writes, fsync via force, FFM mapping. */
+/** {@link StorageFiles} on the JDK: uninterruptible writes and fsync, FFM mapping, atomic rename. */
 public final class NioStorageFiles implements StorageFiles {
     public static final NioStorageFiles INSTANCE = new NioStorageFiles();
 
+    /**
+     * Files are written through {@link RandomAccessFile}, not a {@code FileChannel}: a channel is
+     * closed for good when a thread is interrupted inside it, which would turn one interrupted
+     * request thread into a log that refuses every later write.
+     */
     @Override
     public WritableFile create(Path file) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw");
+        try {
+            raf.setLength(0);
+        } catch (IOException e) {
+            raf.close();
+            throw e;
+        }
         return new WritableFile() {
+            private byte[] copy = new byte[0];
+
             @Override
             public void write(ByteBuffer src) throws IOException {
-                while (src.hasRemaining()) ch.write(src);
+                int n = src.remaining();
+                if (src.hasArray()) {
+                    raf.write(src.array(), src.arrayOffset() + src.position(), n);
+                } else {
+                    if (copy.length < n) copy = new byte[n];
+                    src.duplicate().get(copy, 0, n);
+                    raf.write(copy, 0, n);
+                }
+                src.position(src.position() + n);
             }
 
             @Override
-            public void sync() throws IOException { ch.force(false); }
+            public void sync() throws IOException { raf.getFD().sync(); }
 
             @Override
-            public long size() throws IOException { return ch.size(); }
+            public long size() throws IOException { return raf.length(); }
 
             @Override
-            public void close() throws IOException { ch.close(); }
+            public void close() throws IOException { raf.close(); }
         };
     }
 

@@ -15,6 +15,7 @@ final class WalWriter implements Closeable {
     final Path path;
     private final StorageFiles.WritableFile file;
     private volatile long bytes;
+    private final ByteBuffer staging = ByteBuffer.allocate(1 << 20);
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -22,14 +23,31 @@ final class WalWriter implements Closeable {
         this.file = file;
     }
 
+    /**
+     * Appends the records with as few write() calls as the staging buffer allows. The buffer is
+     * reused: only the group-commit leader appends.
+     */
     void append(List<byte[]> records) throws IOException {
-        int total = 0;
-        for (byte[] r : records) total += r.length;
-        ByteBuffer buf = ByteBuffer.allocate(total);
-        for (byte[] r : records) buf.put(r);
-        buf.flip();
-        file.write(buf);
+        long total = 0;
+        staging.clear();
+        for (byte[] r : records) {
+            int off = 0;
+            while (off < r.length) {
+                if (!staging.hasRemaining()) drain();
+                int n = Math.min(staging.remaining(), r.length - off);
+                staging.put(r, off, n);
+                off += n;
+            }
+            total += r.length;
+        }
+        drain();
         bytes += total;
+    }
+
+    private void drain() throws IOException {
+        staging.flip();
+        file.write(staging);
+        staging.clear();
     }
 
     void sync() throws IOException { file.sync(); }

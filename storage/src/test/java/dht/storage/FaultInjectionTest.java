@@ -83,6 +83,32 @@ class FaultInjectionTest {
     }
 
     @Test
+    void slowFlushesSlowWritersDownWithoutFailingThemOrGrowingTheQueue() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        ff.slowSync = FaultInjectionTest::isTable;
+        StoreOptions o = StoreOptions.defaults().withFiles(ff).withSyncPolicy(SyncPolicy.PERIODIC)
+                .withMemtableBytes(16 << 10).withMaxImmutableMemtables(1);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            java.util.concurrent.atomic.AtomicInteger maxPending = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread watcher = Thread.ofPlatform().start(() -> {
+                while (!done.get()) {
+                    maxPending.accumulateAndGet(s.stats().pendingFlushes(), Math::max);
+                    Thread.onSpinWait();
+                }
+            });
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 1500; i++) s.put(b("k" + i), new byte[100], 1); // ~10 memtables
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            done.set(true);
+            watcher.join();
+            assertThat(maxPending.get()).isLessThanOrEqualTo(1);
+            assertThat(millis).as("writers waited for the slow flushes").isGreaterThan(1000);
+            for (int i = 0; i < 1500; i++) assertThat(s.get(b("k" + i))).isNotNull();
+        }
+    }
+
+    @Test
     void failedManifestRenameLeavesTheOldManifestValid() throws IOException {
         FaultyFiles ff = new FaultyFiles();
         AtomicInteger failures = new AtomicInteger(1);

@@ -18,6 +18,9 @@ final class FaultyFiles implements StorageFiles {
     volatile Predicate<Path> shortWrite = p -> false;
     volatile Predicate<Path> failCreate = p -> false;
     volatile Predicate<Path> failRename = p -> false;
+    /** fsyncs of matching files take this long (a slow disk). */
+    volatile Predicate<Path> slowSync = p -> false;
+    volatile long slowSyncMillis = 200;
 
     @Override
     public WritableFile create(Path file) throws IOException {
@@ -37,6 +40,13 @@ final class FaultyFiles implements StorageFiles {
             @Override
             public void sync() throws IOException {
                 if (failSync.test(file)) throw new IOException("injected: fsync " + file);
+                if (slowSync.test(file)) {
+                    try {
+                        Thread.sleep(slowSyncMillis);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 f.sync();
             }
 

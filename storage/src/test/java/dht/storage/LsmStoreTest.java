@@ -149,6 +149,22 @@ class LsmStoreTest {
     }
 
     @Test
+    void anInterruptedWriterDoesNotBreakTheLog() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            for (int i = 0; i < 3000; i++) {
+                Thread.currentThread().interrupt();
+                s.put(b("k" + i), new byte[50], 1); // fsyncs, rotations and flushes with the flag set
+                assertThat(Thread.interrupted()).isTrue();
+            }
+            s.put(b("after"), b("ok"), 1);
+            assertThat(s.get(b("after")).value()).isEqualTo(b("ok"));
+        }
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            for (int i = 0; i < 3000; i++) assertThat(s.get(b("k" + i))).isNotNull();
+        }
+    }
+
+    @Test
     void statsAreFilledIn() throws IOException {
         try (LsmStore s = LsmStore.open(dir, small())) {
             for (int i = 0; i < 100; i++) s.put(b("k" + i), new byte[100], 1);
