@@ -109,7 +109,7 @@ public final class Node implements AutoCloseable {
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
             cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
                     config.replicaTimeout());
-            Admission admission = Admission.forLimit(config.maxInFlight());
+            Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             Transport transport = Transport.choose();
             acceptGroup = new MultiThreadIoEventLoopGroup(1, Thread.ofPlatform().name("http-accept").factory(),
                     transport.ioHandlerFactory());
@@ -128,7 +128,7 @@ public final class Node implements AutoCloseable {
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
                     .childHandler(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
-                            config.maxBodyBytes(), router, channels));
+                            config.maxBodyBytes(), router, admission, channels));
             Channel serverChannel;
             try {
                 serverChannel = bootstrap.bind(config.port()).sync().channel();

@@ -56,7 +56,9 @@ final class StatusReport {
         b.append(",\"requests\":{\"inFlight\":").append(admission.inFlight())
                 .append(",\"maxInFlight\":").append(admission.maxInFlight())
                 .append(",\"scans\":").append(admission.scans())
-                .append(",\"maxScans\":").append(admission.maxScans()).append('}');
+                .append(",\"maxScans\":").append(admission.maxScans())
+                .append(",\"bodyBytes\":").append(admission.bodyBytesHeld())
+                .append(",\"maxBodyBytes\":").append(admission.maxBodyBytesHeld()).append('}');
         StoreStats s = store.stats();
         b.append(",\"storage\":{\"tables\":").append(s.tables())
                 .append(",\"tableBytes\":").append(s.tableBytes())

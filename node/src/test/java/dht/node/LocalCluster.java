@@ -8,7 +8,6 @@ import dht.node.cluster.Quorum;
 import dht.node.cluster.ReplicaEndpoint;
 import dht.storage.Entry;
 import dht.storage.Store;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import dht.node.http.Responses;
 import java.io.IOException;
@@ -93,7 +92,7 @@ final class LocalCluster implements ClusterServices {
     @Override
     public ReplicaEndpoint replicaEndpoint() {
         return request -> CompletableFuture.completedFuture(
-                (FullHttpResponse) Responses.text(HttpResponseStatus.NOT_IMPLEMENTED, "test cluster has no replicas"));
+                Responses.text(HttpResponseStatus.NOT_IMPLEMENTED, "test cluster has no replicas"));
     }
 
     @Override

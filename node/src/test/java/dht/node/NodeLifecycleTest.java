@@ -115,11 +115,10 @@ class NodeLifecycleTest {
         try (Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
                 Production::startCluster)) {
             store[0].hold();
-            @SuppressWarnings("unchecked")
-            CompletableFuture<HttpResponse<String>>[] held = new CompletableFuture[4];
+            java.util.List<CompletableFuture<HttpResponse<String>>> held = new java.util.ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                held[i] = client.sendAsync(request(node, "PUT", "/v0/entity?id=h" + i, "v"),
-                        HttpResponse.BodyHandlers.ofString());
+                held.add(client.sendAsync(request(node, "PUT", "/v0/entity?id=h" + i, "v"),
+                        HttpResponse.BodyHandlers.ofString()));
             }
             assertThat(store[0].entered.tryAcquire(4, 10, TimeUnit.SECONDS)).isTrue();
             long t0 = System.nanoTime();

@@ -103,6 +103,25 @@ class ScanTest {
     }
 
     @Test
+    void aLargeScanWithConnectionCloseArrivesWhole() throws Exception {
+        int count = 3000;
+        GeneratedStore generated = new GeneratedStore(count, 2048);
+        try (TestNode node = TestNode.start(TestNode.config(dir), s -> generated)) {
+            for (String version : new String[] {"HTTP/1.1\r\nConnection: close", "HTTP/1.0"}) {
+                try (RawHttp c = new RawHttp(node.node.port())) {
+                    c.socket.setReceiveBufferSize(8 * 1024);
+                    c.send("GET /v0/entities?start=g " + version + "\r\n\r\n");
+                    Thread.sleep(500); // let the server fill the socket and queue the rest before we read
+                    RawHttp.Response r = c.read();
+                    assertThat(r.complete()).isTrue();
+                    assertThat(r.body()).as(version).hasSize(count * (10 + 1 + 2048));
+                    assertThat(c.closedByServer()).isTrue();
+                }
+            }
+        }
+    }
+
+    @Test
     void expectContinueBehindAPendingAnswerIsNotInterleaved() throws Exception {
         try (TestNode node = TestNode.start(dir)) {
             node.put("/v0/entity?id=a", "1");

@@ -1,14 +1,15 @@
 package dht.node.http;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bounds the work a node has in flight. A request that finds the bound reached is refused at once
  * (503 with Retry-After) instead of waiting: an unbounded queue is how a loaded server runs out of
  * memory and every client's latency grows without limit.
  *
- * <p>Invariants: {@code 0 <= inFlight <= maxInFlight} and {@code 0 <= scans <= maxScans}; a scan
- * holds one permit of each. A permit is held from the moment a request is accepted until its answer
+ * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
+ * holds one permit of each) and {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
  * is written or dropped (for a scan: until its iterator is closed), so the count is real work and
  * memory, not just requests parsed. Once {@link #close()}d no new permit is given out.
  */
@@ -17,17 +18,47 @@ public final class Admission {
     private final int maxScans;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger scans = new AtomicInteger();
+    private final long maxBodyBytesHeld;
+    private final AtomicLong bodyBytesHeld = new AtomicLong();
     private volatile boolean closed;
 
-    public Admission(int maxInFlight, int maxScans) {
-        if (maxInFlight < 1 || maxScans < 1) throw new IllegalArgumentException("limits must be positive");
+    public Admission(int maxInFlight, int maxScans, long maxBodyBytesHeld) {
+        if (maxInFlight < 1 || maxScans < 1 || maxBodyBytesHeld < 1) throw new IllegalArgumentException("limits must be positive");
         this.maxInFlight = maxInFlight;
         this.maxScans = maxScans;
+        this.maxBodyBytesHeld = maxBodyBytesHeld;
     }
 
-    /** Scans hold memory and a worker for as long as the client reads: a small share of the bound. */
-    public static Admission forLimit(int maxInFlight) {
-        return new Admission(maxInFlight, Math.max(2, Math.min(64, maxInFlight / 16)));
+    /**
+     * Scans hold memory and a worker for as long as the client reads: a small share of the bound.
+     * Request bodies held at once (being read, or copied and waiting for storage) get a quarter of
+     * the heap, and at least two bodies of the largest size, so that many large PUTs at once are
+     * refused with 503 instead of exhausting memory.
+     */
+    public static Admission forLimits(int maxInFlight, int maxBodyBytes) {
+        long bodies = Math.max(2L * maxBodyBytes, Runtime.getRuntime().maxMemory() / 4);
+        return new Admission(maxInFlight, Math.max(2, Math.min(64, maxInFlight / 16)), bodies);
+    }
+
+    /** Reserves room for {@code n} more body bytes; false (nothing reserved) if that would pass the bound. */
+    public boolean tryReserveBody(long n) {
+        while (true) {
+            long held = bodyBytesHeld.get();
+            if (held + n > maxBodyBytesHeld) return false;
+            if (bodyBytesHeld.compareAndSet(held, held + n)) return true;
+        }
+    }
+
+    public void releaseBody(long n) {
+        if (n > 0) bodyBytesHeld.addAndGet(-n);
+    }
+
+    public long bodyBytesHeld() {
+        return bodyBytesHeld.get();
+    }
+
+    public long maxBodyBytesHeld() {
+        return maxBodyBytesHeld;
     }
 
     public boolean tryAcquire() {

@@ -19,10 +19,12 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
     private final RequestHandler handler;
+    private final Admission admission;
     private final ChannelGroup channels;
 
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, RequestHandler handler,
-                                  ChannelGroup channels) {
+                                  Admission admission, ChannelGroup channels) {
+        this.admission = admission;
         this.maxUriBytes = maxUriBytes;
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
@@ -39,7 +41,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 .setMaxChunkSize(64 * 1024);
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
-                .addLast("assembler", new RequestAssembler(maxBodyBytes))
-                .addLast("sequencer", new ResponseSequencer(handler));
+                .addLast("assembler", new RequestAssembler(maxBodyBytes, admission))
+                .addLast("sequencer", new ResponseSequencer(handler, admission));
     }
 }

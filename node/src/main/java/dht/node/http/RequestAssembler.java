@@ -31,19 +31,24 @@ import org.slf4j.LoggerFactory;
  * all three close the connection, since the decoder has lost the framing. A body over the limit:
  * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
  * waiting for {@code 100 Continue} or asked to close. At most {@code maxBodyBytes} are ever held
- * for one request.
+ * for one request, and body bytes held node-wide stay within the {@link Admission} budget: past
+ * it the request is answered 503 (its body read and dropped), like any other overload.
  */
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
 
     private final int maxBodyBytes;
+    private final Admission admission;
     private HttpRequest head;
+    /** Body bytes of the request being read, reserved in the node-wide budget. */
+    private long reserved;
     private CompositeByteBuf body;
     private boolean discarding;
     private boolean broken;
 
-    public RequestAssembler(int maxBodyBytes) {
+    public RequestAssembler(int maxBodyBytes, Admission admission) {
         this.maxBodyBytes = maxBodyBytes;
+        this.admission = admission;
     }
 
     @Override
@@ -122,6 +127,14 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
                     discarding = keepAlive && !(content instanceof LastHttpContent);
                     return;
                 }
+                if (!admission.tryReserveBody(piece.readableBytes())) {
+                    boolean keepAlive = HttpUtil.isKeepAlive(head);
+                    discardBody();
+                    reject(ctx, Responses.overloaded("overloaded: too many request bodies held"), keepAlive);
+                    discarding = keepAlive && !(content instanceof LastHttpContent);
+                    return;
+                }
+                reserved += piece.readableBytes();
                 if (body == null) body = ctx.alloc().compositeBuffer(64);
                 body.addComponent(true, piece.retain());
             }
@@ -130,6 +143,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
                 ByteBuf b = body == null ? Unpooled.EMPTY_BUFFER : body;
                 head = null;
                 body = null;
+                reserved = 0; // handed over with the request: the sequencer gives it back with the answer
                 ctx.fireChannelRead(new DefaultFullHttpRequest(h.protocolVersion(), h.method(), h.uri(), b,
                         h.headers(), last.trailingHeaders()));
             }
@@ -169,6 +183,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             body.release();
             body = null;
         }
+        admission.releaseBody(reserved);
+        reserved = 0;
         head = null;
     }
 

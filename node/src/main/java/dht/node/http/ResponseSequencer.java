@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -38,6 +39,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int WINDOW = 32;
 
     private final RequestHandler handler;
+    private final Admission admission;
     private final ArrayDeque<Slot> queue = new ArrayDeque<>();
     private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
     private int active;
@@ -52,8 +54,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean inputClosed;
     private boolean paused;
 
-    public ResponseSequencer(RequestHandler handler) {
+    public ResponseSequencer(RequestHandler handler, Admission admission) {
         this.handler = handler;
+        this.admission = admission;
     }
 
     @Override
@@ -64,6 +67,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closing || inputClosed) {
+            if (msg instanceof FullHttpRequest ignored) admission.releaseBody(ignored.content().readableBytes());
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -77,6 +81,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
+            slot.holdBody(admission, request.content().readableBytes());
             slot.unsafe = !isSafe(request.method());
             admit(slot);
         } else {
@@ -214,8 +219,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         finished(slot);
         if (close || !slot.keepAlive) {
-            ctx.flush();
-            ctx.close();
+            // Close once everything written so far has reached the socket, not before (a slow
+            // client may still have the last batch in the outbound buffer).
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             shutDownQueue();
             return;
         }
@@ -239,6 +245,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             if (slot.request != null) {
                 ReferenceCountUtil.release(slot.request);
                 slot.request = null;
+                slot.release(); // never dispatched: only its body bytes to give back
             }
             if (slot.rejection != null) {
                 ReferenceCountUtil.release(slot.rejection);

@@ -22,6 +22,8 @@ public final class Slot {
     final boolean http10;
     private final AtomicBoolean released = new AtomicBoolean();
     private volatile Runnable onRelease;
+    private Admission bodyBudget;
+    private long bodyBytes;
 
     // Written on the event loop only.
     FullHttpResponse response;
@@ -65,8 +67,15 @@ public final class Slot {
         complete(null, s, false);
     }
 
+    /** The request's body bytes, reserved by the assembler, are given back with this slot. */
+    void holdBody(Admission admission, long bytes) {
+        this.bodyBudget = admission;
+        this.bodyBytes = bytes;
+    }
+
     void release() {
         if (released.compareAndSet(false, true)) {
+            if (bodyBudget != null) bodyBudget.releaseBody(bodyBytes);
             Runnable r = onRelease;
             if (r != null) r.run();
         }
