@@ -4,6 +4,7 @@ import dht.node.cluster.Cluster;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
+import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.ReplicaEndpoint;
 import dht.storage.LsmStore;
 import dht.storage.Store;
@@ -27,7 +28,7 @@ final class Production {
                 .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
                 .withMemtableBytes(config.memtableBytes())
                 // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
-                .withTombstoneGrace(TOMBSTONE_GRACE, micros -> micros / 1000);
+                .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis);
         return LsmStore.open(config.dataDir(), options);
     }
 
