@@ -38,7 +38,7 @@ for c in 1 64; do
   t=$([ "$c" = 1 ] && echo 1 || echo 2)
   for r in $(seq "$rounds"); do
     w=$(wrk -t"$t" -c"$c" -d"${secs}s" "$url" | awk '/Requests\/sec/ {print $2}')
-    d=$(bench --url "http://127.0.0.1:$port" -c "$c" -t "$t" -R 0 -d "${secs}s" --warmup 2s | awk '/Requests\/sec/ {print $2}')
+    d=$(bench --url "http://127.0.0.1:$port" -c "$c" -t "$t" -R 0 -d "${secs}s" --warmup 5s | awk '/Requests\/sec/ {print $2}')
     echo "connections $c round $r: wrk $w req/s, dht bench $d req/s, ratio $(awk -v a="$d" -v b="$w" 'BEGIN {printf "%.2f", a/b}')"
   done
 done

@@ -11,6 +11,12 @@ import java.util.concurrent.Executors;
 
 /** Tiny HTTP servers on a loopback ephemeral port, for driving the generator in tests. */
 final class TestServers {
+    static {
+        // Without TCP_NODELAY the JDK server's separate header and body writes meet the client's
+        // delayed ACK (Nagle), adding up to 40 ms per response depending on timing.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private TestServers() {
     }
 

@@ -59,9 +59,9 @@ import org.slf4j.LoggerFactory;
  *     {@value #FAILURES_TO_DOWN} consecutive failures without an HTTP answer when it has given no
  *     answer at all for a whole timeout (so a loaded peer that answers late is not cut off). A
  *     peer that refuses connections is still tried (a refusal costs no timeout, and the first
- *     request after its restart succeeds); to a silent one requests fail immediately except one
- *     trial at a time. A background probe ({@code GET /v0/status}) runs every
- *     {@link #PROBE_INTERVAL} for down peers; any HTTP answer marks the peer up again.</li>
+ *     request after its restart succeeds); to a silent one requests fail immediately, and only the
+ *     background probe ({@code GET /v0/status}, one at a time, every {@link #PROBE_INTERVAL}) waits
+ *     for it. Any HTTP answer marks the peer up again (a thawed peer answers the pending probe).</li>
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
  * </ul>
  */
@@ -69,7 +69,8 @@ final class PeerClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PeerClient.class);
 
     static final int FAILURES_TO_DOWN = 2;
-    static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
+    /** Short, so a thawed or recovered peer is back within about this long; one probe in flight per peer. */
+    static final Duration PROBE_INTERVAL = Duration.ofMillis(100);
     private static final int MAX_CONNECTIONS_PER_PEER = 32;
     private static final int MAX_PENDING_ACQUIRES = 4096;
     private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -122,13 +123,19 @@ final class PeerClient implements AutoCloseable {
      * {@link PeerUnavailableException} (known down, refused, timed out, connection cut).
      */
     CompletableFuture<PeerResponse> send(String peer, HttpMethod method, String uri, HttpHeaders headers, byte[] body) {
+        return send(peer, method, uri, headers, body, false);
+    }
+
+    private CompletableFuture<PeerResponse> send(String peer, HttpMethod method, String uri, HttpHeaders headers,
+                                                 byte[] body, boolean probe) {
         Peer p = peers.get(peer);
         if (p == null) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("not a peer: " + peer));
         }
         boolean trial = false;
         if (!p.up && !p.downRefused) {
-            if (!p.trialInFlight.compareAndSet(false, true)) {
+            // a silent peer is reached only by the background probe: a client request never pays its timeout
+            if (!probe || !p.trialInFlight.compareAndSet(false, true)) {
                 return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
             }
             trial = true;
@@ -155,7 +162,7 @@ final class PeerClient implements AutoCloseable {
     private void probeDown() {
         for (Peer p : peers.values()) {
             if (!p.up && !p.trialInFlight.get()) {
-                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0]);
+                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true);
             }
         }
     }
@@ -184,7 +191,7 @@ final class PeerClient implements AutoCloseable {
         /**
          * Down because connections were refused (nothing listens): trying again costs only a refused
          * connect, never a timeout, so requests still go out and the first one after a restart
-         * succeeds. A peer down because it is silent (frozen, unreachable) gets one trial at a time.
+         * succeeds. A peer down because it is silent (frozen, unreachable) is reached only by the probe.
          */
         volatile boolean downRefused;
 

@@ -1,0 +1,63 @@
+package dht.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sweep against a server of bounded capacity: one thread sleeping 2 ms per request serves at
+ * most ~500 req/s (much less when the machine is loaded and sleeps overshoot).
+ */
+class SweepCommandTest {
+    @Test
+    void findsTheRateWhereTheServerStopsCoping() throws Exception {
+        byte[] ok = "ok".getBytes(StandardCharsets.US_ASCII);
+        try (TestServers.Running server = TestServers.start(ex -> {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            TestServers.answer(ex, 200, ok);
+        }, 1)) {
+            SweepCommand sw = new SweepCommand();
+            sw.target = new TargetOptions();
+            sw.target.urls = List.of(server.url());
+            sw.target.connections = 1;
+            sw.target.timeout = Duration.ofSeconds(2);
+            sw.target.keys = 1000;
+            sw.target.distribution = KeyDistribution.Kind.uniform;
+            sw.target.valueSize = 0;
+            sw.load = new LoadOptions();
+            sw.load.workload = Workload.get;
+            sw.load.duration = Duration.ofSeconds(1);
+            sw.load.warmup = Duration.ZERO;
+            sw.load.readRatio = 0.9;
+            sw.load.rangeLength = 1;
+            sw.load.spin = Duration.ofNanos(20_000);
+            sw.p99Bound = Duration.ofMillis(50);
+            sw.startRate = 100;
+            sw.maxRate = 100_000;
+            sw.stepDuration = Duration.ofSeconds(1);
+            sw.stepWarmup = Duration.ofMillis(300);
+            sw.precision = 0.1;
+            sw.maxSteps = 9;
+            SweepCommand.Outcome o = sw.sweep();
+            o.steps().forEach(s -> System.out.println(SweepCommand.row(s)));
+            assertThat(o.steps().getFirst().rate()).isEqualTo(100);
+            // The capacity is at most ~500 req/s, and lower on a loaded machine (a 2 ms sleep then
+            // takes longer): the sweep must find a passing rate below it, and a failing one above
+            // every passing one, whatever the machine did.
+            assertThat(o.highestStable()).isGreaterThan(0).isLessThan(520);
+            double lowestFail = o.steps().stream().filter(s -> !s.pass()).mapToDouble(SweepCommand.Step::rate)
+                    .min().orElseThrow(() -> new AssertionError("the sweep never went past the capacity"));
+            assertThat(o.highestStable()).isLessThan(lowestFail);
+            assertThat(o.steps()).filteredOn(s -> s.rate() > 520).allMatch(s -> !s.pass());
+            // it stopped because it bracketed the answer within the precision, or ran out of steps
+            assertThat((lowestFail - o.highestStable()) / lowestFail <= sw.precision || o.steps().size() == sw.maxSteps).isTrue();
+        }
+    }
+}
