@@ -613,7 +613,7 @@ public final class LsmStore implements Store {
             List<Table> others = new ArrayList<>(v.tables);
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
-            for (Table t : inputs) sources.add(t.iterator(null, null, true));
+            for (Table t : inputs) sources.add(t.iterator(null, null));
             Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             Table t = count == 0 ? null : Table.open(files, out, n);
@@ -793,7 +793,7 @@ public final class LsmStore implements Store {
         List<Iterator<Entry>> sources = new ArrayList<>();
         sources.add(v.active.iterator(from, to));
         for (Memtable m : v.immutables) sources.add(m.iterator(from, to));
-        for (Table t : v.tables) sources.add(t.iterator(from, to, false));
+        for (Table t : v.tables) sources.add(t.iterator(from, to));
         MergingIterator merged = new MergingIterator(sources);
         return new CloseableIterator<>() {
             private boolean released;

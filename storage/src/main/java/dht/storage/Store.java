@@ -22,7 +22,10 @@ public interface Store extends AutoCloseable {
     /**
      * The newest version of every key in {@code [from, to)}, sorted, tombstones included, read
      * lazily. {@code to == null} means no upper bound. The iterator sees a consistent set of
-     * tables until it is closed, even if compaction replaces them meanwhile.
+     * tables until it is closed, even if compaction replaces them meanwhile. A damaged table block
+     * in the range makes {@code hasNext()}/{@code next()} throw an {@link java.io.UncheckedIOException}
+     * wrapping a {@link CorruptionException} when the scan reaches it: a scan is never silently
+     * short of entries.
      */
     CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException;
 

@@ -216,12 +216,12 @@ final class Table {
     }
 
     /**
-     * Entries with keys in {@code [from, to)}. A damaged block is either skipped with an error log
-     * ({@code strict == false}, for scans: serve what is provably intact) or fails the iteration
-     * with an {@link UncheckedIOException} wrapping a {@link CorruptionException} (for compaction,
-     * which must never silently drop data).
+     * Entries with keys in {@code [from, to)}. A damaged block fails the iteration with an
+     * {@link UncheckedIOException} wrapping a {@link CorruptionException}, never skips it: a
+     * skipped block could hide the newest version of a key (or its tombstone) and let an older
+     * version from another table through, and compaction must never silently drop data.
      */
-    Iterator<Entry> iterator(byte[] from, byte[] to, boolean strict) {
+    Iterator<Entry> iterator(byte[] from, byte[] to) {
         return new Iterator<>() {
             int block = from == null ? 0 : Math.max(0, findBlock(from));
             long p = -1, end = -1;
@@ -240,11 +240,7 @@ final class Table {
                             p = checkedBlock(block);
                             end = p + blockLen(block);
                         } catch (CorruptionException e) {
-                            if (strict) throw new UncheckedIOException(e);
-                            log.error("scan skips damaged block {} of {}", block, path);
-                            p = -1;
-                            block++;
-                            continue;
+                            throw new UncheckedIOException(e);
                         }
                         block++;
                     }
@@ -252,10 +248,7 @@ final class Table {
                     int vl = seg.get(Bytes.INT, p + 4);
                     long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
                     if (kl < 0 || vl < -1 || entryEnd > end) {
-                        CorruptionException e = corrupt(p, "malformed entry");
-                        if (strict) throw new UncheckedIOException(e);
-                        p = -1;
-                        continue;
+                        throw new UncheckedIOException(corrupt(p, "malformed entry"));
                     }
                     long kp = p + TableFormat.ENTRY_HEADER;
                     p = entryEnd;

@@ -54,14 +54,14 @@ class TableTest {
     void rangesStartAndStopExactly() throws IOException {
         Table t = write(1000, 300);
         try {
-            Iterator<Entry> it = t.iterator(k(101), k(201), true); // 101 absent: starts at 102
+            Iterator<Entry> it = t.iterator(k(101), k(201)); // 101 absent: starts at 102
             List<String> got = new ArrayList<>();
             it.forEachRemaining(e -> got.add(new String(e.key(), StandardCharsets.UTF_8)));
             assertThat(got).hasSize(50);
             assertThat(got.getFirst()).isEqualTo("key000102");
             assertThat(got.getLast()).isEqualTo("key000200");
             List<Entry> all = new ArrayList<>();
-            t.iterator(null, null, true).forEachRemaining(all::add);
+            t.iterator(null, null).forEachRemaining(all::add);
             assertThat(all).hasSize(1000);
         } finally {
             t.release();
@@ -86,7 +86,7 @@ class TableTest {
         Table t = write(0, 4096);
         try {
             assertThat(t.get(k(1))).isNull();
-            assertThat(t.iterator(null, null, true).hasNext()).isFalse();
+            assertThat(t.iterator(null, null).hasNext()).isFalse();
         } finally {
             t.release();
         }

@@ -139,6 +139,11 @@ public final class ScanStream implements ResponseStream {
         } catch (ClusterScanner.IncompleteScanException e) {
             log.warn("scan {} cut short: {}", description, e.getMessage());
             fail(HttpResponseStatus.GATEWAY_TIMEOUT, "scan incomplete: " + e.getMessage());
+        } catch (java.io.UncheckedIOException e) {
+            // Damaged data (the engine already logged file and offset) or an I/O failure: an
+            // expected kind of failure, reported in one line.
+            log.error("scan {} failed: {}", description, e.getCause().toString());
+            fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed: " + e.getCause().getMessage());
         } catch (Throwable t) {
             log.error("scan {} failed", description, t);
             fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed");
