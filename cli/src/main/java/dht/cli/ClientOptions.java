@@ -1,9 +1,12 @@
 package dht.cli;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +44,16 @@ final class ClientOptions {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
+    /**
+     * Sends the request; {@link NodeUnreachableException} when no connection could be made, so
+     * that failing before the node was reached is told apart from failing while talking to it.
+     */
     <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
-        return client.send(request, handler);
+        try {
+            return client.send(request, handler);
+        } catch (ConnectException | HttpConnectTimeoutException | UnknownHostException e) {
+            throw new NodeUnreachableException(base(), e);
+        }
     }
 
     /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */

@@ -19,7 +19,23 @@ public final class Main implements Runnable {
     }
 
     static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** The configured command tree, for {@link #run} and for tests that capture its output. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main()).setExecutionExceptionHandler(Main::handle);
+    }
+
+    // An unreachable node is an everyday situation for a client, so it gets one line instead of a
+    // stack trace; anything else is unexpected and keeps picocli's default (trace, exit 1).
+    private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) throws Exception {
+        if (e instanceof NodeUnreachableException u) {
+            cmd.getErr().println("dht: " + u.getMessage());
+            cmd.getErr().flush();
+            return 1;
+        }
+        throw e;
     }
 
     @Override

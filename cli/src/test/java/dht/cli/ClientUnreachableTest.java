@@ -1,0 +1,125 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The client commands against a node that is not there: one line on stderr, exit 1, no stack trace. */
+class ClientUnreachableTest {
+
+    record Outcome(int exitCode, String stderr) {
+        List<String> lines() {
+            return stderr.lines().toList();
+        }
+    }
+
+    static Stream<List<String>> commands() {
+        return Stream.of(List.of("get", "k"), List.of("put", "k", "v"), List.of("delete", "k"),
+                List.of("scan", "a"), List.of("scan", "a", "z", "--cluster"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("commands")
+    void refusedConnectionIsOneLineAndExitOne(List<String> command) throws Exception {
+        String url = "http://127.0.0.1:" + NodeProcess.freePort();
+
+        Outcome o = run(command, url);
+
+        assertOneCleanLine(o, url);
+        assertThat(o.stderr()).contains("connection refused");
+    }
+
+    @Test
+    void unknownHostSaysSo() throws Exception {
+        // .invalid is reserved (RFC 6761): it never resolves, and resolvers answer that at once.
+        String url = "http://no-such-node.invalid:8080";
+
+        Outcome o = run(List.of("get", "k"), url);
+
+        assertOneCleanLine(o, url);
+        assertThat(o.stderr()).contains("unknown host");
+    }
+
+    @Test
+    void trailingSlashOfTheUrlIsNotEchoed() throws Exception {
+        String url = "http://127.0.0.1:" + NodeProcess.freePort();
+
+        Outcome o = run(List.of("get", "k"), url + "/");
+
+        assertThat(o.lines()).containsExactly("dht: cannot reach node " + url + " (connection refused)");
+    }
+
+    // A real connect timeout needs the client's full timeout to elapse; the shape of the JDK's
+    // exception (timeout wrapping a ConnectException) is what could fool the classification.
+    @Test
+    void connectTimeoutIsNamedEvenThoughItCarriesAConnectException() {
+        var timeout = chain(new HttpConnectTimeoutException("HTTP connect timed out"),
+                new HttpConnectTimeoutException("HTTP connect timed out"), new ConnectException("HTTP connect timed out"));
+
+        assertThat(new NodeUnreachableException("http://h:1", timeout).reason()).isEqualTo("connect timed out");
+    }
+
+    // The chains below are what the JDK 25 client throws for a refused port and an unknown host.
+    @Test
+    void reasonsOfTheJdkClientShapes() {
+        var refused = chain(new ConnectException(), new ConnectException(), new ClosedChannelException());
+        var unresolved = chain(new ConnectException(), new ConnectException(), new UnresolvedAddressException());
+        var noRoute = new ConnectException("No route to host");
+
+        assertThat(new NodeUnreachableException("u", refused).reason()).isEqualTo("connection refused");
+        assertThat(new NodeUnreachableException("u", unresolved).reason()).isEqualTo("unknown host");
+        assertThat(new NodeUnreachableException("u", noRoute).reason()).isEqualTo("no route to host");
+    }
+
+    private static <E extends IOException> E chain(E outer, Throwable... causes) {
+        Throwable t = outer;
+        for (Throwable c : causes) {
+            t.initCause(c);
+            t = c;
+        }
+        return outer;
+    }
+
+    private static void assertOneCleanLine(Outcome o, String url) {
+        assertThat(o.exitCode()).as("exit code").isEqualTo(1);
+        assertThat(o.lines()).as("stderr").hasSize(1);
+        assertThat(o.stderr()).startsWith("dht: cannot reach node " + url + " (")
+                .doesNotContain("Exception").doesNotContain("at dht.").doesNotContain("\tat ");
+    }
+
+    // Both picocli's writer and System.err go to one buffer, so a message printed either way counts.
+    private static Outcome run(List<String> command, String url) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream savedErr = System.err;
+        PrintStream savedOut = System.out;
+        List<String> args = new ArrayList<>(command);
+        args.add("--url");
+        args.add(url);
+        try (PrintStream capture = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            System.setErr(capture);
+            System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            int code = Main.commandLine()
+                    .setErr(new PrintWriter(capture, true))
+                    .setOut(new PrintWriter(System.out, true))
+                    .execute(args.toArray(String[]::new));
+            return new Outcome(code, err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(savedErr);
+            System.setOut(savedOut);
+        }
+    }
+}
