@@ -5,6 +5,7 @@ import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.ReplicaEndpoint;
 import dht.storage.Store;
+import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -26,10 +27,13 @@ public interface ClusterServices extends AutoCloseable {
     @Override
     void close();
 
-    /** Starts the cluster layer over a store that is already open. */
+    /**
+     * Starts the cluster layer over a store that is already open; {@code loops} are the HTTP
+     * server's event loops, which the inter-node client may share (the node keeps owning them).
+     */
     @FunctionalInterface
     interface Starter {
         ClusterServices start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                              Duration replicaTimeout) throws IOException;
+                              Duration replicaTimeout, EventLoopGroup loops) throws IOException;
     }
 }

@@ -107,14 +107,14 @@ public final class Node implements AutoCloseable {
         try {
             storageExecutor = StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
-            cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
-                    config.replicaTimeout());
-            Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             Transport transport = Transport.choose();
             acceptGroup = new MultiThreadIoEventLoopGroup(1, Thread.ofPlatform().name("http-accept").factory(),
                     transport.ioHandlerFactory());
             ioGroup = new MultiThreadIoEventLoopGroup(0, Thread.ofPlatform().name("http-io-", 0).factory(),
                     transport.ioHandlerFactory());
+            cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
+                    config.replicaTimeout(), ioGroup);
+            Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0);
@@ -144,9 +144,10 @@ public final class Node implements AutoCloseable {
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {
-            shutDown(acceptGroup, ioGroup);
             if (profiler != null) profiler.close();
+            // the cluster's peer client runs on ioGroup: close it while the loops still run
             if (cluster != null) closeQuietly(cluster::close, "cluster");
+            shutDown(acceptGroup, ioGroup);
             stop(scanWorkers);
             stop(storageExecutor);
             closeQuietly(store::close, "store");

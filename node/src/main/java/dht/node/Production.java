@@ -10,6 +10,7 @@ import dht.storage.LsmStore;
 import dht.storage.Store;
 import dht.storage.StoreOptions;
 import dht.storage.SyncPolicy;
+import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -33,8 +34,8 @@ final class Production {
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                        Duration replicaTimeout) {
-        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout);
+                                        Duration replicaTimeout, EventLoopGroup loops) {
+        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout, loops);
         return new ClusterServices() {
             @Override
             public Coordinator coordinator() {

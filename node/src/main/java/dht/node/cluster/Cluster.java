@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Store;
+import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * the status endpoint, and (with peers) the inter-node client.
  *
  * <p>The store and the storage executor stay owned by the caller; {@link #close()} stops only what
- * this class started (the peer client's event loop and prober).
+ * this class started (the peer client's prober, and its event loops when it has its own).
  */
 public final class Cluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Cluster.class);
@@ -46,6 +47,16 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null);
+    }
+
+    /**
+     * As {@link #start(String, List, Store, Executor, Duration)}, with the inter-node client on
+     * {@code loops} (the HTTP server's event loops, still owned by the caller), so that a request
+     * and the replica calls it makes run on one thread; null gives the client loops of its own.
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout, EventLoopGroup loops) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
@@ -53,7 +64,7 @@ public final class Cluster implements AutoCloseable {
         replicas.put(self, new LocalReplica(self, store, storageExecutor));
         PeerClient client = null;
         if (nodes.size() > 1) {
-            client = new PeerClient(self, nodes, replicaTimeout);
+            client = new PeerClient(self, nodes, replicaTimeout, loops);
             for (String peer : nodes) {
                 if (!peer.equals(self)) replicas.put(peer, new RemoteReplica(peer, client, clock));
             }

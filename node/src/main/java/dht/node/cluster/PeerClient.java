@@ -48,7 +48,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The inter-node HTTP client: Netty (epoll when available), a small pool of keep-alive connections
- * per peer, one deadline per request covering pool wait, connect and answer, and a failure detector.
+ * per peer and event loop, one deadline per request covering pool wait, connect and answer, and a
+ * failure detector.
+ *
+ * <p>In a node the client shares the HTTP server's event loops, and each peer has one pool (a
+ * <em>lane</em>) per loop. A request that a server loop coordinates goes out on a connection of that
+ * same loop, and its answer comes back there: the whole call, from the client's request to the
+ * replicas' answers and the response, runs on one thread with no hand-off between threads (measured:
+ * the hops between separate peer loops and server loops cost more CPU than the requests themselves,
+ * see docs/cluster.md). A caller that is not one of the loops is spread over the lanes in turn.
  *
  * <p>Invariants:
  * <ul>
@@ -76,12 +84,25 @@ final class PeerClient implements AutoCloseable {
     private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
     private final EventLoopGroup group;
+    /** Whether {@link #close()} shuts {@link #group} down (it does not when the group is shared). */
+    private final boolean ownsGroup;
+    private final EventLoop[] loops;
     private final Class<? extends SocketChannel> channelClass;
     private final Duration timeout;
     private final Map<String, Peer> peers = new LinkedHashMap<>();
     private final ScheduledFuture<?> prober;
 
+    /** With event loops of its own (two). */
     PeerClient(String self, List<String> nodes, Duration timeout) {
+        this(self, nodes, timeout, null);
+    }
+
+    /**
+     * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
+     *                    or null for loops of its own; their transport must be epoll when epoll is
+     *                    available, NIO otherwise, as the server's {@code Transport.choose()} picks
+     */
+    PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
         this.timeout = timeout;
         IoHandlerFactory io;
         if (Epoll.isAvailable()) {
@@ -92,7 +113,11 @@ final class PeerClient implements AutoCloseable {
             io = NioIoHandler.newFactory();
             channelClass = NioSocketChannel.class;
         }
-        this.group = new MultiThreadIoEventLoopGroup(2, new PeerThreadFactory(), io);
+        this.ownsGroup = sharedLoops == null;
+        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(2, new PeerThreadFactory(), io) : sharedLoops;
+        List<EventLoop> all = new java.util.ArrayList<>();
+        for (var e : group) all.add((EventLoop) e);
+        this.loops = all.toArray(EventLoop[]::new);
         for (String url : nodes) {
             if (!url.equals(self)) peers.put(url, new Peer(url));
         }
@@ -170,19 +195,22 @@ final class PeerClient implements AutoCloseable {
     @Override
     public void close() {
         prober.cancel(false);
-        for (Peer p : peers.values()) p.pool.close();
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        for (Peer p : peers.values()) {
+            for (Lane lane : p.lanes) lane.pool.close();
+        }
+        if (ownsGroup) group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     }
 
-    /** One peer: its pool and what the failure detector believes about it. */
+    /** One peer: its lanes and what the failure detector believes about it. */
     private final class Peer {
         final String url;
         final String host;
         final int port;
         final String hostHeader;
-        /** Every connection to this peer, its pool and its deadlines live on this one loop: no hops between them. */
-        final EventLoop loop;
-        final FixedChannelPool pool;
+        /** One pool per event loop; a connection, its requests and their deadlines live on its lane's loop. */
+        final Lane[] lanes;
+        /** Spreads callers that are not on one of the loops over the lanes. */
+        private final AtomicInteger nextLane = new AtomicInteger();
         final AtomicInteger consecutiveFailures = new AtomicInteger();
         /** When the peer last gave any HTTP answer: a slow peer under load still answers now and then. */
         volatile long lastAnswerNanos = System.nanoTime();
@@ -201,19 +229,17 @@ final class PeerClient implements AutoCloseable {
             this.host = u.getHost();
             this.port = u.getPort() > 0 ? u.getPort() : 80;
             this.hostHeader = host + ":" + port;
-            this.loop = group.next();
-            Bootstrap b = new Bootstrap().group(loop).channel(channelClass).remoteAddress(host, port)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.SO_KEEPALIVE, true);
-            this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
-                @Override
-                public void channelCreated(Channel ch) {
-                    ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
-                            new ResponseHandler());
-                }
-            }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL,
-                    Math.max(1, timeout.toMillis()), MAX_CONNECTIONS_PER_PEER, MAX_PENDING_ACQUIRES, true, true);
+            int perLane = Math.max(4, MAX_CONNECTIONS_PER_PEER / loops.length);
+            this.lanes = new Lane[loops.length];
+            for (int i = 0; i < loops.length; i++) lanes[i] = new Lane(loops[i], host, port, perLane);
+        }
+
+        /** The lane of the calling loop, so the call never changes threads; otherwise the next in turn. */
+        Lane lane() {
+            for (Lane lane : lanes) {
+                if (lane.loop.inEventLoop()) return lane;
+            }
+            return lanes[Math.floorMod(nextLane.getAndIncrement(), lanes.length)];
         }
 
         void succeeded(boolean trial) {
@@ -243,6 +269,28 @@ final class PeerClient implements AutoCloseable {
         }
     }
 
+    /** The connections to one peer that belong to one event loop. */
+    private final class Lane {
+        final EventLoop loop;
+        final FixedChannelPool pool;
+
+        Lane(EventLoop loop, String host, int port, int maxConnections) {
+            this.loop = loop;
+            Bootstrap b = new Bootstrap().group(loop).channel(channelClass).remoteAddress(host, port)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true);
+            this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
+                @Override
+                public void channelCreated(Channel ch) {
+                    ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+                            new ResponseHandler());
+                }
+            }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL,
+                    Math.max(1, timeout.toMillis()), maxConnections, MAX_PENDING_ACQUIRES, true, true);
+        }
+    }
+
     private static boolean refused(Throwable cause) {
         Throwable c = cause instanceof PeerUnavailableException && cause.getCause() != null ? cause.getCause() : cause;
         return c instanceof ConnectException && !(c instanceof ConnectTimeoutException);
@@ -251,6 +299,7 @@ final class PeerClient implements AutoCloseable {
     /** One request: its deadline, its connection once acquired, and the one place it finishes. */
     private final class Call {
         final Peer peer;
+        final Lane lane;
         final boolean trial;
         final CompletableFuture<PeerResponse> result = new CompletableFuture<>();
         private final AtomicBoolean finished = new AtomicBoolean();
@@ -259,16 +308,17 @@ final class PeerClient implements AutoCloseable {
 
         Call(Peer peer, boolean trial) {
             this.peer = peer;
+            this.lane = peer.lane();
             this.trial = trial;
         }
 
         void start(FullHttpRequest request) {
-            if (peer.loop.inEventLoop()) {
+            if (lane.loop.inEventLoop()) {
                 startOnLoop(request);
             } else {
                 // one hop onto the peer's loop; from there on everything for this call runs there
                 try {
-                    peer.loop.execute(() -> startOnLoop(request));
+                    lane.loop.execute(() -> startOnLoop(request));
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     request.release();
                     fail(new PeerUnavailableException("peer client is closed", e));
@@ -277,10 +327,10 @@ final class PeerClient implements AutoCloseable {
         }
 
         private void startOnLoop(FullHttpRequest request) {
-            deadline = peer.loop.schedule(() -> fail(new PeerUnavailableException(
+            deadline = lane.loop.schedule(() -> fail(new PeerUnavailableException(
                     peer.url + " did not answer within " + timeout.toMillis() + " ms", null)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
-            peer.pool.acquire().addListener((Future<Channel> f) -> {
+            lane.pool.acquire().addListener((Future<Channel> f) -> {
                 if (!f.isSuccess()) {
                     request.release();
                     fail(new PeerUnavailableException("no connection to " + peer.url + ": " + f.cause(), f.cause()));
@@ -291,7 +341,7 @@ final class PeerClient implements AutoCloseable {
                 if (finished.get()) {
                     // timed out while waiting for the connection: it is clean, give it back
                     request.release();
-                    peer.pool.release(ch);
+                    lane.pool.release(ch);
                     return;
                 }
                 ch.pipeline().get(ResponseHandler.class).call = this;
@@ -310,9 +360,9 @@ final class PeerClient implements AutoCloseable {
             Channel ch = channel;
             ch.pipeline().get(ResponseHandler.class).call = null;
             if (HttpUtil.isKeepAlive(response)) {
-                peer.pool.release(ch);
+                lane.pool.release(ch);
             } else {
-                ch.close().addListener(c -> peer.pool.release(ch));
+                ch.close().addListener(c -> lane.pool.release(ch));
             }
             peer.succeeded(trial);
             result.complete(r);
@@ -324,7 +374,7 @@ final class PeerClient implements AutoCloseable {
             Channel ch = channel;
             if (ch != null) {
                 // the connection may still carry our request: never reuse it
-                ch.close().addListener(c -> peer.pool.release(ch));
+                ch.close().addListener(c -> lane.pool.release(ch));
             }
             peer.failed(trial, cause);
             result.completeExceptionally(cause instanceof PeerUnavailableException ? cause

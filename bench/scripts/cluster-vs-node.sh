@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue #4's cluster benchmark, beside a single node in the same run: a 3-node cluster on this
+# machine with the default 2/3 quorum, and one node alone, each serving PUT (unique keys) and GET
+# (on KEYS keys filled first) at 64 connections:
+#   - maximum throughput, closed loop (dht bench -R 0), and
+#   - the highest constant rate with p99 under 10 ms (dht bench sweep).
+# Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
+# JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating.
+# Usage: bench/scripts/cluster-vs-node.sh [SECONDS] [KEYS]     (defaults 8 s, 200000 keys)
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+. "$root/bin/java-env.sh"
+dht_find_jdk
+secs="${1:-8}"
+keys="${2:-200000}"
+jars=(${JARS:-$root/cli/target/dht.jar})
+[ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
+java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+start_nodes() { # jar port... : starts one node per port as a cluster of those ports
+  local jar="$1"; shift
+  local list="" p
+  for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+  pids=()
+  for p in "$@"; do
+    "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
+      --self "http://127.0.0.1:$p" >"$dir/node-$p.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "$@"; do
+    for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$p/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+  done
+}
+stop_nodes() { cleanup; pids=(); rm -rf "$dir"/data-*; }
+
+bench() { "${java[@]}" -cp "${jars[0]}" dht.bench.BenchMain "$@" 2>/dev/null; }
+closed_line() {
+  bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s (p50 %s, p99 %s)", rps, p50, p99}'
+}
+sweep_line() { bench sweep "$@" | awk '/highest stable rate/ {print $4" req/s"}'; }
+
+echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run, $keys keys for GET, sweeps in 5 s steps"
+for round in 1 2; do
+  for jar in "${jars[@]}"; do
+    for setup in single cluster; do
+      if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
+      start_nodes "$jar" "${ports[@]}"
+      urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
+      name="$(basename "$(dirname "$jar")")/$setup"
+      echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
+      echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
+      bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+      echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
+      echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
+      stop_nodes
+    done
+  done
+done
