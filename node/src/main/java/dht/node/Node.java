@@ -15,6 +15,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -32,15 +33,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One running node: the store, the cluster layer over it, and the HTTP server in front.
  *
- * <p>Start order is store, storage executor, cluster, server; a failure at any step closes what was
- * opened before it and propagates (a locked data directory as the store's own exception, so the CLI
- * can say so). {@link #close()} is the graceful stop: stop accepting, refuse new requests, let those
+ * <p>Start order is event loops, listening socket (not yet accepting), store, storage executor,
+ * cluster, routes, then accepting; a failure at any step closes what was opened before it and
+ * propagates (a busy port as a {@link BindException} before the data directory is touched, a
+ * locked data directory as the store's own exception, so the CLI can say so). A client that
+ * connects during start waits in the backlog and is served once the node is ready. {@link #close()} is the graceful stop: stop accepting, refuse new requests, let those
  * in flight finish for at most {@link #DRAIN_TIMEOUT}, then close connections, cluster, store (which
  * flushes), in that order, all well inside the contract's 10 seconds. Idempotent and thread-safe.
  */
@@ -97,21 +101,45 @@ public final class Node implements AutoCloseable {
             throws IOException {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
-        Store store = storeOpener.open(config);
+        Transport transport = Transport.choose();
+        EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1,
+                Thread.ofPlatform().name("http-accept").factory(), transport.ioHandlerFactory());
+        EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(0, Thread.ofPlatform().name("http-io-", 0).factory(),
+                transport.ioHandlerFactory());
+        Store store = null;
         ExecutorService storageExecutor = null;
         ExecutorService scanWorkers = null;
         ClusterServices cluster = null;
-        EventLoopGroup acceptGroup = null;
-        EventLoopGroup ioGroup = null;
+        Channel serverChannel = null;
         Profiler profiler = null;
         try {
+            // The port first: a busy port must fail before the data directory is touched. The server
+            // socket accepts nothing (AUTO_READ off) until the store and the routes are ready.
+            AtomicReference<HttpChannelInitializer> pipeline = new AtomicReference<>();
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(acceptGroup, ioGroup)
+                    .channel(transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .option(ChannelOption.AUTO_READ, false)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(pipeline.get());
+                        }
+                    });
+            try {
+                serverChannel = bootstrap.bind(config.port()).sync().channel();
+            } catch (Exception e) {
+                BindException be = new BindException(String.valueOf(e.getMessage()));
+                be.initCause(e);
+                throw be;
+            }
+            store = storeOpener.open(config);
             storageExecutor = StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
-            Transport transport = Transport.choose();
-            acceptGroup = new MultiThreadIoEventLoopGroup(1, Thread.ofPlatform().name("http-accept").factory(),
-                    transport.ioHandlerFactory());
-            ioGroup = new MultiThreadIoEventLoopGroup(0, Thread.ofPlatform().name("http-io-", 0).factory(),
-                    transport.ioHandlerFactory());
             cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
                     config.replicaTimeout(), ioGroup);
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
@@ -120,23 +148,9 @@ public final class Node implements AutoCloseable {
                     transport.name(), startedAtMillis, t0);
             profiler = new Profiler();
             Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
-            ServerBootstrap bootstrap = new ServerBootstrap()
-                    .group(acceptGroup, ioGroup)
-                    .channel(transport.serverChannel())
-                    .option(ChannelOption.SO_BACKLOG, 1024)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
-                    .childHandler(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
-                            config.maxBodyBytes(), router, admission, channels));
-            Channel serverChannel;
-            try {
-                serverChannel = bootstrap.bind(config.port()).sync().channel();
-            } catch (Exception e) {
-                BindException be = new BindException(String.valueOf(e.getMessage()));
-                be.initCause(e);
-                throw be;
-            }
+            pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
+                    config.maxBodyBytes(), router, admission, channels));
+            serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);
             log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
@@ -144,13 +158,14 @@ public final class Node implements AutoCloseable {
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {
+            if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
             if (profiler != null) profiler.close();
             // the cluster's peer client runs on ioGroup: close it while the loops still run
             if (cluster != null) closeQuietly(cluster::close, "cluster");
             shutDown(acceptGroup, ioGroup);
             stop(scanWorkers);
             stop(storageExecutor);
-            closeQuietly(store::close, "store");
+            if (store != null) closeQuietly(store::close, "store");
             throw e;
         }
     }

@@ -73,10 +73,14 @@ class NodeLifecycleTest {
     }
 
     @Test
-    void aBusyPortFailsWithBindExceptionAndReleasesTheDirectory() throws Exception {
+    void aBusyPortFailsWithBindExceptionAndLeavesTheDirectoryUntouched() throws Exception {
         try (ServerSocket busy = new ServerSocket(0)) {
             NodeConfig config = TestNode.config(busy.getLocalPort(), dir, 16, 1024, 1024, 1024);
             assertThatThrownBy(() -> Node.start(config)).isInstanceOf(BindException.class);
+        }
+        // the port is taken before the store opens: a fresh data directory stays empty
+        try (var files = java.nio.file.Files.list(dir)) {
+            assertThat(files).isEmpty();
         }
         try (Node node = Node.start(TestNode.config(dir))) {
             assertThat(send(node, "GET", "/v0/status", null).statusCode()).isEqualTo(200);

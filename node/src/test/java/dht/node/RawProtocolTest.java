@@ -193,6 +193,16 @@ class RawProtocolTest {
     }
 
     @Test
+    void anExpectationOtherThanContinueIs417AndChangesNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=exp HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: foo\r\n\r\nabc");
+            assertThat(c.read().status()).isEqualTo(417);
+            assertThat(c.closedByServer()).isTrue();
+        }
+        assertThat(node.get("/v0/entity?id=exp").statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void longUriIs414() throws Exception {
         try (RawHttp c = connect()) {
             c.send(get("/v0/entity?id=" + "u".repeat(MAX_URI)));

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
  * waiting for {@code 100 Continue} or asked to close. At most {@code maxBodyBytes} are ever held
  * for one request, and body bytes held node-wide stay within the {@link Admission} budget: past
- * it the request is answered 503 (its body read and dropped), like any other overload.
+ * it the request is answered 503 (its body read and dropped), like any other overload. An
+ * {@code Expect} other than {@code 100-continue}: 417, and the connection closes.
  */
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
@@ -83,6 +85,14 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             length = HttpUtil.getContentLength(request, -1L);
         } catch (NumberFormatException e) {
             reject(ctx, Responses.badRequest("invalid Content-Length"), false);
+            return;
+        }
+        String expect = request.headers().get(HttpHeaderNames.EXPECT);
+        if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
+            // The client waits for an answer to an expectation we cannot meet, and may or may not send
+            // its body after the 417: the framing is no longer certain, so the connection closes.
+            reject(ctx, Responses.text(HttpResponseStatus.EXPECTATION_FAILED,
+                    "unsupported expectation: " + expect), false);
             return;
         }
         boolean expectsContinue = HttpUtil.is100ContinueExpected(request);
