@@ -5,7 +5,11 @@
 #   - maximum throughput, closed loop (dht bench -R 0), and
 #   - the highest constant rate with p99 under 10 ms (dht bench sweep).
 # Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
-# JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating.
+# JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
+# ROUNDS (default 1) repeats the whole comparison.
+# WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
+# measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
+# (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
 # Usage: bench/scripts/cluster-vs-node.sh [SECONDS] [KEYS]     (defaults 8 s, 200000 keys)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -13,6 +17,8 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 dht_find_jdk
 secs="${1:-8}"
 keys="${2:-200000}"
+rounds="${ROUNDS:-1}"
+warmup="${WARMUP:-40}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
@@ -44,17 +50,19 @@ closed_line() {
 sweep_line() { bench sweep "$@" | awk '/highest stable rate/ {print $4" req/s"}'; }
 
 echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run, $keys keys for GET, sweeps in 5 s steps"
-for round in 1 2; do
+echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
+for round in $(seq 1 "$rounds"); do
   for jar in "${jars[@]}"; do
     for setup in single cluster; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
       start_nodes "$jar" "${ports[@]}"
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
       name="$(basename "$(dirname "$jar")")/$setup"
+      bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
       echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
       echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
       bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+      bench --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
       echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
       echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
       stop_nodes
