@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -379,15 +380,15 @@ public final class LsmStore implements Store {
         long n = nextFile++;
         Path p = FileNames.log(dir, n);
         WalWriter next = new WalWriter(n, p, files.create(p));
-        files.syncDirectory(dir);
         WalWriter old = wal;
         wal = next;
-        try {
-            old.sync();
-            old.close();
-        } catch (IOException e) {
-            // Its memtable is still queued for flush, which makes the data durable anyway.
-            log.warn("closing log {}: {}", old.path, e.toString());
+        // A rotation's fsyncs (the new log's directory entry, the old log's unsynced tail) stall every
+        // writer while they run under the mutex. Under PERIODIC nothing is promised durable before
+        // the next periodic sync, so the syncer thread does them; under EVERY_WRITE the next
+        // acknowledged write needs the new log's directory entry durable first, so they stay here.
+        if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> retire(old, true))) {
+            files.syncDirectory(dir);
+            retire(old, false);
         }
         Version v = current;
         v.active.walBytes = old.bytes();
@@ -395,6 +396,28 @@ public final class LsmStore implements Store {
         imm.add(v.active);
         install(new Version(new Memtable(n), imm, v.tables));
         flusher.execute(this::flushPending);
+    }
+
+    /** Syncs and closes a log that rotation replaced (and the directory that now names its successor). */
+    private void retire(WalWriter old, boolean syncDirectory) {
+        try {
+            if (syncDirectory) files.syncDirectory(dir);
+            old.sync();
+            old.close();
+        } catch (IOException e) {
+            // Its memtable is still queued for flush, which makes the data durable anyway.
+            log.warn("closing log {}: {}", old.path, e.toString());
+        }
+    }
+
+    /** Runs {@code task} on the syncer thread; false if the store is stopping and it cannot. */
+    private boolean offload(Runnable task) {
+        try {
+            syncer.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
     }
 
     /** With the mutex held. */
@@ -537,7 +560,7 @@ public final class LsmStore implements Store {
                         compact(inputs);
                     }
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 compactionScheduled.set(false);
             }
         }
