@@ -6,7 +6,7 @@
 #   - the highest constant rate with p99 under 10 ms (dht bench sweep).
 # Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
 # JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
-# ROUNDS (default 1) repeats the whole comparison.
+# ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups.
 # WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
 # measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
@@ -18,6 +18,7 @@ dht_find_jdk
 secs="${1:-8}"
 keys="${2:-200000}"
 rounds="${ROUNDS:-1}"
+setups=(${SETUPS:-single cluster})
 warmup="${WARMUP:-40}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
@@ -53,7 +54,7 @@ echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinf
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
 for round in $(seq 1 "$rounds"); do
   for jar in "${jars[@]}"; do
-    for setup in single cluster; do
+    for setup in "${setups[@]}"; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
       start_nodes "$jar" "${ports[@]}"
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
