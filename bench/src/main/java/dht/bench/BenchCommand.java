@@ -55,8 +55,9 @@ public final class BenchCommand implements Callable<Integer> {
                 }
                 profiles = new ProfileClient(profile, out).record(s.targets(), load.warmup.plusMillis(20), load.duration);
             }
+            NodeAllocation allocation = NodeAllocation.startAfter(s.targets(), load.warmup);
             RunResult r = new LoadGenerator(s, System.err).run();
-            String text = ResultWriter.text(r, name);
+            String text = ResultWriter.text(r, name) + allocation.finish(r.stats().completed) + "\n";
             System.out.print(text);
             if (profiles != null) {
                 profiles.join().forEach(System.err::println);

@@ -208,12 +208,14 @@ public final class ReportCommand implements Callable<Integer> {
         System.err.printf(Locale.ROOT, "== %s: run at %.0f req/s with %s%n", name, rate, profile);
         CompletableFuture<List<String>> flames = profile.isEmpty() ? CompletableFuture.completedFuture(List.of())
                 : new ProfileClient(profile, dir).record(spec.targets(), warm.plusMillis(20), runDuration);
+        NodeAllocation allocation = NodeAllocation.startAfter(spec.targets(), warm);
         RunResult r = new LoadGenerator(spec, System.err).run();
+        String allocationLine = allocation.finish(r.stats().completed);
         String title = name + " at " + (long) rate + " req/s";
         String command = String.format(Locale.ROOT, "dht bench --url %s -w %s -c %d -R %.0f -d %ds --warmup %ds --keys %d --value-size %d%s --out %s",
                 String.join(",", urls), wl, conns, rate, runDuration.toSeconds(), warm.toSeconds(), n, valueSize,
                 profile.isEmpty() ? "" : " --profile " + String.join(",", profile), dir);
-        String text = ResultWriter.text(r, title);
+        String text = ResultWriter.text(r, title) + allocationLine + "\n";
         ResultWriter.write(dir, r, title, command, text);
         List<String> flameLines = flames.join();
 

@@ -4,6 +4,8 @@ import dht.node.cluster.ClusterView;
 import dht.node.http.Admission;
 import dht.storage.Store;
 import dht.storage.StoreStats;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -66,7 +68,37 @@ final class StatusReport {
                 .append(",\"walBytes\":").append(s.walBytes())
                 .append(",\"pendingFlushes\":").append(s.pendingFlushes())
                 .append(",\"pendingCompactions\":").append(s.pendingCompactions()).append('}');
+        b.append(",\"jvm\":{\"heapUsedBytes\":").append(heapUsedBytes())
+                .append(",\"allocatedBytes\":").append(allocatedBytes())
+                .append(",\"gcCount\":").append(gcCount())
+                .append(",\"gcMillis\":").append(gcMillis()).append('}');
         return b.append('}').toString();
+    }
+
+    private static long heapUsedBytes() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /**
+     * Heap bytes allocated by all threads since the JVM started (-1 where the JVM cannot say): read
+     * twice, it gives the bytes a workload allocates per request, which {@code dht bench} prints.
+     */
+    private static long allocatedBytes() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+                && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
+                ? t.getTotalThreadAllocatedBytes() : -1;
+    }
+
+    private static long gcCount() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += Math.max(0, gc.getCollectionCount());
+        return n;
+    }
+
+    private static long gcMillis() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += Math.max(0, gc.getCollectionTime());
+        return n;
     }
 
     static String quote(String s) {

@@ -1,7 +1,12 @@
 package dht.node;
 
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The threads storage work runs on (never the event loop): a fixed pool of platform threads, the
@@ -23,9 +28,28 @@ final class StorageExecutors {
     static ExecutorService create() {
         return switch (kind()) {
             case "virtual" -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("storage-v-", 0).factory());
-            case "pool" -> Executors.newFixedThreadPool(poolSize(),
+            case "pool" -> new ThreadPoolExecutor(poolSize(), poolSize(), 0L, TimeUnit.MILLISECONDS, queue(),
                     Thread.ofPlatform().name("storage-", 0).daemon(true).factory());
             default -> throw new IllegalArgumentException("-D" + PROPERTY + " must be pool or virtual, not " + kind());
+        };
+    }
+
+    static final String QUEUE_PROPERTY = "dht.storage.queue";
+
+    /**
+     * The pool's task queue. Its lock is the only one in the GET lock flame graphs (every hand-off
+     * from an event loop offers, every idle worker takes). LinkedTransferQueue hands over with
+     * compare-and-set instead, and removes it from the lock profile, but measured lower throughput
+     * (docs/reports/single-get-64c.md): its idle takers spin before parking, on the two cores the
+     * event loops need. So the blocking queue stays; {@code -Ddht.storage.queue=transfer} re-runs
+     * the comparison.
+     */
+    static BlockingQueue<Runnable> queue() {
+        String kind = System.getProperty(QUEUE_PROPERTY, "blocking");
+        return switch (kind) {
+            case "transfer" -> new LinkedTransferQueue<>();
+            case "blocking" -> new LinkedBlockingQueue<>();
+            default -> throw new IllegalArgumentException("-D" + QUEUE_PROPERTY + " must be transfer or blocking, not " + kind);
         };
     }
 

@@ -134,6 +134,23 @@ class RawProtocolTest {
     }
 
     @Test
+    void aBodyArrivingInPiecesOrFollowedByTrailersIsStoredWhole() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=pieces HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
+            Thread.sleep(100); // the first half reaches the decoder on its own
+            c.send("world");
+            assertThat(c.read().status()).isEqualTo(201);
+            c.send("PUT /v0/entity?id=trailers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nhello\r\n0\r\nX-One: 1\r\nX-Two: 2\r\nX-Three: 3\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(201);
+            c.send(get("/v0/entity?id=pieces"));
+            assertThat(c.read().text()).isEqualTo("helloworld");
+            c.send(get("/v0/entity?id=trailers"));
+            assertThat(c.read().text()).isEqualTo("hello");
+        }
+    }
+
+    @Test
     void malformedPercentEncodingIs400() throws Exception {
         for (String q : new String[] {"id=%zz", "id=k%2", "id=k%", "id=%G0"}) {
             try (RawHttp c = connect()) {

@@ -28,6 +28,8 @@ final class TableWriter {
     private final java.util.zip.CRC32C blockCrc = new java.util.zip.CRC32C();
     private byte[] lastKey;
     private long count;
+    /** Scratch for an entry header, reused: compaction writes millions of entries, one allocation each was waste. */
+    private final byte[] entryHeader = new byte[TableFormat.ENTRY_HEADER];
 
     TableWriter(StorageFiles files, Path path, long expectedKeys, StoreOptions options) throws IOException {
         this.path = path;
@@ -56,7 +58,7 @@ final class TableWriter {
         }
         if (blockLen == 0) startBlock(k);
         byte[] v = e.value();
-        byte[] header = new byte[TableFormat.ENTRY_HEADER];
+        byte[] header = entryHeader;
         Bytes.putInt(header, 0, k.length);
         Bytes.putInt(header, 4, v == null ? TableFormat.TOMBSTONE_LEN : v.length);
         Bytes.putLong(header, 8, e.timestamp());

@@ -2,9 +2,12 @@ package dht.node.cluster;
 
 import dht.storage.Entry;
 import dht.storage.Store;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -73,8 +76,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private FullHttpResponse readResponse(Entry entry) {
         if (entry == null) return empty(HttpResponseStatus.NOT_FOUND);
         byte[] body = entry.isTombstone() ? new byte[0] : entry.value();
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                Unpooled.wrappedBuffer(body));
+        FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
         r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
         r.headers().set(InternalProtocol.TIMESTAMP, Long.toString(entry.timestamp()));
@@ -84,7 +86,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
     }
 
     private FullHttpResponse empty(HttpResponseStatus status) {
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER);
+        FullHttpResponse r = full(status, Unpooled.EMPTY_BUFFER);
         r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
         r.headers().set(InternalProtocol.CLOCK, Long.toString(clock.current()));
         return r;
@@ -92,7 +94,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
 
     private static FullHttpResponse text(HttpResponseStatus status, String reason) {
         byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        FullHttpResponse r = full(status, Unpooled.wrappedBuffer(body));
         r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
         return r;
@@ -100,5 +102,11 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
 
     private static CompletableFuture<FullHttpResponse> done(FullHttpResponse r) {
         return CompletableFuture.completedFuture(r);
+    }
+
+    /** As Responses.full on the public side: a small header table and no trailer table per answer. */
+    private static FullHttpResponse full(HttpResponseStatus status, ByteBuf content) {
+        return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content,
+                DefaultHttpHeadersFactory.headersFactory().newEmptyHeaders(), EmptyHttpHeaders.INSTANCE);
     }
 }

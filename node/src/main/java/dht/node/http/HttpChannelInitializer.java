@@ -3,7 +3,10 @@ package dht.node.http;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpServerCodec;
 
 /**
@@ -14,6 +17,25 @@ import io.netty.handler.codec.http.HttpServerCodec;
 public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     /** Decoded requests a connection may have unanswered before the codec gives up on it. */
     private static final int MAX_PIPELINE_DEPTH = 8192;
+
+    /**
+     * The decoder gives every request with a body a trailer table (16 buckets) up front, though only
+     * a chunked request can fill it and almost none do: a small table is allocated instead. It
+     * still takes any trailers a client sends.
+     */
+    private static final HttpHeadersFactory SMALL_TRAILERS = new HttpHeadersFactory() {
+        private final DefaultHttpHeadersFactory base = DefaultHttpHeadersFactory.trailersFactory();
+
+        @Override
+        public HttpHeaders newHeaders() {
+            return base.newEmptyHeaders();
+        }
+
+        @Override
+        public HttpHeaders newEmptyHeaders() {
+            return base.newEmptyHeaders();
+        }
+    };
 
     private final int maxUriBytes;
     private final int maxHeaderBytes;
@@ -38,7 +60,8 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(maxUriBytes)
                 .setMaxHeaderSize(maxHeaderBytes)
-                .setMaxChunkSize(64 * 1024);
+                .setMaxChunkSize(64 * 1024)
+                .setTrailersFactory(SMALL_TRAILERS);
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
                 .addLast("assembler", new RequestAssembler(maxBodyBytes, admission))
