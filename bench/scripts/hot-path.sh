@@ -55,11 +55,11 @@ for round in $(seq 1 "$rounds"); do
       "${bench[@]}" -R 0 -d 30s --warmup 0s --seed $RANDOM >/dev/null 2>&1
       closed=$("${bench[@]}" -R 0 -d "${secs}s" --warmup 0s --seed $RANDOM 2>/dev/null \
         | awk '/^Requests\/sec/ {rps=$2} /^Node allocation:/ {alloc=$3} END {print rps " req/s, " alloc " bytes/request"}')
-      fixed=$("${bench[@]}" -R "$rate" -d 30s --warmup 2s --seed $RANDOM 2>/dev/null \
+      fixed=$("${bench[@]}" -R "$rate" -d 30s --warmup 5s --seed $RANDOM 2>/dev/null \
         | awk '/^ +99\.000%/ {p99=$2} /^Node allocation:/ {alloc=$3} END {print "p99 " p99 ", " alloc " bytes/request"}')
       prof="$out/round$round-$name-$wl"
       rm -rf "$prof"
-      "${bench[@]}" -R "$rate" -d 30s --warmup 2s --seed $RANDOM --profile alloc,lock,cpu --out "$prof" >/dev/null 2>&1
+      "${bench[@]}" -R "$rate" -d 30s --warmup 5s --seed $RANDOM --profile alloc,lock,cpu --out "$prof" >/dev/null 2>&1
       echo "round $round $name $wl: closed loop $closed; at $rate req/s $fixed (flame graphs: $prof)"
       kill "$pid"; wait "$pid" 2>/dev/null || true
       pid=""

@@ -200,6 +200,9 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         closeAfter = false;
         ByteBuf req = requests.next(channel.alloc(), hostHeader, random);
         if (intended >= measureFrom) {
+            if (stats.sent == 0 && openModel) {
+                stats.windowOpenLag = now - intended;
+            }
             stats.sent++;
         }
         channel.writeAndFlush(req, channel.voidPromise());

@@ -24,6 +24,13 @@ public final class ConnectionStats {
     long timeouts;
     long due;
     long sent;
+    /**
+     * How late the first request of the measured window went out (ns; -1: none did). Large when the
+     * window opened while the generator was still catching up with the warm-up: a fresh JVM on a
+     * busy machine can need seconds to reach the rate, and that backlog then lands in the
+     * measured latencies as if the server had stalled.
+     */
+    long windowOpenLag = -1;
 
     void merge(ConnectionStats o) {
         latency.add(o.latency);
@@ -39,5 +46,6 @@ public final class ConnectionStats {
         timeouts += o.timeouts;
         due += o.due;
         sent += o.sent;
+        windowOpenLag = Math.max(windowOpenLag, o.windowOpenLag);
     }
 }

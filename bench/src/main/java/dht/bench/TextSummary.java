@@ -12,6 +12,8 @@ import org.HdrHistogram.Histogram;
  */
 public final class TextSummary {
     static final long LAG_WARNING_NS = 1_000_000;
+    /** Lateness of the window's first sends that is no scheduling hiccup (those stay below 20 ms here). */
+    static final long WARM_UP_BACKLOG_NANOS = 50_000_000;
     private static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
 
     private TextSummary() {
@@ -78,6 +80,12 @@ public final class TextSummary {
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(50) / 1e6),
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(99) / 1e6),
                     Durations.formatMillis(s.sendLag.getMaxValue() / 1e6));
+            if (s.windowOpenLag > WARM_UP_BACKLOG_NANOS) {
+                out.printf(Locale.ROOT, "WARNING: the measured window opened %s behind schedule: the warm-up's backlog is"
+                        + " charged to the first measured requests (a fresh generator JVM needs seconds to reach a high rate);"
+                        + " use a longer --warmup.%n",
+                        Durations.formatMillis(s.windowOpenLag / 1e6));
+            }
             if (s.sendLag.getValueAtPercentile(99) > LAG_WARNING_NS) {
                 out.println("WARNING: the generator itself sent late (send lag p99 above 1 ms): the machine is overloaded or the"
                         + " generator is short of CPU, and the latencies above include that delay.");

@@ -71,6 +71,31 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void aWarmUpBacklogSpillingIntoTheMeasuredWindowIsFlagged() throws Exception {
+        long serverStart = System.nanoTime();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            if (System.nanoTime() - serverStart < 300_000_000L) {
+                try {
+                    Thread.sleep(900); // slow only at first, like a cold JVM
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
+        }, 4)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+            RequestFactory f = new RequestFactory(Workload.get, keys, 10, 0, 0, 1, null, null, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 2, 1, 100, Duration.ofMillis(400),
+                    Duration.ofSeconds(1), Duration.ofSeconds(5), 20_000, f, -1, false, 1);
+            RunResult r = new LoadGenerator(spec, null).run();
+            // the window opened at 0.4 s; the connections were held until about 0.9 s
+            assertThat(r.stats().windowOpenLag).isGreaterThan(TextSummary.WARM_UP_BACKLOG_NANOS);
+            assertThat(ResultWriter.text(r, "t")).contains("WARNING: the measured window opened")
+                    .contains("use a longer --warmup");
+        }
+    }
+
+    @Test
     void rangeRequestsAskForRangeLengthKeys() throws Exception {
         ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
         try (TestServers.Running server = TestServers.start(ex -> {
