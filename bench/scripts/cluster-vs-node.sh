@@ -13,8 +13,7 @@
 # Usage: bench/scripts/cluster-vs-node.sh [SECONDS] [KEYS]     (defaults 8 s, 200000 keys)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
-. "$root/bin/java-env.sh"
-dht_find_jdk
+. "$root/bench/scripts/common.sh"
 secs="${1:-8}"
 keys="${2:-200000}"
 rounds="${ROUNDS:-1}"
@@ -23,7 +22,6 @@ warmup="${WARMUP:-40}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
-java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
@@ -39,7 +37,7 @@ start_nodes() { # jar port... : starts one node per port as a cluster of those p
     pids+=($!)
   done
   for p in "$@"; do
-    for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$p/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+    wait_ready "http://127.0.0.1:$p"
   done
 }
 stop_nodes() { cleanup; pids=(); rm -rf "$dir"/data-*; }
@@ -50,7 +48,7 @@ closed_line() {
 }
 sweep_line() { bench sweep "$@" | awk '/highest stable rate/ {print $4" req/s"}'; }
 
-echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
 for round in $(seq 1 "$rounds"); do
   for jar in "${jars[@]}"; do

@@ -15,8 +15,7 @@
 #   RATE_PUT (default 10000), RATE_GET (default 20000), OUT (default /tmp/dht-hot-path)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
-. "$root/bin/java-env.sh"
-dht_find_jdk
+. "$root/bench/scripts/common.sh"
 rounds="${1:-2}"
 secs="${2:-15}"
 keys="${3:-200000}"
@@ -25,13 +24,12 @@ out="${OUT:-/tmp/dht-hot-path}"
 [ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-hot-path.XXXXXX)"
 mkdir -p "$out"
-java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 port=19401
 url="http://127.0.0.1:$port"
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 
-echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s closed-loop runs after 30 s of warm-up, $keys keys for GET, 64 connections"
 for round in $(seq 1 "$rounds"); do
   for spec in "${jars[@]}"; do
@@ -42,7 +40,7 @@ for round in $(seq 1 "$rounds"); do
       "${java[@]}" -Xmx512m ${NODE_OPTS:-} ${opts:+${opts//,/ }} -jar "$jar" serve --port "$port" \
         --data "$dir/data" >"$dir/node.log" 2>&1 &
       pid=$!
-      for _ in $(seq 1 150); do curl -fs "$url/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+      wait_ready "$url" 150
       if [ "$wl" = put ]; then
         load=(-w put --distribution sequential --keys 2000000000 --value-size 100)
         rate="${RATE_PUT:-10000}"

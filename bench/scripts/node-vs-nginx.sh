@@ -8,8 +8,7 @@
 # Usage: bench/scripts/node-vs-nginx.sh [SECONDS] [KEYS]      (defaults 10 s, 1000000 keys)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
-. "$root/bin/java-env.sh"
-dht_find_jdk
+. "$root/bench/scripts/common.sh"
 secs="${1:-10}"
 keys="${2:-1000000}"
 nginx_port=18080
@@ -19,7 +18,6 @@ dir="$(mktemp -d /tmp/dht-node-vs-nginx.XXXXXX)"
 start_nginx "$nginx_port" "$dir"
 jar="$root/cli/target/dht.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
-java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 wrk_rate() { wrk "$@" | awk '/Requests\/sec/ {print $2}'; }
 bench_line() { # prints "achieved p50 p99" of a dht bench run
@@ -28,7 +26,7 @@ bench_line() { # prints "achieved p50 p99" of a dht bench run
 threads() { [ "$1" = 1 ] && echo 1 || echo 2; }
 target() { [ "$1" = 1 ] && echo 15000 || echo 60000; }
 
-echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 echo "date: $(date -u +%FT%TZ), duration ${secs}s per run, $keys keys for GET"
 for c in 1 64; do
   t=$(threads "$c")
@@ -39,7 +37,7 @@ for heap in 128m 1g; do
   data="$dir/node-$heap"
   "${java[@]}" "-Xmx$heap" -jar "$jar" serve --port "$node_port" --data "$data" >"$dir/node-$heap.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$node_port/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+  wait_ready "http://127.0.0.1:$node_port"
   url="http://127.0.0.1:$node_port"
   for c in 1 64; do
     t=$(threads "$c")

@@ -7,24 +7,22 @@
 # Usage: bench/scripts/put-stalls.sh [ROUNDS]     (default 2)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
-. "$root/bin/java-env.sh"
-dht_find_jdk
+. "$root/bench/scripts/common.sh"
 rounds="${1:-2}"
 rate="${RATE:-6000}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 gcs=(${GCS:--XX:+UseG1GC})
 [ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-put-stalls.XXXXXX)"
-java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 port=19301
-echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 for round in $(seq 1 "$rounds"); do
   for jar in "${jars[@]}"; do
     for gc in "${gcs[@]}"; do
       rm -rf "$dir/data"
       "${java[@]}" -Xmx256m "$gc" -jar "$jar" serve --port "$port" --data "$dir/data" >"$dir/node.log" 2>&1 &
       pid=$!
-      for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/v0/status" >/dev/null 2>&1 && break; sleep 0.2; done
+      wait_ready "http://127.0.0.1:$port" 100
       load=(-cp "$jar" dht.bench.BenchMain --url "http://127.0.0.1:$port" -w put --distribution sequential
             --keys 2000000000 --value-size 1024 -c 64 -t 2)
       "${java[@]}" "${load[@]}" -R 0 -d 20s --warmup 0s >/dev/null 2>&1

@@ -1,0 +1,16 @@
+# Sourced by the benchmark scripts once they have set $root: picks the JDK 25 and defines what
+# they share, so a change to how nodes are started or described is made once.
+. "$root/bin/java-env.sh"
+dht_find_jdk
+java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
+
+# The line each result file starts with: the machine, as the figures depend on it.
+machine_line() {
+  echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# Waits until the node at URL answers /v0/status, polling every 0.2 s, at most TRIES times (default 300).
+wait_ready() {
+  local url="$1" tries="${2:-300}"
+  for _ in $(seq 1 "$tries"); do curl -fs "$url/v0/status" >/dev/null 2>&1 && return 0; sleep 0.2; done
+}
