@@ -68,10 +68,16 @@ final class StatusReport {
                 .append(",\"walBytes\":").append(s.walBytes())
                 .append(",\"pendingFlushes\":").append(s.pendingFlushes())
                 .append(",\"pendingCompactions\":").append(s.pendingCompactions()).append('}');
+        long gcCount = 0;
+        long gcMillis = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gcCount += Math.max(0, gc.getCollectionCount()); // -1: this collector cannot say
+            gcMillis += Math.max(0, gc.getCollectionTime());
+        }
         b.append(",\"jvm\":{\"heapUsedBytes\":").append(heapUsedBytes())
                 .append(",\"allocatedBytes\":").append(allocatedBytes())
-                .append(",\"gcCount\":").append(gcCount())
-                .append(",\"gcMillis\":").append(gcMillis()).append('}');
+                .append(",\"gcCount\":").append(gcCount)
+                .append(",\"gcMillis\":").append(gcMillis).append('}');
         return b.append('}').toString();
     }
 
@@ -87,18 +93,6 @@ final class StatusReport {
         return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
                 && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
                 ? t.getTotalThreadAllocatedBytes() : -1;
-    }
-
-    private static long gcCount() {
-        long n = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += Math.max(0, gc.getCollectionCount());
-        return n;
-    }
-
-    private static long gcMillis() {
-        long n = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += Math.max(0, gc.getCollectionTime());
-        return n;
     }
 
     static String quote(String s) {
