@@ -19,7 +19,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
-/** Random puts of 16-byte keys and 100-byte values into a fresh database, from 1 and 2 threads. */
+/**
+ * Random puts of 16-byte keys and 100-byte values into a fresh database, from 1 and 2 threads, and
+ * from 64 (as many as the node's storage pool has: the writers then queue for group commit).
+ */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -55,6 +58,12 @@ public class PutBenchmark {
     @Benchmark
     @Threads(2)
     public void put2Threads() throws IOException {
+        kv.put(Keys.random(ThreadLocalRandom.current()), value);
+    }
+
+    @Benchmark
+    @Threads(64)
+    public void put64Threads() throws IOException {
         kv.put(Keys.random(ThreadLocalRandom.current()), value);
     }
 }

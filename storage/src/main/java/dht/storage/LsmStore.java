@@ -64,7 +64,13 @@ public final class LsmStore implements Store {
 
     // ---- write path, guarded by mutex ----
     private final ReentrantLock mutex = new ReentrantLock();
+    /** Signalled when the version changes (a flush) and when the writer queue empties. */
     private final Condition changed = mutex.newCondition();
+    /**
+     * Writers waiting their turn, the head leading. Each waits on its own condition and is woken
+     * only when its write is done or it has become the head: one shared condition with signalAll
+     * woke every queued writer at every group commit, only for all but one to sleep again.
+     */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     private volatile WalWriter wal;
     private long nextFile;
@@ -85,12 +91,14 @@ public final class LsmStore implements Store {
     private static final class Writer {
         final Entry entry;
         final byte[] record;
+        final Condition turn;
         boolean done;
         IOException error;
 
-        Writer(Entry entry) {
+        Writer(Entry entry, Condition turn) {
             this.entry = entry;
             this.record = LogRecord.encode(entry);
+            this.turn = turn;
         }
     }
 
@@ -272,13 +280,13 @@ public final class LsmStore implements Store {
     }
 
     private void write(Entry e) throws IOException {
-        Writer w = new Writer(e);
+        Writer w = new Writer(e, mutex.newCondition());
         if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
         mutex.lock();
         try {
             if (closed || stopping) throw new IOException("store " + dir + " is closed");
             writers.addLast(w);
-            while (!w.done && writers.peekFirst() != w) changed.awaitUninterruptibly();
+            while (!w.done && writers.peekFirst() != w) w.turn.awaitUninterruptibly();
             if (w.done) {
                 if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
                 return;
@@ -288,7 +296,7 @@ public final class LsmStore implements Store {
                 makeRoomForWrite();
             } catch (IOException ex) {
                 writers.pollFirst();
-                changed.signalAll();
+                handOver();
                 throw ex;
             }
             List<Writer> batch = new ArrayList<>();
@@ -323,11 +331,22 @@ public final class LsmStore implements Store {
                 writers.pollFirst();
                 x.done = true;
                 x.error = err;
+                if (x != w) x.turn.signal();
             }
-            changed.signalAll();
+            handOver();
             if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
         } finally {
             mutex.unlock();
+        }
+    }
+
+    /** With the mutex held, by a leader leaving the queue: wakes the next leader, or whoever waits for an empty queue. */
+    private void handOver() {
+        Writer next = writers.peekFirst();
+        if (next != null) {
+            next.turn.signal();
+        } else {
+            changed.signalAll();
         }
     }
 
