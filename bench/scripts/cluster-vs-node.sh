@@ -6,7 +6,9 @@
 #   - the highest constant rate with p99 under 10 ms (dht bench sweep).
 # Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
 # JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
-# ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups.
+# an entry jar@-Dx=y,-Dz=w runs that build's nodes with those JVM options (as in hot-path.sh);
+# ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups;
+# WORKLOADS (default "put get") the workloads.
 # WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
 # measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
@@ -18,21 +20,22 @@ secs="${1:-8}"
 keys="${2:-200000}"
 rounds="${ROUNDS:-1}"
 setups=(${SETUPS:-single cluster})
+workloads=" ${WORKLOADS:-put get} "
 warmup="${WARMUP:-40}"
 jars=(${JARS:-$root/cli/target/dht.jar})
-[ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-start_nodes() { # jar port... : starts one node per port as a cluster of those ports
-  local jar="$1"; shift
+start_nodes() { # jar opts port... : starts one node per port as a cluster of those ports
+  local jar="$1" opts="$2"; shift 2
   local list="" p
   for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
   pids=()
   for p in "$@"; do
-    "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
+    "${java[@]}" -Xmx256m ${opts:+${opts//,/ }} -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
       --self "http://127.0.0.1:$p" >"$dir/node-$p.log" 2>&1 &
     pids+=($!)
   done
@@ -42,7 +45,7 @@ start_nodes() { # jar port... : starts one node per port as a cluster of those p
 }
 stop_nodes() { cleanup; pids=(); rm -rf "$dir"/data-*; }
 
-bench() { "${java[@]}" -cp "${jars[0]}" dht.bench.BenchMain "$@" 2>/dev/null; }
+bench() { "${java[@]}" -cp "${jars[0]%%@*}" dht.bench.BenchMain "$@" 2>/dev/null; }
 closed_line() {
   bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s (p50 %s, p99 %s)", rps, p50, p99}'
 }
@@ -51,19 +54,24 @@ sweep_line() { bench sweep "$@" | awk '/highest stable rate/ {print $4" req/s"}'
 machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
 for round in $(seq 1 "$rounds"); do
-  for jar in "${jars[@]}"; do
+  for spec in "${jars[@]}"; do
+    jar="${spec%%@*}"; opts=""; [ "$spec" != "$jar" ] && opts="${spec#*@}"
     for setup in "${setups[@]}"; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
-      start_nodes "$jar" "${ports[@]}"
+      start_nodes "$jar" "$opts" "${ports[@]}"
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
-      name="$(basename "$(dirname "$jar")")/$setup"
-      bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
-      echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
-      echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
-      bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
-      bench --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
-      echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
-      echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
+      name="$(basename "$(dirname "$jar")")${opts:+@$opts}/$setup"
+      if [[ "$workloads" == *" put "* ]]; then
+        bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
+        echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
+        echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
+      fi
+      if [[ "$workloads" == *" get "* ]]; then
+        bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+        bench --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
+        echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
+        echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
+      fi
       stop_nodes
     done
   done
