@@ -29,11 +29,13 @@ public interface ClusterServices extends AutoCloseable {
 
     /**
      * Starts the cluster layer over a store that is already open; {@code loops} are the HTTP
-     * server's event loops, which the inter-node client may share (the node keeps owning them).
+     * server's event loops, which the inter-node client may share (the node keeps owning them);
+     * {@code batchStoreCalls}: hand store calls from those loops to the storage executor in batches.
      */
     @FunctionalInterface
     interface Starter {
         ClusterServices start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                              Duration replicaTimeout, EventLoopGroup loops) throws IOException;
+                              Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls)
+                throws IOException;
     }
 }

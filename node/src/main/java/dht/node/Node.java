@@ -141,7 +141,7 @@ public final class Node implements AutoCloseable {
             storageExecutor = StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
             cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
-                    config.replicaTimeout(), ioGroup);
+                    config.replicaTimeout(), ioGroup, StorageExecutors.batchHandOff(config.syncEveryWrite()));
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),

@@ -34,8 +34,8 @@ final class Production {
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                        Duration replicaTimeout, EventLoopGroup loops) {
-        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout, loops);
+                                        Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls) {
+        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls);
         return new ClusterServices() {
             @Override
             public Coordinator coordinator() {

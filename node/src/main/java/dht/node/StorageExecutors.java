@@ -59,6 +59,18 @@ final class StorageExecutors {
      */
     static final int DEFAULT_POOL_SIZE = 64;
 
+    static final String BATCH_PROPERTY = "dht.storage.batch";
+
+    /**
+     * Whether event loops hand store calls over in batches (see StorageHandOff): measured faster
+     * (docs/http-server.md), so on by default, {@code -Ddht.storage.batch=false} re-runs the
+     * comparison. Never when every write is fsynced: a batch runs its writes one after another,
+     * one fsync each, where separate storage threads share one fsync (group commit).
+     */
+    static boolean batchHandOff(boolean syncEveryWrite) {
+        return !syncEveryWrite && Boolean.parseBoolean(System.getProperty(BATCH_PROPERTY, "true"));
+    }
+
     static int poolSize() {
         return Integer.getInteger("dht.storage.threads", DEFAULT_POOL_SIZE);
     }

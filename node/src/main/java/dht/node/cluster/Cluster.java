@@ -47,21 +47,24 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout) {
-        return start(self, nodes, store, storageExecutor, replicaTimeout, null);
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false);
     }
 
     /**
      * As {@link #start(String, List, Store, Executor, Duration)}, with the inter-node client on
      * {@code loops} (the HTTP server's event loops, still owned by the caller), so that a request
      * and the replica calls it makes run on one thread; null gives the client loops of its own.
+     * With {@code batchStoreCalls} the store calls each of those loops makes in one pass go to the
+     * storage executor as one task ({@link StorageHandOff}); it needs {@code loops}.
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                Duration replicaTimeout, EventLoopGroup loops) {
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
-        replicas.put(self, new LocalReplica(self, store, storageExecutor));
+        StorageHandOff handOff = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
+        replicas.put(self, new LocalReplica(self, store, handOff));
         PeerClient client = null;
         if (nodes.size() > 1) {
             client = new PeerClient(self, nodes, replicaTimeout, loops);
@@ -71,7 +74,7 @@ public final class Cluster implements AutoCloseable {
         }
         PeerClient c = client;
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock);
-        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, storageExecutor, clock);
+        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, handOff, clock);
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer));
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);

@@ -3,22 +3,20 @@ package dht.node.cluster;
 import dht.storage.Entry;
 import dht.storage.Store;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
- * This node as a replica: store operations run on the storage executor, never on the calling
- * (event-loop) thread. A rejected task (executor saturated or shut down) is a failed replica.
+ * This node as a replica: store operations are handed to the storage threads, never run on the
+ * calling (event-loop) thread. A rejected task (executor saturated or shut down) is a failed replica.
  */
 final class LocalReplica implements Replica {
     private final String url;
     private final Store store;
-    private final Executor executor;
+    private final StorageHandOff handOff;
 
-    LocalReplica(String url, Store store, Executor executor) {
+    LocalReplica(String url, Store store, StorageHandOff handOff) {
         this.url = url;
         this.store = store;
-        this.executor = executor;
+        this.handOff = handOff;
     }
 
     @Override
@@ -29,14 +27,14 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
         CompletableFuture<Entry> result = new CompletableFuture<>();
-        submit(result, () -> result.complete(store.get(key)));
+        handOff.submit(result, () -> result.complete(store.get(key)));
         return result;
     }
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        submit(result, () -> {
+        handOff.submit(result, () -> {
             apply(store, entry);
             result.complete(null);
         });
@@ -49,28 +47,5 @@ final class LocalReplica implements Replica {
         } else {
             store.put(entry.key(), entry.value(), entry.timestamp());
         }
-    }
-
-    interface StoreTask {
-        void run() throws Exception;
-    }
-
-    /** Runs {@code task} on {@code executor}, completing {@code result} exceptionally if it throws or is rejected. */
-    static void submit(Executor executor, CompletableFuture<?> result, StoreTask task) {
-        try {
-            executor.execute(() -> {
-                try {
-                    task.run();
-                } catch (Throwable e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            result.completeExceptionally(e);
-        }
-    }
-
-    private void submit(CompletableFuture<?> result, StoreTask task) {
-        submit(executor, result, task);
     }
 }

@@ -16,24 +16,23 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * Serves {@code /internal/v0/entity} from this node's store (protocol in docs/wire-format.md).
  *
  * <p>Invariants: {@link #handle} reads everything it needs from the request before it returns, so
- * the caller may release the request right after; store work runs on the storage executor; every
+ * the caller may release the request right after; store work is handed to the storage threads; every
  * incoming write's timestamp is observed by this node's clock before it is applied, and every
  * response carries the clock, so coordinators learn how far this node has gone.
  */
 final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private final Store store;
-    private final Executor executor;
+    private final StorageHandOff handOff;
     private final HybridLogicalClock clock;
 
-    StoreReplicaEndpoint(Store store, Executor executor, HybridLogicalClock clock) {
+    StoreReplicaEndpoint(Store store, StorageHandOff handOff, HybridLogicalClock clock) {
         this.store = store;
-        this.executor = executor;
+        this.handOff = handOff;
         this.clock = clock;
     }
 
@@ -50,7 +49,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         HttpMethod method = request.method();
         CompletableFuture<FullHttpResponse> result = new CompletableFuture<>();
         if (method.equals(HttpMethod.GET)) {
-            LocalReplica.submit(executor, result, () -> result.complete(readResponse(store.get(key))));
+            handOff.submit(result, () -> result.complete(readResponse(store.get(key))));
             return result;
         }
         boolean put = method.equals(HttpMethod.PUT);
@@ -66,7 +65,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
                 : Entry.tombstone(key, timestamp);
         clock.observe(timestamp);
-        LocalReplica.submit(executor, result, () -> {
+        handOff.submit(result, () -> {
             LocalReplica.apply(store, entry);
             result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
         });

@@ -1,0 +1,119 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoop;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class StorageHandOffTest {
+    private final EventLoop loop = new DefaultEventLoop();
+    private final AtomicInteger handOvers = new AtomicInteger();
+    private final ExecutorService pool = Executors.newFixedThreadPool(4, Thread.ofPlatform().name("storage-", 0).factory());
+
+    @AfterEach
+    void stop() {
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        pool.shutdownNow();
+    }
+
+    private StorageHandOff handOff(boolean batching) {
+        return new StorageHandOff(task -> {
+            handOvers.incrementAndGet();
+            pool.execute(task);
+        }, batching ? loop : null);
+    }
+
+    /** Submits {@code n} calls from one pass of the event loop; each records its index and thread. */
+    private List<CompletableFuture<String>> submitFromLoop(StorageHandOff h, int n, List<Integer> order) throws Exception {
+        List<CompletableFuture<String>> results = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < n; i++) {
+                int index = i;
+                CompletableFuture<String> r = new CompletableFuture<>();
+                results.add(r);
+                h.submit(r, () -> {
+                    order.add(index);
+                    r.complete(Thread.currentThread().getName());
+                });
+            }
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        return results;
+    }
+
+    @Test
+    void callsOfOnePassOfAnEventLoopAreHandedOverTogetherAndRunInOrderOffTheLoop() throws Exception {
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<String>> results = submitFromLoop(handOff(true), 50, order);
+        assertThat(handOvers).hasValue(1);
+        assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        for (CompletableFuture<String> r : results) threads.add(r.join());
+        assertThat(threads).hasSize(1).allMatch(t -> t.startsWith("storage-"));
+    }
+
+    @Test
+    void withoutBatchingEveryCallIsHandedOverAlone() throws Exception {
+        submitFromLoop(handOff(false), 20, Collections.synchronizedList(new ArrayList<>()));
+        assertThat(handOvers).hasValue(20);
+    }
+
+    @Test
+    void aCallFromOutsideAnEventLoopIsHandedOverAtOnce() throws Exception {
+        CompletableFuture<String> r = new CompletableFuture<>();
+        handOff(true).submit(r, () -> r.complete(Thread.currentThread().getName()));
+        assertThat(r.get(5, TimeUnit.SECONDS)).startsWith("storage-");
+        assertThat(handOvers).hasValue(1);
+    }
+
+    @Test
+    void aFailingCallFailsOnlyItsOwnFuture() throws Exception {
+        StorageHandOff h = handOff(true);
+        CompletableFuture<String> bad = new CompletableFuture<>();
+        CompletableFuture<String> good = new CompletableFuture<>();
+        loop.submit(() -> {
+            h.submit(bad, () -> {
+                throw new IOException("disk on fire");
+            });
+            h.submit(good, () -> good.complete("ok"));
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(good.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
+        assertThatThrownBy(() -> bad.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IOException.class);
+        assertThat(handOvers).hasValue(1);
+    }
+
+    @Test
+    void aRejectedHandOverFailsEveryCallOfTheBatch() throws Exception {
+        StorageHandOff h = new StorageHandOff(task -> {
+            throw new RejectedExecutionException("stopped");
+        }, loop);
+        List<CompletableFuture<String>> results = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<String> r = new CompletableFuture<>();
+                results.add(r);
+                h.submit(r, () -> r.complete("ran"));
+            }
+        }).get(5, TimeUnit.SECONDS);
+        for (CompletableFuture<String> r : results) {
+            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(RejectedExecutionException.class);
+        }
+    }
+}
