@@ -60,7 +60,10 @@ final class StorageHandOff {
         if (b == null) {
             b = notALoop;
             for (EventExecutor loop : loops) {
-                if (loop.inEventLoop()) b = new Batch(loop);
+                if (loop.inEventLoop()) {
+                    b = new Batch(loop);
+                    break;
+                }
             }
             batches.set(b);
         }
