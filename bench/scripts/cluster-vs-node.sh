@@ -35,7 +35,7 @@ start_nodes() { # jar opts port... : starts one node per port as a cluster of th
   for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
   pids=()
   for p in "$@"; do
-    "${java[@]}" -Xmx256m ${opts:+${opts//,/ }} -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
+    "${java[@]}" -Xmx256m $opts -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
       --self "http://127.0.0.1:$p" >"$dir/node-$p.log" 2>&1 &
     pids+=($!)
   done
@@ -55,12 +55,12 @@ machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
 for round in $(seq 1 "$rounds"); do
   for spec in "${jars[@]}"; do
-    jar="${spec%%@*}"; opts=""; [ "$spec" != "$jar" ] && opts="${spec#*@}"
+    build_spec "$spec"
     for setup in "${setups[@]}"; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
       start_nodes "$jar" "$opts" "${ports[@]}"
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
-      name="$(basename "$(dirname "$jar")")${opts:+@$opts}/$setup"
+      name="$label/$setup"
       if [[ "$workloads" == *" put "* ]]; then
         bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
         echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"

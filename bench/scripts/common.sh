@@ -9,6 +9,15 @@ machine_line() {
   echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
+# A JARS entry names a build, optionally with JVM options for its nodes: jar, or jar@-Dx=y,-Dz=w.
+# Sets $jar, $opts (those options, space-separated) and $label (the jar's directory, @options if any).
+build_spec() {
+  jar="${1%%@*}"; opts=""; label="$(basename "$(dirname "$jar")")"
+  if [ "$1" != "$jar" ]; then
+    opts="${1#*@}"; label="$label@$opts"; opts="${opts//,/ }"
+  fi
+}
+
 # Waits until the node at URL answers /v0/status, polling every 0.2 s, at most TRIES times (default 300).
 wait_ready() {
   local url="$1" tries="${2:-300}"

@@ -33,11 +33,11 @@ machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s closed-loop runs after 30 s of warm-up, $keys keys for GET, 64 connections"
 for round in $(seq 1 "$rounds"); do
   for spec in "${jars[@]}"; do
-    jar="${spec%%@*}"; opts=""; [ "$spec" != "$jar" ] && opts="${spec#*@}"
-    name="$(basename "$(dirname "$jar")")${opts:+@$opts}"
+    build_spec "$spec"
+    name="$label"
     for wl in put get; do
       rm -rf "$dir/data"
-      "${java[@]}" -Xmx512m ${NODE_OPTS:-} ${opts:+${opts//,/ }} -jar "$jar" serve --port "$port" \
+      "${java[@]}" -Xmx512m ${NODE_OPTS:-} $opts -jar "$jar" serve --port "$port" \
         --data "$dir/data" >"$dir/node.log" 2>&1 &
       pid=$!
       wait_ready "$url" 150
