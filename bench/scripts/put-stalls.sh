@@ -2,8 +2,11 @@
 # Where do PUT tail latencies come from? One node (-Xmx256m), 1 KB values so the 16 MiB memtable
 # rotates and flushes every few seconds; 20 s of closed-loop warm-up, then 30 s at a constant RATE
 # (default 6000 req/s) over 64 connections; p50/p99/p99.9/max per variant, variants alternating.
-#   JARS="a/dht.jar b/dht.jar"  compares builds (default: this checkout's jar);
+#   JARS="a/dht.jar b/dht.jar@-Dx=y"  compares builds, or one build with node JVM options
+#                                     (default: this checkout's jar);
 #   GCS="-XX:+UseG1GC -XX:+UseZGC"  compares collectors (default: the JVM's default).
+#   MEASURE_WARMUP=8s  how long each constant-rate run goes before it measures (default 8s: a fresh
+#                      generator's first seconds hit the node in bursts; see docs/benchmarks.md).
 # Usage: bench/scripts/put-stalls.sh [ROUNDS]     (default 2)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -12,24 +15,27 @@ rounds="${1:-2}"
 rate="${RATE:-6000}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 gcs=(${GCS:--XX:+UseG1GC})
-[ -f "${jars[0]}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+measure_warmup="${MEASURE_WARMUP:-8s}"
 dir="$(mktemp -d /tmp/dht-put-stalls.XXXXXX)"
 port=19301
 machine_line
 for round in $(seq 1 "$rounds"); do
-  for jar in "${jars[@]}"; do
+  for spec in "${jars[@]}"; do
+    build_spec "$spec"
     for gc in "${gcs[@]}"; do
       rm -rf "$dir/data"
-      "${java[@]}" -Xmx256m "$gc" -jar "$jar" serve --port "$port" --data "$dir/data" >"$dir/node.log" 2>&1 &
+      # shellcheck disable=SC2086 # $opts: zero or more JVM options
+      "${java[@]}" -Xmx256m "$gc" $opts -jar "$jar" serve --port "$port" --data "$dir/data" >"$dir/node.log" 2>&1 &
       pid=$!
       wait_ready "http://127.0.0.1:$port" 100
       load=(-cp "$jar" dht.bench.BenchMain --url "http://127.0.0.1:$port" -w put --distribution sequential
             --keys 2000000000 --value-size 1024 -c 64 -t 2)
       "${java[@]}" "${load[@]}" -R 0 -d 20s --warmup 0s >/dev/null 2>&1
-      line=$("${java[@]}" "${load[@]}" -R "$rate" -d 30s --warmup 2s --seed $RANDOM 2>/dev/null | awk '
+      line=$("${java[@]}" "${load[@]}" -R "$rate" -d 30s --warmup "$measure_warmup" --seed $RANDOM 2>/dev/null | awk '
         /^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {mx=$2}
         /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s, max %s", rps, p50, p99, p999, mx}')
-      echo "round $round $(basename "$(dirname "$jar")") $gc: $line"
+      echo "round $round $label $gc: $line"
       kill "$pid"; wait "$pid" 2>/dev/null || true
     done
   done
