@@ -12,6 +12,8 @@
 # WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
 # measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
+# RATES (default none), e.g. "2500 3500": also a 15 s run at each of those constant rates (after 5 s
+# unmeasured), printing its p99 -- finer than the sweep's steps; SWEEP=0 skips the sweeps.
 # Usage: bench/scripts/cluster-vs-node.sh [SECONDS] [KEYS]     (defaults 8 s, 200000 keys)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -50,6 +52,11 @@ closed_line() {
   bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s (p50 %s, p99 %s)", rps, p50, p99}'
 }
 sweep_line() { bench sweep "$@" | awk '/highest stable rate/ {print $4" req/s"}'; }
+rate_line() {
+  bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s", rps, p50, p99, p999}'
+}
+rates=(${RATES:-})
+sweeps="${SWEEP:-1}"
 
 machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
@@ -64,13 +71,19 @@ for round in $(seq 1 "$rounds"); do
       if [[ "$workloads" == *" put "* ]]; then
         bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
         echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
-        echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
+        for r in "${rates[@]}"; do
+          echo "round $round $name PUT at $r/s: $(rate_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R "$r" -d 15s --warmup 5s --seed $RANDOM)"
+        done
+        [ "$sweeps" = 0 ] || echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
       fi
       if [[ "$workloads" == *" get "* ]]; then
         bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
         bench --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
         echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
-        echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
+        for r in "${rates[@]}"; do
+          echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R "$r" -d 15s --warmup 5s)"
+        done
+        [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
       fi
       stop_nodes
     done

@@ -178,7 +178,9 @@ public final class Node implements AutoCloseable {
         routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
         routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
         routes.put("/v0/status", new StatusRoute(status::json));
-        routes.put("/internal/v0/entity", new ReplicaRoute(cluster.replicaEndpoint(), admission));
+        ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
+        routes.put("/internal/v0/entity", replicaRoute);
+        routes.put("/internal/v0/batch", replicaRoute);
         routes.put("/internal/v0/entities", ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
         return routes;

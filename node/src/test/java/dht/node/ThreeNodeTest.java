@@ -79,4 +79,95 @@ class ThreeNodeTest {
         assertThat(quorumScan.statusCode()).isEqualTo(200);
         assertThat(quorumScan.body()).startsWith("key1\nv1bkey10\nv10");
     }
+
+    /**
+     * Many requests pipelined on one connection arrive in one read, so the coordinator's replica
+     * calls to each peer travel in batches (POST /internal/v0/batch): every write and read must
+     * still get its own answer.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"reads", "all"})
+    void pipelinedRequestsWhoseReplicaCallsTravelInBatchesEachGetTheirOwnAnswer(String batching) throws Exception {
+        System.setProperty("dht.peer.batch", batching); // read once, when each node starts
+        try {
+            for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        } finally {
+            System.clearProperty("dht.peer.batch");
+        }
+        int n = 200;
+        try (RawHttp raw = new RawHttp(nodes.get(0).port())) {
+            StringBuilder puts = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                String v = "value-" + i;
+                puts.append("PUT /v0/entity?id=p").append(i).append("&ack=3&from=3 HTTP/1.1\r\nHost: x\r\nContent-Length: ")
+                        .append(v.length()).append("\r\n\r\n").append(v);
+            }
+            raw.send(puts.toString());
+            for (int i = 0; i < n; i++) assertThat(raw.read().status()).as("PUT p%d", i).isEqualTo(201);
+        }
+        try (RawHttp raw = new RawHttp(nodes.get(1).port())) {
+            StringBuilder deletes = new StringBuilder();
+            for (int i = 0; i < n; i += 10) {
+                deletes.append("DELETE /v0/entity?id=p").append(i).append("&ack=3&from=3 HTTP/1.1\r\nHost: x\r\n\r\n");
+            }
+            raw.send(deletes.toString());
+            for (int i = 0; i < n; i += 10) assertThat(raw.read().status()).as("DELETE p%d", i).isEqualTo(202);
+            StringBuilder gets = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                gets.append("GET /v0/entity?id=p").append(i).append("&ack=3&from=3 HTTP/1.1\r\nHost: x\r\n\r\n");
+            }
+            raw.send(gets.toString());
+            for (int i = 0; i < n; i++) {
+                RawHttp.Response r = raw.read();
+                if (i % 10 == 0) {
+                    assertThat(r.status()).as("GET p%d after its delete", i).isEqualTo(404);
+                } else {
+                    assertThat(r.status()).as("GET p%d", i).isEqualTo(200);
+                    assertThat(r.text()).isEqualTo("value-" + i);
+                }
+            }
+        }
+        // A third coordinator, one request at a time (no batches), sees the same.
+        for (int i = 1; i < n; i += 10) {
+            assertThat(send(2, "GET", "/v0/entity?id=p" + i + "&ack=3&from=3", null).body()).isEqualTo("value-" + i);
+        }
+    }
+
+    /** The batch endpoint reads the whole batch before applying any of it: a malformed one changes nothing. */
+    @Test
+    void aMalformedBatchIsRejectedAndChangesNothing() throws Exception {
+        for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        byte[] key = "batched".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] value = "v".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // Two operations as docs/wire-format.md describes them: a PUT, then a GET of the same key.
+        java.nio.ByteBuffer good = java.nio.ByteBuffer.allocate(4 + 1 + 4 + key.length + 8 + 4 + value.length + 1 + 4 + key.length);
+        good.putInt(2).put((byte) 2).putInt(key.length).put(key).putLong(Long.MAX_VALUE / 2).putInt(value.length).put(value)
+                .put((byte) 1).putInt(key.length).put(key);
+        byte[] truncated = java.util.Arrays.copyOf(good.array(), good.capacity() - 3);
+        try (RawHttp raw = new RawHttp(nodes.get(0).port())) {
+            raw.send(("POST /internal/v0/batch HTTP/1.1\r\nHost: x\r\nContent-Length: " + truncated.length + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            raw.send(truncated);
+            RawHttp.Response r = raw.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.text()).contains("malformed batch");
+        }
+        assertThat(send(0, "GET", "/v0/entity?id=batched&ack=1&from=3", null).statusCode()).isEqualTo(404);
+        try (RawHttp raw = new RawHttp(nodes.get(0).port())) {
+            raw.send(("POST /internal/v0/batch HTTP/1.1\r\nHost: x\r\nContent-Length: " + good.capacity() + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            raw.send(good.array());
+            RawHttp.Response r = raw.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("X-Dht-Clock")).isNotNull();
+            java.nio.ByteBuffer answer = java.nio.ByteBuffer.wrap(r.body());
+            assertThat(answer.getInt()).isEqualTo(2);
+            assertThat(answer.get()).as("written").isEqualTo((byte) 4);
+            assertThat(answer.get()).as("found").isEqualTo((byte) 1);
+            assertThat(answer.getLong()).isEqualTo(Long.MAX_VALUE / 2);
+            assertThat(answer.getInt()).isEqualTo(1);
+            assertThat(answer.get()).isEqualTo((byte) 'v');
+            assertThat(answer.hasRemaining()).isFalse();
+        }
+    }
 }

@@ -1,14 +1,23 @@
 package dht.node.cluster;
 
+import dht.node.cluster.ReplicaBatch.Op;
+import dht.node.cluster.ReplicaBatch.Result;
 import dht.storage.Entry;
+import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * A peer as a replica, over the internal point protocol. Every answer's timestamps are observed by
- * this node's clock, so that a write this node stamps later is above anything the peer has seen.
+ * A peer as a replica, over the internal point protocol: one request per operation, or, with
+ * batching, the operations an event loop sends this peer in one pass in one request
+ * ({@link PeerBatcher}); by default reads only (see {@link Cluster#peerBatching()}). Every
+ * answer's timestamps are observed by this node's clock, so that a write this node stamps later is
+ * above anything the peer has seen.
  */
 final class RemoteReplica implements Replica {
     private static final byte[] EMPTY = new byte[0];
@@ -16,11 +25,22 @@ final class RemoteReplica implements Replica {
     private final String url;
     private final PeerClient client;
     private final HybridLogicalClock clock;
+    /** Null when every operation goes out on its own. */
+    private final PeerBatcher batcher;
+    private final boolean batchWrites;
 
-    RemoteReplica(String url, PeerClient client, HybridLogicalClock clock) {
+    /**
+     * @param batchLoops  the event loops whose operations to this peer are coalesced per pass, or
+     *                    null to send each operation on its own
+     * @param batchWrites whether writes are coalesced too, not only reads
+     */
+    RemoteReplica(String url, PeerClient client, HybridLogicalClock clock, EventLoopGroup batchLoops,
+                  boolean batchWrites) {
         this.url = url;
         this.client = client;
         this.clock = clock;
+        this.batcher = batchLoops == null ? null : new PeerBatcher(batchLoops, this::single, this::batch);
+        this.batchWrites = batchWrites;
     }
 
     @Override
@@ -30,28 +50,67 @@ final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
-        return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(key), null, EMPTY).thenApply(r -> {
-            observeClock(r);
-            if (r.status() == 404) return null;
-            if (r.status() != 200) throw unexpected(r);
-            long ts = Long.parseLong(r.headers().get(InternalProtocol.TIMESTAMP));
-            clock.observe(ts);
-            return "1".equals(r.headers().get(InternalProtocol.TOMBSTONE)) ? Entry.tombstone(key, ts)
-                    : Entry.value(key, r.body(), ts);
+        return call(Op.read(key)).thenApply(r -> switch (r.status()) {
+            case ReplicaBatch.FOUND -> Entry.value(key, r.value(), r.timestamp());
+            case ReplicaBatch.TOMBSTONE -> Entry.tombstone(key, r.timestamp());
+            case ReplicaBatch.NOT_FOUND -> null;
+            default -> throw failed(r);
         });
     }
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
+        return call(Op.write(entry)).thenApply(r -> {
+            if (r.status() != ReplicaBatch.WRITTEN) throw failed(r);
+            return null;
+        });
+    }
+
+    private CompletableFuture<Result> call(Op op) {
+        return batcher != null && (batchWrites || !op.isWrite()) ? batcher.submit(op) : single(op);
+    }
+
+    /** One operation, one request of /internal/v0/entity. */
+    private CompletableFuture<Result> single(Op op) {
+        if (!op.isWrite()) {
+            return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), null, EMPTY).thenApply(r -> {
+                observeClock(r);
+                if (r.status() == 404) return Result.NOT_FOUND_RESULT;
+                if (r.status() != 200) throw unexpected(r);
+                long ts = Long.parseLong(r.headers().get(InternalProtocol.TIMESTAMP));
+                clock.observe(ts);
+                return "1".equals(r.headers().get(InternalProtocol.TOMBSTONE))
+                        ? new Result(ReplicaBatch.TOMBSTONE, ts, null, null)
+                        : new Result(ReplicaBatch.FOUND, ts, r.body(), null);
+            });
+        }
         HttpHeaders headers = new DefaultHttpHeaders();
-        headers.set(InternalProtocol.TIMESTAMP, Long.toString(entry.timestamp()));
-        HttpMethod method = entry.isTombstone() ? HttpMethod.DELETE : HttpMethod.PUT;
-        int expected = entry.isTombstone() ? 202 : 201;
-        byte[] body = entry.isTombstone() ? EMPTY : entry.value();
-        return client.send(url, method, InternalProtocol.entityUri(entry.key()), headers, body).thenApply(r -> {
+        headers.set(InternalProtocol.TIMESTAMP, Long.toString(op.timestamp()));
+        boolean delete = op.kind() == ReplicaBatch.DELETE;
+        int expected = delete ? 202 : 201;
+        return client.send(url, delete ? HttpMethod.DELETE : HttpMethod.PUT, InternalProtocol.entityUri(op.key()),
+                headers, delete ? EMPTY : op.value()).thenApply(r -> {
             observeClock(r);
             if (r.status() != expected) throw unexpected(r);
-            return null;
+            return Result.WRITTEN_RESULT;
+        });
+    }
+
+    /** Several operations, one request of /internal/v0/batch. */
+    private CompletableFuture<List<Result>> batch(List<Op> ops) {
+        return client.send(url, HttpMethod.POST, ReplicaBatch.PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
+            observeClock(r);
+            if (r.status() != 200) throw unexpected(r);
+            List<Result> results;
+            try {
+                results = ReplicaBatch.decodeResults(r.body(), ops.size());
+            } catch (ReplicaBatch.Malformed e) {
+                throw new IllegalStateException("replica " + url + " sent a malformed batch answer: " + e.getMessage());
+            }
+            for (Result x : results) {
+                if (x.status() == ReplicaBatch.FOUND || x.status() == ReplicaBatch.TOMBSTONE) clock.observe(x.timestamp());
+            }
+            return results;
         });
     }
 
@@ -66,8 +125,12 @@ final class RemoteReplica implements Replica {
         }
     }
 
+    private CompletionException failed(Result r) {
+        return new CompletionException(new IllegalStateException("replica " + url + " failed: " + r.error()));
+    }
+
     private RuntimeException unexpected(PeerResponse r) {
         return new IllegalStateException("replica " + url + " answered " + r.status() + ": "
-                + new String(r.body(), 0, Math.min(200, r.body().length), java.nio.charset.StandardCharsets.UTF_8).trim());
+                + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim());
     }
 }

@@ -15,7 +15,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves {@code /internal/v0/entity} from this node's store (protocol in docs/wire-format.md).
@@ -26,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
  * response carries the clock, so coordinators learn how far this node has gone.
  */
 final class StoreReplicaEndpoint implements ReplicaEndpoint {
+    private static final Logger log = LoggerFactory.getLogger(StoreReplicaEndpoint.class);
     private final Store store;
     private final StorageHandOff handOff;
     private final HybridLogicalClock clock;
@@ -41,6 +47,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
+        if (path.equals(ReplicaBatch.PATH)) return batch(request);
         if (!path.equals(InternalProtocol.ENTITY_PATH)) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "unknown internal path"));
         }
@@ -70,6 +77,53 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
             result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
         });
         return result;
+    }
+
+    /**
+     * {@code POST /internal/v0/batch}: decodes the whole batch before applying any of it (a malformed
+     * one gets 400 and changes nothing), hands every operation to the storage threads, and answers
+     * once all are done, each with its own result: one failed operation fails only itself.
+     */
+    private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
+        if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));
+        List<ReplicaBatch.Op> ops;
+        try {
+            ops = ReplicaBatch.decodeOps(ByteBufUtil.getBytes(request.content()));
+        } catch (ReplicaBatch.Malformed e) {
+            return done(text(HttpResponseStatus.BAD_REQUEST, "malformed batch: " + e.getMessage()));
+        }
+        List<CompletableFuture<ReplicaBatch.Result>> results = new ArrayList<>(ops.size());
+        for (ReplicaBatch.Op op : ops) {
+            CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
+            if (op.isWrite()) {
+                Entry entry = op.entry();
+                clock.observe(entry.timestamp());
+                handOff.submit(r, () -> {
+                    LocalReplica.apply(store, entry);
+                    r.complete(ReplicaBatch.Result.WRITTEN_RESULT);
+                });
+            } else {
+                handOff.submit(r, () -> r.complete(ReplicaBatch.Result.of(store.get(op.key()))));
+            }
+            results.add(r.exceptionally(e -> {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                // A full storage queue is overload, answered as such; anything else is the store failing.
+                if (!(cause instanceof java.util.concurrent.RejectedExecutionException)) {
+                    log.warn("batched {} failed on this replica: {}", op.isWrite() ? "write" : "read", cause.toString());
+                }
+                return ReplicaBatch.Result.failed(cause.toString());
+            }));
+        }
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(x -> {
+            List<ReplicaBatch.Result> out = new ArrayList<>(results.size());
+            for (CompletableFuture<ReplicaBatch.Result> r : results) out.add(r.join());
+            byte[] body = ReplicaBatch.encodeResults(out);
+            FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+            r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+            r.headers().set(InternalProtocol.CLOCK, Long.toString(clock.current()));
+            return r;
+        });
     }
 
     private FullHttpResponse readResponse(Entry entry) {

@@ -1,0 +1,115 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.node.cluster.ReplicaBatch.Op;
+import dht.node.cluster.ReplicaBatch.Result;
+import dht.storage.Entry;
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoop;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What one event loop sends one peer in one pass goes out as one exchange; a lone operation as itself. */
+class PeerBatcherTest {
+    private final EventLoop loop = new DefaultEventLoop();
+    private final List<Op> singles = new CopyOnWriteArrayList<>();
+    private final List<List<Op>> batches = new CopyOnWriteArrayList<>();
+    private volatile RuntimeException batchFailure;
+
+    private final PeerBatcher batcher = new PeerBatcher(loop, op -> {
+        singles.add(op);
+        return CompletableFuture.completedFuture(echo(op));
+    }, ops -> {
+        batches.add(ops);
+        if (batchFailure != null) return CompletableFuture.failedFuture(batchFailure);
+        List<Result> out = new ArrayList<>();
+        for (Op op : ops) out.add(echo(op));
+        return CompletableFuture.completedFuture(out);
+    });
+
+    @AfterEach
+    void stop() {
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** A fake replica's answer that names the operation, so each caller can check it got its own. */
+    private static Result echo(Op op) {
+        return new Result(ReplicaBatch.FOUND, op.timestamp(), op.key(), null);
+    }
+
+    private static Op write(int i, int valueBytes) {
+        return Op.write(Entry.value(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[valueBytes], i));
+    }
+
+    /** Submits the ops from one pass of the loop and waits for all results. */
+    private List<Result> submitInOnePass(List<Op> ops) throws Exception {
+        List<CompletableFuture<Result>> futures = new ArrayList<>();
+        loop.submit(() -> {
+            for (Op op : ops) futures.add(batcher.submit(op));
+        }).get(5, TimeUnit.SECONDS);
+        List<Result> out = new ArrayList<>();
+        for (CompletableFuture<Result> f : futures) out.add(f.get(5, TimeUnit.SECONDS));
+        return out;
+    }
+
+    @Test
+    void operationsOfOnePassGoOutAsOneBatchAndEachGetsItsOwnResult() throws Exception {
+        List<Op> ops = List.of(write(1, 10), Op.read("k2".getBytes(StandardCharsets.UTF_8)), write(3, 10));
+        List<Result> results = submitInOnePass(ops);
+        assertThat(batches).hasSize(1);
+        assertThat(batches.get(0)).containsExactlyElementsOf(ops);
+        assertThat(singles).isEmpty();
+        for (int i = 0; i < ops.size(); i++) assertThat(results.get(i).value()).isEqualTo(ops.get(i).key());
+    }
+
+    @Test
+    void aLoneOperationGoesOutAsASingleRequest() throws Exception {
+        submitInOnePass(List.of(write(1, 10)));
+        submitInOnePass(List.of(write(2, 10)));
+        assertThat(singles).hasSize(2);
+        assertThat(batches).isEmpty();
+    }
+
+    @Test
+    void callersOffTheLoopsSendAtOnceOnTheirOwn() throws Exception {
+        assertThat(batcher.submit(write(1, 10)).get(5, TimeUnit.SECONDS).timestamp()).isEqualTo(1);
+        assertThat(singles).hasSize(1);
+    }
+
+    @Test
+    void aFullBatchGoesOutAndTheRestOfThePassStartsAnother() throws Exception {
+        List<Op> ops = new ArrayList<>();
+        for (int i = 0; i < PeerBatcher.MAX_BATCH_OPS + 5; i++) ops.add(write(i, 1));
+        List<Result> results = submitInOnePass(ops);
+        assertThat(batches).extracting(List::size).containsExactly(PeerBatcher.MAX_BATCH_OPS, 5);
+        assertThat(results).extracting(Result::timestamp).containsExactlyElementsOf(ops.stream().map(Op::timestamp).toList());
+
+        batches.clear();
+        int big = PeerBatcher.MAX_BATCH_BYTES / 3;
+        submitInOnePass(List.of(write(1, big), write(2, big), write(3, big), write(4, big)));
+        assertThat(batches).extracting(List::size).containsExactly(2, 2);
+    }
+
+    @Test
+    void aFailedExchangeFailsEveryOperationItCarried() throws Exception {
+        batchFailure = new IllegalStateException("peer down");
+        List<CompletableFuture<Result>> futures = new ArrayList<>();
+        loop.submit(() -> {
+            futures.add(batcher.submit(write(1, 10)));
+            futures.add(batcher.submit(write(2, 10)));
+        }).get(5, TimeUnit.SECONDS);
+        for (CompletableFuture<Result> f : futures) {
+            assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasRootCauseMessage("peer down");
+        }
+    }
+}

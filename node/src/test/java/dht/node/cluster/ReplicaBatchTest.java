@@ -1,0 +1,73 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.node.cluster.ReplicaBatch.Op;
+import dht.node.cluster.ReplicaBatch.Result;
+import dht.storage.Entry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The batched point protocol's two messages, as docs/wire-format.md describes them. */
+class ReplicaBatchTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void operationsRoundTripInOrder() throws Exception {
+        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42)),
+                Op.write(Entry.tombstone(b("k3"), 43)), Op.write(Entry.value(new byte[] {0, (byte) 0xFF}, new byte[0], -1)));
+        List<Op> back = ReplicaBatch.decodeOps(ReplicaBatch.encodeOps(ops));
+        assertThat(back).hasSize(4);
+        for (int i = 0; i < 4; i++) {
+            assertThat(back.get(i).kind()).isEqualTo(ops.get(i).kind());
+            assertThat(back.get(i).key()).isEqualTo(ops.get(i).key());
+            assertThat(back.get(i).timestamp()).isEqualTo(ops.get(i).timestamp());
+            assertThat(back.get(i).value()).isEqualTo(ops.get(i).value());
+        }
+        assertThat(back.get(2).entry().isTombstone()).isTrue();
+    }
+
+    @Test
+    void resultsRoundTripInOrder() throws Exception {
+        List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7)), Result.of(Entry.tombstone(b("k"), 8)),
+                Result.of(null), Result.WRITTEN_RESULT, Result.failed("disk full"));
+        List<Result> back = ReplicaBatch.decodeResults(ReplicaBatch.encodeResults(results), 5);
+        assertThat(back).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE,
+                ReplicaBatch.NOT_FOUND, ReplicaBatch.WRITTEN, ReplicaBatch.FAILED);
+        assertThat(back.get(0).value()).isEqualTo(b("v"));
+        assertThat(back.get(0).timestamp()).isEqualTo(7);
+        assertThat(back.get(1).timestamp()).isEqualTo(8);
+        assertThat(back.get(4).error()).isEqualTo("disk full");
+    }
+
+    @Test
+    void malformedMessagesAreRejectedWhole() {
+        byte[] good = ReplicaBatch.encodeOps(List.of(Op.write(Entry.value(b("k"), b("v"), 1)), Op.read(b("j"))));
+        for (int cut = 1; cut < good.length; cut++) {
+            byte[] truncated = Arrays.copyOf(good, good.length - cut);
+            assertThatThrownBy(() -> ReplicaBatch.decodeOps(truncated)).as("cut %d bytes", cut)
+                    .isInstanceOf(ReplicaBatch.Malformed.class);
+        }
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(Arrays.copyOf(good, good.length + 1)))
+                .isInstanceOf(ReplicaBatch.Malformed.class).hasMessageContaining("after the last");
+        byte[] badKind = good.clone();
+        badKind[4] = 9;
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(badKind)).hasMessageContaining("unknown kind");
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(ByteBuffer.allocate(4).putInt(0).array()))
+                .hasMessageContaining("count 0");
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(ByteBuffer.allocate(4).putInt(1 << 30).array()))
+                .hasMessageContaining("count");
+        byte[] hugeKey = ByteBuffer.allocate(9).putInt(1).put(ReplicaBatch.GET).putInt(Integer.MAX_VALUE).array();
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(hugeKey)).hasMessageContaining("beyond the message");
+        byte[] emptyKey = ByteBuffer.allocate(9).putInt(1).put(ReplicaBatch.GET).putInt(0).array();
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(emptyKey)).hasMessageContaining("empty key");
+        byte[] results = ReplicaBatch.encodeResults(List.of(Result.WRITTEN_RESULT));
+        assertThatThrownBy(() -> ReplicaBatch.decodeResults(results, 2)).hasMessageContaining("1 results for 2");
+    }
+}
