@@ -93,13 +93,13 @@ public final class Cluster implements AutoCloseable {
 
     /**
      * Which replica calls an event loop makes to one peer in one pass travel as one batch
-     * ({@link PeerBatcher}): {@code reads} (default), {@code all} or {@code off}, set with
-     * {@code -Ddht.peer.batch}. By measurement (docs/benchmarks.md, "Batched replica calls"):
-     * batched reads gave more GET throughput and lower GET p99 in every round; batched writes were
-     * better in some rounds and far worse in others, so they stay off unless asked for.
+     * ({@link PeerBatcher}): {@code off} (default), {@code reads} or {@code all}, set with
+     * {@code -Ddht.peer.batch}. Off by default because the measurements disagree (docs/benchmarks.md,
+     * "Batched replica calls"): batched reads won every round of two runs and lost both rounds of a
+     * third on a busier machine; batched writes swung both ways.
      */
     static String peerBatching() {
-        String v = System.getProperty(PEER_BATCH_PROPERTY, "reads");
+        String v = System.getProperty(PEER_BATCH_PROPERTY, "off");
         if (!v.equals("reads") && !v.equals("all") && !v.equals("off")) {
             throw new IllegalArgumentException("-D" + PEER_BATCH_PROPERTY + " must be reads, all or off, not " + v);
         }
