@@ -60,13 +60,8 @@ final class PeerBatcher {
     private Pass pass() {
         Pass p = passes.get();
         if (p == null) {
-            p = notALoop;
-            for (EventExecutor loop : loops) {
-                if (loop.inEventLoop()) {
-                    p = new Pass(loop);
-                    break;
-                }
-            }
+            EventExecutor loop = EventLoops.current(loops);
+            p = loop == null ? notALoop : new Pass(loop);
             passes.set(p);
         }
         return p;

@@ -58,13 +58,8 @@ final class StorageHandOff {
     private Batch batch() {
         Batch b = batches.get();
         if (b == null) {
-            b = notALoop;
-            for (EventExecutor loop : loops) {
-                if (loop.inEventLoop()) {
-                    b = new Batch(loop);
-                    break;
-                }
-            }
+            EventExecutor loop = EventLoops.current(loops);
+            b = loop == null ? notALoop : new Batch(loop);
             batches.set(b);
         }
         return b;
