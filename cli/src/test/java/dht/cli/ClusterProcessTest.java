@@ -42,7 +42,7 @@ class ClusterProcessTest {
         for (NodeProcess n : nodes) n.close();
     }
 
-    private void startCluster(int n) throws Exception {
+    private void startCluster(int n, String... jvmOptions) throws Exception {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < n; i++) ports.add(NodeProcess.freePort());
         urls = ports.stream().map(p -> "http://localhost:" + p).toList();
@@ -50,7 +50,7 @@ class ClusterProcessTest {
             nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
                     List.of("--cluster", String.join(",", urls))));
         }
-        for (NodeProcess p : nodes) p.start();
+        for (NodeProcess p : nodes) p.start(jvmOptions);
         for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
     }
 
@@ -234,6 +234,71 @@ class ClusterProcessTest {
         }
         assertThat(status(nodes.get(0))).contains("\"" + nodes.get(2).url() + "\":\"up\"");
         assertThat(put(nodes.get(0), "k3", "v", 3, 3)).as("3/3 after the killed node restarted").isEqualTo(201);
+    }
+
+    // ---- a node that was down catches up ----
+
+    @Test
+    void writesANodeMissedWhileDownReachItFromHintsWithoutAnyRead() throws Exception {
+        startCluster(3);
+        NodeProcess a = nodes.get(0);
+        NodeProcess c = nodes.get(2);
+        assertThat(put(a, "gone", "x", 3, 3)).isEqualTo(201);
+        c.kill();
+        for (int i = 0; i < 50; i++) assertThat(put(a, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
+        assertThat(delete(a, "gone", 2, 3)).isEqualTo(202);
+        c.startAndAwait();
+        awaitCounter(a, "hintsDelivered", 51);
+        assertThat(status(a)).contains("\"hintsWaiting\":0");
+
+        // only c is left: what it answers alone is what it holds
+        a.kill();
+        nodes.get(1).kill();
+        for (int i = 0; i < 50; i++) assertThat(get(c, "missed" + i, 1, 3)).as("missed%d", i).isEqualTo("m" + i);
+        assertThat(get(c, "gone", 1, 3)).as("the delete it missed").isEqualTo("404");
+    }
+
+    @Test
+    void aReadRepairsTheReplicaThatMissedAWrite() throws Exception {
+        String noHints = "-Ddht.hints.bytes=0";
+        startCluster(3, noHints);
+        NodeProcess a = nodes.get(0);
+        NodeProcess c = nodes.get(2);
+        assertThat(put(a, "gone", "x", 3, 3)).isEqualTo(201);
+        c.kill();
+        for (int i = 0; i < 20; i++) assertThat(put(a, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
+        assertThat(put(a, "unread", "u", 2, 3)).isEqualTo(201);
+        assertThat(delete(a, "gone", 2, 3)).isEqualTo(202);
+        c.startAndAwait(noHints);
+        awaitPeerUp(a, c);
+        for (int i = 0; i < 20; i++) assertThat(get(a, "missed" + i, 2, 3)).isEqualTo("m" + i);
+        assertThat(get(a, "gone", 2, 3)).isEqualTo("404");
+        awaitCounter(a, "readRepairsSent", 21);
+
+        a.kill();
+        nodes.get(1).kill();
+        for (int i = 0; i < 20; i++) assertThat(get(c, "missed" + i, 1, 3)).as("missed%d", i).isEqualTo("m" + i);
+        assertThat(get(c, "gone", 1, 3)).as("the delete it missed").isEqualTo("404");
+        assertThat(get(c, "unread", 1, 3)).as("never read, no hints: still missing").isEqualTo("404");
+    }
+
+    private void awaitPeerUp(NodeProcess via, NodeProcess peer) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!status(via).contains("\"" + peer.url() + "\":\"up\"") && System.nanoTime() < deadline) Thread.sleep(50);
+        assertThat(status(via)).contains("\"" + peer.url() + "\":\"up\"");
+    }
+
+    /** Waits until the node's status shows the repair counter at {@code atLeast} or more. */
+    private void awaitCounter(NodeProcess n, String counter, long atLeast) throws Exception {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("\"" + counter + "\":(\\d+)");
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        long value;
+        do {
+            java.util.regex.Matcher m = p.matcher(status(n));
+            assertThat(m.find()).as("%s in the status", counter).isTrue();
+            value = Long.parseLong(m.group(1));
+        } while (value < atLeast && System.nanoTime() < deadline && sleep(100));
+        assertThat(value).as(counter).isGreaterThanOrEqualTo(atLeast);
     }
 
     private String status(NodeProcess n) throws Exception {

@@ -51,6 +51,13 @@ final class StatusReport {
             first = false;
             b.append(quote(p.getKey())).append(':').append(p.getValue() ? "\"up\"" : "\"down\"");
         }
+        b.append("},\"repair\":{");
+        first = true;
+        for (Map.Entry<String, Long> c : view.repair().entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(c.getKey())).append(':').append(c.getValue());
+        }
         b.append("},\"startedAtMillis\":").append(startedAtMillis);
         b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
         b.append(",\"dataDir\":").append(quote(dataDir.toAbsolutePath().toString()));

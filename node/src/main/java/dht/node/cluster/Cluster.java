@@ -77,15 +77,26 @@ public final class Cluster implements AutoCloseable {
             }
         }
         PeerClient c = client;
-        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock);
+        ReadRepair readRepair = new ReadRepair(replicas);
+        HintedHandoff hints = null;
+        long hintBytes = hintBytes();
+        if (client != null && hintBytes > 0) {
+            Map<String, Replica> peers = new HashMap<>(replicas);
+            peers.remove(self);
+            hints = new HintedHandoff(peers, client::isUp, client.group(), hintBytes);
+        }
+        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, hints);
         StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, handOff, clock);
-        StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer));
+        HintedHandoff h = hints;
+        StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
+                () -> repairCounts(readRepair, h));
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
         });
-        log.info("cluster started: self {}, {} nodes, replica timeout {} ms, replica calls batched per loop pass: {}",
-                self, nodes.size(), replicaTimeout.toMillis(), loops == null ? "off" : peerBatching());
+        log.info("cluster started: self {}, {} nodes, replica timeout {} ms, replica calls batched per loop pass: {}, "
+                        + "hints up to {} bytes", self, nodes.size(), replicaTimeout.toMillis(),
+                loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes);
         return new Cluster(coordinator, endpoint, view, scanner, client, clock);
     }
 
@@ -104,6 +115,39 @@ public final class Cluster implements AutoCloseable {
             throw new IllegalArgumentException("-D" + PEER_BATCH_PROPERTY + " must be reads, all or off, not " + v);
         }
         return v;
+    }
+
+    static final String HINT_BYTES_PROPERTY = "dht.hints.bytes";
+
+    /**
+     * The most bytes of hinted writes kept in memory ({@code -Ddht.hints.bytes}); by default an
+     * eighth of the heap, at most 32 MiB, so hints for a long outage cannot crowd out the rest;
+     * 0 turns hinted handoff off.
+     */
+    static long hintBytes() {
+        String v = System.getProperty(HINT_BYTES_PROPERTY);
+        if (v != null) {
+            try {
+                long n = Long.parseLong(v);
+                if (n >= 0) return n;
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw new IllegalArgumentException("-D" + HINT_BYTES_PROPERTY + " must be a byte count >= 0, not " + v);
+        }
+        return Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8);
+    }
+
+    private static Map<String, Long> repairCounts(ReadRepair readRepair, HintedHandoff hints) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("readRepairsSent", readRepair.sent());
+        m.put("readRepairsFailed", readRepair.failed());
+        long[] h = hints == null ? new long[4] : hints.counts();
+        m.put("hintsHeld", h[0]);
+        m.put("hintsDelivered", h[1]);
+        m.put("hintsDropped", h[2]);
+        m.put("hintsWaiting", h[3]);
+        return m;
     }
 
     public Coordinator coordinator() {

@@ -13,4 +13,9 @@ public interface ClusterView {
 
     /** For each peer other than self: is it believed up right now? */
     Map<String, Boolean> peersUp();
+
+    /** Counters of read repair and hinted handoff since start, by name, in a stable order. */
+    default Map<String, Long> repair() {
+        return Map.of();
+    }
 }

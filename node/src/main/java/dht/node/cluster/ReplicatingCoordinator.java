@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: a write is stamped once, here, with this node's hybrid logical clock, and the same
  * entry goes to every replica, so a PUT stores at most {@code from} copies. A read answers the
  * newest of the first {@code ack} versions by {@link Entry#supersedes}; a tombstone or no version
- * at all is NOT_FOUND. No thread waits for a replica: everything is a callback.
+ * at all is NOT_FOUND. No thread waits for a replica: everything is a callback. After the answer,
+ * replicas that answered an older version are repaired ({@link ReadRepair}); writes a peer failed
+ * are kept for it until it is back ({@link HintedHandoff}).
  */
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
@@ -24,11 +26,17 @@ final class ReplicatingCoordinator implements Coordinator {
     private final Placement placement;
     private final Map<String, Replica> replicas;
     private final HybridLogicalClock clock;
+    private final ReadRepair readRepair;
+    /** Null on a single node. */
+    private final HintedHandoff hints;
 
-    ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock) {
+    ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
+                           ReadRepair readRepair, HintedHandoff hints) {
         this.placement = placement;
         this.replicas = Map.copyOf(replicas);
         this.clock = clock;
+        this.readRepair = readRepair;
+        this.hints = hints;
     }
 
     @Override
@@ -36,6 +44,7 @@ final class ReplicatingCoordinator implements Coordinator {
         List<String> targets = targets(key, quorum);
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
         for (String url : targets) calls.add(replicas.get(url).read(key));
+        readRepair.afterRead(targets, calls);
         return QuorumCall.collect(calls, quorum.ack()).handle((answers, failure) -> {
             if (failure != null) {
                 log.debug("GET not enough replicas: {}", failure.getMessage());
@@ -62,7 +71,15 @@ final class ReplicatingCoordinator implements Coordinator {
     private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success) {
         List<String> targets = targets(entry.key(), quorum);
         List<CompletableFuture<Void>> calls = new ArrayList<>(targets.size());
-        for (String url : targets) calls.add(replicas.get(url).write(entry));
+        for (String url : targets) {
+            CompletableFuture<Void> call = replicas.get(url).write(entry);
+            if (hints != null) {
+                call.whenComplete((ok, failure) -> {
+                    if (failure != null) hints.hold(url, entry);
+                });
+            }
+            calls.add(call);
+        }
         return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
@@ -81,6 +98,6 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public void close() {
-        // Nothing of its own: the peer client and the store belong to Cluster.
+        if (hints != null) hints.close();
     }
 }

@@ -4,17 +4,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /** The static topology plus the peer client's current belief about each peer. */
 final class StaticClusterView implements ClusterView {
     private final String self;
     private final List<String> nodes;
     private final Predicate<String> isUp;
+    private final Supplier<Map<String, Long>> repair;
 
-    StaticClusterView(String self, List<String> nodes, Predicate<String> isUp) {
+    StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair) {
         this.self = self;
         this.nodes = List.copyOf(nodes);
         this.isUp = isUp;
+        this.repair = repair;
+    }
+
+    @Override
+    public Map<String, Long> repair() {
+        return repair.get();
     }
 
     @Override

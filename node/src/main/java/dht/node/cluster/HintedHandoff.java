@@ -1,0 +1,171 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a peer missed, kept by the coordinator that stamped them and delivered when the peer is
+ * seen up again, so that a replica that was down catches up without waiting for reads to repair
+ * it key by key.
+ *
+ * <p>Invariants: a hint is the very entry the coordinator sent (same timestamp), so delivering it
+ * late, twice, or after a newer write is harmless: the replica keeps the newer version. Hints live
+ * in memory only, within {@code maxBytes} over all peers; past that, or when this node stops, they
+ * are dropped (counted, and logged once per overflow) and read repair is what remains. Delivery to
+ * a peer runs one batch at a time, at most {@link #BATCH} writes in flight, only while the failure
+ * detector believes the peer up; a write that fails again goes back to the front of its queue.
+ */
+final class HintedHandoff implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
+
+    static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
+    static final int BATCH = 64;
+    /** Per hint beyond key and value bytes: the entry, its arrays and the queue slot. */
+    static final int OVERHEAD = 96;
+
+    private final Map<String, Replica> peers;
+    private final Predicate<String> isUp;
+    private final long maxBytes;
+    private final ScheduledFuture<?> checker;
+
+    // guarded by this
+    private final Map<String, ArrayDeque<Entry>> queues = new LinkedHashMap<>();
+    private final Set<String> delivering = new HashSet<>();
+    private final Map<String, Long> deliveryStartNanos = new LinkedHashMap<>();
+    private final Map<String, Long> deliveredThisRun = new LinkedHashMap<>();
+    private long bytes;
+    private boolean overflowing;
+    private long held;
+    private long delivered;
+    private long dropped;
+
+    /**
+     * @param peers    the remote replicas hints are for, by URL
+     * @param isUp     the failure detector's belief about a peer
+     * @param loops    where the periodic check runs
+     * @param maxBytes the most hint bytes (keys, values and overhead) kept at once
+     */
+    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, EventLoopGroup loops, long maxBytes) {
+        this.peers = Map.copyOf(peers);
+        this.isUp = isUp;
+        this.maxBytes = maxBytes;
+        long every = CHECK_INTERVAL.toMillis();
+        this.checker = loops.next().scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Keeps {@code entry} for {@code peer}, whose write of it failed; no-op for a URL that is not a peer. */
+    void hold(String peer, Entry entry) {
+        if (!peers.containsKey(peer)) return;
+        long size = sizeOf(entry);
+        boolean firstOverflow = false;
+        synchronized (this) {
+            if (bytes + size > maxBytes) {
+                dropped++;
+                firstOverflow = !overflowing;
+                overflowing = true;
+            } else {
+                queues.computeIfAbsent(peer, p -> new ArrayDeque<>()).addLast(entry);
+                bytes += size;
+                held++;
+            }
+        }
+        if (firstOverflow) {
+            log.warn("hints for down peers exceed {} bytes: dropping new ones (first for {}); read repair remains",
+                    maxBytes, peer);
+        }
+    }
+
+    private void deliverToPeersUp() {
+        List<String> due = new ArrayList<>();
+        synchronized (this) {
+            for (Map.Entry<String, ArrayDeque<Entry>> q : queues.entrySet()) {
+                String peer = q.getKey();
+                if (!q.getValue().isEmpty() && !delivering.contains(peer) && isUp.test(peer)) {
+                    delivering.add(peer);
+                    if (!deliveryStartNanos.containsKey(peer)) {
+                        deliveryStartNanos.put(peer, System.nanoTime());
+                        deliveredThisRun.put(peer, 0L);
+                        log.info("peer {} is up: delivering {} hinted write(s)", peer, q.getValue().size());
+                    }
+                    due.add(peer);
+                }
+            }
+        }
+        for (String peer : due) deliverBatch(peer);
+    }
+
+    /** Sends the next batch of {@code peer}'s hints; called with the peer marked delivering. */
+    private void deliverBatch(String peer) {
+        List<Entry> batch = new ArrayList<>(BATCH);
+        synchronized (this) {
+            ArrayDeque<Entry> q = queues.get(peer);
+            while (batch.size() < BATCH && !q.isEmpty()) batch.add(q.pollFirst());
+        }
+        Replica replica = peers.get(peer);
+        List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
+        for (Entry e : batch) writes.add(replica.write(e));
+        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                .whenComplete((ignored, failure) -> afterBatch(peer, batch, writes));
+    }
+
+    private void afterBatch(String peer, List<Entry> batch, List<CompletableFuture<Void>> writes) {
+        boolean more;
+        int failures = 0;
+        synchronized (this) {
+            ArrayDeque<Entry> q = queues.get(peer);
+            for (int i = batch.size() - 1; i >= 0; i--) {
+                Entry e = batch.get(i);
+                if (writes.get(i).isCompletedExceptionally()) {
+                    q.addFirst(e);
+                    failures++;
+                } else {
+                    bytes -= sizeOf(e);
+                    delivered++;
+                    deliveredThisRun.merge(peer, 1L, Long::sum);
+                }
+            }
+            if (bytes < maxBytes / 2) overflowing = false;
+            more = failures == 0 && !q.isEmpty() && isUp.test(peer);
+            if (!more) delivering.remove(peer);
+            Long start = q.isEmpty() ? deliveryStartNanos.remove(peer) : null;
+            if (start != null) {
+                log.info("peer {}: {} hinted write(s) delivered in {} ms", peer, deliveredThisRun.remove(peer),
+                        (System.nanoTime() - start) / 1_000_000);
+            }
+        }
+        // failures: the peer went away again; the periodic check resumes once it is seen up
+        if (more) deliverBatch(peer);
+    }
+
+    private static long sizeOf(Entry e) {
+        return (long) e.key().length + (e.isTombstone() ? 0 : e.value().length) + OVERHEAD;
+    }
+
+    /** Hints kept so far, delivered so far, dropped for lack of room, and waiting now. */
+    synchronized long[] counts() {
+        long waiting = 0;
+        for (ArrayDeque<Entry> q : queues.values()) waiting += q.size();
+        return new long[] {held, delivered, dropped, waiting};
+    }
+
+    @Override
+    public void close() {
+        checker.cancel(false);
+        long[] c = counts();
+        if (c[3] > 0) log.warn("stopping with {} undelivered hinted write(s); read repair will cover them", c[3]);
+    }
+}

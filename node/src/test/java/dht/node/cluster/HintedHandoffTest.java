@@ -1,0 +1,86 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.storage.Entry;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class HintedHandoffTest {
+    final EventLoopGroup loops = new DefaultEventLoopGroup(1);
+    final RecordingReplica peer = new RecordingReplica("http://peer");
+    final Set<String> up = ConcurrentHashMap.newKeySet();
+    HintedHandoff hints;
+
+    @AfterEach
+    void stop() {
+        if (hints != null) hints.close();
+        loops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    static Entry entry(int i) {
+        return Entry.value(("k" + i).getBytes(StandardCharsets.UTF_8), new byte[100], 1000 + i);
+    }
+
+    static void eventually(Runnable check) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (true) {
+            try {
+                check.run();
+                return;
+            } catch (AssertionError e) {
+                if (System.nanoTime() > deadline) throw e;
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    @Test
+    void writesHeldForADownPeerAreDeliveredInOrderOnceItIsUp() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        List<Entry> missed = new ArrayList<>();
+        for (int i = 0; i < 200; i++) { // more than one batch
+            missed.add(entry(i));
+            hints.hold(peer.url, entry(i));
+        }
+        hints.hold("http://not-a-peer", entry(999));
+        Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
+        assertThat(peer.written).as("nothing while the peer is down").isEmpty();
+        assertThat(hints.counts()).containsExactly(200, 0, 0, 200);
+
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).containsExactlyElementsOf(missed));
+        eventually(() -> assertThat(hints.counts()).containsExactly(200, 200, 0, 0));
+    }
+
+    @Test
+    void aDeliveryThatFailsIsKeptAndRetriedLater() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints.hold(peer.url, entry(1));
+        hints.hold(peer.url, entry(2));
+        peer.failing = true; // believed up, but writes still fail (it went away again)
+        up.add(peer.url);
+        Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
+        assertThat(hints.counts()).containsExactly(2, 0, 0, 2);
+
+        peer.failing = false;
+        eventually(() -> assertThat(peer.written).containsExactly(entry(1), entry(2)));
+    }
+
+    @Test
+    void pastTheByteBudgetNewHintsAreDroppedAndCounted() {
+        long oneHint = 2 + 100 + HintedHandoff.OVERHEAD; // key "kN", value
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 3 * oneHint);
+        for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
+        assertThat(hints.counts()).containsExactly(3, 0, 2, 3);
+    }
+}

@@ -1,0 +1,34 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** A replica for unit tests: remembers the writes it was sent; fails them while {@link #failing}. */
+final class RecordingReplica implements Replica {
+    final String url;
+    final List<Entry> written = new CopyOnWriteArrayList<>();
+    volatile boolean failing;
+
+    RecordingReplica(String url) {
+        this.url = url;
+    }
+
+    @Override
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key) {
+        throw new UnsupportedOperationException("reads are the test's to complete");
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Entry entry) {
+        if (failing) return CompletableFuture.failedFuture(new IllegalStateException(url + " is down"));
+        written.add(entry);
+        return CompletableFuture.completedFuture(null);
+    }
+}
