@@ -104,13 +104,13 @@ public final class Cluster implements AutoCloseable {
 
     /**
      * Which replica calls an event loop makes to one peer in one pass travel as one batch
-     * ({@link PeerBatcher}): {@code off} (default), {@code reads} or {@code all}, set with
-     * {@code -Ddht.peer.batch}. Off by default because the measurements disagree (docs/benchmarks.md,
-     * "Batched replica calls"): batched reads won every round of two runs and lost both rounds of a
-     * third on a busier machine; batched writes swung both ways.
+     * ({@link PeerBatcher}): {@code reads} (default), {@code all} or {@code off}, set with
+     * {@code -Ddht.peer.batch}. Reads by default because batched reads raised closed-loop GET
+     * throughput in six of eight measured rounds (median 1.45x; docs/benchmarks.md, "Batched replica
+     * calls"), and cost 5-8% in the two rounds on a busy machine; batched writes swung both ways.
      */
     static String peerBatching() {
-        String v = System.getProperty(PEER_BATCH_PROPERTY, "off");
+        String v = System.getProperty(PEER_BATCH_PROPERTY, "reads");
         if (!v.equals("reads") && !v.equals("all") && !v.equals("off")) {
             throw new IllegalArgumentException("-D" + PEER_BATCH_PROPERTY + " must be reads, all or off, not " + v);
         }
