@@ -142,11 +142,11 @@ public final class Cluster implements AutoCloseable {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
-        long[] h = hints == null ? new long[4] : hints.counts();
-        m.put("hintsHeld", h[0]);
-        m.put("hintsDelivered", h[1]);
-        m.put("hintsDropped", h[2]);
-        m.put("hintsWaiting", h[3]);
+        HintedHandoff.Counts h = hints == null ? new HintedHandoff.Counts(0, 0, 0, 0) : hints.counts();
+        m.put("hintsHeld", h.held());
+        m.put("hintsDelivered", h.delivered());
+        m.put("hintsDropped", h.dropped());
+        m.put("hintsWaiting", h.waiting());
         return m;
     }
 

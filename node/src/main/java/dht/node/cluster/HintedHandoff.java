@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -27,23 +28,28 @@ import org.slf4j.LoggerFactory;
  * in memory only, within {@code maxBytes} over all peers; past that, or when this node stops, they
  * are dropped (counted, and logged once per overflow) and read repair is what remains. Delivery to
  * a peer runs one batch at a time, at most {@link #BATCH} writes in flight, only while the failure
- * detector believes the peer up; a write that fails again goes back to the front of its queue.
+ * detector believes the peer up; a write that fails again goes back to the front of its queue. A
+ * hint the peer refuses {@link #MAX_REFUSALS} times while still believed up is dropped (logged),
+ * so that one write a peer will never take cannot hold back the others.
  */
 final class HintedHandoff implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
 
     static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
     static final int BATCH = 64;
+    static final int MAX_REFUSALS = 10;
     /** Per hint beyond key and value bytes: the entry, its arrays and the queue slot. */
     static final int OVERHEAD = 96;
 
     private final Map<String, Replica> peers;
     private final Predicate<String> isUp;
     private final long maxBytes;
+    /** Runs the periodic check and starts each next batch, so delivery never recurses. */
+    private final EventLoop loop;
     private final ScheduledFuture<?> checker;
 
     // guarded by this
-    private final Map<String, ArrayDeque<Entry>> queues = new LinkedHashMap<>();
+    private final Map<String, ArrayDeque<Hint>> queues = new LinkedHashMap<>();
     private final Set<String> delivering = new HashSet<>();
     private final Map<String, Long> deliveryStartNanos = new LinkedHashMap<>();
     private final Map<String, Long> deliveredThisRun = new LinkedHashMap<>();
@@ -63,8 +69,9 @@ final class HintedHandoff implements AutoCloseable {
         this.peers = Map.copyOf(peers);
         this.isUp = isUp;
         this.maxBytes = maxBytes;
+        this.loop = loops.next();
         long every = CHECK_INTERVAL.toMillis();
-        this.checker = loops.next().scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
+        this.checker = loop.scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** Keeps {@code entry} for {@code peer}, whose write of it failed; no-op for a URL that is not a peer. */
@@ -78,7 +85,7 @@ final class HintedHandoff implements AutoCloseable {
                 firstOverflow = !overflowing;
                 overflowing = true;
             } else {
-                queues.computeIfAbsent(peer, p -> new ArrayDeque<>()).addLast(entry);
+                queues.computeIfAbsent(peer, p -> new ArrayDeque<>()).addLast(new Hint(entry, 0));
                 bytes += size;
                 held++;
             }
@@ -92,7 +99,7 @@ final class HintedHandoff implements AutoCloseable {
     private void deliverToPeersUp() {
         List<String> due = new ArrayList<>();
         synchronized (this) {
-            for (Map.Entry<String, ArrayDeque<Entry>> q : queues.entrySet()) {
+            for (Map.Entry<String, ArrayDeque<Hint>> q : queues.entrySet()) {
                 String peer = q.getKey();
                 if (!q.getValue().isEmpty() && !delivering.contains(peer) && isUp.test(peer)) {
                     delivering.add(peer);
@@ -110,32 +117,40 @@ final class HintedHandoff implements AutoCloseable {
 
     /** Sends the next batch of {@code peer}'s hints; called with the peer marked delivering. */
     private void deliverBatch(String peer) {
-        List<Entry> batch = new ArrayList<>(BATCH);
+        List<Hint> batch = new ArrayList<>(BATCH);
         synchronized (this) {
-            ArrayDeque<Entry> q = queues.get(peer);
+            ArrayDeque<Hint> q = queues.get(peer);
             while (batch.size() < BATCH && !q.isEmpty()) batch.add(q.pollFirst());
         }
         Replica replica = peers.get(peer);
         List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
-        for (Entry e : batch) writes.add(replica.write(e));
+        for (Hint h : batch) writes.add(replica.write(h.entry()));
         CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, failure) -> afterBatch(peer, batch, writes));
     }
 
-    private void afterBatch(String peer, List<Entry> batch, List<CompletableFuture<Void>> writes) {
+    private void afterBatch(String peer, List<Hint> batch, List<CompletableFuture<Void>> writes) {
         boolean more;
         int failures = 0;
+        // failed while the detector still believes it up: refused by a live peer, not a peer gone again
+        boolean refused = isUp.test(peer);
+        List<Throwable> givenUp = new ArrayList<>();
         synchronized (this) {
-            ArrayDeque<Entry> q = queues.get(peer);
+            ArrayDeque<Hint> q = queues.get(peer);
             for (int i = batch.size() - 1; i >= 0; i--) {
-                Entry e = batch.get(i);
-                if (writes.get(i).isCompletedExceptionally()) {
-                    q.addFirst(e);
-                    failures++;
-                } else {
-                    bytes -= sizeOf(e);
+                Hint h = batch.get(i);
+                CompletableFuture<Void> w = writes.get(i);
+                if (!w.isCompletedExceptionally()) {
+                    bytes -= sizeOf(h.entry());
                     delivered++;
                     deliveredThisRun.merge(peer, 1L, Long::sum);
+                } else if (refused && h.refusals() + 1 >= MAX_REFUSALS) {
+                    bytes -= sizeOf(h.entry());
+                    dropped++;
+                    givenUp.add(w.exceptionNow());
+                } else {
+                    q.addFirst(refused ? new Hint(h.entry(), h.refusals() + 1) : h);
+                    failures++;
                 }
             }
             if (bytes < maxBytes / 2) overflowing = false;
@@ -147,25 +162,33 @@ final class HintedHandoff implements AutoCloseable {
                         (System.nanoTime() - start) / 1_000_000);
             }
         }
-        // failures: the peer went away again; the periodic check resumes once it is seen up
-        if (more) deliverBatch(peer);
+        for (Throwable t : givenUp) {
+            log.warn("peer {} refused a hinted write {} times, dropped it: {}", peer, MAX_REFUSALS, t.toString());
+        }
+        // failures: the peer went away again or refused; the periodic check tries again
+        if (more) loop.execute(() -> deliverBatch(peer));
     }
+
+    /** A write kept for a peer, and how often the peer, believed up, has refused it. */
+    private record Hint(Entry entry, int refusals) {}
 
     private static long sizeOf(Entry e) {
         return (long) e.key().length + (e.isTombstone() ? 0 : e.value().length) + OVERHEAD;
     }
 
-    /** Hints kept so far, delivered so far, dropped for lack of room, and waiting now. */
-    synchronized long[] counts() {
+    /** Hints kept since start, delivered since start, dropped for lack of room, and waiting now. */
+    record Counts(long held, long delivered, long dropped, long waiting) {}
+
+    synchronized Counts counts() {
         long waiting = 0;
-        for (ArrayDeque<Entry> q : queues.values()) waiting += q.size();
-        return new long[] {held, delivered, dropped, waiting};
+        for (ArrayDeque<Hint> q : queues.values()) waiting += q.size();
+        return new Counts(held, delivered, dropped, waiting);
     }
 
     @Override
     public void close() {
         checker.cancel(false);
-        long[] c = counts();
-        if (c[3] > 0) log.warn("stopping with {} undelivered hinted write(s); read repair will cover them", c[3]);
+        long waiting = counts().waiting();
+        if (waiting > 0) log.warn("stopping with {} undelivered hinted write(s); read repair will cover them", waiting);
     }
 }

@@ -55,11 +55,11 @@ class HintedHandoffTest {
         hints.hold("http://not-a-peer", entry(999));
         Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
         assertThat(peer.written).as("nothing while the peer is down").isEmpty();
-        assertThat(hints.counts()).containsExactly(200, 0, 0, 200);
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 0, 0, 200));
 
         up.add(peer.url);
         eventually(() -> assertThat(peer.written).containsExactlyElementsOf(missed));
-        eventually(() -> assertThat(hints.counts()).containsExactly(200, 200, 0, 0));
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 200, 0, 0)));
     }
 
     @Test
@@ -70,10 +70,21 @@ class HintedHandoffTest {
         peer.failing = true; // believed up, but writes still fail (it went away again)
         up.add(peer.url);
         Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
-        assertThat(hints.counts()).containsExactly(2, 0, 0, 2);
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 0, 0, 2));
 
         peer.failing = false;
         eventually(() -> assertThat(peer.written).containsExactly(entry(1), entry(2)));
+    }
+
+    @Test
+    void aHintTheLivePeerKeepsRefusingIsDroppedAfterMaxRefusals() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        peer.refused.add(entry(1));
+        hints.hold(peer.url, entry(1));
+        hints.hold(peer.url, entry(2));
+        up.add(peer.url);
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 1, 1, 0)));
+        assertThat(peer.written).containsExactly(entry(2));
     }
 
     @Test
@@ -81,6 +92,6 @@ class HintedHandoffTest {
         long oneHint = 2 + 100 + HintedHandoff.OVERHEAD; // key "kN", value
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 3 * oneHint);
         for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
-        assertThat(hints.counts()).containsExactly(3, 0, 2, 3);
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 2, 3));
     }
 }

@@ -2,14 +2,20 @@ package dht.node.cluster;
 
 import dht.storage.Entry;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A replica for unit tests: remembers the writes it was sent; fails them while {@link #failing}. */
+/**
+ * A replica for unit tests: remembers the writes it was sent; fails them all while {@link #failing},
+ * and always fails those in {@link #refused}.
+ */
 final class RecordingReplica implements Replica {
     final String url;
     final List<Entry> written = new CopyOnWriteArrayList<>();
     volatile boolean failing;
+    final Set<Entry> refused = ConcurrentHashMap.newKeySet();
 
     RecordingReplica(String url) {
         this.url = url;
@@ -27,7 +33,7 @@ final class RecordingReplica implements Replica {
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
-        if (failing) return CompletableFuture.failedFuture(new IllegalStateException(url + " is down"));
+        if (failing || refused.contains(entry)) return CompletableFuture.failedFuture(new IllegalStateException(url + " is down"));
         written.add(entry);
         return CompletableFuture.completedFuture(null);
     }
