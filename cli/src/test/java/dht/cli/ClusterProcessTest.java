@@ -259,27 +259,48 @@ class ClusterProcessTest {
     }
 
     @Test
-    void aReadRepairsTheReplicaThatMissedAWrite() throws Exception {
+    void aReadRepairsTheReplicaThatMissedAnUpdateButAddsNoCopy() throws Exception {
         String noHints = "-Ddht.hints.bytes=0";
         startCluster(3, noHints);
         NodeProcess a = nodes.get(0);
         NodeProcess c = nodes.get(2);
+        for (int i = 0; i < 20; i++) assertThat(put(a, "updated" + i, "old", 3, 3)).isEqualTo(201);
         assertThat(put(a, "gone", "x", 3, 3)).isEqualTo(201);
+        assertThat(put(a, "unread", "old", 3, 3)).isEqualTo(201);
         c.kill();
-        for (int i = 0; i < 20; i++) assertThat(put(a, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
-        assertThat(put(a, "unread", "u", 2, 3)).isEqualTo(201);
+        for (int i = 0; i < 20; i++) assertThat(put(a, "updated" + i, "new" + i, 2, 3)).isEqualTo(201);
         assertThat(delete(a, "gone", 2, 3)).isEqualTo(202);
+        assertThat(put(a, "unread", "new", 2, 3)).isEqualTo(201);
+        assertThat(put(a, "born-while-down", "b", 2, 3)).isEqualTo(201);
         c.startAndAwait(noHints);
         awaitPeerUp(a, c);
-        for (int i = 0; i < 20; i++) assertThat(get(a, "missed" + i, 2, 3)).isEqualTo("m" + i);
+        for (int i = 0; i < 20; i++) assertThat(get(a, "updated" + i, 2, 3)).isEqualTo("new" + i);
         assertThat(get(a, "gone", 2, 3)).isEqualTo("404");
+        assertThat(get(a, "born-while-down", 2, 3)).isEqualTo("b");
         awaitCounter(a, "readRepairsSent", 21);
 
+        // only c is left: what it answers alone is what it holds
         a.kill();
         nodes.get(1).kill();
-        for (int i = 0; i < 20; i++) assertThat(get(c, "missed" + i, 1, 3)).as("missed%d", i).isEqualTo("m" + i);
+        for (int i = 0; i < 20; i++) assertThat(get(c, "updated" + i, 1, 3)).as("updated%d", i).isEqualTo("new" + i);
         assertThat(get(c, "gone", 1, 3)).as("the delete it missed").isEqualTo("404");
-        assertThat(get(c, "unread", 1, 3)).as("never read, no hints: still missing").isEqualTo("404");
+        assertThat(get(c, "unread", 1, 3)).as("never read, no hints: still the old version").isEqualTo("old");
+        assertThat(get(c, "born-while-down", 1, 3))
+                .as("read repair updates copies, never adds one (the write may have had a smaller from)")
+                .isEqualTo("404");
+    }
+
+    @Test
+    void aPutWithASmallerFromStaysWithinFromCopiesAfterReadsWithALargerOne() throws Exception {
+        startCluster(3);
+        String key = "one-copy";
+        List<NodeProcess> o = order(key);
+        assertThat(put(o.get(2), key, "v", 1, 1)).isEqualTo(201);
+        for (NodeProcess n : nodes) assertThat(get(n, key, 3, 3)).as("via %s", n.url()).isEqualTo("v");
+        Thread.sleep(500); // let any repair that would happen land
+        o.get(0).kill();
+        assertThat(get(o.get(1), key, 1, 3)).as("no copy beyond the first replica").isEqualTo("404");
+        assertThat(get(o.get(2), key, 2, 3)).isEqualTo("404");
     }
 
     private void awaitPeerUp(NodeProcess via, NodeProcess peer) throws Exception {

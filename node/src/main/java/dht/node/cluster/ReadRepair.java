@@ -11,13 +11,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings the replicas a GET asked up to the newest version that GET saw. Once every replica call
  * of the read has completed (after the client was answered: the quorum does not wait for this),
- * each replica that answered with an older version, or with none, is sent the newest one.
+ * each replica that answered with an older version of the key is sent the newest one.
  *
  * <p>Invariants: the version sent is one a replica already holds, with its original timestamp, so
  * a repair can never win over a newer write (a replica keeps the newer of two versions); tombstones
- * are repaired like values, so a delete that missed a replica does not come back. A replica whose
- * call failed is not repaired: nothing is known of what it holds. A failed repair is only counted:
- * the next read of the key tries again.
+ * are repaired like values, so a delete that missed a replica does not come back. A replica that
+ * has no version of the key is not repaired: the key may have been written with a smaller
+ * {@code from} than this read's, and a PUT stores no more than {@code from} copies (the contract),
+ * so read repair never adds a copy, it only updates one (a key a replica missed entirely reaches it
+ * by {@link HintedHandoff}). A replica whose call failed is not repaired: nothing is known of what
+ * it holds. A failed repair is only counted: the next read of the key tries again.
  */
 final class ReadRepair {
     private static final Logger log = LoggerFactory.getLogger(ReadRepair.class);
@@ -48,7 +51,7 @@ final class ReadRepair {
             CompletableFuture<Entry> c = calls.get(i);
             if (c.isCompletedExceptionally()) continue;
             Entry held = answer(c);
-            if (held != null && !newest.supersedes(held)) continue;
+            if (held == null || !newest.supersedes(held)) continue;
             String url = targets.get(i);
             sent.increment();
             Entry version = newest;

@@ -31,12 +31,12 @@ class ReadRepairTest {
     }
 
     @Test
-    void replicasWithAnOlderVersionOrNoneGetTheNewestOnceEveryAnswerIsIn() {
+    void replicasWithAnOlderVersionGetTheNewestOnceEveryAnswerIsIn() {
         Entry newest = value("v2", 20);
         repair.afterRead(targets, reads);
         reads.get(0).complete(newest);
         reads.get(1).complete(value("v1", 10));
-        reads.get(2).complete(null);
+        reads.get(2).complete(value("v0", 5));
         assertThat(replicas.get("b").written).as("nothing before the last answer").isEmpty();
         reads.get(3).completeExceptionally(new IllegalStateException("timed out"));
 
@@ -46,6 +46,17 @@ class ReadRepairTest {
         assertThat(replicas.get("d").written).as("a failed replica: unknown state, left alone").isEmpty();
         assertThat(repair.sent()).isEqualTo(2);
         assertThat(repair.failed()).isZero();
+    }
+
+    @Test
+    void aReplicaWithoutTheKeyGetsNoCopyAsTheKeyMayHaveBeenWrittenWithASmallerFrom() {
+        repair.afterRead(targets, reads);
+        reads.get(0).complete(value("v", 20));
+        reads.get(1).complete(null);
+        reads.get(2).complete(null);
+        reads.get(3).complete(null);
+        assertThat(repair.sent()).isZero();
+        for (RecordingReplica r : replicas.values()) assertThat(r.written).isEmpty();
     }
 
     @Test
