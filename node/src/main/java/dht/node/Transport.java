@@ -1,6 +1,7 @@
 package dht.node;
 
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -16,7 +17,9 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
 
     static Transport choose() {
         if (Epoll.isAvailable()) {
-            return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
+            SelectStrategyFactory poll = BusyPoll.factory(BusyPoll.windowMicros());
+            IoHandlerFactory handlers = poll == null ? EpollIoHandler.newFactory() : EpollIoHandler.newFactory(0, poll);
+            return new Transport("epoll", handlers, EpollServerSocketChannel.class);
         }
         log.warn("native epoll unavailable, falling back to NIO: {}", String.valueOf(Epoll.unavailabilityCause()));
         return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class);
