@@ -259,35 +259,48 @@ class ClusterProcessTest {
     }
 
     @Test
-    void aReadRepairsTheReplicaThatMissedAnUpdateButAddsNoCopy() throws Exception {
+    void aReadRepairsTheReplicasItsVersionsWriteTargetedAndNoOther() throws Exception {
         String noHints = "-Ddht.hints.bytes=0";
         startCluster(3, noHints);
         NodeProcess a = nodes.get(0);
         NodeProcess c = nodes.get(2);
-        for (int i = 0; i < 20; i++) assertThat(put(a, "updated" + i, "old", 3, 3)).isEqualTo(201);
-        assertThat(put(a, "gone", "x", 3, 3)).isEqualTo(201);
-        assertThat(put(a, "unread", "old", 3, 3)).isEqualTo(201);
+        // c before another replica in a key's order: any 2/3 write of it targeted c, so a read may
+        // repair c; c last: the write may have had from=2, and a read must not add to its copies
+        List<String> early = new ArrayList<>();
+        List<String> last = new ArrayList<>();
+        for (int i = 0; early.size() < 12 || last.size() < 6; i++) {
+            String key = "k" + i;
+            (order(key).indexOf(c) < 2 ? early : last).add(key);
+        }
+        String gone = early.remove(0);
+        String born = early.remove(0);
+        for (String k : early) assertThat(put(a, k, "old", 3, 3)).isEqualTo(201);
+        for (String k : last) assertThat(put(a, k, "old", 3, 3)).isEqualTo(201);
+        assertThat(put(a, gone, "x", 3, 3)).isEqualTo(201);
+        String unread = early.remove(0);
         c.kill();
-        for (int i = 0; i < 20; i++) assertThat(put(a, "updated" + i, "new" + i, 2, 3)).isEqualTo(201);
-        assertThat(delete(a, "gone", 2, 3)).isEqualTo(202);
-        assertThat(put(a, "unread", "new", 2, 3)).isEqualTo(201);
-        assertThat(put(a, "born-while-down", "b", 2, 3)).isEqualTo(201);
+        for (String k : early) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
+        for (String k : last) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
+        assertThat(put(a, unread, "new", 2, 3)).isEqualTo(201);
+        assertThat(delete(a, gone, 2, 3)).isEqualTo(202);
+        assertThat(put(a, born, "b", 2, 3)).isEqualTo(201);
         c.startAndAwait(noHints);
         awaitPeerUp(a, c);
-        for (int i = 0; i < 20; i++) assertThat(get(a, "updated" + i, 2, 3)).isEqualTo("new" + i);
-        assertThat(get(a, "gone", 2, 3)).isEqualTo("404");
-        assertThat(get(a, "born-while-down", 2, 3)).isEqualTo("b");
-        awaitCounter(a, "readRepairsSent", 21);
+        for (String k : early) assertThat(get(a, k, 2, 3)).isEqualTo("new-" + k);
+        for (String k : last) assertThat(get(a, k, 2, 3)).isEqualTo("new-" + k);
+        assertThat(get(a, gone, 2, 3)).isEqualTo("404");
+        assertThat(get(a, born, 2, 3)).isEqualTo("b");
+        awaitCounter(a, "readRepairsSent", early.size() + 2);
+        Thread.sleep(500); // let any repair that would happen land
 
         // only c is left: what it answers alone is what it holds
         a.kill();
         nodes.get(1).kill();
-        for (int i = 0; i < 20; i++) assertThat(get(c, "updated" + i, 1, 3)).as("updated%d", i).isEqualTo("new" + i);
-        assertThat(get(c, "gone", 1, 3)).as("the delete it missed").isEqualTo("404");
-        assertThat(get(c, "unread", 1, 3)).as("never read, no hints: still the old version").isEqualTo("old");
-        assertThat(get(c, "born-while-down", 1, 3))
-                .as("read repair updates copies, never adds one (the write may have had a smaller from)")
-                .isEqualTo("404");
+        for (String k : early) assertThat(get(c, k, 1, 3)).as("%s, repaired", k).isEqualTo("new-" + k);
+        assertThat(get(c, gone, 1, 3)).as("the delete it missed").isEqualTo("404");
+        assertThat(get(c, born, 1, 3)).as("a key written while it was down, with a replica after it").isEqualTo("b");
+        assertThat(get(c, unread, 1, 3)).as("never read, no hints: still the old version").isEqualTo("old");
+        for (String k : last) assertThat(get(c, k, 1, 3)).as("%s: c last, the write may have had from=2", k).isEqualTo("old");
     }
 
     @Test
@@ -295,12 +308,21 @@ class ClusterProcessTest {
         startCluster(3);
         String key = "one-copy";
         List<NodeProcess> o = order(key);
+        String overwritten = "overwritten";
+        for (int i = 0; order(overwritten).get(0) != o.get(0); i++) overwritten = "overwritten" + i;
+        List<NodeProcess> p = order(overwritten);
         assertThat(put(o.get(2), key, "v", 1, 1)).isEqualTo(201);
-        for (NodeProcess n : nodes) assertThat(get(n, key, 3, 3)).as("via %s", n.url()).isEqualTo("v");
+        assertThat(put(p.get(1), overwritten, "v1", 3, 3)).isEqualTo(201);
+        assertThat(put(p.get(2), overwritten, "v2", 1, 1)).isEqualTo(201);
+        for (NodeProcess n : nodes) {
+            assertThat(get(n, key, 3, 3)).as("via %s", n.url()).isEqualTo("v");
+            assertThat(get(n, overwritten, 3, 3)).as("via %s", n.url()).isEqualTo("v2");
+        }
         Thread.sleep(500); // let any repair that would happen land
         o.get(0).kill();
         assertThat(get(o.get(1), key, 1, 3)).as("no copy beyond the first replica").isEqualTo("404");
         assertThat(get(o.get(2), key, 2, 3)).isEqualTo("404");
+        assertThat(get(p.get(1), overwritten, 2, 3)).as("v2 stayed on its one replica").isEqualTo("v1");
     }
 
     private void awaitPeerUp(NodeProcess via, NodeProcess peer) throws Exception {

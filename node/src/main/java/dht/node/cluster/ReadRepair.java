@@ -11,16 +11,24 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings the replicas a GET asked up to the newest version that GET saw. Once every replica call
  * of the read has completed (after the client was answered: the quorum does not wait for this),
- * each replica that answered with an older version of the key is sent the newest one.
+ * the replicas that answered an older version, or none, are sent the newest one, but only those
+ * the newest version's own write is known to have targeted.
+ *
+ * <p>Why that limit: a PUT stores no more than its {@code from} copies (the contract), on the
+ * first {@code from} replicas of the key's ordering, and a version does not record the {@code from}
+ * it was written with. What is known: every replica holding the newest version was one of its
+ * write's targets, so that write's {@code from} reaches at least one past the last holder in the
+ * ordering, and every replica before the last holder was a target too. Those are repaired; one
+ * after the last holder is not, as the write may have stopped short of it (PUT v1 with 3/3, PUT v2
+ * with 1/1, a GET with 3/3: v2 must not reach the second and third replicas). Such a replica
+ * catches up by {@link HintedHandoff}, which keeps hints only for a write's own targets.
  *
  * <p>Invariants: the version sent is one a replica already holds, with its original timestamp, so
  * a repair can never win over a newer write (a replica keeps the newer of two versions); tombstones
- * are repaired like values, so a delete that missed a replica does not come back. A replica that
- * has no version of the key is not repaired: the key may have been written with a smaller
- * {@code from} than this read's, and a PUT stores no more than {@code from} copies (the contract),
- * so read repair never adds a copy, it only updates one (a key a replica missed entirely reaches it
- * by {@link HintedHandoff}). A replica whose call failed is not repaired: nothing is known of what
- * it holds. A failed repair is only counted: the next read of the key tries again.
+ * are repaired like values, so a delete that missed a replica does not come back; a repair never
+ * makes a version's copies exceed its write's {@code from}. A replica whose call failed is not
+ * repaired: nothing is known of what it holds. A failed repair is only counted: the next read of
+ * the key tries again. {@code targets} is in the key's placement order.
  */
 final class ReadRepair {
     private static final Logger log = LoggerFactory.getLogger(ReadRepair.class);
@@ -47,11 +55,16 @@ final class ReadRepair {
             if (e != null && e.supersedes(newest)) newest = e;
         }
         if (newest == null) return; // no replica has the key: nothing to spread
+        int lastHolder = -1;
         for (int i = 0; i < calls.size(); i++) {
+            Entry e = answer(calls.get(i));
+            if (e != null && !newest.supersedes(e)) lastHolder = i;
+        }
+        for (int i = 0; i < lastHolder; i++) {
             CompletableFuture<Entry> c = calls.get(i);
             if (c.isCompletedExceptionally()) continue;
             Entry held = answer(c);
-            if (held == null || !newest.supersedes(held)) continue;
+            if (held != null && !newest.supersedes(held)) continue; // holds it already
             String url = targets.get(i);
             sent.increment();
             Entry version = newest;

@@ -31,29 +31,44 @@ class ReadRepairTest {
     }
 
     @Test
-    void replicasWithAnOlderVersionGetTheNewestOnceEveryAnswerIsIn() {
+    void replicasBeforeTheLastHolderOfTheNewestVersionGetItOnceEveryAnswerIsIn() {
         Entry newest = value("v2", 20);
         repair.afterRead(targets, reads);
-        reads.get(0).complete(newest);
-        reads.get(1).complete(value("v1", 10));
-        reads.get(2).complete(value("v0", 5));
-        assertThat(replicas.get("b").written).as("nothing before the last answer").isEmpty();
+        reads.get(0).complete(value("v1", 10));
+        reads.get(1).complete(value("v0", 5));
+        reads.get(2).complete(newest);
+        assertThat(replicas.get("a").written).as("nothing before the last answer").isEmpty();
         reads.get(3).completeExceptionally(new IllegalStateException("timed out"));
 
-        assertThat(replicas.get("a").written).isEmpty();
+        assertThat(replicas.get("a").written).containsExactly(newest);
         assertThat(replicas.get("b").written).containsExactly(newest);
-        assertThat(replicas.get("c").written).containsExactly(newest);
+        assertThat(replicas.get("c").written).isEmpty();
         assertThat(replicas.get("d").written).as("a failed replica: unknown state, left alone").isEmpty();
         assertThat(repair.sent()).isEqualTo(2);
         assertThat(repair.failed()).isZero();
     }
 
     @Test
-    void aReplicaWithoutTheKeyGetsNoCopyAsTheKeyMayHaveBeenWrittenWithASmallerFrom() {
+    void aReplicaWithoutTheKeyBeforeAHolderGetsACopyAsTheWriteTargetedIt() {
+        Entry v = value("v", 20);
         repair.afterRead(targets, reads);
-        reads.get(0).complete(value("v", 20));
-        reads.get(1).complete(null);
+        reads.get(0).complete(null);
+        reads.get(1).complete(v);
         reads.get(2).complete(null);
+        reads.get(3).complete(null);
+
+        assertThat(replicas.get("a").written).containsExactly(v);
+        assertThat(replicas.get("c").written).as("after the last holder: the write may have had from=2").isEmpty();
+        assertThat(replicas.get("d").written).isEmpty();
+    }
+
+    @Test
+    void replicasAfterTheLastHolderGetNothingAsTheWriteMayHaveHadASmallerFrom() {
+        // PUT v1 with 4/4, then PUT v2 with 1/1: a 4/4 read must not spread v2 beyond the first replica
+        repair.afterRead(targets, reads);
+        reads.get(0).complete(value("v2", 20));
+        reads.get(1).complete(value("v1", 10));
+        reads.get(2).complete(value("v1", 10));
         reads.get(3).complete(null);
         assertThat(repair.sent()).isZero();
         for (RecordingReplica r : replicas.values()) assertThat(r.written).isEmpty();
