@@ -22,8 +22,9 @@ import java.util.function.Function;
  *
  * <p>Invariants: every submitted operation's future completes exactly once, with its own result or
  * with the failure of the exchange that carried it; a batch holds at most
- * {@link #MAX_BATCH_OPS} operations and about {@link #MAX_BATCH_BYTES} bytes; the pass's state is
- * touched by its loop's thread only.
+ * {@link #MAX_BATCH_OPS} operations and about {@link #MAX_BATCH_BYTES} bytes, and its answer about
+ * {@link ReplicaBatch#MAX_ANSWER_VALUE_BYTES} of values (a read past that is answered "ask alone"
+ * and sent again as a single request); the pass's state is touched by its loop's thread only.
  */
 final class PeerBatcher {
     static final int MAX_BATCH_OPS = 128;
@@ -118,8 +119,10 @@ final class PeerBatcher {
             }
             answer.whenComplete((results, failure) -> {
                 for (int i = 0; i < out.size(); i++) {
-                    if (failure != null) out.get(i).result.completeExceptionally(failure);
-                    else out.get(i).result.complete(results.get(i));
+                    Pending p = out.get(i);
+                    if (failure != null) p.result.completeExceptionally(failure);
+                    else if (results.get(i).status() == ReplicaBatch.ASK_ALONE) forward(single.apply(p.op), p.result);
+                    else p.result.complete(results.get(i));
                 }
             });
         }

@@ -27,6 +27,15 @@ final class ReplicaBatch {
     static final byte NOT_FOUND = 3;
     static final byte WRITTEN = 4;
     static final byte FAILED = 5;
+    /** A read whose value did not fit the answer's budget: the coordinator asks for it alone. */
+    static final byte ASK_ALONE = 6;
+
+    /**
+     * The values one batch answer carries at most, in bytes: a batch of reads of large values
+     * would otherwise make one answer of up to 128 times the largest value, past what the
+     * coordinator accepts and a -Xmx128m node can hold twice.
+     */
+    static final int MAX_ANSWER_VALUE_BYTES = 1024 * 1024;
 
     /** Upper bound on operations in one message, so a malformed count cannot make a reader allocate much. */
     static final int MAX_OPS = 4096;
@@ -61,6 +70,7 @@ final class ReplicaBatch {
     record Result(byte status, long timestamp, byte[] value, String error) {
         static final Result NOT_FOUND_RESULT = new Result(NOT_FOUND, 0, null, null);
         static final Result WRITTEN_RESULT = new Result(WRITTEN, 0, null, null);
+        static final Result ASK_ALONE_RESULT = new Result(ASK_ALONE, 0, null, null);
 
         static Result of(Entry e) {
             if (e == null) return NOT_FOUND_RESULT;
@@ -123,6 +133,26 @@ final class ReplicaBatch {
         }
     }
 
+    /**
+     * The answer's results with every value that would take the values past
+     * {@link #MAX_ANSWER_VALUE_BYTES} replaced by {@link #ASK_ALONE}, in order.
+     */
+    static List<Result> withinBudget(List<Result> results) {
+        List<Result> out = new ArrayList<>(results.size());
+        long values = 0;
+        for (Result r : results) {
+            if (r.status == FOUND) {
+                if (values + r.value.length > MAX_ANSWER_VALUE_BYTES) {
+                    out.add(Result.ASK_ALONE_RESULT);
+                    continue;
+                }
+                values += r.value.length;
+            }
+            out.add(r);
+        }
+        return out;
+    }
+
     static byte[] encodeResults(List<Result> results) {
         int size = 4;
         for (Result r : results) size += r.encodedSize();
@@ -160,6 +190,7 @@ final class ReplicaBatch {
                     case TOMBSTONE -> new Result(TOMBSTONE, b.getLong(), null, null);
                     case NOT_FOUND -> Result.NOT_FOUND_RESULT;
                     case WRITTEN -> Result.WRITTEN_RESULT;
+                    case ASK_ALONE -> Result.ASK_ALONE_RESULT;
                     case FAILED -> Result.failed(new String(bytes(b, "result " + i + " error"), StandardCharsets.UTF_8));
                     default -> throw new Malformed("result " + i + ": unknown status " + status);
                 });

@@ -117,7 +117,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(x -> {
             List<ReplicaBatch.Result> out = new ArrayList<>(results.size());
             for (CompletableFuture<ReplicaBatch.Result> r : results) out.add(r.join());
-            byte[] body = ReplicaBatch.encodeResults(out);
+            byte[] body = ReplicaBatch.encodeResults(ReplicaBatch.withinBudget(out));
             FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
             r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");

@@ -24,6 +24,8 @@ class PeerBatcherTest {
     private final List<Op> singles = new CopyOnWriteArrayList<>();
     private final List<List<Op>> batches = new CopyOnWriteArrayList<>();
     private volatile RuntimeException batchFailure;
+    /** Keys the fake replica answers "ask alone" for in a batch. */
+    private final List<String> tooLargeForABatch = new CopyOnWriteArrayList<>();
 
     private final PeerBatcher batcher = new PeerBatcher(loop, op -> {
         singles.add(op);
@@ -32,7 +34,10 @@ class PeerBatcherTest {
         batches.add(ops);
         if (batchFailure != null) return CompletableFuture.failedFuture(batchFailure);
         List<Result> out = new ArrayList<>();
-        for (Op op : ops) out.add(echo(op));
+        for (Op op : ops) {
+            boolean alone = tooLargeForABatch.contains(new String(op.key(), StandardCharsets.UTF_8));
+            out.add(alone ? Result.ASK_ALONE_RESULT : echo(op));
+        }
         return CompletableFuture.completedFuture(out);
     });
 
@@ -111,5 +116,18 @@ class PeerBatcherTest {
             assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                     .hasRootCauseMessage("peer down");
         }
+    }
+
+    @Test
+    void aReadAnsweredAskAloneIsSentAgainOnItsOwn() throws Exception {
+        tooLargeForABatch.add("big");
+        Op big = Op.read("big".getBytes(StandardCharsets.UTF_8));
+        List<Op> ops = List.of(Op.read("small".getBytes(StandardCharsets.UTF_8)), big);
+        List<Result> results = submitInOnePass(ops);
+        assertThat(batches).hasSize(1);
+        assertThat(singles).containsExactly(big);
+        assertThat(results.get(0).value()).isEqualTo("small".getBytes(StandardCharsets.UTF_8));
+        assertThat(results.get(1).status()).isEqualTo(ReplicaBatch.FOUND);
+        assertThat(results.get(1).value()).isEqualTo("big".getBytes(StandardCharsets.UTF_8));
     }
 }

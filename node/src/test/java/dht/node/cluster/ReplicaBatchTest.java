@@ -36,14 +36,25 @@ class ReplicaBatchTest {
     @Test
     void resultsRoundTripInOrder() throws Exception {
         List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7)), Result.of(Entry.tombstone(b("k"), 8)),
-                Result.of(null), Result.WRITTEN_RESULT, Result.failed("disk full"));
-        List<Result> back = ReplicaBatch.decodeResults(ReplicaBatch.encodeResults(results), 5);
+                Result.of(null), Result.WRITTEN_RESULT, Result.failed("disk full"), Result.ASK_ALONE_RESULT);
+        List<Result> back = ReplicaBatch.decodeResults(ReplicaBatch.encodeResults(results), 6);
         assertThat(back).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE,
-                ReplicaBatch.NOT_FOUND, ReplicaBatch.WRITTEN, ReplicaBatch.FAILED);
+                ReplicaBatch.NOT_FOUND, ReplicaBatch.WRITTEN, ReplicaBatch.FAILED, ReplicaBatch.ASK_ALONE);
         assertThat(back.get(0).value()).isEqualTo(b("v"));
         assertThat(back.get(0).timestamp()).isEqualTo(7);
         assertThat(back.get(1).timestamp()).isEqualTo(8);
         assertThat(back.get(4).error()).isEqualTo("disk full");
+    }
+
+    @Test
+    void anAnswerCarriesAtMostItsBudgetOfValuesAndTheRestAreAskedAlone() {
+        int third = ReplicaBatch.MAX_ANSWER_VALUE_BYTES / 3;
+        Result small = Result.of(Entry.value(b("a"), new byte[third], 1));
+        Result huge = Result.of(Entry.value(b("b"), new byte[ReplicaBatch.MAX_ANSWER_VALUE_BYTES + 1], 2));
+        List<Result> in = List.of(small, huge, small, Result.of(Entry.tombstone(b("c"), 3)), small, small, Result.WRITTEN_RESULT);
+        List<Result> out = ReplicaBatch.withinBudget(in);
+        assertThat(out).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.ASK_ALONE,
+                ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE, ReplicaBatch.FOUND, ReplicaBatch.ASK_ALONE, ReplicaBatch.WRITTEN);
     }
 
     @Test
