@@ -142,10 +142,11 @@ public final class Cluster implements AutoCloseable {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
-        HintedHandoff.Counts h = hints == null ? new HintedHandoff.Counts(0, 0, 0, 0) : hints.counts();
+        HintedHandoff.Counts h = hints == null ? new HintedHandoff.Counts(0, 0, 0, 0, 0) : hints.counts();
         m.put("hintsHeld", h.held());
         m.put("hintsDelivered", h.delivered());
         m.put("hintsDropped", h.dropped());
+        m.put("hintsSuperseded", h.superseded());
         m.put("hintsWaiting", h.waiting());
         return m;
     }

@@ -3,15 +3,17 @@ package dht.node.cluster;
 import dht.storage.Entry;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -24,13 +26,16 @@ import org.slf4j.LoggerFactory;
  * it key by key.
  *
  * <p>Invariants: a hint is the very entry the coordinator sent (same timestamp), so delivering it
- * late, twice, or after a newer write is harmless: the replica keeps the newer version. Hints live
- * in memory only, within {@code maxBytes} over all peers; past that, or when this node stops, they
- * are dropped (counted, and logged once per overflow) and read repair is what remains. Delivery to
- * a peer runs one batch at a time, at most {@link #BATCH} writes in flight, only while the failure
- * detector believes the peer up; a write that fails again goes back to the front of its queue. A
- * hint the peer refuses {@link #MAX_REFUSALS} times while still believed up is dropped (logged),
- * so that one write a peer will never take cannot hold back the others.
+ * late, twice, or after a newer write is harmless: the replica keeps the newer version. A peer has
+ * at most one hint per key, the newest version (an older one is superseded, counted): a key
+ * written often while its replica is down costs one hint, not one per write, and its newest
+ * version, a delete included, is never the one left out. Hints live in memory only, within
+ * {@code maxBytes} over all peers; past that, or when this node stops, they are dropped (counted,
+ * and logged once per overflow) and read repair is what remains. Delivery to a peer runs one batch
+ * at a time, at most {@link #BATCH} writes in flight, only while the failure detector believes the
+ * peer up; a write that fails again is kept for the next check. A hint the peer refuses
+ * {@link #MAX_REFUSALS} times while still believed up is dropped (logged), so that one write a peer
+ * will never take cannot hold back the others. Nothing thrown stops the periodic check.
  */
 final class HintedHandoff implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
@@ -49,7 +54,8 @@ final class HintedHandoff implements AutoCloseable {
     private final ScheduledFuture<?> checker;
 
     // guarded by this
-    private final Map<String, ArrayDeque<Hint>> queues = new LinkedHashMap<>();
+    /** Per peer, its hints by key, oldest first. */
+    private final Map<String, LinkedHashMap<ByteBuffer, Hint>> queues = new LinkedHashMap<>();
     private final Set<String> delivering = new HashSet<>();
     private final Map<String, Long> deliveryStartNanos = new LinkedHashMap<>();
     private final Map<String, Long> deliveredThisRun = new LinkedHashMap<>();
@@ -58,6 +64,7 @@ final class HintedHandoff implements AutoCloseable {
     private long held;
     private long delivered;
     private long dropped;
+    private long superseded;
 
     /**
      * @param peers    the remote replicas hints are for, by URL
@@ -77,16 +84,25 @@ final class HintedHandoff implements AutoCloseable {
     /** Keeps {@code entry} for {@code peer}, whose write of it failed; no-op for a URL that is not a peer. */
     void hold(String peer, Entry entry) {
         if (!peers.containsKey(peer)) return;
-        long size = sizeOf(entry);
         boolean firstOverflow = false;
         synchronized (this) {
-            if (bytes + size > maxBytes) {
+            LinkedHashMap<ByteBuffer, Hint> q = queues.computeIfAbsent(peer, p -> new LinkedHashMap<>());
+            ByteBuffer key = ByteBuffer.wrap(entry.key());
+            Hint old = q.get(key);
+            if (old != null && !entry.supersedes(old.entry())) {
+                held++;
+                superseded++; // the one kept is as new or newer
+            } else if (bytes + sizeOf(entry) - (old == null ? 0 : sizeOf(old.entry())) > maxBytes) {
                 dropped++;
                 firstOverflow = !overflowing;
                 overflowing = true;
             } else {
-                queues.computeIfAbsent(peer, p -> new ArrayDeque<>()).addLast(new Hint(entry, 0));
-                bytes += size;
+                if (old != null) {
+                    bytes -= sizeOf(old.entry());
+                    superseded++;
+                }
+                q.put(key, new Hint(entry, 0));
+                bytes += sizeOf(entry);
                 held++;
             }
         }
@@ -97,9 +113,17 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     private void deliverToPeersUp() {
+        try {
+            checkPeers();
+        } catch (RuntimeException | OutOfMemoryError e) { // thrown out of a scheduled task, it would end the schedule
+            log.warn("hinted handoff check failed, next in {} ms: {}", CHECK_INTERVAL.toMillis(), e.toString());
+        }
+    }
+
+    private void checkPeers() {
         List<String> due = new ArrayList<>();
         synchronized (this) {
-            for (Map.Entry<String, ArrayDeque<Hint>> q : queues.entrySet()) {
+            for (Map.Entry<String, LinkedHashMap<ByteBuffer, Hint>> q : queues.entrySet()) {
                 String peer = q.getKey();
                 if (!q.getValue().isEmpty() && !delivering.contains(peer) && isUp.test(peer)) {
                     delivering.add(peer);
@@ -119,12 +143,23 @@ final class HintedHandoff implements AutoCloseable {
     private void deliverBatch(String peer) {
         List<Hint> batch = new ArrayList<>(BATCH);
         synchronized (this) {
-            ArrayDeque<Hint> q = queues.get(peer);
-            while (batch.size() < BATCH && !q.isEmpty()) batch.add(q.pollFirst());
+            Iterator<Hint> oldest = queues.get(peer).values().iterator();
+            while (batch.size() < BATCH && oldest.hasNext()) {
+                batch.add(oldest.next());
+                oldest.remove();
+            }
         }
         Replica replica = peers.get(peer);
         List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
-        for (Hint h : batch) writes.add(replica.write(h.entry()));
+        for (Hint h : batch) {
+            CompletableFuture<Void> w;
+            try {
+                w = replica.write(h.entry());
+            } catch (RuntimeException e) {
+                w = CompletableFuture.failedFuture(e);
+            }
+            writes.add(w);
+        }
         CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, failure) -> afterBatch(peer, batch, writes));
     }
@@ -136,8 +171,8 @@ final class HintedHandoff implements AutoCloseable {
         boolean refused = isUp.test(peer);
         List<Throwable> givenUp = new ArrayList<>();
         synchronized (this) {
-            ArrayDeque<Hint> q = queues.get(peer);
-            for (int i = batch.size() - 1; i >= 0; i--) {
+            LinkedHashMap<ByteBuffer, Hint> q = queues.get(peer);
+            for (int i = 0; i < batch.size(); i++) {
                 Hint h = batch.get(i);
                 CompletableFuture<Void> w = writes.get(i);
                 if (!w.isCompletedExceptionally()) {
@@ -149,8 +184,19 @@ final class HintedHandoff implements AutoCloseable {
                     dropped++;
                     givenUp.add(w.exceptionNow());
                 } else {
-                    q.addFirst(refused ? new Hint(h.entry(), h.refusals() + 1) : h);
                     failures++;
+                    ByteBuffer key = ByteBuffer.wrap(h.entry().key());
+                    Hint newer = q.get(key); // held while this one was in flight
+                    if (newer != null && !h.entry().supersedes(newer.entry())) {
+                        bytes -= sizeOf(h.entry());
+                        superseded++;
+                    } else {
+                        if (newer != null) {
+                            bytes -= sizeOf(newer.entry());
+                            superseded++;
+                        }
+                        q.put(key, refused ? new Hint(h.entry(), h.refusals() + 1) : h);
+                    }
                 }
             }
             if (bytes < maxBytes / 2) overflowing = false;
@@ -166,7 +212,15 @@ final class HintedHandoff implements AutoCloseable {
             log.warn("peer {} refused a hinted write {} times, dropped it: {}", peer, MAX_REFUSALS, t.toString());
         }
         // failures: the peer went away again or refused; the periodic check tries again
-        if (more) loop.execute(() -> deliverBatch(peer));
+        if (more) {
+            try {
+                loop.execute(() -> deliverBatch(peer));
+            } catch (RejectedExecutionException e) { // stopping: close() reports what is left
+                synchronized (this) {
+                    delivering.remove(peer);
+                }
+            }
+        }
     }
 
     /** A write kept for a peer, and how often the peer, believed up, has refused it. */
@@ -176,13 +230,16 @@ final class HintedHandoff implements AutoCloseable {
         return (long) e.key().length + (e.isTombstone() ? 0 : e.value().length) + OVERHEAD;
     }
 
-    /** Hints kept since start, delivered since start, dropped for lack of room, and waiting now. */
-    record Counts(long held, long delivered, long dropped, long waiting) {}
+    /**
+     * Hints kept since start, delivered since start, dropped (no room, or refused), superseded by a
+     * newer hint for the same key, and waiting now.
+     */
+    record Counts(long held, long delivered, long dropped, long superseded, long waiting) {}
 
     synchronized Counts counts() {
         long waiting = 0;
-        for (ArrayDeque<Hint> q : queues.values()) waiting += q.size();
-        return new Counts(held, delivered, dropped, waiting);
+        for (LinkedHashMap<ByteBuffer, Hint> q : queues.values()) waiting += q.size();
+        return new Counts(held, delivered, dropped, superseded, waiting);
     }
 
     @Override

@@ -55,11 +55,11 @@ class HintedHandoffTest {
         hints.hold("http://not-a-peer", entry(999));
         Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
         assertThat(peer.written).as("nothing while the peer is down").isEmpty();
-        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 0, 0, 200));
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 0, 0, 0, 200));
 
         up.add(peer.url);
         eventually(() -> assertThat(peer.written).containsExactlyElementsOf(missed));
-        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 200, 0, 0)));
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 200, 0, 0, 0)));
     }
 
     @Test
@@ -70,7 +70,7 @@ class HintedHandoffTest {
         peer.failing = true; // believed up, but writes still fail (it went away again)
         up.add(peer.url);
         Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
-        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 0, 0, 2));
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 0, 0, 0, 2));
 
         peer.failing = false;
         eventually(() -> assertThat(peer.written).containsExactly(entry(1), entry(2)));
@@ -83,7 +83,7 @@ class HintedHandoffTest {
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
         up.add(peer.url);
-        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 1, 1, 0)));
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 1, 1, 0, 0)));
         assertThat(peer.written).containsExactly(entry(2));
     }
 
@@ -92,6 +92,40 @@ class HintedHandoffTest {
         long oneHint = 2 + 100 + HintedHandoff.OVERHEAD; // key "kN", value
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 3 * oneHint);
         for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
-        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 2, 3));
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 2, 0, 3));
+    }
+
+    @Test
+    void aPeerKeepsOneHintPerKeyTheNewest() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        byte[] k = "k".getBytes(StandardCharsets.UTF_8);
+        Entry v1 = Entry.value(k, "v1".getBytes(StandardCharsets.UTF_8), 10);
+        Entry deleted = Entry.tombstone(k, 20);
+        for (int i = 0; i < 1000; i++) hints.hold(peer.url, Entry.value(k, new byte[100], 5)); // one key, written often
+        hints.hold(peer.url, v1);
+        hints.hold(peer.url, deleted);
+        hints.hold(peer.url, v1); // late: older than the delete
+        hints.hold(peer.url, entry(1));
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(1004, 0, 0, 1002, 2));
+
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).containsExactly(deleted, entry(1)));
+    }
+
+    @Test
+    void aNewerHintReplacesOneThatFailedToDeliver() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        byte[] k = "k".getBytes(StandardCharsets.UTF_8);
+        Entry older = Entry.value(k, "old".getBytes(StandardCharsets.UTF_8), 10);
+        Entry newer = Entry.value(k, "new".getBytes(StandardCharsets.UTF_8), 20);
+        peer.failing = true;
+        hints.hold(peer.url, older);
+        up.add(peer.url);
+        Thread.sleep(2 * HintedHandoff.CHECK_INTERVAL.toMillis()); // tried and failed at least once
+        hints.hold(peer.url, newer);
+        peer.failing = false;
+        eventually(() -> assertThat(peer.written).contains(newer));
+        eventually(() -> assertThat(hints.counts().waiting()).isZero());
+        assertThat(peer.written).doesNotContain(older);
     }
 }
