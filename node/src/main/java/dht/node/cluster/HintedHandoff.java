@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * and logged once per overflow) and read repair is what remains. Delivery to a peer runs one batch
  * at a time, at most {@link #BATCH} writes in flight, only while the failure detector believes the
  * peer up; a write that fails again is kept for the next check. A hint the peer refuses
- * {@link #MAX_REFUSALS} times while still believed up is dropped (logged), so that one write a peer
- * will never take cannot hold back the others. Nothing thrown stops the periodic check.
+ * {@link #MAX_REFUSALS} times, over at least {@link #REFUSAL_WINDOW}, while still believed up is
+ * dropped (logged), so that one write a peer will never take cannot hold back the others, while a
+ * peer that is only busy (503 while it catches up, a timeout before the detector marks it down) for
+ * less than the window keeps its hints. Nothing thrown stops the periodic check.
  */
 final class HintedHandoff implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
@@ -43,12 +45,14 @@ final class HintedHandoff implements AutoCloseable {
     static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
     static final int BATCH = 64;
     static final int MAX_REFUSALS = 10;
+    static final Duration REFUSAL_WINDOW = Duration.ofSeconds(30);
     /** Per hint beyond key and value bytes: the entry, its arrays and the queue slot. */
     static final int OVERHEAD = 96;
 
     private final Map<String, Replica> peers;
     private final Predicate<String> isUp;
     private final long maxBytes;
+    private final long refusalWindowNanos;
     /** Runs the periodic check and starts each next batch, so delivery never recurses. */
     private final EventLoop loop;
     private final ScheduledFuture<?> checker;
@@ -73,6 +77,13 @@ final class HintedHandoff implements AutoCloseable {
      * @param maxBytes the most hint bytes (keys, values and overhead) kept at once
      */
     HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, EventLoopGroup loops, long maxBytes) {
+        this(peers, isUp, loops, maxBytes, REFUSAL_WINDOW);
+    }
+
+    /** @param refusalWindow the least time between a hint's first refusal and its drop */
+    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, EventLoopGroup loops, long maxBytes,
+                  Duration refusalWindow) {
+        this.refusalWindowNanos = refusalWindow.toNanos();
         this.peers = Map.copyOf(peers);
         this.isUp = isUp;
         this.maxBytes = maxBytes;
@@ -101,7 +112,7 @@ final class HintedHandoff implements AutoCloseable {
                     bytes -= sizeOf(old.entry());
                     superseded++;
                 }
-                q.put(key, new Hint(entry, 0));
+                q.put(key, new Hint(entry, 0, 0));
                 bytes += sizeOf(entry);
                 held++;
             }
@@ -179,7 +190,8 @@ final class HintedHandoff implements AutoCloseable {
                     bytes -= sizeOf(h.entry());
                     delivered++;
                     deliveredThisRun.merge(peer, 1L, Long::sum);
-                } else if (refused && h.refusals() + 1 >= MAX_REFUSALS) {
+                } else if (refused && h.refusals() + 1 >= MAX_REFUSALS
+                        && System.nanoTime() - h.firstRefusalNanos() >= refusalWindowNanos) {
                     bytes -= sizeOf(h.entry());
                     dropped++;
                     givenUp.add(w.exceptionNow());
@@ -195,7 +207,7 @@ final class HintedHandoff implements AutoCloseable {
                             bytes -= sizeOf(newer.entry());
                             superseded++;
                         }
-                        q.put(key, refused ? new Hint(h.entry(), h.refusals() + 1) : h);
+                        q.put(key, refused ? h.refusedOnceMore() : h);
                     }
                 }
             }
@@ -209,7 +221,8 @@ final class HintedHandoff implements AutoCloseable {
             }
         }
         for (Throwable t : givenUp) {
-            log.warn("peer {} refused a hinted write {} times, dropped it: {}", peer, MAX_REFUSALS, t.toString());
+            log.warn("peer {} refused a hinted write {} times over {} s, dropped it: {}", peer, MAX_REFUSALS,
+                    refusalWindowNanos / 1_000_000_000L, t.toString());
         }
         // failures: the peer went away again or refused; the periodic check tries again
         if (more) {
@@ -223,8 +236,12 @@ final class HintedHandoff implements AutoCloseable {
         }
     }
 
-    /** A write kept for a peer, and how often the peer, believed up, has refused it. */
-    private record Hint(Entry entry, int refusals) {}
+    /** A write kept for a peer; how often the peer, believed up, refused it, and since when. */
+    private record Hint(Entry entry, int refusals, long firstRefusalNanos) {
+        Hint refusedOnceMore() {
+            return new Hint(entry, refusals + 1, refusals == 0 ? System.nanoTime() : firstRefusalNanos);
+        }
+    }
 
     private static long sizeOf(Entry e) {
         return (long) e.key().length + (e.isTombstone() ? 0 : e.value().length) + OVERHEAD;

@@ -78,13 +78,26 @@ class HintedHandoffTest {
 
     @Test
     void aHintTheLivePeerKeepsRefusingIsDroppedAfterMaxRefusals() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20, Duration.ZERO);
         peer.refused.add(entry(1));
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
         up.add(peer.url);
         eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 1, 1, 0, 0)));
         assertThat(peer.written).containsExactly(entry(2));
+    }
+
+    @Test
+    void aPeerRefusingForLessThanTheWindowKeepsItsHints() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20, Duration.ofMinutes(1));
+        peer.failing = true; // up but answering 503, say
+        hints.hold(peer.url, entry(1));
+        up.add(peer.url);
+        Thread.sleep((HintedHandoff.MAX_REFUSALS + 3) * HintedHandoff.CHECK_INTERVAL.toMillis());
+        assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(1, 0, 0, 0, 1));
+
+        peer.failing = false;
+        eventually(() -> assertThat(peer.written).containsExactly(entry(1)));
     }
 
     @Test
