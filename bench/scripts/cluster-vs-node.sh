@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #4's cluster benchmark, beside a single node in the same run: a 3-node cluster on this
 # machine with the default 2/3 quorum, and one node alone, each serving PUT (unique keys) and GET
-# (on KEYS keys filled first) at 64 connections:
+# (on KEYS keys filled first) at 64 connections (CONNS):
 #   - maximum throughput, closed loop (dht bench -R 0), and
 #   - the highest constant rate with p99 under 10 ms (dht bench sweep).
 # Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
@@ -14,6 +14,7 @@
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
 # RATES (default none), e.g. "2500 3500": also a 15 s run at each of those constant rates (after 5 s
 # unmeasured), printing its p99 -- finer than the sweep's steps; SWEEP=0 skips the sweeps.
+# CONNS (default 64) sets the client connections (issue #3's other target is 1 connection).
 # Usage: bench/scripts/cluster-vs-node.sh [SECONDS] [KEYS]     (defaults 8 s, 200000 keys)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -57,9 +58,11 @@ rate_line() {
 }
 rates=(${RATES:-})
 sweeps="${SWEEP:-1}"
+conns="${CONNS:-64}"
+threads=$((conns < 2 ? conns : 2))
 
 machine_line
-echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps"
+echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps, $conns connections"
 for round in $(seq 1 "$rounds"); do
   for spec in "${jars[@]}"; do
     build_spec "$spec"
@@ -69,21 +72,21 @@ for round in $(seq 1 "$rounds"); do
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
       name="$label/$setup"
       if [[ "$workloads" == *" put "* ]]; then
-        bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
-        echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
+        bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
+        echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
         for r in "${rates[@]}"; do
-          echo "round $round $name PUT at $r/s: $(rate_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R "$r" -d 15s --warmup 5s --seed $RANDOM)"
+          echo "round $round $name PUT at $r/s: $(rate_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s --seed $RANDOM)"
         done
-        [ "$sweeps" = 0 ] || echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 --start-rate 4000 --max-steps 8 --seed $RANDOM)"
+        [ "$sweeps" = 0 ] || echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8 --seed $RANDOM)"
       fi
       if [[ "$workloads" == *" get "* ]]; then
         bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
-        bench --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
-        echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
+        bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
+        echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
         for r in "${rates[@]}"; do
-          echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 -R "$r" -d 15s --warmup 5s)"
+          echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
         done
-        [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c 64 -t 2 --start-rate 4000 --max-steps 8)"
+        [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
       fi
       stop_nodes
     done

@@ -12,9 +12,11 @@ public final class ConnectionStats {
         return new Histogram(3_600_000_000_000L, 3);
     }
 
-    final Histogram latency = newHistogram();
+    final Histogram latency;
     /** How late the generator itself sent requests it was free to send on time. */
-    final Histogram sendLag = newHistogram();
+    final Histogram sendLag;
+    /** When in the window the slow answers were (by intended send time). */
+    final Timeline timeline = new Timeline();
     final long[] statusCounts = new long[600];
     long bytesRead;
     long completed;
@@ -32,9 +34,20 @@ public final class ConnectionStats {
      */
     long windowOpenLag = -1;
 
+    ConnectionStats() {
+        this(3);
+    }
+
+    /** With fewer significant digits for figures nobody reads (the warm-up's): 5 KB, not 270 KB. */
+    ConnectionStats(int significantDigits) {
+        latency = new Histogram(3_600_000_000_000L, significantDigits);
+        sendLag = new Histogram(3_600_000_000_000L, significantDigits);
+    }
+
     void merge(ConnectionStats o) {
         latency.add(o.latency);
         sendLag.add(o.sendLag);
+        timeline.merge(o.timeline);
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] += o.statusCounts[i];
         }

@@ -94,6 +94,7 @@ public final class LoadGenerator {
             long end = spec.duration() == null ? Long.MAX_VALUE : measureFrom + spec.duration().toNanos();
             double perConn = spec.openModel() ? spec.rate() / spec.connections() : 0;
             Instant startedAt = Instant.now();
+            Instant windowOpensAt = startedAt.plusNanos(measureFrom - System.nanoTime());
             for (int i = 0; i < conns.size(); i++) {
                 BenchConnection c = conns.get(i);
                 long offset = spec.openModel() ? (long) (i * 1e9 / spec.rate()) : 0;
@@ -167,7 +168,7 @@ public final class LoadGenerator {
             for (List<Double> l : samples) {
                 perThread.add(l.stream().mapToDouble(Double::doubleValue).toArray());
             }
-            return new RunResult(spec, merged, perThread, elapsed, startedAt, epoll ? "epoll" : "nio");
+            return new RunResult(spec, merged, perThread, elapsed, startedAt, windowOpensAt, epoll ? "epoll" : "nio");
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }

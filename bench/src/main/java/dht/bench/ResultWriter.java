@@ -8,7 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Writes a run's files into its output directory: summary.txt, summary.json, latency.hgrm, latency.png. */
+/**
+ * Writes a run's files into its output directory: summary.txt, summary.json, latency.hgrm, latency.png
+ * and timeline.txt (the worst latency of each 100 ms, by wall-clock time).
+ */
 public final class ResultWriter {
     private ResultWriter() {
     }
@@ -28,6 +31,9 @@ public final class ResultWriter {
         Path hgrm = dir.resolve("latency.hgrm");
         try (PrintStream p = new PrintStream(Files.newOutputStream(hgrm), true, StandardCharsets.UTF_8)) {
             r.stats().latency.outputPercentileDistribution(p, 5, 1e6);
+        }
+        try (PrintStream p = new PrintStream(Files.newOutputStream(dir.resolve("timeline.txt")), true, StandardCharsets.UTF_8)) {
+            r.stats().timeline.print(r.windowOpensAt(), p);
         }
         if (r.stats().latency.getTotalCount() > 0) {
             PercentilePlot.write(List.of(HgrmFile.read(hgrm)), title, dir.resolve("latency.png"));

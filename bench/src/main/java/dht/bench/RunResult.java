@@ -8,7 +8,7 @@ import java.util.List;
  * status counts, errors, and per-thread requests/second samples (one per second).
  */
 public record RunResult(LoadSpec spec, ConnectionStats stats, List<double[]> reqPerSecByThread,
-                        double elapsedSeconds, Instant startedAt, String transport) {
+                        double elapsedSeconds, Instant startedAt, Instant windowOpensAt, String transport) {
 
     public double requestsPerSecond() {
         return elapsedSeconds > 0 ? stats.completed / elapsedSeconds : 0;

@@ -57,6 +57,16 @@ class CoordinatedOmissionTest {
             assertThat(r.latencyMs(95)).as("p95 (ms), expected ~100").isGreaterThan(60.0);
             assertThat(r.latencyMs(99)).as("p99 (ms), expected ~180").isGreaterThan(150.0);
             assertThat(r.latencyMs(100)).as("max (ms), expected ~200").isBetween(185.0, 5000.0);
+
+            // The timeline says when: 60 slots of 100 ms, the stalls' slots slow and 2 s (20 slots)
+            // apart, the slots between them fast.
+            Timeline t = r.stats().timeline;
+            assertThat(t.slots()).isBetween(60, 64);
+            List<Integer> slow = java.util.stream.IntStream.range(0, 60).filter(i -> t.worst(i) > 150_000_000L).boxed().toList();
+            long fast = java.util.stream.IntStream.range(0, 60).filter(i -> t.worst(i) >= 0 && t.worst(i) < 50_000_000L).count();
+            assertThat(slow).as("slots with a request over 150 ms").hasSizeGreaterThanOrEqualTo(3);
+            assertThat(slow).as("a stall 2 s after another").anyMatch(i -> slow.contains(i + 20) || slow.contains(i + 19) || slow.contains(i + 21));
+            assertThat(fast).as("slots with every request under 50 ms").isGreaterThanOrEqualTo(40);
         }
     }
 }
