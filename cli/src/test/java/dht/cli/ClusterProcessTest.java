@@ -268,29 +268,33 @@ class ClusterProcessTest {
         // repair c; c last: the write may have had from=2, and a read must not add to its copies
         List<String> early = new ArrayList<>();
         List<String> last = new ArrayList<>();
-        for (int i = 0; early.size() < 12 || last.size() < 6; i++) {
+        for (int i = 0; early.size() < 12 || last.size() < 7; i++) {
             String key = "k" + i;
             (order(key).indexOf(c) < 2 ? early : last).add(key);
         }
         String gone = early.remove(0);
         String born = early.remove(0);
+        String goneLast = last.remove(0);
         for (String k : early) assertThat(put(a, k, "old", 3, 3)).isEqualTo(201);
         for (String k : last) assertThat(put(a, k, "old", 3, 3)).isEqualTo(201);
         assertThat(put(a, gone, "x", 3, 3)).isEqualTo(201);
+        assertThat(put(a, goneLast, "x", 3, 3)).isEqualTo(201);
         String unread = early.remove(0);
         c.kill();
         for (String k : early) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
         for (String k : last) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
         assertThat(put(a, unread, "new", 2, 3)).isEqualTo(201);
         assertThat(delete(a, gone, 2, 3)).isEqualTo(202);
+        assertThat(delete(a, goneLast, 2, 3)).isEqualTo(202);
         assertThat(put(a, born, "b", 2, 3)).isEqualTo(201);
         c.startAndAwait(noHints);
         awaitPeerUp(a, c);
         for (String k : early) assertThat(get(a, k, 2, 3)).isEqualTo("new-" + k);
         for (String k : last) assertThat(get(a, k, 2, 3)).isEqualTo("new-" + k);
         assertThat(get(a, gone, 2, 3)).isEqualTo("404");
+        assertThat(get(a, goneLast, 2, 3)).isEqualTo("404");
         assertThat(get(a, born, 2, 3)).isEqualTo("b");
-        awaitCounter(a, "readRepairsSent", early.size() + 2);
+        awaitCounter(a, "readRepairsSent", early.size() + 3);
         Thread.sleep(500); // let any repair that would happen land
 
         // only c is left: what it answers alone is what it holds
@@ -298,6 +302,7 @@ class ClusterProcessTest {
         nodes.get(1).kill();
         for (String k : early) assertThat(get(c, k, 1, 3)).as("%s, repaired", k).isEqualTo("new-" + k);
         assertThat(get(c, gone, 1, 3)).as("the delete it missed").isEqualTo("404");
+        assertThat(get(c, goneLast, 1, 3)).as("a missed delete reaches a stale value wherever it is placed").isEqualTo("404");
         assertThat(get(c, born, 1, 3)).as("a key written while it was down, with a replica after it").isEqualTo("b");
         assertThat(get(c, unread, 1, 3)).as("never read, no hints: still the old version").isEqualTo("old");
         for (String k : last) assertThat(get(c, k, 1, 3)).as("%s: c last, the write may have had from=2", k).isEqualTo("old");

@@ -19,9 +19,15 @@ import org.slf4j.LoggerFactory;
  * it was written with. What is known: every replica holding the newest version was one of its
  * write's targets, so that write's {@code from} reaches at least one past the last holder in the
  * ordering, and every replica before the last holder was a target too. Those are repaired; one
- * after the last holder is not, as the write may have stopped short of it (PUT v1 with 3/3, PUT v2
- * with 1/1, a GET with 3/3: v2 must not reach the second and third replicas). Such a replica
- * catches up by {@link HintedHandoff}, which keeps hints only for a write's own targets.
+ * after the last holder is not sent a value, as the write may have stopped short of it (PUT v1 with
+ * 3/3, PUT v2 with 1/1, a GET with 3/3: v2 must not reach the second and third replicas). Such a
+ * replica catches up by {@link HintedHandoff}, which keeps hints only for a write's own targets.
+ *
+ * <p>A tombstone is the exception: it goes to every replica that holds an older value, wherever
+ * it is placed. The copy limit is the contract's rule for PUTs, and a stale value left beside a
+ * tombstone is a deleted key waiting to come back: once the tombstones are purged (after the grace
+ * period, storage-format.md) the old value would be the newest version left and be repaired onto
+ * every replica. A replica with no version gets no tombstone: it has nothing to bring back.
  *
  * <p>Invariants: the version sent is one a replica already holds, with its original timestamp, so
  * a repair can never win over a newer write (a replica keeps the newer of two versions); tombstones
@@ -60,11 +66,14 @@ final class ReadRepair {
             Entry e = answer(calls.get(i));
             if (e != null && !newest.supersedes(e)) lastHolder = i;
         }
-        for (int i = 0; i < lastHolder; i++) {
+        for (int i = 0; i < calls.size(); i++) {
             CompletableFuture<Entry> c = calls.get(i);
             if (c.isCompletedExceptionally()) continue;
             Entry held = answer(c);
             if (held != null && !newest.supersedes(held)) continue; // holds it already
+            boolean targeted = i < lastHolder;
+            boolean staleValueUnderADelete = newest.isTombstone() && held != null && !held.isTombstone();
+            if (!targeted && !staleValueUnderADelete) continue;
             String url = targets.get(i);
             sent.increment();
             Entry version = newest;

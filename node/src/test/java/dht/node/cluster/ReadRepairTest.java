@@ -90,6 +90,19 @@ class ReadRepairTest {
     }
 
     @Test
+    void aTombstoneReachesAStaleValueAfterTheLastHolderSoThePurgeCannotBringTheKeyBack() {
+        Entry tombstone = Entry.tombstone(KEY, 30);
+        repair.afterRead(targets, reads);
+        reads.get(0).complete(tombstone);
+        reads.get(1).complete(tombstone);
+        reads.get(2).complete(value("v1", 10)); // missed the delete
+        reads.get(3).complete(null);
+
+        assertThat(replicas.get("c").written).containsExactly(tombstone);
+        assertThat(replicas.get("d").written).as("nothing to bring back").isEmpty();
+    }
+
+    @Test
     void agreementOrAKeyNobodyHasSendsNothing() {
         repair.afterRead(targets, reads);
         for (CompletableFuture<Entry> r : reads) r.complete(null);
