@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: a hint is the very entry the coordinator sent (same timestamp), so delivering it
  * late, twice, or after a newer write is harmless: the replica keeps the newer version. A peer has
  * at most one hint per key, the newest version (an older one is superseded, counted): a key
- * written often while its replica is down costs one hint, not one per write, and its newest
- * version, a delete included, is never the one left out. Hints live in memory only, within
+ * written often while its replica is down costs one hint, not one per write, and a delete (a
+ * tombstone is never larger than the value it replaces) is never the one left out. Hints live in memory only, within
  * {@code maxBytes} over all peers; past that, or when this node stops, they are dropped (counted,
  * and logged once per overflow) and read repair is what remains. Delivery to a peer runs one batch
  * at a time, at most {@link #BATCH} writes in flight, only while the failure detector believes the
@@ -133,6 +133,7 @@ final class HintedHandoff implements AutoCloseable {
 
     private void checkPeers() {
         List<String> due = new ArrayList<>();
+        List<String> starting = new ArrayList<>();
         synchronized (this) {
             for (Map.Entry<String, LinkedHashMap<ByteBuffer, Hint>> q : queues.entrySet()) {
                 String peer = q.getKey();
@@ -141,12 +142,13 @@ final class HintedHandoff implements AutoCloseable {
                     if (!deliveryStartNanos.containsKey(peer)) {
                         deliveryStartNanos.put(peer, System.nanoTime());
                         deliveredThisRun.put(peer, 0L);
-                        log.info("peer {} is up: delivering {} hinted write(s)", peer, q.getValue().size());
+                        starting.add("peer " + peer + " is up: delivering " + q.getValue().size() + " hinted write(s)");
                     }
                     due.add(peer);
                 }
             }
         }
+        for (String line : starting) log.info(line);
         for (String peer : due) deliverBatch(peer);
     }
 
@@ -160,19 +162,57 @@ final class HintedHandoff implements AutoCloseable {
                 oldest.remove();
             }
         }
-        Replica replica = peers.get(peer);
-        List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
-        for (Hint h : batch) {
-            CompletableFuture<Void> w;
-            try {
-                w = replica.write(h.entry());
-            } catch (RuntimeException e) {
-                w = CompletableFuture.failedFuture(e);
+        try {
+            Replica replica = peers.get(peer);
+            List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
+            for (Hint h : batch) {
+                CompletableFuture<Void> w;
+                try {
+                    w = replica.write(h.entry());
+                } catch (RuntimeException e) {
+                    w = CompletableFuture.failedFuture(e);
+                }
+                writes.add(w);
             }
-            writes.add(w);
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                    .whenComplete((ignored, failure) -> afterBatchOrRelease(peer, batch, writes));
+        } catch (RuntimeException | OutOfMemoryError e) {
+            giveBack(peer, batch, e);
         }
-        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-                .whenComplete((ignored, failure) -> afterBatch(peer, batch, writes));
+    }
+
+    private void afterBatchOrRelease(String peer, List<Hint> batch, List<CompletableFuture<Void>> writes) {
+        try {
+            afterBatch(peer, batch, writes);
+        } catch (RuntimeException | OutOfMemoryError e) { // inside whenComplete it would vanish
+            synchronized (this) {
+                delivering.remove(peer); // or the peer would never be delivered to again
+            }
+            log.warn("hinted handoff to {}: a batch's outcome could not be recorded: {}", peer, e.toString());
+        }
+    }
+
+    /** A batch that could not be sent: its hints go back (unless newer ones came), the peer is free. */
+    private void giveBack(String peer, List<Hint> batch, Throwable cause) {
+        synchronized (this) {
+            LinkedHashMap<ByteBuffer, Hint> q = queues.get(peer);
+            for (Hint h : batch) {
+                ByteBuffer key = ByteBuffer.wrap(h.entry().key());
+                Hint there = q.get(key);
+                if (there != null && !h.entry().supersedes(there.entry())) {
+                    bytes -= sizeOf(h.entry());
+                    superseded++;
+                } else {
+                    if (there != null) {
+                        bytes -= sizeOf(there.entry());
+                        superseded++;
+                    }
+                    q.put(key, h);
+                }
+            }
+            delivering.remove(peer);
+        }
+        log.warn("hinted handoff to {} failed, {} hint(s) kept for the next check: {}", peer, batch.size(), cause.toString());
     }
 
     private void afterBatch(String peer, List<Hint> batch, List<CompletableFuture<Void>> writes) {
@@ -181,6 +221,7 @@ final class HintedHandoff implements AutoCloseable {
         // failed while the detector still believes it up: refused by a live peer, not a peer gone again
         boolean refused = isUp.test(peer);
         List<Throwable> givenUp = new ArrayList<>();
+        String runEnded = null;
         synchronized (this) {
             LinkedHashMap<ByteBuffer, Hint> q = queues.get(peer);
             for (int i = 0; i < batch.size(); i++) {
@@ -207,19 +248,25 @@ final class HintedHandoff implements AutoCloseable {
                             bytes -= sizeOf(newer.entry());
                             superseded++;
                         }
-                        q.put(key, refused ? h.refusedOnceMore() : h);
+                        q.put(key, refused ? h.refusedOnceMore() : h.notRefused());
                     }
                 }
             }
             if (bytes < maxBytes / 2) overflowing = false;
-            more = failures == 0 && !q.isEmpty() && isUp.test(peer);
+            boolean up = isUp.test(peer);
+            more = failures == 0 && !q.isEmpty() && up;
             if (!more) delivering.remove(peer);
-            Long start = q.isEmpty() ? deliveryStartNanos.remove(peer) : null;
-            if (start != null) {
-                log.info("peer {}: {} hinted write(s) delivered in {} ms", peer, deliveredThisRun.remove(peer),
-                        (System.nanoTime() - start) / 1_000_000);
+            // a run ends when the queue is empty, or when the peer is gone again (the next run logs anew)
+            if (q.isEmpty() || !up) {
+                Long start = deliveryStartNanos.remove(peer);
+                Long count = deliveredThisRun.remove(peer);
+                if (start != null) {
+                    runEnded = String.format("peer %s: %d hinted write(s) delivered in %d ms%s", peer, count,
+                            (System.nanoTime() - start) / 1_000_000, q.isEmpty() ? "" : ", " + q.size() + " left: it is down again");
+                }
             }
         }
+        if (runEnded != null) log.info(runEnded);
         for (Throwable t : givenUp) {
             log.warn("peer {} refused a hinted write {} times over {} s, dropped it: {}", peer, MAX_REFUSALS,
                     refusalWindowNanos / 1_000_000_000L, t.toString());
@@ -240,6 +287,11 @@ final class HintedHandoff implements AutoCloseable {
     private record Hint(Entry entry, int refusals, long firstRefusalNanos) {
         Hint refusedOnceMore() {
             return new Hint(entry, refusals + 1, refusals == 0 ? System.nanoTime() : firstRefusalNanos);
+        }
+
+        /** Failed while the peer was believed down: what counts is refusals in a row by a live peer. */
+        Hint notRefused() {
+            return refusals == 0 ? this : new Hint(entry, 0, 0);
         }
     }
 

@@ -121,10 +121,18 @@ final class PeerBatcher {
                 for (int i = 0; i < out.size(); i++) {
                     Pending p = out.get(i);
                     if (failure != null) p.result.completeExceptionally(failure);
-                    else if (results.get(i).status() == ReplicaBatch.ASK_ALONE) forward(single.apply(p.op), p.result);
+                    else if (results.get(i).status() == ReplicaBatch.ASK_ALONE) forward(alone(p.op), p.result);
                     else p.result.complete(results.get(i));
                 }
             });
+        }
+
+        private CompletableFuture<Result> alone(Op op) {
+            try {
+                return single.apply(op);
+            } catch (RuntimeException e) { // thrown here it would leave this and later results incomplete
+                return CompletableFuture.failedFuture(e);
+            }
         }
 
         private static void forward(CompletableFuture<Result> from, CompletableFuture<Result> to) {

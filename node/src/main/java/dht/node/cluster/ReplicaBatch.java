@@ -134,23 +134,17 @@ final class ReplicaBatch {
     }
 
     /**
-     * The answer's results with every value that would take the values past
-     * {@link #MAX_ANSWER_VALUE_BYTES} replaced by {@link #ASK_ALONE}, in order.
+     * {@code r}, or {@link #ASK_ALONE} when its value would take the values an answer holds
+     * ({@code used}, shared by the answer's reads) past {@link #MAX_ANSWER_VALUE_BYTES}; called as
+     * each read completes, so that a value past the budget is let go at once, not held until the
+     * whole batch is in.
      */
-    static List<Result> withinBudget(List<Result> results) {
-        List<Result> out = new ArrayList<>(results.size());
-        long values = 0;
-        for (Result r : results) {
-            if (r.status == FOUND) {
-                if (values + r.value.length > MAX_ANSWER_VALUE_BYTES) {
-                    out.add(Result.ASK_ALONE_RESULT);
-                    continue;
-                }
-                values += r.value.length;
-            }
-            out.add(r);
-        }
-        return out;
+    static Result capped(Result r, java.util.concurrent.atomic.AtomicLong used) {
+        if (r.status != FOUND) return r;
+        long after = used.addAndGet(r.value.length);
+        if (after <= MAX_ANSWER_VALUE_BYTES) return r;
+        used.addAndGet(-r.value.length);
+        return Result.ASK_ALONE_RESULT;
     }
 
     static byte[] encodeResults(List<Result> results) {

@@ -93,6 +93,8 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
             return done(text(HttpResponseStatus.BAD_REQUEST, "malformed batch: " + e.getMessage()));
         }
         List<CompletableFuture<ReplicaBatch.Result>> results = new ArrayList<>(ops.size());
+        // values kept for this answer so far: a read past the budget lets its value go at once
+        java.util.concurrent.atomic.AtomicLong answerValueBytes = new java.util.concurrent.atomic.AtomicLong();
         for (ReplicaBatch.Op op : ops) {
             CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
             if (op.isWrite()) {
@@ -103,7 +105,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
                     r.complete(ReplicaBatch.Result.WRITTEN_RESULT);
                 });
             } else {
-                handOff.submit(r, () -> r.complete(ReplicaBatch.Result.of(store.get(op.key()))));
+                handOff.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
             }
             results.add(r.exceptionally(e -> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -117,7 +119,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(x -> {
             List<ReplicaBatch.Result> out = new ArrayList<>(results.size());
             for (CompletableFuture<ReplicaBatch.Result> r : results) out.add(r.join());
-            byte[] body = ReplicaBatch.encodeResults(ReplicaBatch.withinBudget(out));
+            byte[] body = ReplicaBatch.encodeResults(out);
             FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
             r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");

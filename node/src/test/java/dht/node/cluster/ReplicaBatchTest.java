@@ -51,10 +51,14 @@ class ReplicaBatchTest {
         int third = ReplicaBatch.MAX_ANSWER_VALUE_BYTES / 3;
         Result small = Result.of(Entry.value(b("a"), new byte[third], 1));
         Result huge = Result.of(Entry.value(b("b"), new byte[ReplicaBatch.MAX_ANSWER_VALUE_BYTES + 1], 2));
-        List<Result> in = List.of(small, huge, small, Result.of(Entry.tombstone(b("c"), 3)), small, small, Result.WRITTEN_RESULT);
-        List<Result> out = ReplicaBatch.withinBudget(in);
+        java.util.concurrent.atomic.AtomicLong used = new java.util.concurrent.atomic.AtomicLong();
+        List<Result> out = new java.util.ArrayList<>();
+        for (Result r : List.of(small, huge, small, Result.of(Entry.tombstone(b("c"), 3)), small, small, Result.WRITTEN_RESULT)) {
+            out.add(ReplicaBatch.capped(r, used));
+        }
         assertThat(out).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.ASK_ALONE,
                 ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE, ReplicaBatch.FOUND, ReplicaBatch.ASK_ALONE, ReplicaBatch.WRITTEN);
+        assertThat(used.get()).isEqualTo(3L * third);
     }
 
     @Test
