@@ -192,24 +192,30 @@ final class HintedHandoff implements AutoCloseable {
         }
     }
 
+    /**
+     * Puts a hint taken out for delivery back in its peer's queue, unless a hint for the same key
+     * held meanwhile is as new or newer; the older of the two is superseded. Called holding this.
+     */
+    private void requeue(LinkedHashMap<ByteBuffer, Hint> q, Hint h) {
+        ByteBuffer key = ByteBuffer.wrap(h.entry().key());
+        Hint held = q.get(key);
+        if (held != null && !h.entry().supersedes(held.entry())) {
+            bytes -= sizeOf(h.entry());
+            superseded++;
+            return;
+        }
+        if (held != null) {
+            bytes -= sizeOf(held.entry());
+            superseded++;
+        }
+        q.put(key, h);
+    }
+
     /** A batch that could not be sent: its hints go back (unless newer ones came), the peer is free. */
     private void giveBack(String peer, List<Hint> batch, Throwable cause) {
         synchronized (this) {
             LinkedHashMap<ByteBuffer, Hint> q = queues.get(peer);
-            for (Hint h : batch) {
-                ByteBuffer key = ByteBuffer.wrap(h.entry().key());
-                Hint there = q.get(key);
-                if (there != null && !h.entry().supersedes(there.entry())) {
-                    bytes -= sizeOf(h.entry());
-                    superseded++;
-                } else {
-                    if (there != null) {
-                        bytes -= sizeOf(there.entry());
-                        superseded++;
-                    }
-                    q.put(key, h);
-                }
-            }
+            for (Hint h : batch) requeue(q, h);
             delivering.remove(peer);
         }
         log.warn("hinted handoff to {} failed, {} hint(s) kept for the next check: {}", peer, batch.size(), cause.toString());
@@ -238,18 +244,7 @@ final class HintedHandoff implements AutoCloseable {
                     givenUp.add(w.exceptionNow());
                 } else {
                     failures++;
-                    ByteBuffer key = ByteBuffer.wrap(h.entry().key());
-                    Hint newer = q.get(key); // held while this one was in flight
-                    if (newer != null && !h.entry().supersedes(newer.entry())) {
-                        bytes -= sizeOf(h.entry());
-                        superseded++;
-                    } else {
-                        if (newer != null) {
-                            bytes -= sizeOf(newer.entry());
-                            superseded++;
-                        }
-                        q.put(key, refused ? h.refusedOnceMore() : h.notRefused());
-                    }
+                    requeue(q, refused ? h.refusedOnceMore() : h.notRefused());
                 }
             }
             if (bytes < maxBytes / 2) overflowing = false;
