@@ -29,7 +29,9 @@ final class Production {
                 .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
                 .withMemtableBytes(config.memtableBytes())
                 // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
-                .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis);
+                .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
+                // An experiment's knob (docs/benchmarks.md, "A compaction rate limit"): MB/s, 0 = no limit.
+                .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20);
         return LsmStore.open(config.dataDir(), options);
     }
 

@@ -717,7 +717,10 @@ public final class LsmStore implements Store {
     /**
      * Drops a tombstone when it is older than the grace period and no table outside the
      * compaction and no memtable of the compaction's snapshot can hold an older version of its
-     * key. Logs progress (rate, ETA) every 10 seconds. Stops when the store closes.
+     * key. Logs progress (rate, ETA) every 10 seconds. Stops when the store closes. With
+     * {@link StoreOptions#compactionBytesPerSecond} set, reads no faster than that: once ahead of
+     * the rate by a millisecond or more it sleeps the difference, so the compaction thread gives its
+     * core back in short gaps instead of holding it for the whole compaction.
      */
     private final class CompactionFilter implements Iterator<Entry> {
         private final Iterator<Entry> in;
@@ -747,6 +750,7 @@ public final class LsmStore implements Store {
                 Entry e = in.next();
                 seenBytes += TableFormat.ENTRY_HEADER + e.key().length + (e.value() == null ? 0 : e.value().length);
                 progress();
+                throttle();
                 if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
                     continue;
                 }
@@ -766,6 +770,13 @@ public final class LsmStore implements Store {
                 }
             }
             return false;
+        }
+
+        private void throttle() {
+            long rate = opt.compactionBytesPerSecond();
+            if (rate == 0) return;
+            long ahead = t0 + (long) (seenBytes * 1e9 / rate) - System.nanoTime();
+            if (ahead >= 1_000_000L) java.util.concurrent.locks.LockSupport.parkNanos(ahead);
         }
 
         private void progress() {

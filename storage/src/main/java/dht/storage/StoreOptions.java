@@ -20,12 +20,16 @@ import java.util.function.LongUnaryOperator;
  *                              is simply never old enough, which is safe)
  * @param compactionMinTables   size-tiered compaction merges a bucket once it has this many tables
  * @param slowdownTables        above this many live tables each write is delayed by 1 ms
+ * @param compactionBytesPerSecond the most input bytes a compaction reads per second, 0 for no
+ *                              limit (default): a limit spreads a compaction's CPU over a longer
+ *                              time instead of taking a core flat out
  * @param files                 the file-I/O seam
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
-                           int compactionMinTables, int slowdownTables, StorageFiles files) {
+                           int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
+                           StorageFiles files) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || files == null) {
@@ -38,55 +42,61 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         if (blockSize < 256 || blockSize > (1 << 24)) throw new IllegalArgumentException("blockSize");
         if (compactionMinTables < 2) throw new IllegalArgumentException("compactionMinTables < 2");
         if (slowdownTables < compactionMinTables) throw new IllegalArgumentException("slowdownTables");
+        if (compactionBytesPerSecond < 0) throw new IllegalArgumentException("compactionBytesPerSecond < 0");
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
-                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, NioStorageFiles.INSTANCE);
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, NioStorageFiles.INSTANCE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
         return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
         return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withBlockSize(int size) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, files);
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, files);
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, files);
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, files);
+    }
+
+    public StoreOptions withCompactionBytesPerSecond(long rate) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, files);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, f);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, f);
     }
 }

@@ -131,6 +131,24 @@ class LsmStoreTest {
     }
 
     @Test
+    void aCompactionReadsNoFasterThanItsRateLimit() throws IOException {
+        StoreOptions o = small().withCompactionBytesPerSecond(4L << 20);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            byte[] value = new byte[1000];
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 1000; i++) s.put(b(String.format("k%04d", i)), value, round * 1000 + i);
+                s.flush();
+            }
+            long t0 = System.nanoTime();
+            s.compact(); // about 2 MB of input at 4 MB/s
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+
+            assertThat(millis).as("compaction time, ms").isGreaterThanOrEqualTo(400);
+            assertThat(keys(s.scan(b("k"), null))).hasSize(1000);
+        }
+    }
+
+    @Test
     void tombstonesOlderThanGraceAreDroppedOnlyWhenNothingElseHoldsTheKey() throws IOException {
         StoreOptions o = small().withTombstoneGrace(java.time.Duration.ofMillis(1), t -> t);
         long old = System.currentTimeMillis() - 60_000;
