@@ -67,7 +67,7 @@ class HintedHandoffTest {
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
-        peer.failing = true; // believed up, but writes still fail (it went away again)
+        peer.failing = true; // believed up, but writes still fail: refusals, kept (the window is 30 s)
         up.add(peer.url);
         Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
         assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(2, 0, 0, 0, 2));
