@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: a hint is the very entry the coordinator sent (same timestamp), so delivering it
  * late, twice, or after a newer write is harmless: the replica keeps the newer version. A peer has
  * at most one hint per key, the newest version (an older one is superseded, counted): a key
- * written often while its replica is down costs one hint, not one per write, and a delete (a
- * tombstone is never larger than the value it replaces) is never the one left out. Hints live in memory only, within
+ * written often while its replica is down costs one hint, not one per write, and a delete of a key
+ * whose older hint is waiting never finds the budget full (a tombstone is never larger than the
+ * value it replaces; one whose older hint is in flight, or a first hint, can). Hints live in memory only, within
  * {@code maxBytes} over all peers; past that, or when this node stops, they are dropped (counted,
  * and logged once per overflow) and read repair is what remains. Delivery to a peer runs one batch
  * at a time, at most {@link #BATCH} writes in flight, only while the failure detector believes the
@@ -155,14 +156,14 @@ final class HintedHandoff implements AutoCloseable {
     /** Sends the next batch of {@code peer}'s hints; called with the peer marked delivering. */
     private void deliverBatch(String peer) {
         List<Hint> batch = new ArrayList<>(BATCH);
-        synchronized (this) {
-            Iterator<Hint> oldest = queues.get(peer).values().iterator();
-            while (batch.size() < BATCH && oldest.hasNext()) {
-                batch.add(oldest.next());
-                oldest.remove();
-            }
-        }
         try {
+            synchronized (this) {
+                Iterator<Hint> oldest = queues.get(peer).values().iterator();
+                while (batch.size() < BATCH && oldest.hasNext()) {
+                    batch.add(oldest.next());
+                    oldest.remove();
+                }
+            }
             Replica replica = peers.get(peer);
             List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
             for (Hint h : batch) {

@@ -106,7 +106,7 @@ final class PeerBatcher {
             bytes = 0;
             if (out.size() == 1) {
                 Pending p = out.get(0);
-                forward(single.apply(p.op), p.result);
+                forward(alone(p.op), p.result);
                 return;
             }
             List<Op> ops = new ArrayList<>(out.size());

@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings the replicas a GET asked up to the newest version that GET saw. Once every replica call
  * of the read has completed (after the client was answered: the quorum does not wait for this),
- * the replicas that answered an older version, or none, are sent the newest one, but only those
- * the newest version's own write is known to have targeted.
+ * the replicas that answered an older version, or none, are sent the newest one, but a value only
+ * to those its own write is known to have targeted (a tombstone also to any replica holding an
+ * older value, see below).
  *
  * <p>Why that limit: a PUT stores no more than its {@code from} copies (the contract), on the
  * first {@code from} replicas of the key's ordering, and a version does not record the {@code from}
@@ -31,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: the version sent is one a replica already holds, with its original timestamp, so
  * a repair can never win over a newer write (a replica keeps the newer of two versions); tombstones
- * are repaired like values, so a delete that missed a replica does not come back; a repair never
- * makes a version's copies exceed its write's {@code from}. A replica whose call failed is not
+ * reach every stale value, so a delete that missed a replica does not come back; a repair never
+ * makes a value's copies exceed its write's {@code from}. A replica whose call failed is not
  * repaired: nothing is known of what it holds. A failed repair is only counted: the next read of
  * the key tries again. {@code targets} is in the key's placement order.
  */
