@@ -7,9 +7,9 @@ import org.HdrHistogram.Histogram;
  * after the warmup). Owned by the connection's event-loop thread until the run ends, then merged.
  */
 public final class ConnectionStats {
-    /** Latencies in nanoseconds; 3 significant digits, up to one hour. */
-    public static Histogram newHistogram() {
-        return new Histogram(3_600_000_000_000L, 3);
+    /** Latencies in nanoseconds, up to one hour. */
+    private static Histogram histogram(int significantDigits) {
+        return new Histogram(3_600_000_000_000L, significantDigits);
     }
 
     final Histogram latency;
@@ -40,8 +40,8 @@ public final class ConnectionStats {
 
     /** With fewer significant digits for figures nobody reads (the warm-up's): 5 KB, not 270 KB. */
     ConnectionStats(int significantDigits) {
-        latency = new Histogram(3_600_000_000_000L, significantDigits);
-        sendLag = new Histogram(3_600_000_000_000L, significantDigits);
+        latency = histogram(significantDigits);
+        sendLag = histogram(significantDigits);
     }
 
     void merge(ConnectionStats o) {

@@ -99,23 +99,16 @@ final class HintedHandoff implements AutoCloseable {
         boolean firstOverflow = false;
         synchronized (this) {
             LinkedHashMap<ByteBuffer, Hint> q = queues.computeIfAbsent(peer, p -> new LinkedHashMap<>());
-            ByteBuffer key = ByteBuffer.wrap(entry.key());
-            Hint old = q.get(key);
-            if (old != null && !entry.supersedes(old.entry())) {
-                held++;
-                superseded++; // the one kept is as new or newer
-            } else if (bytes + sizeOf(entry) - (old == null ? 0 : sizeOf(old.entry())) > maxBytes) {
+            Hint old = q.get(ByteBuffer.wrap(entry.key()));
+            boolean replaces = old == null || entry.supersedes(old.entry());
+            if (replaces && bytes + sizeOf(entry) - (old == null ? 0 : sizeOf(old.entry())) > maxBytes) {
                 dropped++;
                 firstOverflow = !overflowing;
                 overflowing = true;
             } else {
-                if (old != null) {
-                    bytes -= sizeOf(old.entry());
-                    superseded++;
-                }
-                q.put(key, new Hint(entry, 0, 0));
                 bytes += sizeOf(entry);
                 held++;
+                offer(q, new Hint(entry, 0, 0)); // superseded at once if the one held is as new or newer
             }
         }
         if (firstOverflow) {
@@ -194,10 +187,11 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     /**
-     * Puts a hint taken out for delivery back in its peer's queue, unless a hint for the same key
-     * held meanwhile is as new or newer; the older of the two is superseded. Called holding this.
+     * Puts a hint in its peer's queue (a new one, or one taken out for delivery), unless the hint
+     * held for the same key is as new or newer; the older of the two is superseded and its bytes
+     * uncounted. The offered hint's bytes must already be counted. Called holding this.
      */
-    private void requeue(LinkedHashMap<ByteBuffer, Hint> q, Hint h) {
+    private void offer(LinkedHashMap<ByteBuffer, Hint> q, Hint h) {
         ByteBuffer key = ByteBuffer.wrap(h.entry().key());
         Hint held = q.get(key);
         if (held != null && !h.entry().supersedes(held.entry())) {
@@ -216,7 +210,7 @@ final class HintedHandoff implements AutoCloseable {
     private void giveBack(String peer, List<Hint> batch, Throwable cause) {
         synchronized (this) {
             LinkedHashMap<ByteBuffer, Hint> q = queues.get(peer);
-            for (Hint h : batch) requeue(q, h);
+            for (Hint h : batch) offer(q, h);
             delivering.remove(peer);
         }
         log.warn("hinted handoff to {} failed, {} hint(s) kept for the next check: {}", peer, batch.size(), cause.toString());
@@ -245,7 +239,7 @@ final class HintedHandoff implements AutoCloseable {
                     givenUp.add(w.exceptionNow());
                 } else {
                     failures++;
-                    requeue(q, refused ? h.refusedOnceMore() : h.notRefused());
+                    offer(q, refused ? h.refusedOnceMore() : h.notRefused());
                 }
             }
             if (bytes < maxBytes / 2) overflowing = false;

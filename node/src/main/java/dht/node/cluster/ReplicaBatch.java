@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The batched point protocol ({@code POST /internal/v0/batch}, docs/wire-format.md "Batched point
@@ -139,7 +140,7 @@ final class ReplicaBatch {
      * each read completes, so that a value past the budget is let go at once, not held until the
      * whole batch is in.
      */
-    static Result capped(Result r, java.util.concurrent.atomic.AtomicLong used) {
+    static Result capped(Result r, AtomicLong used) {
         if (r.status != FOUND) return r;
         long after = used.addAndGet(r.value.length);
         if (after <= MAX_ANSWER_VALUE_BYTES) return r;

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +95,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         }
         List<CompletableFuture<ReplicaBatch.Result>> results = new ArrayList<>(ops.size());
         // values kept for this answer so far: a read past the budget lets its value go at once
-        java.util.concurrent.atomic.AtomicLong answerValueBytes = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong answerValueBytes = new AtomicLong();
         for (ReplicaBatch.Op op : ops) {
             CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
             if (op.isWrite()) {
