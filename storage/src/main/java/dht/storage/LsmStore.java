@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The log-structured merge store: a write-ahead log with group commit, a bounded concurrent
+ * The log-structured merge store: a write-ahead log with group commit, a bounded off-heap
  * memtable, immutable sorted tables read through mapped memory, size-tiered background compaction
  * and an atomically replaced manifest. See docs/storage-format.md.
  *
@@ -46,10 +46,10 @@ import org.slf4j.LoggerFactory;
  *       of tables may be merged.</li>
  * </ul>
  *
- * <p>The memtable keeps the key and value arrays passed to {@link #put} without copying them:
- * callers must not modify them afterwards. A scan holds its tables until it is closed or read to
- * the end; a scan that is abandoned without either keeps them mapped (and, once compacted away, on
- * disk) until the process ends.
+ * <p>The memtable copies keys and values off-heap ({@link Memtable}); reads return fresh arrays. A
+ * scan holds its memtables and tables until it is closed or read to the end; a scan that is
+ * abandoned without either keeps them in memory (and, once compacted away, on disk) until the
+ * process ends.
  */
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
@@ -214,22 +214,23 @@ public final class LsmStore implements Store {
         }
 
         for (var le : logs.entrySet()) {
-            Memtable mem = new Memtable(le.getKey());
+            // Replayed memtables belong to no version: each is freed here once written (or on failure).
             List<Memtable> full = new ArrayList<>();
-            Memtable[] cur = {mem};
-            WalReader.replay(files, le.getValue(), e -> {
-                cur[0].put(e);
-                if (cur[0].bytes() >= opt.memtableBytes()) {
-                    full.add(cur[0]);
-                    cur[0] = new Memtable(le.getKey());
+            full.add(newMemtable(le.getKey()));
+            try {
+                WalReader.replay(files, le.getValue(), e -> {
+                    Memtable cur = full.getLast();
+                    cur.put(e);
+                    if (cur.bytes() >= opt.memtableBytes()) full.add(newMemtable(le.getKey()));
+                });
+                for (Memtable fm : full) {
+                    if (fm.isEmpty()) continue;
+                    long n = nextFile++;
+                    Table t = writeTable(fm, n);
+                    if (t != null) tables.add(t);
                 }
-            });
-            full.add(cur[0]);
-            for (Memtable fm : full) {
-                if (fm.isEmpty()) continue;
-                long n = nextFile++;
-                Table t = writeTable(fm, n);
-                if (t != null) tables.add(t);
+            } finally {
+                for (Memtable fm : full) fm.discard();
             }
         }
 
@@ -238,7 +239,7 @@ public final class LsmStore implements Store {
         files.syncDirectory(dir);
         new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
         for (Path p : logs.values()) files.delete(p);
-        current = new Version(new Memtable(walNumber), List.of(), tables);
+        current = new Version(newMemtable(walNumber), List.of(), tables);
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
     }
@@ -247,6 +248,10 @@ public final class LsmStore implements Store {
         List<Long> out = new ArrayList<>(tables.size());
         for (Table t : tables) out.add(t.number);
         return out;
+    }
+
+    private Memtable newMemtable(long logNumber) {
+        return new Memtable(logNumber, MemtableArena.chunkFor(opt.memtableBytes()));
     }
 
     /** Writes a memtable to table {@code n}, fsynced, and opens it. */
@@ -413,7 +418,7 @@ public final class LsmStore implements Store {
         v.active.walBytes = old.bytes();
         List<Memtable> imm = new ArrayList<>(v.immutables);
         imm.add(v.active);
-        install(new Version(new Memtable(n), imm, v.tables));
+        install(new Version(newMemtable(n), imm, v.tables));
         flusher.execute(this::flushPending);
     }
 

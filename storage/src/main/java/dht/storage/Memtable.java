@@ -1,54 +1,229 @@
 package dht.storage;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Collections;
 import java.util.Iterator;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The in-memory sorted buffer for the writes of one log file. Holds at most one version per key:
- * the one that {@link Entry#supersedes} the others, so the order in which writes arrive does not
- * matter. Size is an estimate (key + value + per-node overhead) used to decide when to flush.
+ * The in-memory sorted buffer for the writes of one log file: a skip list whose nodes, keys and
+ * values live off-heap in a {@link MemtableArena}, so that the garbage collector never sees them
+ * (the on-heap map it replaced made every young pause copy the memtable). Holds at most one version
+ * per key: the one that {@link Entry#supersedes} the others, so the order in which writes arrive
+ * does not matter. Reads return copies on the heap.
+ *
+ * <p>Layout, all 8-byte aligned, native byte order: a node is {@code [value record address: long]
+ * [key length: int][height: int][next: long × height][key bytes]}; a value record is
+ * {@code [timestamp: long][value length: int, -1 for a tombstone][value bytes]}. Address 0 is the
+ * head node (height {@link #MAX_HEIGHT}, no key), so 0 as a next pointer means "end".
+ *
+ * <p>Invariants: one writer at a time ({@link #put} is synchronized; the store's group-commit leader
+ * is the only caller), any number of readers without locks. A node or record is fully written
+ * before the release store that links it (a next pointer, or a node's value address), and readers
+ * follow links with acquire loads, so a reader sees either the old or the new state, never a torn
+ * one; a superseded record stays in the arena (counted in {@link #bytes}) until the memtable is
+ * freed. Lifetime is reference counted by the {@link Version}s that list the memtable, like a
+ * {@link Table}: the native memory is freed when the last one lets go, and nobody may touch the
+ * memtable after that.
  */
 final class Memtable {
-    private static final int OVERHEAD = 96;
+    static final int MAX_HEIGHT = 12;
+    private static final int VALUE = 0;
+    private static final int KEY_LENGTH = 8;
+    private static final int HEIGHT = 12;
+    private static final int NEXT = 16;
+    private static final int RECORD_HEADER = 12;
+    private static final long HEAD = 0;
+    private static final int HEAD_BYTES = NEXT + 8 * MAX_HEIGHT;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
     final long logNumber;
-    private final ConcurrentSkipListMap<byte[], Entry> map = new ConcurrentSkipListMap<>(Bytes.ORDER);
-    private final AtomicLong bytes = new AtomicLong();
+    private final MemtableArena arena;
+    private final AtomicInteger refs = new AtomicInteger();
+    private final long[] prev = new long[MAX_HEIGHT]; // writer's scratch
+    private long random;
+    private volatile int count;
     /** Size of this memtable's log once it is closed (for stats). */
     volatile long walBytes;
 
-    Memtable(long logNumber) { this.logNumber = logNumber; }
+    /** An empty memtable for log {@code logNumber}, taking native memory in chunks of {@code chunkBytes}. */
+    Memtable(long logNumber, int chunkBytes) {
+        this.logNumber = logNumber;
+        this.arena = new MemtableArena(chunkBytes);
+        this.random = logNumber * 0x9E3779B97F4A7C15L | 1;
+        long head = arena.allocate(HEAD_BYTES);
+        assert head == HEAD;
+    }
 
-    void put(Entry e) {
-        Entry prev = map.putIfAbsent(e.key(), e);
-        if (prev == null) {
-            bytes.addAndGet(size(e));
+    // ---- writing (one thread at a time) ----
+
+    synchronized void put(Entry e) {
+        byte[] key = e.key();
+        long x = HEAD;
+        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+            while (true) {
+                long next = next(x, level);
+                if (next == 0 || compare(key, next) <= 0) break;
+                x = next;
+            }
+            prev[level] = x;
+        }
+        long found = next(prev[0], 0);
+        if (found != 0 && compare(key, found) == 0) {
+            MemorySegment s = arena.segment(found);
+            long o = MemtableArena.offset(found);
+            if (supersedes(e, s.get(ValueLayout.JAVA_LONG, o + VALUE))) {
+                LONG.setRelease(s, o + VALUE, writeRecord(e));
+            }
             return;
         }
-        while (e.supersedes(prev)) {
-            if (map.replace(e.key(), prev, e)) {
-                bytes.addAndGet(size(e) - size(prev));
-                return;
-            }
-            prev = map.get(e.key());
+        int height = randomHeight();
+        long node = arena.allocate(NEXT + 8 * height + key.length);
+        long record = writeRecord(e);
+        MemorySegment s = arena.segment(node);
+        long o = MemtableArena.offset(node);
+        s.set(ValueLayout.JAVA_LONG, o + VALUE, record);
+        s.set(ValueLayout.JAVA_INT, o + KEY_LENGTH, key.length);
+        s.set(ValueLayout.JAVA_INT, o + HEIGHT, height);
+        MemorySegment.copy(key, 0, s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key.length);
+        for (int i = 0; i < height; i++) s.set(ValueLayout.JAVA_LONG, o + NEXT + 8L * i, next(prev[i], i));
+        for (int i = 0; i < height; i++) {
+            LONG.setRelease(arena.segment(prev[i]), MemtableArena.offset(prev[i]) + NEXT + 8L * i, node);
         }
+        count = count + 1;
     }
 
-    private static long size(Entry e) {
-        return OVERHEAD + e.key().length + (e.value() == null ? 0 : e.value().length);
+    private long writeRecord(Entry e) {
+        byte[] v = e.value();
+        int length = v == null ? 0 : v.length;
+        long record = arena.allocate(RECORD_HEADER + length);
+        MemorySegment s = arena.segment(record);
+        long o = MemtableArena.offset(record);
+        s.set(ValueLayout.JAVA_LONG, o, e.timestamp());
+        s.set(ValueLayout.JAVA_INT, o + 8, v == null ? -1 : length);
+        if (length > 0) MemorySegment.copy(v, 0, s, ValueLayout.JAVA_BYTE, o + RECORD_HEADER, length);
+        return record;
     }
 
-    Entry get(byte[] key) { return map.get(key); }
+    /** {@link Entry#supersedes}, against a stored record, without copying it to the heap. */
+    private boolean supersedes(Entry e, long record) {
+        MemorySegment s = arena.segment(record);
+        long o = MemtableArena.offset(record);
+        long timestamp = s.get(ValueLayout.JAVA_LONG, o);
+        if (e.timestamp() != timestamp) return e.timestamp() > timestamp;
+        int length = s.get(ValueLayout.JAVA_INT, o + 8);
+        boolean tombstone = length < 0;
+        if (e.isTombstone() != tombstone) return e.isTombstone();
+        if (tombstone) return false;
+        return Bytes.compare(e.value(), s, o + RECORD_HEADER, length) > 0;
+    }
 
+    /** LevelDB's: height h with probability 3/4 × (1/4)^(h-1). */
+    private int randomHeight() {
+        int height = 1;
+        while (height < MAX_HEIGHT) {
+            random ^= random << 13;
+            random ^= random >>> 7;
+            random ^= random << 17;
+            if ((random & 3) != 0) break;
+            height++;
+        }
+        return height;
+    }
+
+    // ---- reading (any thread) ----
+
+    private long next(long node, int level) {
+        return (long) LONG.getAcquire(arena.segment(node), MemtableArena.offset(node) + NEXT + 8L * level);
+    }
+
+    /** Unsigned order of {@code key} against the key of {@code node}. */
+    private int compare(byte[] key, long node) {
+        MemorySegment s = arena.segment(node);
+        long o = MemtableArena.offset(node);
+        int height = s.get(ValueLayout.JAVA_INT, o + HEIGHT);
+        return Bytes.compare(key, s, o + NEXT + 8L * height, s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH));
+    }
+
+    /** The first node whose key is at least {@code key}, or 0. */
+    private long seek(byte[] key) {
+        long x = HEAD;
+        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+            while (true) {
+                long next = next(x, level);
+                if (next == 0 || compare(key, next) <= 0) break;
+                x = next;
+            }
+        }
+        return next(x, 0);
+    }
+
+    private Entry entryAt(long node) {
+        MemorySegment s = arena.segment(node);
+        long o = MemtableArena.offset(node);
+        int height = s.get(ValueLayout.JAVA_INT, o + HEIGHT);
+        int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
+        byte[] key = new byte[keyLength];
+        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
+        long record = (long) LONG.getAcquire(s, o + VALUE);
+        MemorySegment r = arena.segment(record);
+        long ro = MemtableArena.offset(record);
+        long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
+        int length = r.get(ValueLayout.JAVA_INT, ro + 8);
+        if (length < 0) return Entry.tombstone(key, timestamp);
+        byte[] value = new byte[length];
+        MemorySegment.copy(r, ValueLayout.JAVA_BYTE, ro + RECORD_HEADER, value, 0, length);
+        return Entry.value(key, value, timestamp);
+    }
+
+    Entry get(byte[] key) {
+        long node = seek(key);
+        return node != 0 && compare(key, node) == 0 ? entryAt(node) : null;
+    }
+
+    /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
-        if (from == null) from = new byte[0];
-        if (to != null && Bytes.ORDER.compare(from, to) >= 0) return java.util.Collections.emptyIterator();
-        return (to == null ? map.tailMap(from, true) : map.subMap(from, true, to, false)).values().iterator();
+        byte[] start = from == null ? new byte[0] : from;
+        if (to != null && Bytes.ORDER.compare(start, to) >= 0) return Collections.emptyIterator();
+        return new Iterator<>() {
+            private long node = seek(start);
+
+            @Override
+            public boolean hasNext() {
+                return node != 0 && (to == null || compare(to, node) > 0);
+            }
+
+            @Override
+            public Entry next() {
+                if (!hasNext()) throw new NoSuchElementException();
+                Entry e = entryAt(node);
+                node = Memtable.this.next(node, 0);
+                return e;
+            }
+        };
     }
 
-    long bytes() { return bytes.get(); }
+    /** Native bytes the entries take, superseded versions included: what decides a flush. */
+    long bytes() { return arena.used() - HEAD_BYTES; }
 
-    int count() { return map.size(); }
+    int count() { return count; }
 
-    boolean isEmpty() { return map.isEmpty(); }
+    boolean isEmpty() { return count == 0; }
+
+    // ---- lifetime ----
+
+    void retain() { refs.incrementAndGet(); }
+
+    void release() {
+        if (refs.decrementAndGet() == 0) arena.close();
+    }
+
+    /** Frees a memtable no {@link Version} ever listed (one replayed and flushed during recovery). */
+    void discard() {
+        if (refs.get() != 0) throw new IllegalStateException("memtable of log " + logNumber + " is still referenced");
+        arena.close();
+    }
 }

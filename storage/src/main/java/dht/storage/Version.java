@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An immutable snapshot of what a reader must consult: the active memtable, the immutable ones
  * waiting for flush, and the live tables. Reference counted: the store holds one reference to the
  * current version, each get or open scan one more; when the count drops to zero the version lets
- * go of its tables (which unmap when no version holds them).
+ * go of its memtables and tables (which free their native memory, or unmap, when no version holds
+ * them).
  */
 final class Version {
     final Memtable active;
@@ -19,6 +20,8 @@ final class Version {
         this.active = active;
         this.immutables = List.copyOf(immutables);
         this.tables = List.copyOf(tables);
+        active.retain();
+        for (Memtable m : this.immutables) m.retain();
         for (Table t : this.tables) t.retain();
     }
 
@@ -33,6 +36,8 @@ final class Version {
 
     void release() {
         if (refs.decrementAndGet() == 0) {
+            active.release();
+            for (Memtable m : immutables) m.release();
             for (Table t : tables) t.release();
         }
     }
