@@ -323,6 +323,11 @@ public final class LsmStore implements Store {
                 for (Writer x : batch) mem.put(x.entry);
             } catch (IOException ex) {
                 err = ex;
+            } catch (RuntimeException | Error ex) {
+                // The memtable could not take the batch (native memory exhausted, say): it is in the
+                // log but not all readable, so this store stops taking writes as for a log failure;
+                // reopening replays the log. Left unhandled, it would leave the batch queued forever.
+                err = new IOException("memtable insert failed: " + ex, ex);
             } finally {
                 mutex.lock();
             }
@@ -484,6 +489,7 @@ public final class LsmStore implements Store {
             try {
                 if (current.immutables.isEmpty()) return true;
                 m = current.immutables.getFirst();
+                m.retain(); // ours until the flush is over, whatever happens to the versions meanwhile
                 n = nextFile++;
             } finally {
                 mutex.unlock();
@@ -508,6 +514,8 @@ public final class LsmStore implements Store {
                     }
                 }
                 return false;
+            } finally {
+                m.release(); // after the install, when no reader holds it: its native memory goes here, outside the mutex
             }
         }
     }
@@ -848,11 +856,17 @@ public final class LsmStore implements Store {
     @Override
     public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
         Version v = acquire();
-        List<Iterator<Entry>> sources = new ArrayList<>();
-        sources.add(v.active.iterator(from, to));
-        for (Memtable m : v.immutables) sources.add(m.iterator(from, to));
-        for (Table t : v.tables) sources.add(t.iterator(from, to));
-        MergingIterator merged = new MergingIterator(sources);
+        MergingIterator merged;
+        try {
+            List<Iterator<Entry>> sources = new ArrayList<>();
+            sources.add(v.active.iterator(from, to));
+            for (Memtable m : v.immutables) sources.add(m.iterator(from, to));
+            for (Table t : v.tables) sources.add(t.iterator(from, to));
+            merged = new MergingIterator(sources); // reads the first entry of each source: may meet a damaged block
+        } catch (RuntimeException | Error e) {
+            v.release(); // else the version, its memtables' native memory and its tables stay for good
+            throw e;
+        }
         return new CloseableIterator<>() {
             private boolean released;
 
@@ -925,10 +939,11 @@ public final class LsmStore implements Store {
         compactor.shutdown();
         flusher.shutdown();
         try {
-            if (!compactor.awaitTermination(1, TimeUnit.MINUTES) || !flusher.awaitTermination(1, TimeUnit.MINUTES)
-                    || !syncer.awaitTermination(1, TimeUnit.MINUTES)) {
-                log.warn("background work of store {} did not stop within a minute", dir);
-            }
+            // Each waited for on its own: one that overruns must not let the others go unwaited for.
+            boolean stopped = compactor.awaitTermination(1, TimeUnit.MINUTES);
+            stopped &= flusher.awaitTermination(1, TimeUnit.MINUTES);
+            stopped &= syncer.awaitTermination(1, TimeUnit.MINUTES);
+            if (!stopped) log.warn("background work of store {} did not stop within a minute", dir);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
