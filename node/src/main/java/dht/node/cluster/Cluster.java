@@ -63,8 +63,11 @@ public final class Cluster implements AutoCloseable {
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
-        StorageHandOff handOff = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
-        replicas.put(self, new LocalReplica(self, store, handOff));
+        StorageHandOff reads = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
+        int writeThreads = batchStoreCalls ? writeThreads() : 0;
+        StorageHandOff writes = writeThreads == 0 ? reads : new StorageHandOff(
+                new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
+        replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerClient client = null;
         if (nodes.size() > 1) {
             client = new PeerClient(self, nodes, replicaTimeout, loops);
@@ -86,7 +89,7 @@ public final class Cluster implements AutoCloseable {
             hints = new HintedHandoff(peers, client::isUp, client.group(), hintBytes);
         }
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, hints);
-        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, handOff, clock);
+        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, reads, writes, clock);
         HintedHandoff h = hints;
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, h));
@@ -95,8 +98,9 @@ public final class Cluster implements AutoCloseable {
             return c.openScan(peer, start, end);
         });
         log.info("cluster started: self {}, {} nodes, replica timeout {} ms, replica calls batched per loop pass: {}, "
-                        + "hints up to {} bytes", self, nodes.size(), replicaTimeout.toMillis(),
-                loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes);
+                        + "hints up to {} bytes, concurrent store writes {}", self, nodes.size(), replicaTimeout.toMillis(),
+                loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
+                writeThreads == 0 ? "unlimited" : writeThreads);
         return new Cluster(coordinator, endpoint, view, scanner, client, clock);
     }
 
@@ -115,6 +119,29 @@ public final class Cluster implements AutoCloseable {
             throw new IllegalArgumentException("-D" + PEER_BATCH_PROPERTY + " must be reads, all or off, not " + v);
         }
         return v;
+    }
+
+    static final String WRITE_THREADS_PROPERTY = "dht.storage.writeThreads";
+
+    /**
+     * How many store writes run at once when store calls are batched, i.e. under
+     * {@code --sync periodic} ({@code -Ddht.storage.writeThreads}, default 8; 0 = as many as the
+     * storage pool has threads). Not under {@code --sync every-write}: there concurrent writers
+     * share one fsync (group commit), and fewer of them halves throughput (http-server.md).
+     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in four pairs of four with 8
+     * writes at once than with 64, and under 10 ms in three of those four runs against none
+     * (docs/benchmarks.md, "Fewer threads for writes"), while reads did better with all 64
+     * threads; so writes are limited and reads are not. A 3-node cluster showed no gain.
+     */
+    static int writeThreads() {
+        String v = System.getProperty(WRITE_THREADS_PROPERTY, "8");
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0) return n;
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new IllegalArgumentException("-D" + WRITE_THREADS_PROPERTY + " must be a thread count >= 0, not " + v);
     }
 
     static final String HINT_BYTES_PROPERTY = "dht.hints.bytes";

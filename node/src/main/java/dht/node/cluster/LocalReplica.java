@@ -11,12 +11,14 @@ import java.util.concurrent.CompletableFuture;
 final class LocalReplica implements Replica {
     private final String url;
     private final Store store;
-    private final StorageHandOff handOff;
+    private final StorageHandOff reads;
+    private final StorageHandOff writes;
 
-    LocalReplica(String url, Store store, StorageHandOff handOff) {
+    LocalReplica(String url, Store store, StorageHandOff reads, StorageHandOff writes) {
         this.url = url;
         this.store = store;
-        this.handOff = handOff;
+        this.reads = reads;
+        this.writes = writes;
     }
 
     @Override
@@ -27,14 +29,14 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
         CompletableFuture<Entry> result = new CompletableFuture<>();
-        handOff.submit(result, () -> result.complete(store.get(key)));
+        reads.submit(result, () -> result.complete(store.get(key)));
         return result;
     }
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        handOff.submit(result, () -> {
+        writes.submit(result, () -> {
             apply(store, entry);
             result.complete(null);
         });

@@ -66,11 +66,23 @@ final class StorageHandOff {
     }
 
     private void hand(List<Call> calls) {
+        HandedOver task = new HandedOver(calls);
         try {
-            executor.execute(() -> {
-                for (Call c : calls) c.run();
-            });
+            executor.execute(task);
         } catch (RejectedExecutionException e) {
+            task.rejected(e);
+        }
+    }
+
+    /** Calls handed over together; told when they will never run (a bounded executor's queue at shutdown). */
+    private record HandedOver(List<Call> calls) implements BoundedConcurrencyExecutor.Rejectable {
+        @Override
+        public void run() {
+            for (Call c : calls) c.run();
+        }
+
+        @Override
+        public void rejected(RejectedExecutionException e) {
             for (Call c : calls) c.result.completeExceptionally(e);
         }
     }

@@ -34,12 +34,14 @@ import org.slf4j.LoggerFactory;
 final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private static final Logger log = LoggerFactory.getLogger(StoreReplicaEndpoint.class);
     private final Store store;
-    private final StorageHandOff handOff;
+    private final StorageHandOff reads;
+    private final StorageHandOff writes;
     private final HybridLogicalClock clock;
 
-    StoreReplicaEndpoint(Store store, StorageHandOff handOff, HybridLogicalClock clock) {
+    StoreReplicaEndpoint(Store store, StorageHandOff reads, StorageHandOff writes, HybridLogicalClock clock) {
         this.store = store;
-        this.handOff = handOff;
+        this.reads = reads;
+        this.writes = writes;
         this.clock = clock;
     }
 
@@ -57,7 +59,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         HttpMethod method = request.method();
         CompletableFuture<FullHttpResponse> result = new CompletableFuture<>();
         if (method.equals(HttpMethod.GET)) {
-            handOff.submit(result, () -> result.complete(readResponse(store.get(key))));
+            reads.submit(result, () -> result.complete(readResponse(store.get(key))));
             return result;
         }
         boolean put = method.equals(HttpMethod.PUT);
@@ -73,7 +75,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
                 : Entry.tombstone(key, timestamp);
         clock.observe(timestamp);
-        handOff.submit(result, () -> {
+        writes.submit(result, () -> {
             LocalReplica.apply(store, entry);
             result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
         });
@@ -101,12 +103,12 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
             if (op.isWrite()) {
                 Entry entry = op.entry();
                 clock.observe(entry.timestamp());
-                handOff.submit(r, () -> {
+                writes.submit(r, () -> {
                     LocalReplica.apply(store, entry);
                     r.complete(ReplicaBatch.Result.WRITTEN_RESULT);
                 });
             } else {
-                handOff.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
+                reads.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
             }
             results.add(r.exceptionally(e -> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
