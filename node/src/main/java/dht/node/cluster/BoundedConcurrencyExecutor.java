@@ -1,5 +1,7 @@
 package dht.node.cluster;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -16,9 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * 60,000 PUT/s on two cores that convoy showed up as p99 stalls that 8 storage threads did not
  * have (docs/benchmarks.md, "Fewer threads for writes"). Reads keep the whole pool.
  *
- * <p>Invariants: at most {@code limit} tasks run at once; every task accepted is run exactly once,
- * unless the delegate rejects it, in which case {@link #execute} throws and the task is not run;
- * {@code running} counts the runners holding a slot (started or about to be).
+ * <p>Invariants: at most {@code limit} tasks run at once; every task is either run exactly once or,
+ * when the delegate rejects a new runner (shutdown) before any runner took it, told so through
+ * {@link Rejectable#rejected} (a task that is not {@link Rejectable} makes {@link #execute} throw
+ * instead), never both; {@code running} counts the runners holding a slot (started or about to be);
+ * whenever a task waits, some runner holds a slot or the thread that queued it takes one.
  */
 final class BoundedConcurrencyExecutor implements Executor {
     private final Executor delegate;
@@ -35,37 +39,52 @@ final class BoundedConcurrencyExecutor implements Executor {
     @Override
     public void execute(Runnable task) {
         waiting.add(task);
-        startRunnerIfSlotFree();
-    }
-
-    private void startRunnerIfSlotFree() {
-        while (true) {
-            int r = running.get();
-            if (r >= limit || waiting.isEmpty()) return;
-            if (running.compareAndSet(r, r + 1)) break;
-        }
+        if (!takeSlotIfWork()) return;
         try {
             delegate.execute(this::runWaiting);
-        } catch (RejectedExecutionException e) {
+        } catch (Throwable e) {
             running.decrementAndGet();
-            // Tasks still queued would never run: fail them the way the delegate would have.
+            if (!(e instanceof RejectedExecutionException rejected)) throw e;
+            // The delegate is shutting down. Tasks polled here were taken by no runner, so each is
+            // told once that it will not run; one a live runner already took still runs.
+            List<Runnable> notRejectable = new ArrayList<>();
             Runnable t;
             while ((t = waiting.poll()) != null) {
-                if (t instanceof Rejectable r) r.rejected(e);
+                if (t instanceof Rejectable r) r.rejected(rejected);
+                else notRejectable.add(t);
             }
-            throw e;
+            if (!notRejectable.isEmpty()) throw rejected;
         }
     }
 
-    private void runWaiting() {
-        try {
-            Runnable t;
-            while ((t = waiting.poll()) != null) t.run();
-        } finally {
-            running.decrementAndGet();
-            // A task queued after the poll above saw an empty queue, and this runner's slot taken.
-            startRunnerIfSlotFree();
+    /** Takes a slot if one is free and a task waits; the caller then owes a runner for it. */
+    private boolean takeSlotIfWork() {
+        while (true) {
+            int r = running.get();
+            if (r >= limit || waiting.isEmpty()) return false;
+            if (running.compareAndSet(r, r + 1)) return true;
         }
+    }
+
+    /**
+     * Drains the queue, then gives its slot back; a task queued after the last poll but before the
+     * slot was given back found every slot taken, so the runner takes a slot again and keeps going
+     * on this thread (never submits a new runner from here, where a rejection would kill the pool's
+     * thread).
+     */
+    private void runWaiting() {
+        do {
+            Runnable t;
+            while ((t = waiting.poll()) != null) {
+                try {
+                    t.run();
+                } catch (Throwable e) {
+                    Thread self = Thread.currentThread();
+                    self.getUncaughtExceptionHandler().uncaughtException(self, e);
+                }
+            }
+            running.decrementAndGet();
+        } while (takeSlotIfWork());
     }
 
     /** A task that can be told it will never run. */

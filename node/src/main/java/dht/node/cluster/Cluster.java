@@ -64,7 +64,8 @@ public final class Cluster implements AutoCloseable {
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
         StorageHandOff reads = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
-        int writeThreads = batchStoreCalls ? writeThreads() : 0;
+        int writeThreads = writeThreads(); // read even when unused, so a bad value is reported
+        if (!batchStoreCalls) writeThreads = 0;
         StorageHandOff writes = writeThreads == 0 ? reads : new StorageHandOff(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
@@ -125,13 +126,13 @@ public final class Cluster implements AutoCloseable {
 
     /**
      * How many store writes run at once when store calls are batched, i.e. under
-     * {@code --sync periodic} ({@code -Ddht.storage.writeThreads}, default 8; 0 = as many as the
-     * storage pool has threads). Not under {@code --sync every-write}: there concurrent writers
+     * {@code --sync periodic} unless {@code -Ddht.storage.batch=false}
+     * ({@code -Ddht.storage.writeThreads}, default 8; 0 = as many as the storage pool has threads). Not under {@code --sync every-write}: there concurrent writers
      * share one fsync (group commit), and fewer of them halves throughput (http-server.md).
-     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in four pairs of four with 8
-     * writes at once than with 64, and under 10 ms in three of those four runs against none
-     * (docs/benchmarks.md, "Fewer threads for writes"), while reads did better with all 64
-     * threads; so writes are limited and reads are not. A 3-node cluster showed no gain.
+     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in two rounds of two with 8
+     * writes at once than with 64 (8.1 and 21.1 ms against 21.5 and 40.8), as it was with the
+     * whole pool at 8 threads, which cost reads (docs/benchmarks.md, "Fewer threads for writes");
+     * so writes are limited and reads are not. A 3-node cluster showed no gain.
      */
     static int writeThreads() {
         String v = System.getProperty(WRITE_THREADS_PROPERTY, "8");

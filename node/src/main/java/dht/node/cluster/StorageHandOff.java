@@ -70,6 +70,7 @@ final class StorageHandOff {
         try {
             executor.execute(task);
         } catch (RejectedExecutionException e) {
+            // Only a plain executor throws for a Rejectable task; a bounded one told it already.
             task.rejected(e);
         }
     }

@@ -45,8 +45,11 @@ class BoundedConcurrencyExecutorTest {
                 }
             });
         }
-        assertThat(done.await(20, TimeUnit.SECONDS)).as("every task ran").isTrue();
-        submitters.shutdown();
+        try {
+            assertThat(done.await(20, TimeUnit.SECONDS)).as("every task ran").isTrue();
+        } finally {
+            submitters.shutdownNow();
+        }
         assertThat(most.get()).as("ran concurrently, but within the limit").isBetween(2, 3);
     }
 
@@ -94,7 +97,10 @@ class BoundedConcurrencyExecutorTest {
                 told.add(e);
             }
         };
-        assertThatThrownBy(() -> bounded.execute(task)).isInstanceOf(RejectedExecutionException.class);
-        assertThat(told).hasSize(1);
+        bounded.execute(task);
+        assertThat(told).as("told once, not run").hasSize(1);
+        assertThatThrownBy(() -> bounded.execute(() -> {
+            throw new AssertionError("must not run");
+        })).as("a task that cannot be told makes execute throw").isInstanceOf(RejectedExecutionException.class);
     }
 }
