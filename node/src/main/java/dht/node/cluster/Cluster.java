@@ -129,8 +129,8 @@ public final class Cluster implements AutoCloseable {
      * {@code --sync periodic} unless {@code -Ddht.storage.batch=false}
      * ({@code -Ddht.storage.writeThreads}, default 8; 0 = as many as the storage pool has threads). Not under {@code --sync every-write}: there concurrent writers
      * share one fsync (group commit), and fewer of them halves throughput (http-server.md).
-     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in two rounds of two with 8
-     * writes at once than with 64 (8.1 and 21.1 ms against 21.5 and 40.8), as it was with the
+     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in five rounds of five with 8
+     * writes at once than with 64, and under 10 ms in four of them against none, as it was with the
      * whole pool at 8 threads, which cost reads (docs/benchmarks.md, "Fewer threads for writes");
      * so writes are limited and reads are not. A 3-node cluster showed no gain.
      */
