@@ -65,16 +65,7 @@ final class Memtable {
     synchronized void put(Entry e) {
         byte[] key = e.key();
         MemorySegment k = MemorySegment.ofArray(key);
-        long x = HEAD;
-        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
-            while (true) {
-                long next = next(x, level);
-                if (next == 0 || compare(k, next) <= 0) break;
-                x = next;
-            }
-            prev[level] = x;
-        }
-        long found = next(prev[0], 0);
+        long found = seek(k, prev);
         if (found != 0 && compare(k, found) == 0) {
             MemorySegment s = arena.segment(found);
             long o = MemtableArena.offset(found);
@@ -159,8 +150,11 @@ final class Memtable {
         return Integer.compare(key.get(ValueLayout.JAVA_BYTE, m) & 0xff, s.get(ValueLayout.JAVA_BYTE, start + m) & 0xff);
     }
 
-    /** The first node whose key is at least {@code key}, or 0. */
-    private long seek(MemorySegment key) {
+    /**
+     * The first node whose key is at least {@code key}, or 0; with {@code predecessors} (the
+     * writer's), also the last node before it on each level, where an insert links in.
+     */
+    private long seek(MemorySegment key, long[] predecessors) {
         long x = HEAD;
         for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
             while (true) {
@@ -168,6 +162,7 @@ final class Memtable {
                 if (next == 0 || compare(key, next) <= 0) break;
                 x = next;
             }
+            if (predecessors != null) predecessors[level] = x;
         }
         return next(x, 0);
     }
@@ -192,7 +187,7 @@ final class Memtable {
 
     Entry get(byte[] key) {
         MemorySegment k = MemorySegment.ofArray(key);
-        long node = seek(k);
+        long node = seek(k, null);
         return node != 0 && compare(k, node) == 0 ? entryAt(node) : null;
     }
 
@@ -202,7 +197,7 @@ final class Memtable {
         if (to != null && Bytes.ORDER.compare(start, to) >= 0) return Collections.emptyIterator();
         MemorySegment end = to == null ? null : MemorySegment.ofArray(to);
         return new Iterator<>() {
-            private long node = seek(MemorySegment.ofArray(start));
+            private long node = seek(MemorySegment.ofArray(start), null);
 
             @Override
             public boolean hasNext() {

@@ -1,7 +1,5 @@
 package dht.node.cluster;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -47,13 +45,13 @@ final class BoundedConcurrencyExecutor implements Executor {
             if (!(e instanceof RejectedExecutionException rejected)) throw e;
             // The delegate is shutting down. Tasks polled here were taken by no runner, so each is
             // told once that it will not run; one a live runner already took still runs.
-            List<Runnable> notRejectable = new ArrayList<>();
+            boolean someCannotBeTold = false;
             Runnable t;
             while ((t = waiting.poll()) != null) {
                 if (t instanceof Rejectable r) r.rejected(rejected);
-                else notRejectable.add(t);
+                else someCannotBeTold = true;
             }
-            if (!notRejectable.isEmpty()) throw rejected;
+            if (someCannotBeTold) throw rejected;
         }
     }
 

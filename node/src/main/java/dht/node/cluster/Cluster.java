@@ -135,14 +135,20 @@ public final class Cluster implements AutoCloseable {
      * so writes are limited and reads are not. A 3-node cluster showed no gain.
      */
     static int writeThreads() {
-        String v = System.getProperty(WRITE_THREADS_PROPERTY, "8");
+        return (int) nonNegative(WRITE_THREADS_PROPERTY, 8, Integer.MAX_VALUE, "a thread count");
+    }
+
+    /** {@code -Dproperty} as a number in [0, max], {@code fallback} when unset; anything else is refused. */
+    private static long nonNegative(String property, long fallback, long max, String what) {
+        String v = System.getProperty(property);
+        if (v == null) return fallback;
         try {
-            int n = Integer.parseInt(v);
-            if (n >= 0) return n;
+            long n = Long.parseLong(v);
+            if (n >= 0 && n <= max) return n;
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw new IllegalArgumentException("-D" + WRITE_THREADS_PROPERTY + " must be a thread count >= 0, not " + v);
+        throw new IllegalArgumentException("-D" + property + " must be " + what + " >= 0, not " + v);
     }
 
     static final String HINT_BYTES_PROPERTY = "dht.hints.bytes";
@@ -153,17 +159,8 @@ public final class Cluster implements AutoCloseable {
      * 0 turns hinted handoff off.
      */
     static long hintBytes() {
-        String v = System.getProperty(HINT_BYTES_PROPERTY);
-        if (v != null) {
-            try {
-                long n = Long.parseLong(v);
-                if (n >= 0) return n;
-            } catch (NumberFormatException ignored) {
-                // reported below
-            }
-            throw new IllegalArgumentException("-D" + HINT_BYTES_PROPERTY + " must be a byte count >= 0, not " + v);
-        }
-        return Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8);
+        return nonNegative(HINT_BYTES_PROPERTY, Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8),
+                Long.MAX_VALUE, "a byte count");
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, HintedHandoff hints) {
