@@ -98,17 +98,23 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         List<CompletableFuture<ReplicaBatch.Result>> results = new ArrayList<>(ops.size());
         // values kept for this answer so far: a read past the budget lets its value go at once
         AtomicLong answerValueBytes = new AtomicLong();
+        // A batch with a write goes whole through the write hand-off, so that its operations run in
+        // the request's order (a read after a write of its key sees it); reads alone keep theirs.
+        StorageHandOff lane = reads;
+        for (ReplicaBatch.Op op : ops) {
+            if (op.isWrite()) lane = writes;
+        }
         for (ReplicaBatch.Op op : ops) {
             CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
             if (op.isWrite()) {
                 Entry entry = op.entry();
                 clock.observe(entry.timestamp());
-                writes.submit(r, () -> {
+                lane.submit(r, () -> {
                     LocalReplica.apply(store, entry);
                     r.complete(ReplicaBatch.Result.WRITTEN_RESULT);
                 });
             } else {
-                reads.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
+                lane.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
             }
             results.add(r.exceptionally(e -> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
