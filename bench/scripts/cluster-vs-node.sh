@@ -8,7 +8,10 @@
 # JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
 # an entry jar@-Dx=y,-Dz=w runs that build's nodes with those JVM options (as in hot-path.sh);
 # ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups;
-# WORKLOADS (default "put get") the workloads.
+# WORKLOADS (default "put get") the workloads. Each workload gets fresh nodes: GET reads a database
+# holding just the KEYS keys of its fill, once the fill's flushes and compactions are done. (Until
+# 25 Nov it ran on the PUT phase's nodes, where every PUT run had rewritten keys from k0000000000
+# up, so each key read had versions in several tables: see benchmarks.md.)
 # WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
 # measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
@@ -68,27 +71,30 @@ for round in $(seq 1 "$rounds"); do
     build_spec "$spec"
     for setup in "${setups[@]}"; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
-      start_nodes "$jar" "$opts" "${ports[@]}"
       urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
       name="$label/$setup"
       if [[ "$workloads" == *" put "* ]]; then
+        start_nodes "$jar" "$opts" "${ports[@]}"
         bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
         echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
         for r in "${rates[@]}"; do
           echo "round $round $name PUT at $r/s: $(rate_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s --seed $RANDOM)"
         done
         [ "$sweeps" = 0 ] || echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8 --seed $RANDOM)"
+        stop_nodes
       fi
       if [[ "$workloads" == *" get "* ]]; then
+        start_nodes "$jar" "$opts" "${ports[@]}"
         bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+        wait_quiet ${urls//,/ }
         bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
         echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
         for r in "${rates[@]}"; do
           echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
         done
         [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
+        stop_nodes
       fi
-      stop_nodes
     done
   done
 done

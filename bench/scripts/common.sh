@@ -23,3 +23,20 @@ wait_ready() {
   local url="$1" tries="${2:-300}"
   for _ in $(seq 1 "$tries"); do curl -fs "$url/v0/status" >/dev/null 2>&1 && return 0; sleep 0.2; done
 }
+
+# Waits until every node at the given URLs reports no pending flush or compaction (polling every
+# second, at most 600 s), then prints how long that took. A GET benchmark run right after a fill
+# otherwise measures reads racing the fill's own compactions, not reads of a filled database.
+wait_quiet() {
+  local t0=$SECONDS url s busy
+  while [ $((SECONDS - t0)) -lt 600 ]; do
+    busy=0
+    for url in "$@"; do
+      s="$(curl -fs "$url/v0/status" || true)"
+      [[ "$s" == *'"pendingFlushes":0,"pendingCompactions":0'* ]] || busy=1
+    done
+    [ "$busy" = 0 ] && break
+    sleep 1
+  done
+  echo "quiet after $((SECONDS - t0)) s"
+}

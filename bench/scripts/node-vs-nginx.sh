@@ -33,12 +33,14 @@ for c in 1 64; do
   echo "nginx c=$c: wrk $(wrk_rate -t"$t" -c"$c" -d"${secs}s" "http://127.0.0.1:$nginx_port/") req/s;" \
        "dht bench at $(target "$c") req/s: $(bench_line --url "http://127.0.0.1:$nginx_port" -w get -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s)"
 done
-for heap in 128m 1g; do
-  data="$dir/node-$heap"
-  "${java[@]}" "-Xmx$heap" -jar "$jar" serve --port "$node_port" --data "$data" >"$dir/node-$heap.log" 2>&1 &
+start_node() { # heap workload: a node on a fresh data directory
+  "${java[@]}" "-Xmx$1" -jar "$jar" serve --port "$node_port" --data "$dir/node-$1-$2" >"$dir/node-$1-$2.log" 2>&1 &
   pid=$!
   wait_ready "http://127.0.0.1:$node_port"
-  url="http://127.0.0.1:$node_port"
+}
+url="http://127.0.0.1:$node_port"
+for heap in 128m 1g; do
+  start_node "$heap" put
   for c in 1 64; do
     t=$(threads "$c")
     # Unique keys: each wrk thread writes its own sequential slice (bench/wrk2/common.lua).
@@ -46,7 +48,13 @@ for heap in 128m 1g; do
     b=$(bench_line --url "$url" -w put --distribution sequential --keys 2000000000 -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s --seed $RANDOM)
     echo "node -Xmx$heap PUT c=$c: wrk $w req/s; dht bench at $(target "$c") req/s: $b"
   done
+  kill "$pid"; wait "$pid" || true
+  # GET reads a database holding just its KEYS keys, once the fill's flushes and compactions are
+  # done. (Until 25 Nov it ran on the PUT phase's node, where every PUT run had rewritten keys from
+  # k0000000000 up, so each key read had versions in several tables: see benchmarks.md.)
+  start_node "$heap" get
   bench fill --url "$url" --count "$keys" --value-size 100 -c 64 | tail -n 1
+  wait_quiet "$url"
   for c in 1 64; do
     t=$(threads "$c")
     w=$(KEYS="$keys" wrk_rate -t"$t" -c"$c" -d"${secs}s" -s "$root/bench/wrk2/get.lua" "$url")
