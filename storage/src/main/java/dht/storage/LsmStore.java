@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *   <li>The live table set changes only under {@link #manifestLock}, and only after the new
  *       manifest is durable; the readers' view ({@link #current}) changes only under {@link #mutex}.</li>
  *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
- *       of tables may be merged.</li>
+ *       of tables may be merged. A point read consults tables by the greatest timestamp each holds,
+ *       greatest first, and stops before a table whose greatest is older than the version in hand:
+ *       such a table cannot hold the winner, whatever its age.</li>
  * </ul>
  *
  * <p>The memtable copies keys and values off-heap ({@link Memtable}); reads return fresh arrays. A
@@ -840,7 +842,11 @@ public final class LsmStore implements Store {
             for (Memtable m : v.immutables) best = newer(best, m.get(key));
             if (!v.tables.isEmpty()) {
                 long hash = Bytes.hash(key);
-                for (Table t : v.tables) best = newer(best, t.get(key, hash));
+                for (Table t : v.newestFirst) {
+                    // Ties still read on: an equal timestamp can win (Entry.supersedes).
+                    if (best != null && t.maxTimestamp < best.timestamp()) break;
+                    best = newer(best, t.get(key, hash));
+                }
             }
             return best;
         } finally {

@@ -35,6 +35,11 @@ final class Table {
     private final long bloomOffset;
     final long entryCount;
     final long sizeBytes;
+    /**
+     * No entry in this table has a greater timestamp, so a point read that already holds a newer
+     * version can skip it. {@link Long#MAX_VALUE} for a version 1 table, which does not record it.
+     */
+    final long maxTimestamp;
     private final AtomicInteger refs = new AtomicInteger();
     private volatile boolean obsolete;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
@@ -47,7 +52,7 @@ final class Table {
     private final long[] verified;
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
-                  int blocks, long bloomOffset, long entryCount) {
+                  int blocks, long bloomOffset, long entryCount, long maxTimestamp) {
         this.number = number;
         this.path = path;
         this.files = files;
@@ -57,6 +62,7 @@ final class Table {
         this.blocks = blocks;
         this.bloomOffset = bloomOffset;
         this.entryCount = entryCount;
+        this.maxTimestamp = maxTimestamp;
         this.sizeBytes = seg.byteSize();
         this.verified = new long[(blocks + 63) >>> 6];
     }
@@ -71,14 +77,26 @@ final class Table {
             if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC) throw new CorruptionException(path, f, "bad magic number");
             if (Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) throw new CorruptionException(path, f, "footer checksum mismatch");
             int version = seg.get(Bytes.INT, f + 32);
-            if (version != TableFormat.VERSION) throw new CorruptionException(path, f, "unsupported format version " + version);
+            if (version != 1 && version != TableFormat.VERSION) {
+                throw new CorruptionException(path, f, "unsupported format version " + version);
+            }
+            long regionsEnd = f; // where the bloom region must end
+            long maxTimestamp = Long.MAX_VALUE;
+            if (version >= 2) {
+                regionsEnd = f - TableFormat.STATS;
+                if (regionsEnd < 0) throw new CorruptionException(path, 0, "file of " + size + " bytes has no stats region");
+                if (Bytes.crc(seg, regionsEnd, 8) != seg.get(Bytes.INT, regionsEnd + 8)) {
+                    throw new CorruptionException(path, regionsEnd, "stats checksum mismatch");
+                }
+                maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
+            }
             long indexOffset = seg.get(Bytes.LONG, f);
             long indexLen = seg.get(Bytes.INT, f + 8) & 0xffffffffL;
             long bloomOffset = seg.get(Bytes.LONG, f + 12);
             long bloomLen = seg.get(Bytes.INT, f + 20) & 0xffffffffL;
             long count = seg.get(Bytes.LONG, f + 24);
             if (indexOffset < 0 || indexLen < 8 || indexOffset + indexLen != bloomOffset || bloomLen < 12
-                    || bloomOffset + bloomLen != f) {
+                    || bloomOffset + bloomLen != regionsEnd) {
                 throw new CorruptionException(path, f, "footer regions out of bounds");
             }
             if (Bytes.crc(seg, indexOffset, indexLen - 4) != seg.get(Bytes.INT, indexOffset + indexLen - 4)) {
@@ -91,7 +109,7 @@ final class Table {
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
             long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
             if (8 + nwords * 8 + 4 != bloomLen || nwords == 0) throw new CorruptionException(path, bloomOffset, "bad bloom size");
-            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomOffset, count);
+            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomOffset, count, maxTimestamp);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;

@@ -3,8 +3,11 @@ package dht.storage;
 /** Constants of the sorted-table file format (docs/storage-format.md, "Sorted table"). */
 final class TableFormat {
     static final long MAGIC = 0x3153_4254_5448_4444L; // "DDHTTBS1" read little-endian
-    static final int VERSION = 1;
+    /** Written since 25 Nov 2026: version 1 plus the stats region. Version 1 tables are still read. */
+    static final int VERSION = 2;
     static final int FOOTER = 48;
+    /** Version 2's stats region, just before the footer: max_timestamp i64, crc32c u32. */
+    static final int STATS = 12;
     static final int ENTRY_HEADER = 24; // key_len u32, value_len i32, timestamp i64, expiry i64
     static final int TOMBSTONE_LEN = -1;
 

@@ -28,6 +28,8 @@ final class TableWriter {
     private final java.util.zip.CRC32C blockCrc = new java.util.zip.CRC32C();
     private byte[] lastKey;
     private long count;
+    /** The greatest timestamp written: lets a point read skip this table once it holds something newer. */
+    private long maxTimestamp = Long.MIN_VALUE;
     /** Scratch for an entry header, reused: compaction writes millions of entries, one allocation each was waste. */
     private final byte[] entryHeader = new byte[TableFormat.ENTRY_HEADER];
 
@@ -69,6 +71,7 @@ final class TableWriter {
         bloom.add(k);
         lastKey = k;
         count++;
+        maxTimestamp = Math.max(maxTimestamp, e.timestamp());
         if (blockLen >= blockSize) endBlock();
     }
 
@@ -132,6 +135,10 @@ final class TableWriter {
         long bloomOffset = indexOffset + index.length;
         byte[] bloomBytes = bloom.toBytes();
         raw(bloomBytes);
+        byte[] stats = new byte[TableFormat.STATS];
+        Bytes.putLong(stats, 0, maxTimestamp);
+        Bytes.putInt(stats, 8, Bytes.crc(stats, 0, 8));
+        raw(stats);
         byte[] f = new byte[TableFormat.FOOTER];
         Bytes.putLong(f, 0, indexOffset);
         Bytes.putInt(f, 8, index.length);

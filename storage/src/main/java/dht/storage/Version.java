@@ -1,5 +1,6 @@
 package dht.storage;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,12 +15,21 @@ final class Version {
     final Memtable active;
     final List<Memtable> immutables; // oldest first
     final List<Table> tables;
+    /**
+     * The same tables by {@link Table#maxTimestamp}, greatest first: the order a point read consults
+     * them in, so that it can stop at the first table that cannot hold anything newer than what it
+     * found.
+     */
+    final List<Table> newestFirst;
     private final AtomicInteger refs = new AtomicInteger(1);
 
     Version(Memtable active, List<Memtable> immutables, List<Table> tables) {
         this.active = active;
         this.immutables = List.copyOf(immutables);
         this.tables = List.copyOf(tables);
+        this.newestFirst = this.tables.stream()
+                .sorted(Comparator.comparingLong((Table t) -> t.maxTimestamp).reversed())
+                .toList();
         active.retain();
         for (Memtable m : this.immutables) m.retain();
         for (Table t : this.tables) t.retain();

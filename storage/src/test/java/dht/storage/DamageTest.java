@@ -163,12 +163,47 @@ class DamageTest {
     void flippedByteInIndexOrBloomIsDetectedAtOpen() throws IOException {
         writeTwoTables();
         Path second = files(".sst").get(1);
-        flip(second, Files.size(second) - TableFormat.FOOTER - 20); // inside the bloom filter
+        flip(second, Files.size(second) - TableFormat.FOOTER - TableFormat.STATS - 20); // inside the bloom filter
         try (LsmStore s = LsmStore.open(dir, opts())) {
             assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1"));
             assertThat(s.get(b("b0001"))).isNull();
         }
         assertThat(dir.resolve(second.getFileName() + ".corrupt")).exists();
+    }
+
+    @Test
+    void flippedByteInTableStatsIsDetectedAtOpen() throws IOException {
+        writeTwoTables();
+        Path second = files(".sst").get(1);
+        flip(second, Files.size(second) - TableFormat.FOOTER - TableFormat.STATS + 3); // its greatest timestamp
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1"));
+            assertThat(s.get(b("b0001"))).isNull();
+        }
+        assertThat(dir.resolve(second.getFileName() + ".corrupt")).exists();
+    }
+
+    /**
+     * The damage here is the witness: a point read that found a version at timestamp 10 has no
+     * reason to open a table whose entries are all at 5 or older, so it never meets that table's
+     * damaged block. A read the older table could answer still meets it.
+     */
+    @Test
+    void aPointReadNeverOpensATableThatCannotHoldANewerVersion() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            s.put(b("j"), b("only-old"), 5);
+            s.put(b("k"), b("old"), 5);
+            s.flush();
+            s.put(b("k"), b("new"), 10);
+            s.flush();
+        }
+        assertThat(files(".sst")).hasSize(2);
+        Path older = files(".sst").getFirst();
+        flip(older, 2); // inside its only data block
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k")).value()).isEqualTo(b("new"));
+            assertThatThrownBy(() -> s.get(b("j"))).isInstanceOf(CorruptionException.class);
+        }
     }
 
     @Test

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -45,6 +47,40 @@ class TableTest {
             }
             assertThat(t.get(new byte[0])).isNull();
             assertThat(t.get(new byte[] {(byte) 0xff})).isNull();
+        } finally {
+            t.release();
+        }
+    }
+
+    @Test
+    void aTableRecordsItsGreatestTimestamp() throws IOException {
+        Table t = write(300, 256);
+        try {
+            assertThat(t.maxTimestamp).isEqualTo(299);
+        } finally {
+            t.release();
+        }
+    }
+
+    /** Tables written before the stats region existed are read as they are, and never skipped. */
+    @Test
+    void aVersionOneTableIsStillRead() throws IOException {
+        write(1000, 256).release();
+        byte[] v2 = Files.readAllBytes(dir.resolve("000001.sst"));
+        int footerAt = v2.length - TableFormat.FOOTER;
+        byte[] footer = Arrays.copyOfRange(v2, footerAt, v2.length);
+        Bytes.putInt(footer, 32, 1);
+        Bytes.putInt(footer, 36, Bytes.crc(footer, 0, 36));
+        Path p = dir.resolve("000002.sst");
+        try (var out = Files.newOutputStream(p)) {
+            out.write(v2, 0, footerAt - TableFormat.STATS); // version 1: the bloom filter ends at the footer
+            out.write(footer);
+        }
+        Table t = Table.open(NioStorageFiles.INSTANCE, p, 2);
+        t.retain();
+        try {
+            assertThat(t.maxTimestamp).isEqualTo(Long.MAX_VALUE);
+            for (int i = 0; i < 1000; i++) assertThat(t.get(k(i * 2)).timestamp()).isEqualTo(i);
         } finally {
             t.release();
         }
