@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One immutable sorted table, read through an FFM mapping of the whole file (off-heap: nothing but
- * this small object is on the heap). The footer, index and bloom filter are checked once at open;
+ * this small object is on the heap). The footer, stats, index and bloom filter are checked once at open;
  * each data block is checked against its CRC every time it is read, so damaged bytes are never
  * decoded into a value.
  *
@@ -77,9 +77,13 @@ final class Table {
             if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC) throw new CorruptionException(path, f, "bad magic number");
             if (Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) throw new CorruptionException(path, f, "footer checksum mismatch");
             int version = seg.get(Bytes.INT, f + 32);
-            if (version != 1 && version != TableFormat.VERSION) {
-                throw new CorruptionException(path, f, "unsupported format version " + version);
+            if (version > TableFormat.VERSION) {
+                // An intact footer from a newer build: not damage. Setting the table aside as
+                // corrupt would drop its entries from the manifest, so the open fails instead.
+                throw new IOException(path + " has table format version " + version + "; this build reads up to "
+                        + TableFormat.VERSION + " (written by a newer dht: run that one)");
             }
+            if (version < 1) throw new CorruptionException(path, f, "unsupported format version " + version);
             long regionsEnd = f; // where the bloom region must end
             long maxTimestamp = Long.MAX_VALUE;
             if (version >= 2) {

@@ -10,7 +10,8 @@ import java.util.Iterator;
 
 /**
  * Writes one immutable sorted table from entries in strictly increasing key order: data blocks
- * (each followed by its CRC32C), the block index, the bloom filter and the footer, then fsyncs.
+ * (each followed by its CRC32C), the block index, the bloom filter, the stats (the greatest
+ * timestamp written) and the footer, then fsyncs.
  * The file is not live until a manifest names it, so a crash mid-write leaves only a leftover.
  */
 final class TableWriter {

@@ -69,9 +69,14 @@ class LsmStoreTest {
      * written later is not newer for that, so a late replica write with an old timestamp must not
      * hide the newest version behind it.
      */
+    /** No background compaction: each flush stays its own table, so the read order is what is tested. */
+    static StoreOptions noCompaction() {
+        return small().withCompaction(1000, 2000);
+    }
+
     @Test
     void aLateOldWriteInANewerTableStillLosesToTheNewestVersion() throws IOException {
-        try (LsmStore s = LsmStore.open(dir, small())) {
+        try (LsmStore s = LsmStore.open(dir, noCompaction())) {
             s.put(b("k"), b("newest"), 100);
             s.flush();
             s.put(b("k"), b("late"), 50);
@@ -84,20 +89,83 @@ class LsmStoreTest {
         }
     }
 
+    /** Whichever order the tables were written in, the greatest timestamp wins. */
+    @Test
+    void theNewestVersionWinsWhateverOrderItsTableWasWrittenIn() throws IOException {
+        long[][] orders = {{200, 10, 100}, {100, 10, 200}, {10, 200, 100}};
+        for (int o = 0; o < orders.length; o++) {
+            try (LsmStore s = LsmStore.open(dir.resolve("order" + o), noCompaction())) {
+                for (long ts : orders[o]) {
+                    s.put(b("k"), b("v" + ts), ts);
+                    s.flush();
+                }
+                assertThat(s.get(b("k")).timestamp()).as("tables written at %s", java.util.Arrays.toString(orders[o]))
+                        .isEqualTo(200);
+            }
+        }
+    }
+
+    /** A table's greatest timestamp is not its last key's: here the last key is the oldest. */
+    @Test
+    void aTableIsReadByItsGreatestTimestampNotItsLastEntry() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, noCompaction())) {
+            s.put(b("k"), b("newest"), 300);
+            s.put(b("z"), b("old"), 1);
+            s.flush();
+            s.put(b("k"), b("middle"), 100);
+            s.flush();
+            assertThat(s.get(b("k")).value()).isEqualTo(b("newest"));
+        }
+    }
+
     @Test
     void equalTimestampsInTwoTablesAreBothConsulted() throws IOException {
-        try (LsmStore s = LsmStore.open(dir, small())) {
+        try (LsmStore s = LsmStore.open(dir, noCompaction())) {
             s.put(b("t"), b("v"), 7);
             s.flush();
             s.delete(b("t"), 7); // same timestamp: the tombstone wins (Entry.supersedes), wherever it lives
             s.flush();
             assertThat(s.get(b("t")).isTombstone()).isTrue();
+        }
+    }
+
+    @Test
+    void equalTimestampsOfTwoValuesInTwoTablesAreBothConsulted() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, noCompaction())) {
             s.put(b("u"), b("a"), 8);
             s.flush();
             s.put(b("u"), b("b"), 8); // same timestamp, two values: the greater one wins
             s.flush();
             assertThat(s.get(b("u")).value()).isEqualTo(b("b"));
         }
+    }
+
+    /**
+     * A table from a newer build is not damage: setting it aside as corrupt would drop its entries
+     * from the manifest, so the open fails, naming it, and leaves every file where it was.
+     */
+    @Test
+    void aTableOfANewerFormatStopsTheOpenAndIsKept() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, small())) {
+            s.put(b("k"), b("v"), 1);
+            s.flush();
+        }
+        Path table;
+        try (var files = java.nio.file.Files.list(dir)) {
+            table = files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+        }
+        byte[] f = java.nio.file.Files.readAllBytes(table);
+        int footer = f.length - TableFormat.FOOTER;
+        Bytes.putInt(f, footer + 32, TableFormat.VERSION + 1);
+        Bytes.putInt(f, footer + 36, Bytes.crc(f, footer, 36));
+        java.nio.file.Files.write(table, f);
+        assertThatThrownBy(() -> LsmStore.open(dir, small()))
+                .isInstanceOf(IOException.class)
+                .isNotInstanceOf(CorruptionException.class)
+                .hasMessageContaining(table.getFileName().toString())
+                .hasMessageContaining("newer");
+        assertThat(table).exists();
+        assertThat(dir.resolve(table.getFileName() + ".corrupt")).doesNotExist();
     }
 
     @Test

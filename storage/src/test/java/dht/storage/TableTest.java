@@ -53,10 +53,21 @@ class TableTest {
     }
 
     @Test
-    void aTableRecordsItsGreatestTimestamp() throws IOException {
-        Table t = write(300, 256);
+    void aTableRecordsItsGreatestTimestampWhereverItsEntryIs() throws IOException {
+        List<Entry> es = new ArrayList<>();
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < 300; i++) {
+            long ts = (i * 7919L) % 1000 - 800; // out of key order, mostly negative
+            max = Math.max(max, ts);
+            es.add(Entry.value(k(i), new byte[] {1}, ts));
+        }
+        Path p = dir.resolve("000009.sst");
+        TableWriter.write(NioStorageFiles.INSTANCE, p, es.iterator(), es.size(), StoreOptions.defaults().withBlockSize(256));
+        Table t = Table.open(NioStorageFiles.INSTANCE, p, 9);
+        t.retain();
         try {
-            assertThat(t.maxTimestamp).isEqualTo(299);
+            assertThat(max).isNotEqualTo(es.getLast().timestamp()).isNotEqualTo(es.getFirst().timestamp());
+            assertThat(t.maxTimestamp).isEqualTo(max);
         } finally {
             t.release();
         }
