@@ -4,7 +4,10 @@
 # (on KEYS keys filled first) at 64 connections (CONNS):
 #   - maximum throughput, closed loop (dht bench -R 0), and
 #   - the highest constant rate with p99 under 10 ms (dht bench sweep).
-# Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs.
+# Every node runs with -Xmx256m and the default --sync periodic; the cluster is three separate JVMs,
+# each with its share of event loops (--io-threads 2*cores/3, at least 1, as bin/dht cluster starts
+# them; IO_THREADS=N overrides, IO_THREADS=0 is Netty's default of 2*cores each, IO_THREADS=none
+# passes no flag, for builds before 25 Nov evening); the single node keeps the default.
 # JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
 # an entry jar@-Dx=y,-Dz=w runs that build's nodes with those JVM options (as in hot-path.sh);
 # ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups;
@@ -37,12 +40,18 @@ trap cleanup EXIT
 
 start_nodes() { # jar opts port... : starts one node per port as a cluster of those ports
   local jar="$1" opts="$2"; shift 2
-  local list="" p
+  local list="" p io=()
   for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+  # Several nodes on this machine share its cores: each gets its share of event loops, as
+  # bin/dht cluster gives them (IO_THREADS overrides; IO_THREADS=none passes nothing, for builds
+  # before --io-threads existed).
+  local share=$(( 2 * $(nproc) / $# )); [ "$share" -ge 1 ] || share=1
+  [ "$#" -gt 1 ] && io=(--io-threads "${IO_THREADS:-$share}")
+  [ "${IO_THREADS:-}" = none ] && io=()
   pids=()
   for p in "$@"; do
     "${java[@]}" -Xmx256m $opts -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
-      --self "http://127.0.0.1:$p" >"$dir/node-$p.log" 2>&1 &
+      --self "http://127.0.0.1:$p" "${io[@]}" >"$dir/node-$p.log" 2>&1 &
     pids+=($!)
   done
   for p in "$@"; do

@@ -43,6 +43,15 @@ final class ClusterCommand implements Callable<Integer> {
     String host;
 
 
+    /**
+     * The nodes share this machine's cores, so each gets its share of Netty's default (twice the
+     * cores), at least one: three nodes on two cores with four loops each served a fifth of the GET
+     * rate at p99 under 10 ms that they served with one each (docs/benchmarks.md, "One event loop per node").
+     */
+    static int ioThreadsPerNode(int nodes) {
+        return Math.max(1, 2 * Runtime.getRuntime().availableProcessors() / nodes);
+    }
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > 64) {
@@ -70,7 +79,7 @@ final class ClusterCommand implements Callable<Integer> {
             cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
                     "--port", String.valueOf(port), "--data", dir.toString(),
-                    "--cluster", clusterArg, "--self", urls.get(i)));
+                    "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             synchronized (processes) {
                 processes.add(p);

@@ -66,6 +66,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Memtable size before a flush (default: ${DEFAULT-VALUE}).")
     long memtableBytes;
 
+    @Option(names = "--io-threads", defaultValue = "0", paramLabel = "N",
+            description = "HTTP event loops, for clients and peers alike (default: 0, meaning twice the cores; "
+                    + "with several nodes on one machine, give each its share: bin/dht cluster does).")
+    int ioThreads;
+
     @Option(names = "--admin-token", paramLabel = "TOKEN",
             description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
     String adminToken;
@@ -129,8 +134,9 @@ public final class ServeCommand implements Callable<Integer> {
         };
         if (maxInFlight < 1) throw new IllegalArgumentException("--max-in-flight must be positive");
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
+        if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (twice the cores) or positive, got " + ioThreads);
         return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
-                Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken);
+                Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads);
     }
 
     /** URLs are compared as strings across nodes, so spell them one way: no trailing slash. */

@@ -119,4 +119,12 @@ class ServeProcessTest {
         assertThat(n.process().exitValue()).isNotZero();
         assertThat(n.output()).contains("--self").contains("--cluster");
     }
+
+    @Test
+    void aNegativeEventLoopCountIsRefused() throws Exception {
+        NodeProcess n = node(tmp.resolve("d"), "--io-threads", "-1").start();
+        assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(n.process().exitValue()).isNotZero();
+        assertThat(n.output()).contains("--io-threads");
+    }
 }

@@ -20,10 +20,12 @@ import java.util.List;
  *                        false: the OS writes it back, synced periodically (survives a process kill)
  * @param memtableBytes   size of the memtable before it is flushed to a table
  * @param adminToken      if non-null, admin endpoints also answer non-loopback clients presenting it
+ * @param ioThreads       HTTP event loops (serving clients and peers alike); 0 for Netty's default,
+ *                        twice the cores, which suits one node per machine
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
-                         boolean syncEveryWrite, long memtableBytes, String adminToken) {
+                         boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -34,6 +36,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
+        if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (default) or positive, got " + ioThreads);
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
@@ -44,6 +47,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null);
+                DEFAULT_MEMTABLE_BYTES, null, 0);
     }
 }

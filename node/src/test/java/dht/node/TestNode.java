@@ -34,7 +34,7 @@ final class TestNode implements AutoCloseable {
     static NodeConfig config(int port, Path dir, int maxInFlight, int maxBody, int maxUri, int maxHeader) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dir, self, List.of(self), maxInFlight, maxBody, maxUri, maxHeader,
-                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null);
+                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null, 0);
     }
 
     static NodeConfig config(Path dir) throws IOException {
