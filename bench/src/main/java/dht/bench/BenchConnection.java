@@ -76,11 +76,12 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     private long timerTarget;
     /** Recent timer overshoot (decaying maximum), by which timers are set early and the rest spun. */
     private long timerLateness;
-    private final boolean adaptiveSpin;
+    /** At most this much of {@link #timerLateness} is spun before a send (0: none). */
+    private final long maxAdaptiveSpin;
     private static final long MAX_ADAPTIVE_SPIN = 300_000L;
 
     BenchConnection(int index, Target target, EventLoop loop, Bootstrap bootstrap, RequestFactory requests,
-                    Tickets tickets, long seed, long spinNanos, boolean adaptiveSpin, CountDownLatch finished) {
+                    Tickets tickets, long seed, long spinNanos, long maxAdaptiveSpin, CountDownLatch finished) {
         this.index = index;
         this.target = target;
         this.hostHeader = target.hostHeader().getBytes(StandardCharsets.US_ASCII);
@@ -90,7 +91,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         this.tickets = tickets;
         this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index);
         this.spinNanos = spinNanos;
-        this.adaptiveSpin = adaptiveSpin;
+        this.maxAdaptiveSpin = maxAdaptiveSpin;
         this.finished = finished;
     }
 
@@ -170,7 +171,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         long wait = intended - now;
         onTime = wait > 0;
         pendingSend = true;
-        long early = spinNanos + (adaptiveSpin ? timerLateness : 0);
+        long early = spinNanos + Math.min(timerLateness, maxAdaptiveSpin);
         if (wait > early) {
             timerTarget = intended - early;
             loop.schedule(fire, wait - early, TimeUnit.NANOSECONDS);

@@ -35,6 +35,23 @@ public final class LoadGenerator {
     }
 
     static final double ADAPTIVE_SPIN_MAX_RATE_PER_THREAD = 5000;
+    /** The share of a generator thread's time that spinning for timer lateness may take. */
+    static final double ADAPTIVE_SPIN_SHARE = 0.1;
+
+    /**
+     * How much timer lateness a send may spin off, at most: spinning to the intended time buys
+     * precision with CPU, worth it while a loop has idle time between sends, harmful when it is
+     * busy (its other connections wait) or when the generator shares the cores with the server.
+     * Uncapped (up to 300 us a send), a constant 10,000 req/s on two threads kept both generator
+     * threads spinning and took the CPU from the nodes under test: a 3-node cluster's GET p50 was
+     * 2.8-3.0 ms at 10,000/s and 0.52-0.55 ms at 10,500/s, where this spin was off
+     * (docs/benchmarks.md, "The generator's spinning"). Capped at a tenth of the thread's interval
+     * between sends.
+     */
+    static long maxAdaptiveSpinNanos(boolean openModel, double rate, int threads) {
+        if (!openModel || rate <= 0 || rate / threads > ADAPTIVE_SPIN_MAX_RATE_PER_THREAD) return 0;
+        return (long) (ADAPTIVE_SPIN_SHARE * 1e9 * threads / rate);
+    }
     private final LoadSpec spec;
     private final PrintStream progressOut;
 
@@ -65,9 +82,7 @@ public final class LoadGenerator {
                     .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000);
-            // Spinning to the intended time costs CPU for precision; worth it while a loop has idle
-            // time between sends, pointless (and harmful to its other connections) when it is busy.
-            boolean adaptiveSpin = spec.openModel() && spec.rate() / threads <= ADAPTIVE_SPIN_MAX_RATE_PER_THREAD;
+            long maxAdaptiveSpin = maxAdaptiveSpinNanos(spec.openModel(), spec.rate(), threads);
             CountDownLatch finished = new CountDownLatch(spec.connections());
             Tickets tickets = new Tickets(spec.maxRequests());
             List<BenchConnection> conns = new ArrayList<>();
@@ -76,7 +91,7 @@ public final class LoadGenerator {
                 EventLoop loop = loops.get(i % loops.size());
                 Target t = spec.targets().get(i % spec.targets().size());
                 BenchConnection c = new BenchConnection(i, t, loop, base, spec.requests(), tickets, spec.seed(),
-                        spec.spinNanos(), adaptiveSpin, finished);
+                        spec.spinNanos(), maxAdaptiveSpin, finished);
                 conns.add(c);
                 connecting.add(c.connect());
             }
