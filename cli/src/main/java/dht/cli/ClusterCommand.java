@@ -45,8 +45,9 @@ final class ClusterCommand implements Callable<Integer> {
 
     /**
      * The nodes share this machine's cores, so each gets its share of Netty's default (twice the
-     * cores), at least one: three nodes on two cores with four loops each served a fifth of the GET
-     * rate at p99 under 10 ms that they served with one each (docs/benchmarks.md, "One event loop per node").
+     * cores), at least one: three nodes on two cores had 1.42-1.72x the closed-loop GET throughput
+     * with one loop each than with four (docs/benchmarks.md, "The generator's spinning, and one
+     * event loop per node").
      */
     static int ioThreadsPerNode(int nodes) {
         return Math.max(1, 2 * Runtime.getRuntime().availableProcessors() / nodes);

@@ -134,7 +134,6 @@ public final class ServeCommand implements Callable<Integer> {
         };
         if (maxInFlight < 1) throw new IllegalArgumentException("--max-in-flight must be positive");
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
-        if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (twice the cores) or positive, got " + ioThreads);
         return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads);
     }

@@ -36,7 +36,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
-        if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (default) or positive, got " + ioThreads);
+        if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (twice the cores) or positive, got " + ioThreads);
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }

@@ -100,10 +100,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         AtomicLong answerValueBytes = new AtomicLong();
         // A batch with a write goes whole through the write hand-off, so that its operations run in
         // the request's order (a read after a write of its key sees it); reads alone keep theirs.
-        StorageHandOff lane = reads;
-        for (ReplicaBatch.Op op : ops) {
-            if (op.isWrite()) lane = writes;
-        }
+        StorageHandOff lane = ops.stream().anyMatch(ReplicaBatch.Op::isWrite) ? writes : reads;
         for (ReplicaBatch.Op op : ops) {
             CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
             if (op.isWrite()) {
