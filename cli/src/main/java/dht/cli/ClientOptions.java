@@ -9,12 +9,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** What every client command shares: which node to ask, the quorum, and one HTTP client. */
 final class ClientOptions {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
     @Option(names = "--url", defaultValue = "http://localhost:8080",
             description = "Node to send the request to (default: ${DEFAULT-VALUE}).")
     String url;
@@ -24,6 +30,10 @@ final class ClientOptions {
 
     @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
     Integer from;
+
+    @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
+            description = "Give up when the node has not answered within this many seconds (default: ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -49,10 +59,16 @@ final class ClientOptions {
      * that failing before the node was reached is told apart from failing while talking to it.
      */
     <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
+        if (timeoutSeconds < 1) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--timeout must be at least 1 second");
+        // A frozen node's kernel still accepts the connection, so only a timeout ends the wait.
+        HttpRequest timed = HttpRequest.newBuilder(request, (name, value) -> true)
+                .timeout(Duration.ofSeconds(timeoutSeconds)).build();
         try {
-            return client.send(request, handler);
+            return client.send(timed, handler);
         } catch (ConnectException | HttpConnectTimeoutException | UnknownHostException e) {
             throw new NodeUnreachableException(base(), e);
+        } catch (HttpTimeoutException e) {
+            throw new NodeTimeoutException(base(), timeoutSeconds, e);
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -65,44 +66,53 @@ final class ClusterCommand implements Callable<Integer> {
         List<Process> processes = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
+        // The hook ends the process with halt (the main thread may still be waiting), so it carries
+        // the exit code: 0 for a stop on a signal, 1 once the start has failed.
+        AtomicInteger exitCode = new AtomicInteger();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stopping.set(true);
             stopAll(processes);
             stopped.countDown();
-            Runtime.getRuntime().halt(0);
+            Runtime.getRuntime().halt(exitCode.get());
         }, "dht-cluster-stop"));
-        for (int i = 0; i < nodes; i++) {
-            int port = basePort + i;
-            Path dir = data.resolve("node-" + port);
-            Files.createDirectories(dir);
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElse("java"));
-            cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
-                    "--port", String.valueOf(port), "--data", dir.toString(),
-                    "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            synchronized (processes) {
-                processes.add(p);
+        try {
+            for (int i = 0; i < nodes; i++) {
+                int port = basePort + i;
+                Path dir = data.resolve("node-" + port);
+                Files.createDirectories(dir);
+                List<String> cmd = new ArrayList<>();
+                cmd.add(ProcessHandle.current().info().command().orElse("java"));
+                cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
+                        "--port", String.valueOf(port), "--data", dir.toString(),
+                        "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                synchronized (processes) {
+                    processes.add(p);
+                }
+                Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
             }
-            Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
+            if (!awaitReady(urls, processes)) {
+                System.err.println("dht cluster: not every node became ready; stopping them");
+                exitCode.set(1);
+                return 1;
+            }
+            System.out.println("dht cluster: " + nodes + " nodes ready:");
+            for (String u : urls) System.out.println("  " + u);
+            System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
+            System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");
+            System.out.println("Ctrl-C stops the cluster.");
+            for (Process p : processes) {
+                p.onExit().thenRun(() -> {
+                    if (!stopping.get()) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+                });
+            }
+            stopped.await();
+            return 0;
+        } catch (Exception | Error e) {
+            exitCode.set(1); // System.exit runs the hook, whose halt would otherwise say 0
+            throw e;
         }
-        if (!awaitReady(urls, processes)) {
-            System.err.println("dht cluster: not every node became ready; stopping them");
-            return 1;
-        }
-        System.out.println("dht cluster: " + nodes + " nodes ready:");
-        for (String u : urls) System.out.println("  " + u);
-        System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
-        System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");
-        System.out.println("Ctrl-C stops the cluster.");
-        for (Process p : processes) {
-            p.onExit().thenRun(() -> {
-                if (!stopping.get()) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
-            });
-        }
-        stopped.await();
-        return 0;
     }
 
     private static boolean awaitReady(List<String> urls, List<Process> processes) throws InterruptedException {

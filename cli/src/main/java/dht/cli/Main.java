@@ -27,11 +27,11 @@ public final class Main implements Runnable {
         return new CommandLine(new Main()).setExecutionExceptionHandler(Main::handle);
     }
 
-    // An unreachable node is an everyday situation for a client, so it gets one line instead of a
+    // An unreachable or silent node is an everyday situation for a client, so it gets one line instead of a
     // stack trace; anything else is unexpected and keeps picocli's default (trace, exit 1).
     private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) throws Exception {
-        if (e instanceof NodeUnreachableException u) {
-            cmd.getErr().println("dht: " + u.getMessage());
+        if (e instanceof NodeUnreachableException || e instanceof NodeTimeoutException) {
+            cmd.getErr().println("dht: " + e.getMessage());
             cmd.getErr().flush();
             return 1;
         }

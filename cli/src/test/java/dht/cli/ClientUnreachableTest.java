@@ -43,6 +43,52 @@ class ClientUnreachableTest {
         assertThat(o.stderr()).contains("connection refused");
     }
 
+    /** A frozen node: its kernel accepts the connection, nothing ever answers. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("commands")
+    @org.junit.jupiter.api.Timeout(30) // before --timeout existed the command waited forever
+    void aNodeThatNeverAnswersEndsTheCommandAfterTheTimeout(List<String> command) throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            String url = "http://127.0.0.1:" + silent.getLocalPort();
+            List<String> withTimeout = new ArrayList<>(command);
+            withTimeout.addAll(List.of("--timeout", "1"));
+            long t0 = System.nanoTime();
+
+            Outcome o = run(withTimeout, url);
+
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("ms").isLessThan(5_000);
+            assertThat(o.exitCode()).isEqualTo(1);
+            assertThat(o.lines()).containsExactly("dht: no answer from node " + url
+                    + " within 1 s (the request may still have taken effect)");
+        }
+    }
+
+    /** A node whose scan fails midway ends the answer without HTTP's last chunk. */
+    @Test
+    void aScanCutShortIsOneLineAndExitOne() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread.ofPlatform().daemon().start(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+                    for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) { }
+                    s.getOutputStream().write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\na\nxyz\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                } catch (IOException e) {
+                    // the test fails on its own assertions
+                }
+            });
+            String url = "http://127.0.0.1:" + server.getLocalPort();
+
+            Outcome o = run(List.of("scan", "a"), url);
+
+            assertThat(o.exitCode()).isEqualTo(1);
+            assertThat(o.lines()).hasSize(1);
+            assertThat(o.stderr()).startsWith("dht scan: the answer was cut short, the range is incomplete")
+                    .doesNotContain("\tat ");
+        }
+    }
+
     @Test
     void unknownHostSaysSo() throws Exception {
         // .invalid is reserved (RFC 6761): it never resolves, and resolvers answer that at once.

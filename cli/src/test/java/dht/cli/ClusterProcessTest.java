@@ -221,11 +221,14 @@ class ClusterProcessTest {
     void statusShowsPeersUpAndDown() throws Exception {
         startCluster(3);
         nodes.get(2).kill();
-        // the peer is noticed down on the first request that needs it
-        put(nodes.get(0), "k", "v", 2, 3);
-        put(nodes.get(0), "k2", "v", 2, 3);
+        // no request goes to it: a quiet peer is probed, so its death is noticed all the same
+        long down = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!status(nodes.get(0)).contains("\"" + nodes.get(2).url() + "\":\"down\"") && System.nanoTime() < down) {
+            Thread.sleep(100);
+        }
         assertThat(status(nodes.get(0))).contains("\"" + nodes.get(1).url() + "\":\"up\"")
                 .contains("\"" + nodes.get(2).url() + "\":\"down\"");
+        put(nodes.get(0), "k", "v", 2, 3);
         nodes.get(2).startAndAwait();
         // the background probe notices it without any request needing it
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

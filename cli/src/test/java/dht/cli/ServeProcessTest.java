@@ -120,6 +120,28 @@ class ServeProcessTest {
         assertThat(n.output()).contains("--self").contains("--cluster");
     }
 
+    /** The cluster command ends on a halt in its shutdown hook; a failed start must still say so. */
+    @Test
+    void aClusterWhoseNodeCannotStartExitsNonZero() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                    "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
+                    "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
+                    "--nodes", "1", "--base-port", String.valueOf(taken.getLocalPort()),
+                    "--data", tmp.resolve("c").toString()));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(tmp.resolve("cluster.log").toFile())).start();
+            try {
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.exitValue()).isEqualTo(1);
+                assertThat(java.nio.file.Files.readString(tmp.resolve("cluster.log")))
+                        .contains("not every node became ready");
+            } finally {
+                p.destroyForcibly();
+            }
+        }
+    }
+
     @Test
     void aNegativeEventLoopCountIsRefused() throws Exception {
         NodeProcess n = node(tmp.resolve("d"), "--io-threads", "-1").start();

@@ -230,6 +230,25 @@ class RawProtocolTest {
     }
 
     @Test
+    void longUriIs414AndTheConnectionStaysUsable() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(get("/v0/entity?id=" + "u".repeat(MAX_URI)) + get("/v0/status"));
+            assertThat(c.read().status()).isEqualTo(414);
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void uriPastWhatTheDecoderReadsIs414AndCloses() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(get("/v0/entity?id=" + "u".repeat(4 * MAX_URI)));
+            assertThat(c.read().status()).isEqualTo(414);
+            assertThat(c.closedByServer()).isTrue();
+        }
+        assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void largeHeadersAre431() throws Exception {
         try (RawHttp c = connect()) {
             c.send("GET /v0/status HTTP/1.1\r\nHost: x\r\nX-Big: " + "h".repeat(MAX_HEADER) + "\r\n\r\n");

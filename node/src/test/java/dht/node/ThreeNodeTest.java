@@ -81,6 +81,50 @@ class ThreeNodeTest {
     }
 
     /**
+     * A scan without {@code scope} covers the cluster: keys written with {@code from=1} live on one
+     * node each, yet every node's scan returns all of them; {@code scope=local} returns a node's own.
+     */
+    @Test
+    void aScanCoversTheClusterByDefault() throws Exception {
+        for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        for (int i = 0; i < 12; i++) {
+            assertThat(send(i % 3, "PUT", "/v0/entity?id=s" + (char) ('a' + i) + "&from=1&ack=1", "v" + i).statusCode()).isEqualTo(201);
+        }
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < 12; i++) all.append("s").append((char) ('a' + i)).append('\n').append("v").append(i);
+        int localTotal = 0;
+        for (int n = 0; n < 3; n++) {
+            HttpResponse<String> scan = send(n, "GET", "/v0/entities?start=s", null);
+            assertThat(scan.statusCode()).isEqualTo(200);
+            assertThat(scan.headers().firstValue("transfer-encoding")).hasValue("chunked");
+            assertThat(scan.body()).as("node %d", n).isEqualTo(all.toString());
+            String local = send(n, "GET", "/v0/entities?start=s&scope=local", null).body();
+            localTotal += local.isEmpty() ? 0 : local.split("(?=s[a-l]\n)").length;
+        }
+        assertThat(localTotal).isEqualTo(12); // each key on exactly one node: from=1 stores one copy
+        HttpResponse<String> empty = send(1, "GET", "/v0/entities?start=sz&end=sa", null);
+        assertThat(empty.statusCode()).isEqualTo(200);
+        assertThat(empty.headers().firstValue("transfer-encoding")).hasValue("chunked");
+        assertThat(empty.body()).isEmpty();
+    }
+
+    /**
+     * A key whose public request line fits the limit takes up to three times as much once the
+     * coordinator percent-encodes it for a replica: the replicas must still take it.
+     */
+    @Test
+    void aLongKeyOfReservedCharactersReachesEveryReplica() throws Exception {
+        for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        String key = "/".repeat(NodeConfig.DEFAULT_MAX_URI_BYTES - 64); // sent raw: '/' is legal in a query
+        assertThat(send(0, "PUT", "/v0/entity?id=" + key + "&ack=3", "long").statusCode()).isEqualTo(201);
+        for (int n = 0; n < 3; n++) {
+            HttpResponse<String> r = send(n, "GET", "/v0/entity?id=" + key + "&ack=3", null);
+            assertThat(r.statusCode()).as("node %d", n).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("long");
+        }
+    }
+
+    /**
      * Many requests pipelined on one connection arrive in one read, so the coordinator's replica
      * calls to each peer travel in batches (POST /internal/v0/batch): every write and read must
      * still get its own answer.

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One immutable sorted table, read through an FFM mapping of the whole file (off-heap: nothing but
- * this small object is on the heap). The footer, stats, index and bloom filter are checked once at open;
+ * this small object is on the heap). The footer, stats, index and bloom filter are checked once at open
+ * (a damaged bloom filter or stats region costs only speed: the table is read without them; a damaged
+ * footer or index sets the table aside);
  * each data block is checked against its CRC every time it is read, so damaged bytes are never
  * decoded into a value.
  *
@@ -32,6 +34,7 @@ final class Table {
     private final MemorySegment seg;
     private final long indexOffset;
     private final int blocks;
+    /** Where the bloom filter starts; -1 when it failed its checksum and every read looks inside. */
     private final long bloomOffset;
     final long entryCount;
     final long sizeBytes;
@@ -90,9 +93,11 @@ final class Table {
                 regionsEnd = f - TableFormat.STATS;
                 if (regionsEnd < 0) throw new CorruptionException(path, 0, "file of " + size + " bytes has no stats region");
                 if (Bytes.crc(seg, regionsEnd, 8) != seg.get(Bytes.INT, regionsEnd + 8)) {
-                    throw new CorruptionException(path, regionsEnd, "stats checksum mismatch");
+                    // Only an optimisation is lost: without its greatest timestamp the table is never skipped.
+                    log.warn("{}: stats checksum mismatch at offset {}; reading the table without them", path, regionsEnd);
+                } else {
+                    maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
                 }
-                maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
             }
             long indexOffset = seg.get(Bytes.LONG, f);
             long indexLen = seg.get(Bytes.INT, f + 8) & 0xffffffffL;
@@ -106,14 +111,18 @@ final class Table {
             if (Bytes.crc(seg, indexOffset, indexLen - 4) != seg.get(Bytes.INT, indexOffset + indexLen - 4)) {
                 throw new CorruptionException(path, indexOffset, "index checksum mismatch");
             }
-            if (Bytes.crc(seg, bloomOffset, bloomLen - 4) != seg.get(Bytes.INT, bloomOffset + bloomLen - 4)) {
-                throw new CorruptionException(path, bloomOffset, "bloom filter checksum mismatch");
-            }
             int blocks = seg.get(Bytes.INT, indexOffset);
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
-            long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
-            if (8 + nwords * 8 + 4 != bloomLen || nwords == 0) throw new CorruptionException(path, bloomOffset, "bad bloom size");
-            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomOffset, count, maxTimestamp);
+            boolean bloomIntact = Bytes.crc(seg, bloomOffset, bloomLen - 4) == seg.get(Bytes.INT, bloomOffset + bloomLen - 4)
+                    && 8 + (seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL) * 8 + 4 == bloomLen
+                    && seg.get(Bytes.INT, bloomOffset + 4) != 0;
+            if (!bloomIntact) {
+                // The entries are all still there, each block under its own checksum: only the
+                // filter that skips the table for absent keys is lost, so every read looks inside.
+                log.warn("{}: bloom filter checksum mismatch at offset {}; reading the table without it", path, bloomOffset);
+            }
+            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1,
+                    count, maxTimestamp);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -201,13 +210,13 @@ final class Table {
 
     // ---- reads ----
 
-    boolean mightContain(byte[] key) { return BloomFilter.mightContain(seg, bloomOffset, Bytes.hash(key)); }
+    boolean mightContain(byte[] key) { return bloomOffset < 0 || BloomFilter.mightContain(seg, bloomOffset, Bytes.hash(key)); }
 
     Entry get(byte[] key) throws CorruptionException { return get(key, Bytes.hash(key)); }
 
     /** Point read with the key's bloom hash computed once by the caller for all tables. */
     Entry get(byte[] key, long hash) throws CorruptionException {
-        if (!BloomFilter.mightContain(seg, bloomOffset, hash)) return null;
+        if (bloomOffset >= 0 && !BloomFilter.mightContain(seg, bloomOffset, hash)) return null;
         int b = findBlock(key);
         if (b < 0) return null;
         long off = checkedBlock(b);

@@ -69,7 +69,9 @@ import org.slf4j.LoggerFactory;
  *     peer that refuses connections is still tried (a refusal costs no timeout, and the first
  *     request after its restart succeeds); to a silent one requests fail immediately, and only the
  *     background probe ({@code GET /v0/status}, one at a time, every {@link #PROBE_INTERVAL}) waits
- *     for it. Any HTTP answer marks the peer up again (a thawed peer answers the pending probe).</li>
+ *     for it. Any HTTP answer marks the peer up again (a thawed peer answers the pending probe).
+ *     An up peer that has answered nothing for {@link #IDLE_PROBE_AFTER} is probed too, so a peer
+ *     that dies or freezes while no request goes to it is still found down.</li>
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
  * </ul>
  */
@@ -79,6 +81,8 @@ final class PeerClient implements AutoCloseable {
     static final int FAILURES_TO_DOWN = 2;
     /** Short, so a thawed or recovered peer is back within about this long; one probe in flight per peer. */
     static final Duration PROBE_INTERVAL = Duration.ofMillis(100);
+    /** An up peer silent this long (no traffic) is asked for its status, so its death is noticed without traffic. */
+    static final Duration IDLE_PROBE_AFTER = Duration.ofSeconds(1);
     private static final int MAX_CONNECTIONS_PER_PEER = 32;
     private static final int MAX_PENDING_ACQUIRES = 4096;
     private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -122,7 +126,7 @@ final class PeerClient implements AutoCloseable {
             if (!url.equals(self)) peers.put(url, new Peer(url));
         }
         long every = PROBE_INTERVAL.toMillis();
-        this.prober = group.next().scheduleWithFixedDelay(this::probeDown, every, every, TimeUnit.MILLISECONDS);
+        this.prober = group.next().scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** Is the peer believed up (it answered recently, or has not failed yet)? */
@@ -184,10 +188,19 @@ final class PeerClient implements AutoCloseable {
         return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
     }
 
-    private void probeDown() {
+    /**
+     * Probes every down peer, and every up peer that has answered nothing for {@link #IDLE_PROBE_AFTER}:
+     * without traffic a peer that died or froze would otherwise be shown up (in {@code /v0/status},
+     * to hinted handoff) until the next request to it failed.
+     */
+    private void probe() {
+        long now = System.nanoTime();
         for (Peer p : peers.values()) {
-            if (!p.up && !p.trialInFlight.get()) {
-                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true);
+            if (!p.up) {
+                if (!p.trialInFlight.get()) send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true);
+            } else if (now - p.lastAnswerNanos > IDLE_PROBE_AFTER.toNanos() && p.idleProbeInFlight.compareAndSet(false, true)) {
+                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true)
+                        .whenComplete((r, e) -> p.idleProbeInFlight.set(false));
             }
         }
     }
@@ -215,6 +228,8 @@ final class PeerClient implements AutoCloseable {
         /** When the peer last gave any HTTP answer: a slow peer under load still answers now and then. */
         volatile long lastAnswerNanos = System.nanoTime();
         final AtomicBoolean trialInFlight = new AtomicBoolean();
+        /** A status request to an up but quiet peer is out: one at a time. */
+        final AtomicBoolean idleProbeInFlight = new AtomicBoolean();
         volatile boolean up = true;
         /**
          * Down because connections were refused (nothing listens): trying again costs only a refused

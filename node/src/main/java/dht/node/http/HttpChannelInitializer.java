@@ -58,13 +58,13 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     protected void initChannel(Channel ch) {
         channels.add(ch);
         HttpDecoderConfig decoder = new HttpDecoderConfig()
-                .setMaxInitialLineLength(maxUriBytes)
+                .setMaxInitialLineLength(RequestAssembler.decoderLineLimit(maxUriBytes))
                 .setMaxHeaderSize(maxHeaderBytes)
                 .setMaxChunkSize(64 * 1024)
                 .setTrailersFactory(SMALL_TRAILERS);
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
-                .addLast("assembler", new RequestAssembler(maxBodyBytes, admission))
+                .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission))
                 .addLast("sequencer", new ResponseSequencer(handler, admission));
     }
 }

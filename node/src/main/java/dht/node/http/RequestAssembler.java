@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * answers still pending on a pipelined connection.)
  *
  * <p>Answers: request line too long: 414; header block too large: 431; other malformed input: 400;
- * all three close the connection, since the decoder has lost the framing. A body over the limit:
+ * all three close the connection when the decoder has lost the framing (a public request line over
+ * the limit but within {@link #decoderLineLimit} is decoded whole, and its connection stays usable). A body over the limit:
  * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
  * waiting for {@code 100 Continue} or asked to close. At most {@code maxBodyBytes} are ever held
  * for one request, and body bytes held node-wide stay within the {@link Admission} budget: past
@@ -39,6 +40,7 @@ import org.slf4j.LoggerFactory;
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
 
+    private final int maxUriBytes;
     private final int maxBodyBytes;
     private final Admission admission;
     private HttpRequest head;
@@ -48,9 +50,20 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private boolean discarding;
     private boolean broken;
 
-    public RequestAssembler(int maxBodyBytes, Admission admission) {
+    public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission) {
+        this.maxUriBytes = maxUriBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.admission = admission;
+    }
+
+    /**
+     * The decoder's limit on a request line: room for the internal form of any public request. A
+     * coordinator percent-encodes every key byte outside the unreserved set (three bytes each), so
+     * a key that fits a public request line can take three times as much in the line it sends to
+     * a replica; the public limit is checked here instead, on public paths only.
+     */
+    public static int decoderLineLimit(int maxUriBytes) {
+        return 3 * maxUriBytes + 256;
     }
 
     @Override
@@ -78,6 +91,15 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
         if (request.protocolVersion().majorVersion() != 1) {
             reject(ctx, Responses.badRequest("unsupported HTTP version"), false);
+            return;
+        }
+        int lineLength = request.method().name().length() + request.uri().length()
+                + request.protocolVersion().text().length() + 2;
+        if (lineLength > maxUriBytes && !request.uri().startsWith("/internal/")) {
+            // Decoded whole, so the framing holds: the connection stays usable once the body is dropped.
+            boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
+            reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
+            discarding = keepAlive;
             return;
         }
         long length;

@@ -2,16 +2,17 @@ package dht.node.http;
 
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.Quorum;
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
 import dht.storage.Store;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
 
 /**
- * Range scans: the public {@code /v0/entities} (this node's store, or the whole cluster with
- * {@code scope=cluster}) and the internal {@code /internal/v0/entities} (this node's store in the wire
+ * Range scans: the public {@code /v0/entities} (the whole cluster's data, merged, or with
+ * {@code scope=local} this node's store alone; on a single node always its store) and the internal {@code /internal/v0/entities} (this node's store in the wire
  * format, tombstones included). All are streamed by {@link ScanStream} on a scan worker under a scan
  * permit.
  */
@@ -63,7 +64,10 @@ public final class ScanRoute implements Route {
             if (scope != null && !scope.equals("local") && !scope.equals("cluster")) {
                 throw new BadRequestException("'scope' must be local or cluster");
             }
-            cluster = "cluster".equals(scope);
+            // In a cluster a scan covers the whole cluster unless asked for this node's data alone:
+            // any node coordinates any request, and one node's store misses writes made while it
+            // was down, or with a smaller 'from' that left it out.
+            cluster = clusterSize > 1 ? !"local".equals(scope) : "cluster".equals(scope);
             if (cluster) {
                 ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
                 if (ack > clusterSize) {
@@ -71,10 +75,9 @@ public final class ScanRoute implements Route {
                 }
             }
         }
-        if (end != null && Arrays.compareUnsigned(end, start) <= 0) {
-            slot.respond(Responses.bytes(HttpResponseStatus.OK, new byte[0]));
-            return;
-        }
+        // An empty range is still answered as a stream, chunked like any other (no entries, then
+        // the terminating chunk), so a client needs no special case.
+        boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
         if (admission.isClosed()) {
             slot.respondAndClose(Responses.overloaded("node is shutting down"));
             return;
@@ -88,10 +91,28 @@ public final class ScanRoute implements Route {
         String description = (internal ? "internal " : cluster ? "cluster " : "")
                 + "[" + new String(start, StandardCharsets.UTF_8) + ", "
                 + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")";
-        ScanStream.Source source = cluster
-                ? () -> clusterScanner.scan(from, end, quorum)
+        ScanStream.Source source = empty ? ScanRoute::nothing
+                : cluster ? () -> clusterScanner.scan(from, end, quorum)
                 : () -> store.scan(from, end);
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
                 admission::releaseScan, description));
+    }
+
+    private static CloseableIterator<Entry> nothing() {
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return false;
+            }
+
+            @Override
+            public Entry next() {
+                throw new java.util.NoSuchElementException();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 }

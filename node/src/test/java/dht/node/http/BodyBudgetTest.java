@@ -24,7 +24,7 @@ class BodyBudgetTest {
             request.release();
             held.add(slot);
         };
-        return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(1000, admission),
+        return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(8192, 1000, admission),
                 new ResponseSequencer(holdEverything, admission));
     }
 
