@@ -20,6 +20,8 @@ import java.util.concurrent.Executor;
 final class Production {
     /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
     static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
+    /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
+    static final double CLUSTER_FLUSH_JITTER = 0.25;
 
     private Production() {
     }
@@ -31,7 +33,10 @@ final class Production {
                 // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
                 .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
                 // An experiment's knob (docs/benchmarks.md, "A compaction rate limit"): MB/s, 0 = no limit.
-                .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20);
+                .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20)
+                // Replicas get the same writes: without it they flush and compact in lockstep
+                // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
+                .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0);
         return LsmStore.open(config.dataDir(), options);
     }
 

@@ -80,6 +80,11 @@ public final class LsmStore implements Store {
     private volatile Version current;
     private volatile boolean closed;
     private long lastStallLog;
+    /**
+     * The size at which the active memtable is rotated, drawn anew for each memtable (guarded by
+     * {@code mutex}): see {@link #flushThreshold}.
+     */
+    private long activeLimit;
 
     // ---- background work ----
     private final Object manifestLock = new Object();
@@ -242,6 +247,7 @@ public final class LsmStore implements Store {
         new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
         for (Path p : logs.values()) files.delete(p);
         current = new Version(newMemtable(walNumber), List.of(), tables);
+        activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
     }
@@ -250,6 +256,19 @@ public final class LsmStore implements Store {
         List<Long> out = new ArrayList<>(tables.size());
         for (Table t : tables) out.add(t.number);
         return out;
+    }
+
+    /**
+     * Where the next memtable is rotated: {@link StoreOptions#memtableBytes}, or with a
+     * {@link StoreOptions#flushJitter} a size drawn at random below it, anew for each memtable, so
+     * that stores receiving the same writes (a cluster's replicas) drift apart after their first
+     * flush instead of flushing and compacting together every time. Never above the configured
+     * size, so memory stays bounded by it.
+     */
+    private long flushThreshold() {
+        long max = opt.memtableBytes();
+        long span = (long) (max * opt.flushJitter());
+        return span == 0 ? max : max - java.util.concurrent.ThreadLocalRandom.current().nextLong(span + 1);
     }
 
     private Memtable newMemtable(long logNumber) {
@@ -378,7 +397,7 @@ public final class LsmStore implements Store {
                 if (!slowed && v.tables.size() >= opt.slowdownTables()) {
                     slowed = true; // compaction is behind: delay this batch a little, without failing it
                     interrupted |= awaitChange(1);
-                } else if (v.active.bytes() < opt.memtableBytes()) {
+                } else if (v.active.bytes() < activeLimit) {
                     return;
                 } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
                     long now = System.nanoTime();
@@ -426,6 +445,7 @@ public final class LsmStore implements Store {
         List<Memtable> imm = new ArrayList<>(v.immutables);
         imm.add(v.active);
         install(new Version(newMemtable(n), imm, v.tables));
+        activeLimit = flushThreshold();
         flusher.execute(this::flushPending);
     }
 

@@ -23,13 +23,18 @@ import java.util.function.LongUnaryOperator;
  * @param compactionBytesPerSecond the most input bytes a compaction reads per second, 0 for no
  *                              limit (default): a limit spreads a compaction's CPU over a longer
  *                              time instead of taking a core flat out
+ * @param flushJitter           each memtable is flushed at a size drawn at random between
+ *                              {@code memtableBytes * (1 - flushJitter)} and {@code memtableBytes}
+ *                              (0, the default: always at {@code memtableBytes}). For stores that
+ *                              receive the same writes, as a cluster's replicas do: with one fixed
+ *                              size they all flush, then compact, at the same moment, every time
  * @param files                 the file-I/O seam
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
-                           StorageFiles files) {
+                           double flushJitter, StorageFiles files) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || files == null) {
@@ -43,60 +48,67 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         if (compactionMinTables < 2) throw new IllegalArgumentException("compactionMinTables < 2");
         if (slowdownTables < compactionMinTables) throw new IllegalArgumentException("slowdownTables");
         if (compactionBytesPerSecond < 0) throw new IllegalArgumentException("compactionBytesPerSecond < 0");
+        if (!(flushJitter >= 0 && flushJitter <= 0.5)) throw new IllegalArgumentException("flushJitter not in [0, 0.5]");
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
-                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, NioStorageFiles.INSTANCE);
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, NioStorageFiles.INSTANCE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
         return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
         return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withBlockSize(int size) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, files);
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, files);
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, files);
     }
 
     public StoreOptions withCompactionBytesPerSecond(long rate) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, files);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, f);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, f);
+    }
+
+    public StoreOptions withFlushJitter(double fraction) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
+                fraction, files);
     }
 }

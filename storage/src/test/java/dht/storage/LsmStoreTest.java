@@ -32,6 +32,41 @@ class LsmStoreTest {
         return out;
     }
 
+    /**
+     * The sizes of the tables that same-size writes flush into: equal with a fixed flush size, spread
+     * over the jitter's range with one, never above the configured size.
+     */
+    private List<Long> flushedTableSizes(Path d, double jitter) throws IOException {
+        StoreOptions o = StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC).withMemtableBytes(64 * 1024)
+                .withCompaction(100, 200).withFlushJitter(jitter);
+        try (LsmStore s = LsmStore.open(d, o)) {
+            byte[] v = new byte[100];
+            for (int i = 0; i < 20_000; i++) s.put(b(String.format("k%08d", i)), v, i + 1);
+        }
+        List<Path> tables;
+        try (var files = java.nio.file.Files.list(d)) {
+            tables = files.filter(p -> p.toString().endsWith(".sst")).sorted().toList();
+        }
+        List<Long> sizes = new ArrayList<>();
+        for (Path t : tables.subList(0, tables.size() - 1)) sizes.add(java.nio.file.Files.size(t)); // the last: flushed at close
+        return sizes;
+    }
+
+    @Test
+    void withFlushJitterMemtablesAreFlushedAtSizesDrawnBelowTheLimit() throws IOException {
+        List<Long> fixed = flushedTableSizes(dir.resolve("fixed"), 0);
+        List<Long> jittered = flushedTableSizes(dir.resolve("jittered"), 0.25);
+        assertThat(fixed).hasSizeGreaterThan(10);
+        long largest = fixed.stream().mapToLong(Long::longValue).max().orElseThrow();
+        long smallest = fixed.stream().mapToLong(Long::longValue).min().orElseThrow();
+        // a group commit can carry a memtable a few entries past its flush size
+        assertThat(largest - smallest).as("fixed flush size: %s", fixed).isLessThan(largest / 100);
+        long spread = jittered.stream().mapToLong(Long::longValue).max().orElseThrow()
+                - jittered.stream().mapToLong(Long::longValue).min().orElseThrow();
+        assertThat(spread).as("jittered: %s", jittered).isGreaterThan(largest / 10);
+        assertThat(jittered).allMatch(x -> x <= largest + largest / 100).allMatch(x -> x >= largest * 0.70);
+    }
+
     @Test
     void putGetDeleteScan() throws IOException {
         try (LsmStore s = LsmStore.open(dir, small())) {
