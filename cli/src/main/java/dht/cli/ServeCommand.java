@@ -3,6 +3,7 @@ package dht.cli;
 import dht.node.Node;
 import dht.node.NodeConfig;
 import dht.storage.DirectoryLockedException;
+import dht.storage.LsmStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,7 +94,15 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("dht serve: " + e.getMessage());
             return 1;
         } catch (java.net.BindException e) {
-            System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
+            // The port is bound first, so that a busy port fails before the data directory is
+            // touched; when the directory is taken too (the same node started twice), that is
+            // the news, so it is said first.
+            if (LsmStore.inUse(config.dataDir())) {
+                System.err.println("dht serve: " + new DirectoryLockedException(config.dataDir()).getMessage()
+                        + "; port " + port + " is taken as well");
+            } else {
+                System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
+            }
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);

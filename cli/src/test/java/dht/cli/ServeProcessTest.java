@@ -111,6 +111,20 @@ class ServeProcessTest {
         assertThat(get(first, "k").body()).isEqualTo("v");
     }
 
+    /** The same command run twice: the port is taken too, but the directory is what to report. */
+    @Test
+    void theSameNodeStartedTwiceSaysItsDataDirectoryIsInUse() throws Exception {
+        Path data = tmp.resolve("twice");
+        NodeProcess first = node(data).startAndAwait();
+        NodeProcess second = new NodeProcess(first.port, data, List.of());
+        nodes.add(second);
+        second.start();
+        assertThat(second.process().waitFor(20, TimeUnit.SECONDS)).as("second node exits by itself").isTrue();
+        assertThat(second.process().exitValue()).isNotZero();
+        assertThat(second.output()).contains("data directory").contains("in use").contains("port " + first.port);
+        assertThat(put(first, "k", "v")).isEqualTo(201);
+    }
+
     @Test
     void selfOutsideTheClusterIsRefused() throws Exception {
         NodeProcess n = node(tmp.resolve("d"), "--cluster", "http://localhost:1,http://localhost:2",

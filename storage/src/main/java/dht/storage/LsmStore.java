@@ -133,6 +133,25 @@ public final class LsmStore implements Store {
     }
 
     /**
+     * Whether another store holds {@code dir} right now, found without creating or changing
+     * anything (for a caller that must fail before it opens the store, and wants to say why).
+     */
+    public static boolean inUse(Path dir) {
+        Path lock = dir.resolve(FileNames.LOCK);
+        if (!Files.exists(lock)) return false;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock l = ch.tryLock();
+            if (l == null) return true;
+            l.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return true; // held in this very process
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
      * Opens (creating if needed) the store in {@code dir}: locks the directory, removes leftovers
      * of interrupted flushes and compactions, replays the logs into tables and starts a new log.
      *
