@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -87,26 +89,19 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("dht serve: " + e.getMessage());
             return 2;
         }
-        Node node;
-        try {
-            node = Node.start(config);
-        } catch (DirectoryLockedException e) {
-            System.err.println("dht serve: " + e.getMessage());
-            return 1;
-        } catch (java.net.BindException e) {
-            // The port is bound first, so that a busy port fails before the data directory is
-            // touched; when the directory is taken too (the same node started twice), that is
-            // the news, so it is said first.
-            if (LsmStore.inUse(config.dataDir())) {
-                System.err.println("dht serve: " + new DirectoryLockedException(config.dataDir()).getMessage()
-                        + "; port " + port + " is taken as well");
-            } else {
-                System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
-            }
-            return 1;
-        }
+        // The hook is in place before the start, so that a signal during a long recovery (log
+        // replay) also ends the process with 0: nothing has been acknowledged yet, and the store is
+        // safe to stop at any point of its open, as after a crash. The hook ends with halt, so it
+        // carries the exit code of a failed start.
+        AtomicReference<Node> running = new AtomicReference<>();
+        AtomicInteger exitCode = new AtomicInteger();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Node node = running.get();
+            if (node == null) {
+                if (exitCode.get() == 0) log.info("Stopping on signal during the start");
+                Runtime.getRuntime().halt(exitCode.get());
+            }
             log.info("Stopping on signal: finishing in-flight requests");
             // The contract's bound is 10 s. What a cut-short stop leaves behind is safe: every
             // acknowledged write is in the log, replayed at the next start, and a half-written table
@@ -130,6 +125,28 @@ public final class ServeCommand implements Callable<Integer> {
             // A graceful stop on SIGTERM/SIGINT is a success: exit 0, not 128+signal.
             Runtime.getRuntime().halt(0);
         }, "dht-shutdown"));
+        try {
+            running.set(Node.start(config));
+        } catch (DirectoryLockedException e) {
+            System.err.println("dht serve: " + e.getMessage());
+            exitCode.set(1);
+            return 1;
+        } catch (java.net.BindException e) {
+            // The port is bound first, so that a busy port fails before the data directory is
+            // touched; when the directory is taken too (the same node started twice), that is
+            // the news, so it is said first.
+            if (LsmStore.inUse(config.dataDir())) {
+                System.err.println("dht serve: " + new DirectoryLockedException(config.dataDir()).getMessage()
+                        + "; port " + port + " is taken as well");
+            } else {
+                System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
+            }
+            exitCode.set(1);
+            return 1;
+        } catch (Exception | Error e) {
+            exitCode.set(1);
+            throw e;
+        }
         stopped.await();
         return 0;
     }
