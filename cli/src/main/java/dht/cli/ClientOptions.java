@@ -31,9 +31,15 @@ final class ClientOptions {
     @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
     Integer from;
 
-    @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
-            description = "Give up when the node has not answered within this many seconds (default: ${DEFAULT-VALUE}).")
     int timeoutSeconds;
+
+    @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
+            description = "Give up when the node has not answered within this many seconds; for a scan, "
+                    + "when no bytes came for this long (default: ${DEFAULT-VALUE}).")
+    void timeout(int seconds) {
+        if (seconds < 1) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--timeout must be at least 1 second");
+        timeoutSeconds = seconds;
+    }
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -59,7 +65,6 @@ final class ClientOptions {
      * that failing before the node was reached is told apart from failing while talking to it.
      */
     <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
-        if (timeoutSeconds < 1) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--timeout must be at least 1 second");
         // A frozen node's kernel still accepts the connection, so only a timeout ends the wait.
         HttpRequest timed = HttpRequest.newBuilder(request, (name, value) -> true)
                 .timeout(Duration.ofSeconds(timeoutSeconds)).build();
@@ -68,8 +73,34 @@ final class ClientOptions {
         } catch (ConnectException | HttpConnectTimeoutException | UnknownHostException e) {
             throw new NodeUnreachableException(base(), e);
         } catch (HttpTimeoutException e) {
-            throw new NodeTimeoutException(base(), timeoutSeconds, e);
+            throw timedOut(e);
         }
+    }
+
+    /**
+     * Sends a request whose body is streamed: waits at most the timeout for the response head,
+     * and sets no timeout on the request itself, whose reach into the body differs between JDKs;
+     * the caller bounds the gaps between body bytes (see {@link ScanCommand}).
+     */
+    HttpResponse<java.io.InputStream> sendStreaming(HttpRequest request) throws IOException, InterruptedException {
+        var pending = client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+        try {
+            return pending.get(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            pending.cancel(true);
+            throw timedOut(new HttpTimeoutException("no response head"));
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof ConnectException || c instanceof HttpConnectTimeoutException || c instanceof UnknownHostException) {
+                throw new NodeUnreachableException(base(), (IOException) c);
+            }
+            if (c instanceof IOException io) throw io;
+            throw new IOException(c);
+        }
+    }
+
+    NodeTimeoutException timedOut(IOException cause) {
+        return new NodeTimeoutException(base(), timeoutSeconds, cause);
     }
 
     /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */

@@ -44,15 +44,14 @@ final class ScanCommand implements Callable<Integer> {
         if (clusterScope) q.append("&scope=cluster");
         if (localScope) q.append("&scope=local");
         else if (client.ack != null) q.append("&ack=").append(client.ack);
-        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create(q.toString())).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = client.sendStreaming(HttpRequest.newBuilder(URI.create(q.toString())).GET().build());
         try (InputStream in = r.body()) {
             if (r.statusCode() != 200) {
                 System.err.println(r.statusCode() + " " + new String(in.readAllBytes()).strip());
                 return 1;
             }
             try {
-                in.transferTo(System.out);
+                copyWithIdleLimit(in);
             } catch (java.io.IOException e) {
                 // The node ends a scan that failed midway without HTTP's last chunk: the entries
                 // already printed are real, but the range is not complete, and the exit code says so.
@@ -63,5 +62,40 @@ final class ScanCommand implements Callable<Integer> {
             System.out.flush();
         }
         return 0;
+    }
+
+    /**
+     * Copies the body to stdout; a node that freezes mid-stream sends nothing more and never
+     * closes, so a watchdog ends the command once no bytes came for the timeout. A long scan that
+     * keeps streaming is never cut.
+     */
+    private void copyWithIdleLimit(InputStream in) throws java.io.IOException {
+        long limitNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(client.timeoutSeconds);
+        java.util.concurrent.atomic.AtomicLong lastBytes = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        Thread watchdog = Thread.ofPlatform().daemon().name("scan-idle").start(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(200);
+                    if (System.nanoTime() - lastBytes.get() > limitNanos) {
+                        System.out.flush();
+                        System.err.println("dht scan: no data from node " + client.base() + " for " + client.timeoutSeconds
+                                + " s; the range is incomplete");
+                        System.err.flush();
+                        Runtime.getRuntime().halt(1); // the reading thread cannot be woken from its read
+                    }
+                }
+            } catch (InterruptedException e) {
+                // the copy ended
+            }
+        });
+        try {
+            byte[] buf = new byte[64 * 1024];
+            for (int n; (n = in.read(buf)) >= 0; ) {
+                lastBytes.set(System.nanoTime());
+                System.out.write(buf, 0, n);
+            }
+        } finally {
+            watchdog.interrupt();
+        }
     }
 }

@@ -90,9 +90,11 @@ public final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         // The hook is in place before the start, so that a signal during a long recovery (log
-        // replay) also ends the process with 0: nothing has been acknowledged yet, and the store is
-        // safe to stop at any point of its open, as after a crash. The hook ends with halt, so it
-        // carries the exit code of a failed start.
+        // replay) also ends the process with 0: the store is safe to stop at any point of its open,
+        // as after a crash. (In the moment between the node starting to serve and Node.start
+        // returning, a signal also halts at once, without the graceful stop: a write acknowledged
+        // in that moment is in the log all the same.) The hook ends with halt, so it carries the
+        // exit code of a failed start.
         AtomicReference<Node> running = new AtomicReference<>();
         AtomicInteger exitCode = new AtomicInteger();
         CountDownLatch stopped = new CountDownLatch(1);

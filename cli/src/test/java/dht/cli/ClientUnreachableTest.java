@@ -89,6 +89,51 @@ class ClientUnreachableTest {
         }
     }
 
+    /**
+     * A node that freezes mid-scan: the head and one entry came, then nothing, and the connection
+     * stays open. The command ends itself (a process here: it halts) once nothing came for the timeout.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aScanThatStallsMidStreamEndsAfterTheTimeout() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+            Thread.ofPlatform().daemon().start(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+                    for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) { }
+                    s.getOutputStream().write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\na\nxyz\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    done.await(); // frozen: the connection stays open, nothing more comes
+                } catch (IOException | InterruptedException e) {
+                    // the test fails on its own assertions
+                }
+            });
+            String url = "http://127.0.0.1:" + server.getLocalPort();
+            Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
+                    System.getProperty("java.class.path"), Main.class.getName(), "scan", "a", "--url", url, "--timeout", "1")
+                    .redirectErrorStream(false).start();
+            try {
+                assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("ends by itself").isTrue();
+                assertThat(p.exitValue()).isEqualTo(1);
+                assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("a\nxyz");
+                assertThat(new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8))
+                        .contains("dht scan: no data from node " + url + " for 1 s; the range is incomplete");
+            } finally {
+                p.destroyForcibly();
+                done.countDown();
+            }
+        }
+    }
+
+    @Test
+    void aTimeoutBelowOneSecondIsRefusedBeforeAnythingIsSent() throws Exception {
+        Outcome o = run(List.of("get", "k", "--timeout", "0"), "http://127.0.0.1:1");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr()).contains("--timeout must be at least 1 second").doesNotContain("cannot reach");
+    }
+
     @Test
     void unknownHostSaysSo() throws Exception {
         // .invalid is reserved (RFC 6761): it never resolves, and resolvers answer that at once.

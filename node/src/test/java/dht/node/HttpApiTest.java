@@ -134,8 +134,12 @@ class HttpApiTest {
         assertThat(node.get("/v0/entities?start=a&scope=galaxy").statusCode()).isEqualTo(400);
         assertThat(node.get("/v0/entities?start=a&scope=cluster&ack=0").statusCode()).isEqualTo(400);
         assertThat(node.get("/v0/entities?start=a&scope=cluster&ack=2").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&ack=2").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&scope=local&ack=abc").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&ack=1").statusCode()).isEqualTo(200);
         HttpResponse<byte[]> empty = node.get("/v0/entities?start=b&end=a");
         assertThat(empty.statusCode()).isEqualTo(200);
+        assertThat(empty.headers().firstValue("transfer-encoding")).hasValue("chunked");
         assertThat(empty.body()).isEmpty();
         assertThat(node.get("/v0/entities?start=b&end=b").body()).isEmpty();
     }

@@ -133,8 +133,11 @@ public final class LsmStore implements Store {
     }
 
     /**
-     * Whether another store holds {@code dir} right now, found without creating or changing
+     * Whether another process holds {@code dir} right now, found without creating or changing
      * anything (for a caller that must fail before it opens the store, and wants to say why).
+     * Only for a process that has no store open on {@code dir}: file locks belong to the whole
+     * process, and on Linux closing any channel to the lock file drops the process's lock. While
+     * it tests, it holds the lock for a moment: a store opening at that instant is refused.
      */
     public static boolean inUse(Path dir) {
         Path lock = dir.resolve(FileNames.LOCK);
@@ -145,7 +148,7 @@ public final class LsmStore implements Store {
             l.release();
             return false;
         } catch (java.nio.channels.OverlappingFileLockException e) {
-            return true; // held in this very process
+            return true; // held by a channel of this process (which the javadoc rules out)
         } catch (IOException e) {
             return false;
         }

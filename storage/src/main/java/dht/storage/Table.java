@@ -119,7 +119,7 @@ final class Table {
             if (!bloomIntact) {
                 // The entries are all still there, each block under its own checksum: only the
                 // filter that skips the table for absent keys is lost, so every read looks inside.
-                log.warn("{}: bloom filter checksum mismatch at offset {}; reading the table without it", path, bloomOffset);
+                log.warn("{}: bloom filter damaged (checksum or size) at offset {}; reading the table without it", path, bloomOffset);
             }
             return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1,
                     count, maxTimestamp);

@@ -93,15 +93,6 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             reject(ctx, Responses.badRequest("unsupported HTTP version"), false);
             return;
         }
-        int lineLength = request.method().name().length() + request.uri().length()
-                + request.protocolVersion().text().length() + 2;
-        if (lineLength > maxUriBytes && !request.uri().startsWith("/internal/")) {
-            // Decoded whole, so the framing holds: the connection stays usable once the body is dropped.
-            boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
-            reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
-            discarding = keepAlive;
-            return;
-        }
         long length;
         try {
             length = HttpUtil.getContentLength(request, -1L);
@@ -118,6 +109,16 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             return;
         }
         boolean expectsContinue = HttpUtil.is100ContinueExpected(request);
+        int lineLength = request.method().name().length() + request.uri().length()
+                + request.protocolVersion().text().length() + 2;
+        if (lineLength > maxUriBytes && !request.uri().startsWith("/internal/")) {
+            // Decoded whole, so the framing holds: the connection stays usable once the body is dropped
+            // (after an unsupported Expect it was already refused and closed, above).
+            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
+            reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
+            discarding = keepAlive;
+            return;
+        }
         if (length > maxBodyBytes) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
             reject(ctx, tooLarge(), keepAlive);

@@ -68,11 +68,10 @@ public final class ScanRoute implements Route {
             // any node coordinates any request, and one node's store misses writes made while it
             // was down, or with a smaller 'from' that left it out.
             cluster = clusterSize > 1 ? !"local".equals(scope) : "cluster".equals(scope);
-            if (cluster) {
-                ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
-                if (ack > clusterSize) {
-                    throw new BadRequestException("'ack' is larger than the cluster (" + clusterSize + " nodes)");
-                }
+            // Checked whatever the scope, as on /v0/entity: a bad 'ack' is a 400, never ignored.
+            ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
+            if (ack > clusterSize) {
+                throw new BadRequestException("'ack' is larger than the cluster (" + clusterSize + " nodes)");
             }
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
