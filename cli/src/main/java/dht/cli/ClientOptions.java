@@ -70,10 +70,8 @@ final class ClientOptions {
                 .timeout(Duration.ofSeconds(timeoutSeconds)).build();
         try {
             return client.send(timed, handler);
-        } catch (ConnectException | HttpConnectTimeoutException | UnknownHostException e) {
-            throw new NodeUnreachableException(base(), e);
-        } catch (HttpTimeoutException e) {
-            throw timedOut(e);
+        } catch (IOException e) {
+            throw classified(e);
         }
     }
 
@@ -88,19 +86,25 @@ final class ClientOptions {
             return pending.get(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             pending.cancel(true);
-            throw timedOut(new HttpTimeoutException("no response head"));
+            throw classified(new HttpTimeoutException("no response head"));
         } catch (java.util.concurrent.ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof ConnectException || c instanceof HttpConnectTimeoutException || c instanceof UnknownHostException) {
-                throw new NodeUnreachableException(base(), (IOException) c);
-            }
-            if (c instanceof IOException io) throw io;
-            throw new IOException(c);
+            if (e.getCause() instanceof IOException io) throw classified(io);
+            throw new IOException(e.getCause());
         }
     }
 
-    NodeTimeoutException timedOut(IOException cause) {
-        return new NodeTimeoutException(base(), timeoutSeconds, cause);
+    /**
+     * A failure of the JDK client as the user should hear of it: no connection could be made
+     * ({@link NodeUnreachableException}), or the node did not answer in time
+     * ({@link NodeTimeoutException}); anything else as it is.
+     */
+    private IOException classified(IOException e) {
+        // a connect timeout is also an HttpTimeoutException: it is the node being unreachable
+        if (e instanceof ConnectException || e instanceof HttpConnectTimeoutException || e instanceof UnknownHostException) {
+            return new NodeUnreachableException(base(), e);
+        }
+        if (e instanceof HttpTimeoutException) return new NodeTimeoutException(base(), timeoutSeconds, e);
+        return e;
     }
 
     /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */

@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 public final class ServeCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
     /** A stop on a signal ends by then, finished or not: the contract allows 10 s. */
-    static final java.time.Duration STOP_DEADLINE = java.time.Duration.ofMillis(9_500);
+    static final Duration STOP_DEADLINE = Duration.ofMillis(9_500);
 
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
     int port;

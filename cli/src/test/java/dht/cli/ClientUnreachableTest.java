@@ -67,17 +67,7 @@ class ClientUnreachableTest {
     @Test
     void aScanCutShortIsOneLineAndExitOne() throws Exception {
         try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            Thread.ofPlatform().daemon().start(() -> {
-                try (java.net.Socket s = server.accept()) {
-                    var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
-                    for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) { }
-                    s.getOutputStream().write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\na\nxyz\r\n"
-                            .getBytes(StandardCharsets.US_ASCII));
-                    s.getOutputStream().flush();
-                } catch (IOException e) {
-                    // the test fails on its own assertions
-                }
-            });
+            answerOneEntryThenStop(server, new java.util.concurrent.CountDownLatch(0)); // then closes
             String url = "http://127.0.0.1:" + server.getLocalPort();
 
             Outcome o = run(List.of("scan", "a"), url);
@@ -98,18 +88,7 @@ class ClientUnreachableTest {
     void aScanThatStallsMidStreamEndsAfterTheTimeout() throws Exception {
         try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-            Thread.ofPlatform().daemon().start(() -> {
-                try (java.net.Socket s = server.accept()) {
-                    var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
-                    for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) { }
-                    s.getOutputStream().write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\na\nxyz\r\n"
-                            .getBytes(StandardCharsets.US_ASCII));
-                    s.getOutputStream().flush();
-                    done.await(); // frozen: the connection stays open, nothing more comes
-                } catch (IOException | InterruptedException e) {
-                    // the test fails on its own assertions
-                }
-            });
+            answerOneEntryThenStop(server, done); // frozen: the connection stays open, nothing more comes
             String url = "http://127.0.0.1:" + server.getLocalPort();
             Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
                     System.getProperty("java.class.path"), Main.class.getName(), "scan", "a", "--url", url, "--timeout", "1")
@@ -132,6 +111,25 @@ class ClientUnreachableTest {
         Outcome o = run(List.of("get", "k", "--timeout", "0"), "http://127.0.0.1:1");
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stderr()).contains("--timeout must be at least 1 second").doesNotContain("cannot reach");
+    }
+
+    /**
+     * A fake node for one scan: reads the request head, sends the response head and one entry
+     * without HTTP's last chunk, then holds the connection until {@code release} and closes it.
+     */
+    private static void answerOneEntryThenStop(java.net.ServerSocket server, java.util.concurrent.CountDownLatch release) {
+        Thread.ofPlatform().daemon().start(() -> {
+            try (java.net.Socket s = server.accept()) {
+                var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+                for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) { }
+                s.getOutputStream().write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\na\nxyz\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                release.await();
+            } catch (IOException | InterruptedException e) {
+                // the test fails on its own assertions
+            }
+        });
     }
 
     @Test

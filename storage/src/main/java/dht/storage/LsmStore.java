@@ -141,14 +141,12 @@ public final class LsmStore implements Store {
      */
     public static boolean inUse(Path dir) {
         Path lock = dir.resolve(FileNames.LOCK);
-        if (!Files.exists(lock)) return false;
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.WRITE)) {
-            java.nio.channels.FileLock l = ch.tryLock();
-            if (l == null) return true;
-            l.release();
+        if (!Files.exists(lock)) return false; // so that the lock below creates nothing
+        try {
+            Closeable held = NioStorageFiles.INSTANCE.tryLock(lock);
+            if (held == null) return true;
+            held.close();
             return false;
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            return true; // held by a channel of this process (which the javadoc rules out)
         } catch (IOException e) {
             return false;
         }

@@ -113,9 +113,9 @@ final class Table {
             }
             int blocks = seg.get(Bytes.INT, indexOffset);
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
+            long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
             boolean bloomIntact = Bytes.crc(seg, bloomOffset, bloomLen - 4) == seg.get(Bytes.INT, bloomOffset + bloomLen - 4)
-                    && 8 + (seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL) * 8 + 4 == bloomLen
-                    && seg.get(Bytes.INT, bloomOffset + 4) != 0;
+                    && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen;
             if (!bloomIntact) {
                 // The entries are all still there, each block under its own checksum: only the
                 // filter that skips the table for absent keys is lost, so every read looks inside.
@@ -210,13 +210,16 @@ final class Table {
 
     // ---- reads ----
 
-    boolean mightContain(byte[] key) { return bloomOffset < 0 || BloomFilter.mightContain(seg, bloomOffset, Bytes.hash(key)); }
+    boolean mightContain(byte[] key) { return mightContain(Bytes.hash(key)); }
+
+    /** Without an intact bloom filter every key might be here. */
+    private boolean mightContain(long hash) { return bloomOffset < 0 || BloomFilter.mightContain(seg, bloomOffset, hash); }
 
     Entry get(byte[] key) throws CorruptionException { return get(key, Bytes.hash(key)); }
 
     /** Point read with the key's bloom hash computed once by the caller for all tables. */
     Entry get(byte[] key, long hash) throws CorruptionException {
-        if (bloomOffset >= 0 && !BloomFilter.mightContain(seg, bloomOffset, hash)) return null;
+        if (!mightContain(hash)) return null;
         int b = findBlock(key);
         if (b < 0) return null;
         long off = checkedBlock(b);

@@ -197,12 +197,16 @@ final class PeerClient implements AutoCloseable {
         long now = System.nanoTime();
         for (Peer p : peers.values()) {
             if (!p.up) {
-                if (!p.trialInFlight.get()) send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true);
+                if (!p.trialInFlight.get()) askStatus(p);
             } else if (now - p.lastAnswerNanos > IDLE_PROBE_AFTER.toNanos() && p.idleProbeInFlight.compareAndSet(false, true)) {
-                send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true)
-                        .whenComplete((r, e) -> p.idleProbeInFlight.set(false));
+                askStatus(p).whenComplete((r, e) -> p.idleProbeInFlight.set(false));
             }
         }
+    }
+
+    /** A probe: any HTTP answer marks the peer up, a failure counts toward down. */
+    private CompletableFuture<PeerResponse> askStatus(Peer p) {
+        return send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true);
     }
 
     @Override
