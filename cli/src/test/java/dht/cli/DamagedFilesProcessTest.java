@@ -113,4 +113,27 @@ class DamagedFilesProcessTest {
         assertThat(scan.statusCode()).isEqualTo(500);
         assertThat(scan.body()).contains("corruption");
     }
+
+    /**
+     * The table's footer carries only where its regions start: every entry is still in a data block
+     * under its own checksum, so a flipped footer byte costs no entry. The node rebuilds the table
+     * at start, keeps the damaged file aside and says so in the log.
+     */
+    @Test
+    void flippedByteInATableFooterCostsNoEntry() throws Exception {
+        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        fill();
+        assertThat(node.terminate(Duration.ofSeconds(10))).isZero();
+        Path table = files(".sst").getFirst();
+        flip(table, Files.size(table) - 20); // in the footer (its entry count), under the footer checksum
+
+        node.startAndAwait();
+        for (int i = 0; i < KEYS; i++) {
+            HttpResponse<String> r = get(i);
+            assertThat(r.statusCode()).as("key%d after a flipped footer byte", i).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(value(i));
+        }
+        assertThat(node.output()).contains("corruption in").contains("salvaged " + KEYS + " entries");
+        assertThat(files(".corrupt")).containsExactly(table.resolveSibling(table.getFileName() + ".corrupt"));
+    }
 }

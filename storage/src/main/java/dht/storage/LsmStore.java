@@ -225,6 +225,9 @@ public final class LsmStore implements Store {
         nextFile = Math.max(m.nextFile(), maxSeen + 1);
 
         List<Table> tables = new ArrayList<>();
+        // Damaged tables are renamed only once a manifest without them is written: until then the
+        // old manifest names them, and a crash before that point salvages them again next time.
+        List<Path> damaged = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
             if (!Files.exists(p)) {
@@ -234,9 +237,9 @@ public final class LsmStore implements Store {
             try {
                 tables.add(Table.open(files, p, n));
             } catch (CorruptionException e) {
-                Path q = p.resolveSibling(p.getFileName() + ".corrupt");
-                log.error("{}; setting the table aside as {} and serving the rest", e.getMessage(), q);
-                files.rename(p, q);
+                Table salvaged = salvage(p, e);
+                if (salvaged != null) tables.add(salvaged);
+                damaged.add(p);
             }
         }
 
@@ -265,11 +268,33 @@ public final class LsmStore implements Store {
         wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
         files.syncDirectory(dir);
         new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
+        for (Path p : damaged) files.rename(p, p.resolveSibling(p.getFileName() + ".corrupt"));
         for (Path p : logs.values()) files.delete(p);
         current = new Version(newMemtable(walNumber), List.of(), tables);
         activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * Copies the intact data blocks of a table that failed its checks at open into a new table
+     * ({@link TableSalvage}); null when none is intact. Either way the damaged file is set aside
+     * by the caller, never deleted.
+     */
+    private Table salvage(Path p, CorruptionException damage) throws IOException {
+        long n = nextFile++;
+        Path target = FileNames.table(dir, n);
+        TableSalvage.Outcome o = TableSalvage.salvage(files, p, target, opt);
+        Path aside = p.resolveSibling(p.getFileName() + ".corrupt");
+        if (o.entries() == 0) {
+            log.error("{}; no intact data block found, its entries are lost; setting the table aside as {}",
+                    damage.getMessage(), aside);
+            return null;
+        }
+        log.error("{}; salvaged {} entries from {} intact data blocks (the first {} of {} bytes) into {}; setting the "
+                        + "damaged table aside as {}", damage.getMessage(), o.entries(), o.blocks(), o.bytes(), o.fileBytes(),
+                target.getFileName(), aside);
+        return Table.open(files, target, n);
     }
 
     private static List<Long> numbers(List<Table> tables) {

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * One immutable sorted table, read through an FFM mapping of the whole file (off-heap: nothing but
  * this small object is on the heap). The footer, stats, index and bloom filter are checked once at open
  * (a damaged bloom filter or stats region costs only speed: the table is read without them; a damaged
- * footer or index sets the table aside);
+ * footer or index makes open fail, and the store salvages the data blocks: {@link TableSalvage});
  * each data block is checked against its CRC every time it is read, so damaged bytes are never
  * decoded into a value.
  *
