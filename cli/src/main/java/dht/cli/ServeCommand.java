@@ -89,6 +89,13 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("dht serve: " + e.getMessage());
             return 2;
         }
+        // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
+        // a cluster node's CPU at 8,000 PUT/s (docs/benchmarks.md). A served node runs without it;
+        // nodes started in-process by the tests keep it, and -Dio.netty.leakDetection.level=simple
+        // in DHT_JAVA_OPTS brings it back.
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+        }
         // The hook is in place before the start, so that a signal during a long recovery (log
         // replay) also ends the process with 0: the store is safe to stop at any point of its open,
         // as after a crash. (In the moment between the node starting to serve and Node.start
