@@ -225,21 +225,29 @@ public final class LsmStore implements Store {
         nextFile = Math.max(m.nextFile(), maxSeen + 1);
 
         List<Table> tables = new ArrayList<>();
-        // Damaged tables are renamed only once a manifest without them is written: until then the
-        // old manifest names them, and a crash before that point salvages them again next time.
-        List<Path> damaged = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
+            Path aside = corrupt(p);
             if (!Files.exists(p)) {
-                log.error("table {} named by the manifest is missing; its entries are lost", p);
+                if (Files.exists(aside)) {
+                    // Set aside by an open that stopped before its manifest: salvage it again.
+                    log.warn("table {} named by the manifest was set aside as {} by an interrupted open; salvaging it again",
+                            p.getFileName(), aside.getFileName());
+                    Table salvaged = salvage(aside, null);
+                    if (salvaged != null) tables.add(salvaged);
+                } else {
+                    log.error("table {} named by the manifest is missing; its entries are lost", p);
+                }
                 continue;
             }
             try {
                 tables.add(Table.open(files, p, n));
             } catch (CorruptionException e) {
-                Table salvaged = salvage(p, e);
+                // Renamed first: the damaged file is never deleted, and until the manifest below
+                // replaces this one, a crash leads the next open back to it (the branch above).
+                files.rename(p, aside);
+                Table salvaged = salvage(aside, e);
                 if (salvaged != null) tables.add(salvaged);
-                damaged.add(p);
             }
         }
 
@@ -268,7 +276,6 @@ public final class LsmStore implements Store {
         wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
         files.syncDirectory(dir);
         new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
-        for (Path p : damaged) files.rename(p, p.resolveSibling(p.getFileName() + ".corrupt"));
         for (Path p : logs.values()) files.delete(p);
         current = new Version(newMemtable(walNumber), List.of(), tables);
         activeLimit = flushThreshold();
@@ -276,24 +283,32 @@ public final class LsmStore implements Store {
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
     }
 
+    private static Path corrupt(Path table) {
+        return table.resolveSibling(table.getFileName() + ".corrupt");
+    }
+
     /**
-     * Copies the intact data blocks of a table that failed its checks at open into a new table
-     * ({@link TableSalvage}); null when none is intact. Either way the damaged file is set aside
-     * by the caller, never deleted.
+     * Copies the intact data blocks of a damaged table, already set aside as {@code aside}, into a
+     * new table ({@link TableSalvage}) and opens it; null when no block is intact. {@code damage}
+     * is what the open found, or null when an interrupted open found it before.
      */
-    private Table salvage(Path p, CorruptionException damage) throws IOException {
+    private Table salvage(Path aside, CorruptionException damage) throws IOException {
         long n = nextFile++;
         Path target = FileNames.table(dir, n);
-        TableSalvage.Outcome o = TableSalvage.salvage(files, p, target, opt);
-        Path aside = p.resolveSibling(p.getFileName() + ".corrupt");
+        TableSalvage.Outcome o = TableSalvage.salvage(files, aside, target, opt);
+        String what = damage == null ? "damaged table " + aside.getFileName() : damage.getMessage();
         if (o.entries() == 0) {
-            log.error("{}; no intact data block found, its entries are lost; setting the table aside as {}",
-                    damage.getMessage(), aside);
+            log.error("{}; no intact data block, its entries are lost; the damaged file is kept as {}", what, aside.getFileName());
             return null;
         }
-        log.error("{}; salvaged {} entries from {} intact data blocks (the first {} of {} bytes) into {}; setting the "
-                        + "damaged table aside as {}", damage.getMessage(), o.entries(), o.blocks(), o.bytes(), o.fileBytes(),
-                target.getFileName(), aside);
+        String kept = o.complete() ? "every data block intact, " + o.blocks() + " blocks"
+                : o.dataEnd() < 0 ? o.blocks() + " intact data blocks; the walk stopped at offset " + o.end()
+                        + " and found no index, so whether more blocks followed is unknown"
+                : o.blocks() + " intact data blocks; the walk stopped at offset " + o.end() + " of the " + o.dataEnd()
+                        + " bytes of data blocks, the blocks after it are lost"
+                        + (o.footerEntries() >= 0 ? " (" + o.entries() + " of the " + o.footerEntries() + " entries the footer records)" : "");
+        log.error("{}; salvaged {} entries into {} ({}); the damaged file is kept as {}", what, o.entries(),
+                target.getFileName(), kept, aside.getFileName());
         return Table.open(files, target, n);
     }
 

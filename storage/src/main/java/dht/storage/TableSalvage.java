@@ -23,15 +23,27 @@ import java.util.zip.CRC32C;
  * <p>Invariants: only entries of a block whose checksum matched are written; keys strictly increase
  * across everything written (a block that breaks the order ends the walk), as the table format
  * requires; the walk ends at the first stretch that is not an intact block, because past it the next
- * block's start is unknown, so a damaged data block loses itself and every block after it; when
- * the footer is intact the walk never reads past the start of the index. The damaged file is only
- * read.
+ * block's start is unknown, so a damaged data block loses itself and every block after it; the walk
+ * never takes the index for a block: with an intact footer it stops where the footer says the index
+ * starts, and without one it stops where the bytes are exactly the index the blocks found so far
+ * would have (the index is also bytes followed by their CRC32C, and its keys come from clients, so
+ * read as entries it could otherwise pass for a block). The damaged file is only read.
  */
 final class TableSalvage {
-    /** What the walk proved intact: {@code blocks} blocks holding {@code entries} entries, in the file's first {@code bytes} bytes. */
-    record Outcome(int blocks, long entries, long bytes, long fileBytes) {}
+    /**
+     * What the walk proved intact: {@code blocks} blocks holding {@code entries} entries; where it
+     * stopped ({@code end}) and where the data blocks end ({@code dataEnd}: the index's offset when
+     * it was found, through the footer or by its bytes, else -1 for unknown); and the entry count the
+     * footer records, or -1 when the footer is damaged.
+     */
+    record Outcome(int blocks, long entries, long end, long dataEnd, long footerEntries) {
+        /** True when every data block of the table was kept. */
+        boolean complete() {
+            return end == dataEnd && (footerEntries < 0 || footerEntries == entries);
+        }
+    }
 
-    private record Block(long offset, long length) {}
+    private record Block(long offset, long length, long firstKey, int firstKeyLength) {}
 
     private TableSalvage() {}
 
@@ -42,54 +54,52 @@ final class TableSalvage {
     static Outcome salvage(StorageFiles files, Path damaged, Path target, StoreOptions options) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = files.map(damaged, arena);
+            long size = seg.byteSize();
+            long footer = size - TableFormat.FOOTER;
+            boolean footerIntact = footer >= 0 && seg.get(Bytes.LONG, footer + 40) == TableFormat.MAGIC
+                    && Bytes.crc(seg, footer, 36) == seg.get(Bytes.INT, footer + 36);
+            long indexOffset = footerIntact ? seg.get(Bytes.LONG, footer) : -1;
+            if (indexOffset < 0 || indexOffset > footer) indexOffset = -1;
+            long limit = indexOffset >= 0 ? indexOffset : size;
             List<Block> blocks = new ArrayList<>();
             long entries = 0;
             long p = 0;
-            long limit = dataLimit(seg);
-            long[] lastKey = null; // offset and length of the last key taken, in seg
+            long lastKey = -1;
+            int lastKeyLength = 0;
             while (true) {
-                long[] found = nextBlock(seg, p, limit, lastKey);
+                if (indexOffset < 0 && isIndexOf(seg, p, blocks)) {
+                    indexOffset = p;
+                    break;
+                }
+                long[] found = nextBlock(seg, p, limit, lastKey, lastKeyLength);
                 if (found == null) break;
-                blocks.add(new Block(p, found[0]));
+                blocks.add(new Block(p, found[0], p + TableFormat.ENTRY_HEADER, seg.get(Bytes.INT, p)));
                 entries += found[1];
-                lastKey = new long[] {found[2], found[3]};
+                lastKey = found[2];
+                lastKeyLength = (int) found[3];
                 p += found[0] + 4;
             }
-            Outcome outcome = new Outcome(blocks.size(), entries, p, seg.byteSize());
+            long footerEntries = footerIntact ? seg.get(Bytes.LONG, footer + 24) : -1;
             if (entries > 0) TableWriter.write(files, target, entries(seg, blocks), entries, options);
-            return outcome;
+            return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries);
         }
-    }
-
-    /**
-     * Where data blocks must end: the index's start when the footer proves itself (magic and
-     * checksum), else the end of the file.
-     */
-    private static long dataLimit(MemorySegment seg) {
-        long size = seg.byteSize();
-        if (size < TableFormat.FOOTER) return size;
-        long f = size - TableFormat.FOOTER;
-        if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC || Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) {
-            return size;
-        }
-        long indexOffset = seg.get(Bytes.LONG, f);
-        return indexOffset >= 0 && indexOffset <= f ? indexOffset : size;
     }
 
     /**
      * The intact block starting at {@code start}, as {length of its entries, entry count, offset
      * and length of its last key}, or null when none starts there.
      */
-    private static long[] nextBlock(MemorySegment seg, long start, long limit, long[] lastKey) {
+    private static long[] nextBlock(MemorySegment seg, long start, long limit, long lastKey, int lastKeyLength) {
         CRC32C crc = new CRC32C();
         long p = start;
         long n = 0;
-        long prevKey = lastKey == null ? -1 : lastKey[0];
-        long prevLen = lastKey == null ? 0 : lastKey[1];
+        long prevKey = lastKey;
+        long prevLen = lastKeyLength;
         while (p + TableFormat.ENTRY_HEADER <= limit) {
             int kl = seg.get(Bytes.INT, p);
             int vl = seg.get(Bytes.INT, p + 4);
-            if (kl <= 0 || vl < TableFormat.TOMBSTONE_LEN) return null;
+            // No entry the store accepts is larger (and a slice past 2 GiB could not be checksummed).
+            if (kl < 0 || kl > LogRecord.MAX_BODY || vl < TableFormat.TOMBSTONE_LEN || vl > LogRecord.MAX_BODY) return null;
             long key = p + TableFormat.ENTRY_HEADER;
             long end = key + kl + Math.max(vl, 0);
             if (end + 4 > limit) return null;
@@ -102,6 +112,32 @@ final class TableSalvage {
             if ((int) crc.getValue() == seg.get(Bytes.INT, p)) return new long[] {p - start, n, prevKey, prevLen};
         }
         return null;
+    }
+
+    /**
+     * Whether the bytes at {@code p} are exactly the index {@link TableWriter} writes after
+     * {@code blocks}: their count, the entry offsets, each block's first key, offset and length,
+     * and the CRC32C of all that.
+     */
+    private static boolean isIndexOf(MemorySegment seg, long p, List<Block> blocks) {
+        int count = blocks.size();
+        if (count == 0) return false;
+        long length = 4 + 4L * count;
+        for (Block b : blocks) length += 4 + b.firstKeyLength() + 8 + 4;
+        if (p + length + 4 > seg.byteSize() || seg.get(Bytes.INT, p) != count) return false;
+        long e = p + 4 + 4L * count;
+        for (int i = 0; i < count; i++) {
+            Block b = blocks.get(i);
+            if (seg.get(Bytes.INT, p + 4 + 4L * i) != (int) (e - p) || seg.get(Bytes.INT, e) != b.firstKeyLength()
+                    || MemorySegment.mismatch(seg, e + 4, e + 4 + b.firstKeyLength(), seg, b.firstKey(),
+                    b.firstKey() + b.firstKeyLength()) >= 0
+                    || seg.get(Bytes.LONG, e + 4 + b.firstKeyLength()) != b.offset()
+                    || seg.get(Bytes.INT, e + 12 + b.firstKeyLength()) != (int) b.length()) {
+                return false;
+            }
+            e += 4 + b.firstKeyLength() + 8 + 4;
+        }
+        return Bytes.crc(seg, p, length) == seg.get(Bytes.INT, p + length);
     }
 
     /** Unsigned comparison of two keys inside {@code seg}. */
