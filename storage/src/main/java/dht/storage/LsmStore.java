@@ -377,58 +377,116 @@ public final class LsmStore implements Store {
                 if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
                 return;
             }
-            // This writer leads a group commit for everyone queued behind it.
-            try {
-                makeRoomForWrite();
-            } catch (IOException ex) {
-                writers.pollFirst();
-                handOver();
-                throw ex;
-            }
-            List<Writer> batch = new ArrayList<>();
-            List<byte[]> records = new ArrayList<>();
-            long bytes = 0;
-            for (Writer x : writers) {
-                if (!batch.isEmpty() && bytes + x.record.length > MAX_BATCH_BYTES) break;
-                batch.add(x);
-                records.add(x.record);
-                bytes += x.record.length;
-            }
-            Memtable mem = current.active;
-            WalWriter log = wal;
-            IOException err = null;
-            mutex.unlock();
-            try {
-                log.append(records);
-                if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
-                for (Writer x : batch) mem.put(x.entry);
-            } catch (IOException ex) {
-                err = ex;
-            } catch (RuntimeException | Error ex) {
-                // The memtable could not take the batch (native memory exhausted, say): it is in the
-                // log but not all readable, so this store stops taking writes as for a log failure;
-                // reopening replays the log. Left unhandled, it would leave the batch queued forever.
-                err = new IOException("memtable insert failed: " + ex, ex);
-            } finally {
-                mutex.lock();
-            }
-            if (err != null) {
-                // The log may now end in a torn record: later records would be unreadable after it.
-                writeError = err;
-                LsmStore.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
-                        err.toString());
-            }
-            for (Writer x : batch) {
-                writers.pollFirst();
-                x.done = true;
-                x.error = err;
-                if (x != w) x.turn.signal();
-            }
-            handOver();
-            if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
+            lead(w);
         } finally {
             mutex.unlock();
         }
+    }
+
+    /**
+     * Writes the entries in order, as one call: they join the writers' queue together, so the
+     * group commit that takes the first of them takes the rest too (one log append for all, up to
+     * the group's byte limit), where separate calls from one thread would commit one at a time.
+     * Returns when all are written; a failure fails the call (entries before it may be written).
+     */
+    @Override
+    public void write(List<Entry> entries) throws IOException {
+        if (entries.size() == 1) {
+            write(entries.getFirst());
+            return;
+        }
+        if (entries.isEmpty()) return;
+        // One condition for all of them: whichever of them is signalled, this thread wakes.
+        Condition turn = mutex.newCondition();
+        List<Writer> mine = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            Writer w = new Writer(e, turn);
+            checkKey(e.key());
+            if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
+            mine.add(w);
+        }
+        Writer last = mine.getLast();
+        mutex.lock();
+        try {
+            if (closed || stopping) throw new IOException("store " + dir + " is closed");
+            writers.addAll(mine);
+            while (!last.done) {
+                Writer head = writers.peekFirst();
+                if (head != null && head.turn == turn) {
+                    try {
+                        lead(head);
+                    } catch (IOException ex) {
+                        // lead() took the head out; the rest of this call's entries leave too.
+                        writers.removeIf(x -> x.turn == turn);
+                        handOver();
+                        throw ex;
+                    }
+                } else {
+                    turn.awaitUninterruptibly();
+                }
+            }
+            for (Writer w : mine) {
+                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * With the mutex held, by the writer at the head of the queue: commits it and everyone queued
+     * behind it, up to the group's byte limit (group commit), marks them done, and wakes the next
+     * leader. Throws if its own write failed.
+     */
+    private void lead(Writer w) throws IOException {
+        try {
+            makeRoomForWrite();
+        } catch (IOException ex) {
+            writers.pollFirst();
+            handOver();
+            throw ex;
+        }
+        List<Writer> batch = new ArrayList<>();
+        List<byte[]> records = new ArrayList<>();
+        long bytes = 0;
+        for (Writer x : writers) {
+            if (!batch.isEmpty() && bytes + x.record.length > MAX_BATCH_BYTES) break;
+            batch.add(x);
+            records.add(x.record);
+            bytes += x.record.length;
+        }
+        Memtable mem = current.active;
+        WalWriter log = wal;
+        IOException err = null;
+        mutex.unlock();
+        try {
+            log.append(records);
+            if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
+            for (Writer x : batch) mem.put(x.entry);
+        } catch (IOException ex) {
+            err = ex;
+        } catch (RuntimeException | Error ex) {
+            // The memtable could not take the batch (native memory exhausted, say): it is in the
+            // log but not all readable, so this store stops taking writes as for a log failure;
+            // reopening replays the log. Left unhandled, it would leave the batch queued forever.
+            err = new IOException("memtable insert failed: " + ex, ex);
+        } finally {
+            mutex.lock();
+        }
+        if (err != null) {
+            // The log may now end in a torn record: later records would be unreadable after it.
+            writeError = err;
+            LsmStore.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
+                    err.toString());
+        }
+        for (Writer x : batch) {
+            writers.pollFirst();
+            x.done = true;
+            x.error = err;
+            if (x != w) x.turn.signal();
+        }
+        handOver();
+        if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
     }
 
     /** With the mutex held, by a leader leaving the queue: wakes the next leader, or whoever waits for an empty queue. */

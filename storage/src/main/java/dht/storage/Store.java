@@ -16,6 +16,19 @@ public interface Store extends AutoCloseable {
 
     void delete(byte[] key, long timestamp) throws IOException;
 
+    /**
+     * Writes each entry (a value or a tombstone, with its timestamp) as {@link #put} or
+     * {@link #delete} would, in order, returning when all are written. An engine may commit them
+     * together, which is cheaper than one call each; a failure fails the call, and entries before
+     * the failing one may be written.
+     */
+    default void write(java.util.List<Entry> entries) throws IOException {
+        for (Entry e : entries) {
+            if (e.isTombstone()) delete(e.key(), e.timestamp());
+            else put(e.key(), e.value(), e.timestamp());
+        }
+    }
+
     /** The newest version of the key (a value or a tombstone), or {@code null} if none is known. */
     Entry get(byte[] key) throws IOException;
 

@@ -77,4 +77,50 @@ class ConcurrencyTest {
             assertThat(n).isEqualTo((long) writers * perWriter);
         }
     }
+
+    /**
+     * Batches (one call, queued together) and single writes from several threads at once, with a
+     * memtable small enough that batches meet rotations and stalls: every entry lands, a newer
+     * version in the same batch included.
+     */
+    @Test
+    void batchedAndSingleWritesFromManyThreadsAllLand() throws Exception {
+        StoreOptions o = StoreOptions.defaults().withMemtableBytes(16 << 10).withMaxImmutableMemtables(1)
+                .withCompaction(2, 8);
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        int threads = 4, batches = 150, perBatch = 10;
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            List<Thread> ts = new ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                int id = w;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; i < batches; i++) {
+                            if (id % 2 == 0) {
+                                List<Entry> batch = new ArrayList<>();
+                                for (int j = 0; j < perBatch; j++) batch.add(Entry.value(b("t" + id + "-" + i + "-" + j), b("v" + j), 1));
+                                batch.add(Entry.value(b("t" + id + "-" + i + "-0"), b("again"), 2)); // a newer version in the same batch
+                                s.write(batch);
+                            } else {
+                                for (int j = 0; j < perBatch; j++) s.put(b("t" + id + "-" + i + "-" + j), b("v" + j), 1);
+                                s.put(b("t" + id + "-" + i + "-0"), b("again"), 2);
+                            }
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                    }
+                }));
+            }
+            for (Thread t : ts) t.join();
+            assertThat(errors).isEmpty();
+        }
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            for (int w = 0; w < threads; w++) {
+                for (int i = 0; i < batches; i++) {
+                    assertThat(s.get(b("t" + w + "-" + i + "-0")).value()).isEqualTo(b("again"));
+                    for (int j = 1; j < perBatch; j++) assertThat(s.get(b("t" + w + "-" + i + "-" + j)).value()).isEqualTo(b("v" + j));
+                }
+            }
+        }
+    }
 }

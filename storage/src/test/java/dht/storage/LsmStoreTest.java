@@ -67,6 +67,24 @@ class LsmStoreTest {
         assertThat(jittered).allMatch(x -> x <= largest + largest / 100).allMatch(x -> x >= largest * 0.70);
     }
 
+    /** A batch larger than one group commit (4 MiB) is committed in several, all by its own thread. */
+    @Test
+    void aBatchLargerThanOneGroupCommitIsWrittenWhole() throws IOException {
+        byte[] big = new byte[100 * 1024];
+        List<Entry> batch = new ArrayList<>();
+        for (int i = 0; i < 60; i++) batch.add(Entry.value(b(String.format("k%03d", i)), big, 1));
+        batch.add(Entry.tombstone(b("k007"), 2));
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            s.write(batch);
+            assertThat(s.get(b("k059")).value()).hasSize(big.length);
+            assertThat(s.get(b("k007")).isTombstone()).isTrue();
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            assertThat(s.get(b("k000")).value()).hasSize(big.length);
+            assertThat(s.get(b("k007")).isTombstone()).isTrue();
+        }
+    }
+
     @Test
     void putGetDeleteScan() throws IOException {
         try (LsmStore s = LsmStore.open(dir, small())) {

@@ -36,18 +36,7 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Void> write(Entry entry) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        writes.submit(result, () -> {
-            apply(store, entry);
-            result.complete(null);
-        });
+        writes.submitWrite(result, store, entry, () -> result.complete(null));
         return result;
-    }
-
-    static void apply(Store store, Entry entry) throws java.io.IOException {
-        if (entry.isTombstone()) {
-            store.delete(entry.key(), entry.timestamp());
-        } else {
-            store.put(entry.key(), entry.value(), entry.timestamp());
-        }
     }
 }

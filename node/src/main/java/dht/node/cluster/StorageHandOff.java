@@ -1,5 +1,7 @@
 package dht.node.cluster;
 
+import dht.storage.Entry;
+import dht.storage.Store;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.ArrayList;
@@ -19,8 +21,9 @@ import java.util.concurrent.RejectedExecutionException;
  * cache, a write held back while flushes catch up) delays the calls after it in its batch.
  *
  * <p>Invariants: every task runs exactly once on a storage thread, or its future fails with the
- * executor's {@link RejectedExecutionException}; nothing runs store work on an event loop; the calls
- * of one batch run in the order they were made.
+ * executor's {@link RejectedExecutionException} (or, for a write, with the write's failure);
+ * nothing runs store work on an event loop; the calls of one batch run in the order they were made,
+ * consecutive writes to one store as one {@link Store#write(List)} call.
  */
 final class StorageHandOff {
     /** Store work that may throw; its failure completes the caller's future. */
@@ -47,7 +50,20 @@ final class StorageHandOff {
 
     /** Runs {@code task} on a storage thread; {@code result} fails if the task throws or cannot be handed over. */
     void submit(CompletableFuture<?> result, StoreTask task) {
-        Call call = new Call(result, task);
+        submit(new Call(result, task, null, null));
+    }
+
+    /**
+     * Writes {@code entry} to {@code store} on a storage thread, then runs {@code written} there;
+     * {@code result} fails if the write fails or cannot be handed over. Writes made one after
+     * another in one batch go to the store as one {@link Store#write(List)} call: one group commit,
+     * one log append, instead of one each.
+     */
+    void submitWrite(CompletableFuture<?> result, Store store, Entry entry, Runnable written) {
+        submit(new Call(result, written::run, store, entry));
+    }
+
+    private void submit(Call call) {
         if (loops != null) {
             Batch b = batch();
             if (b != notALoop && b.add(call)) return;
@@ -79,7 +95,32 @@ final class StorageHandOff {
     private record HandedOver(List<Call> calls) implements BoundedConcurrencyExecutor.Rejectable {
         @Override
         public void run() {
-            for (Call c : calls) c.run();
+            int i = 0;
+            while (i < calls.size()) {
+                Call c = calls.get(i);
+                if (c.store == null) {
+                    c.run();
+                    i++;
+                    continue;
+                }
+                int end = i + 1; // the run of writes to the same store starting here
+                while (end < calls.size() && calls.get(end).store == c.store) end++;
+                writeAll(calls.subList(i, end));
+                i = end;
+            }
+        }
+
+        private static void writeAll(List<Call> writes) {
+            List<Entry> entries = new ArrayList<>(writes.size());
+            for (Call w : writes) entries.add(w.entry);
+            try {
+                writes.getFirst().store.write(entries);
+            } catch (Throwable e) {
+                // One failure fails the run: the store's group commit fails its whole group too.
+                for (Call w : writes) w.result.completeExceptionally(e);
+                return;
+            }
+            for (Call w : writes) w.run();
         }
 
         @Override
@@ -88,7 +129,8 @@ final class StorageHandOff {
         }
     }
 
-    private record Call(CompletableFuture<?> result, StoreTask task) {
+    /** A store call; a write also names its store and entry, and {@code task} runs once it is written. */
+    private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry) {
         void run() {
             try {
                 task.run();

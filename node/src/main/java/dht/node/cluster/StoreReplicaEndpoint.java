@@ -75,17 +75,16 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
                 : Entry.tombstone(key, timestamp);
         clock.observe(timestamp);
-        writes.submit(result, () -> {
-            LocalReplica.apply(store, entry);
-            result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
-        });
+        writes.submitWrite(result, store, entry,
+                () -> result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED)));
         return result;
     }
 
     /**
      * {@code POST /internal/v0/batch}: decodes the whole batch before applying any of it (a malformed
      * one gets 400 and changes nothing), hands every operation to the storage threads, and answers
-     * once all are done, each with its own result: one failed operation fails only itself.
+     * once all are done, each with its own result: a failed read fails only itself; writes in a
+     * row are one store call (StorageHandOff), so a failed write fails the writes committed with it.
      */
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
         if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));
@@ -106,10 +105,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
             if (op.isWrite()) {
                 Entry entry = op.entry();
                 clock.observe(entry.timestamp());
-                lane.submit(r, () -> {
-                    LocalReplica.apply(store, entry);
-                    r.complete(ReplicaBatch.Result.WRITTEN_RESULT);
-                });
+                lane.submitWrite(r, store, entry, () -> r.complete(ReplicaBatch.Result.WRITTEN_RESULT));
             } else {
                 lane.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
             }

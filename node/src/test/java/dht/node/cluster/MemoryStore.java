@@ -24,6 +24,15 @@ final class MemoryStore implements Store {
         apply(Entry.tombstone(key, timestamp));
     }
 
+    /** The size of every {@link #write(java.util.List)} call, in order. */
+    final java.util.List<Integer> writeCalls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    @Override
+    public void write(java.util.List<Entry> entries) throws IOException {
+        writeCalls.add(entries.size());
+        for (Entry e : entries) apply(e);
+    }
+
     private void apply(Entry e) throws IOException {
         if (failing) throw new IOException("injected failure");
         map.compute(e.key(), (k, old) -> e.supersedes(old) ? e : old);

@@ -116,4 +116,53 @@ class StorageHandOffTest {
             assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(RejectedExecutionException.class);
         }
     }
+
+    /**
+     * Writes in a row reach the store as one call (one group commit); a read between them splits
+     * the run and sees the writes made before it, as the calls' order says.
+     */
+    @Test
+    void consecutiveWritesOfOnePassAreOneStoreCall() throws Exception {
+        StorageHandOff h = handOff(true);
+        MemoryStore store = new MemoryStore();
+        List<CompletableFuture<Object>> results = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<Object> r = new CompletableFuture<>();
+                results.add(r);
+                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
+            }
+            CompletableFuture<Object> read = new CompletableFuture<>();
+            results.add(read);
+            h.submit(read, () -> read.complete(store.get("k2".getBytes()) != null ? "seen" : "missed"));
+            CompletableFuture<Object> last = new CompletableFuture<>();
+            results.add(last);
+            h.submitWrite(last, store, dht.storage.Entry.tombstone("k0".getBytes(), 2), () -> last.complete("written"));
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(results).extracting(CompletableFuture::join).containsExactly("written", "written", "written", "seen", "written");
+        assertThat(store.writeCalls).containsExactly(3, 1);
+        assertThat(handOvers).hasValue(1);
+    }
+
+    @Test
+    void aFailedWriteFailsEveryWriteOfItsRunAndNothingElse() throws Exception {
+        StorageHandOff h = handOff(true);
+        MemoryStore store = new MemoryStore();
+        store.failing = true;
+        List<CompletableFuture<Object>> writes = new ArrayList<>();
+        CompletableFuture<Object> other = new CompletableFuture<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<Object> r = new CompletableFuture<>();
+                writes.add(r);
+                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
+            }
+            h.submit(other, () -> other.complete("ran"));
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
+        for (CompletableFuture<Object> r : writes) {
+            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
+        }
+    }
 }
