@@ -69,9 +69,10 @@ public final class LsmStore implements Store {
     /** Signalled when the version changes (a flush) and when the writer queue empties. */
     private final Condition changed = mutex.newCondition();
     /**
-     * Writers waiting their turn, the head leading. Each waits on its own condition and is woken
-     * only when its write is done or it has become the head: one shared condition with signalAll
-     * woke every queued writer at every group commit, only for all but one to sleep again.
+     * Writers waiting their turn, the head leading. Each call waits on its own condition (the
+     * writers of one {@link #write(List)} share theirs) and is woken only when its write is done or
+     * it has become the head: one shared condition with signalAll woke every queued writer at every
+     * group commit, only for all but one to sleep again.
      */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     private volatile WalWriter wal;
@@ -366,6 +367,7 @@ public final class LsmStore implements Store {
     }
 
     private void write(Entry e) throws IOException {
+        checkKey(e.key());
         Writer w = new Writer(e, mutex.newCondition());
         if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
         mutex.lock();
@@ -387,7 +389,9 @@ public final class LsmStore implements Store {
      * Writes the entries in order, as one call: they join the writers' queue together, so the
      * group commit that takes the first of them takes the rest too (one log append for all, up to
      * the group's byte limit), where separate calls from one thread would commit one at a time.
-     * Returns when all are written; a failure fails the call (entries before it may be written).
+     * Returns when all are written. Not atomic: readers may see some before the call returns, and
+     * a call that fails may have written some of them (they are then in the log, and a reopen
+     * replays them).
      */
     @Override
     public void write(List<Entry> entries) throws IOException {
@@ -400,8 +404,8 @@ public final class LsmStore implements Store {
         Condition turn = mutex.newCondition();
         List<Writer> mine = new ArrayList<>(entries.size());
         for (Entry e : entries) {
-            Writer w = new Writer(e, turn);
             checkKey(e.key());
+            Writer w = new Writer(e, turn);
             if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
             mine.add(w);
         }
@@ -415,7 +419,7 @@ public final class LsmStore implements Store {
                 if (head != null && head.turn == turn) {
                     try {
                         lead(head);
-                    } catch (IOException ex) {
+                    } catch (IOException | RuntimeException | Error ex) {
                         // lead() took the head out; the rest of this call's entries leave too.
                         writers.removeIf(x -> x.turn == turn);
                         handOver();
@@ -441,7 +445,8 @@ public final class LsmStore implements Store {
     private void lead(Writer w) throws IOException {
         try {
             makeRoomForWrite();
-        } catch (IOException ex) {
+        } catch (IOException | RuntimeException | Error ex) {
+            // Left queued, this writer would hold every later one (and close) forever.
             writers.pollFirst();
             handOver();
             throw ex;

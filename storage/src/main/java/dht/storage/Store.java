@@ -19,8 +19,8 @@ public interface Store extends AutoCloseable {
     /**
      * Writes each entry (a value or a tombstone, with its timestamp) as {@link #put} or
      * {@link #delete} would, in order, returning when all are written. An engine may commit them
-     * together, which is cheaper than one call each; a failure fails the call, and entries before
-     * the failing one may be written.
+     * together, which is cheaper than one call each. Not atomic: readers may see some before the
+     * call returns, and a call that fails may have written some of them.
      */
     default void write(java.util.List<Entry> entries) throws IOException {
         for (Entry e : entries) {

@@ -115,8 +115,22 @@ final class StorageHandOff {
             for (Call w : writes) entries.add(w.entry);
             try {
                 writes.getFirst().store.write(entries);
+            } catch (IllegalArgumentException e) {
+                // An entry the store refuses (too large) is that write's fault alone: one at a time,
+                // so that only it fails.
+                for (Call w : writes) {
+                    try {
+                        w.store.write(List.of(w.entry));
+                    } catch (Throwable each) {
+                        w.result.completeExceptionally(each);
+                        continue;
+                    }
+                    w.run();
+                }
+                return;
             } catch (Throwable e) {
-                // One failure fails the run: the store's group commit fails its whole group too.
+                // The store failed (its log, a full disk): the run's writes fail together, as a
+                // group commit does. Some may have been written all the same.
                 for (Call w : writes) w.result.completeExceptionally(e);
                 return;
             }

@@ -84,7 +84,9 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
      * {@code POST /internal/v0/batch}: decodes the whole batch before applying any of it (a malformed
      * one gets 400 and changes nothing), hands every operation to the storage threads, and answers
      * once all are done, each with its own result: a failed read fails only itself; writes in a
-     * row are one store call (StorageHandOff), so a failed write fails the writes committed with it.
+     * row are one store call with the other writes this loop handed over in the same pass, from
+     * any request (StorageHandOff), so a store failure fails all of them, and a failed write may
+     * have been applied all the same.
      */
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
         if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));

@@ -27,9 +27,17 @@ final class MemoryStore implements Store {
     /** The size of every {@link #write(java.util.List)} call, in order. */
     final java.util.List<Integer> writeCalls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
+    /** A key this store refuses as the engine refuses an entry too large: IllegalArgumentException, nothing written. */
+    volatile String refusedKey;
+
     @Override
     public void write(java.util.List<Entry> entries) throws IOException {
         writeCalls.add(entries.size());
+        for (Entry e : entries) {
+            if (new String(e.key(), java.nio.charset.StandardCharsets.UTF_8).equals(refusedKey)) {
+                throw new IllegalArgumentException("entry too large");
+            }
+        }
         for (Entry e : entries) apply(e);
     }
 

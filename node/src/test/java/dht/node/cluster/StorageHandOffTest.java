@@ -165,4 +165,26 @@ class StorageHandOffTest {
             assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
         }
     }
+
+    /** An entry the store refuses (too large) fails its own write only, not the others of its run. */
+    @Test
+    void aRefusedEntryFailsOnlyItsOwnWrite() throws Exception {
+        StorageHandOff h = handOff(true);
+        MemoryStore store = new MemoryStore();
+        store.refusedKey = "k1";
+        List<CompletableFuture<Object>> writes = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<Object> r = new CompletableFuture<>();
+                writes.add(r);
+                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
+            }
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(writes.get(0).get(5, TimeUnit.SECONDS)).isEqualTo("written");
+        assertThatThrownBy(() -> writes.get(1).get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(writes.get(2).get(5, TimeUnit.SECONDS)).isEqualTo("written");
+        assertThat(store.get("k0".getBytes())).isNotNull();
+        assertThat(store.get("k1".getBytes())).isNull();
+        assertThat(store.get("k2".getBytes())).isNotNull();
+    }
 }
