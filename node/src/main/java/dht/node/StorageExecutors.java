@@ -64,13 +64,16 @@ final class StorageExecutors {
     /**
      * Whether event loops hand store calls over in batches (see StorageHandOff): measured faster
      * (docs/http-server.md), so on by default, {@code -Ddht.storage.batch=false} re-runs the
-     * comparison. Never when every write is fsynced: measured then (23 Nov), a batch ran its writes
-     * one after another, one fsync each, where separate storage threads share one fsync (group
-     * commit). Since 26 Nov a run of writes in a batch is one group commit, so the exclusion is
-     * worth measuring again (not done).
+     * comparison. Off by default when every write is fsynced: measured then (23 Nov), a batch ran
+     * its writes one after another, one fsync each, where separate storage threads share one fsync
+     * (group commit). Since 26 Nov a run of writes in a batch is one group commit; measured again
+     * (docs/http-server.md), batching gained 1.2x in closed loop but its constant-rate tail was no
+     * better (worse in two runs of three), so the default stays. An explicit
+     * {@code -Ddht.storage.batch=true} turns it on under every-write too.
      */
     static boolean batchHandOff(boolean syncEveryWrite) {
-        return !syncEveryWrite && Boolean.parseBoolean(System.getProperty(BATCH_PROPERTY, "true"));
+        String set = System.getProperty(BATCH_PROPERTY);
+        return set != null ? Boolean.parseBoolean(set) : !syncEveryWrite;
     }
 
     static int poolSize() {
