@@ -69,9 +69,9 @@ public final class LsmStore implements Store {
     /** Signalled when the version changes (a flush) and when the writer queue empties. */
     private final Condition changed = mutex.newCondition();
     /**
-     * Writers waiting their turn, the head leading. Each call waits on its own condition (the
-     * writers of one {@link #write(List)} share theirs) and is woken only when its write is done or
-     * it has become the head: one shared condition with signalAll woke every queued writer at every
+     * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits on its own
+     * condition, shared by its writers, and is woken only when one of them is done or has become
+     * the head: one shared condition with signalAll woke every queued writer at every
      * group commit, only for all but one to sleep again.
      */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
@@ -302,14 +302,8 @@ public final class LsmStore implements Store {
             log.error("{}; no intact data block, its entries are lost; the damaged file is kept as {}", what, aside.getFileName());
             return null;
         }
-        String kept = o.complete() ? "every data block intact, " + o.blocks() + " blocks"
-                : o.dataEnd() < 0 ? o.blocks() + " intact data blocks; the walk stopped at offset " + o.end()
-                        + " and found no index, so whether more blocks followed is unknown"
-                : o.blocks() + " intact data blocks; the walk stopped at offset " + o.end() + " of the " + o.dataEnd()
-                        + " bytes of data blocks, the blocks after it are lost"
-                        + (o.footerEntries() >= 0 ? " (" + o.entries() + " of the " + o.footerEntries() + " entries the footer records)" : "");
         log.error("{}; salvaged {} entries into {} ({}); the damaged file is kept as {}", what, o.entries(),
-                target.getFileName(), kept, aside.getFileName());
+                target.getFileName(), o.describe(), aside.getFileName());
         return Table.open(files, target, n);
     }
 
@@ -353,12 +347,12 @@ public final class LsmStore implements Store {
 
     @Override
     public void put(byte[] key, byte[] value, long timestamp) throws IOException {
-        write(Entry.value(checkKey(key), value, timestamp));
+        write(List.of(Entry.value(checkKey(key), value, timestamp)));
     }
 
     @Override
     public void delete(byte[] key, long timestamp) throws IOException {
-        write(Entry.tombstone(checkKey(key), timestamp));
+        write(List.of(Entry.tombstone(checkKey(key), timestamp)));
     }
 
     private static byte[] checkKey(byte[] key) {
@@ -366,39 +360,17 @@ public final class LsmStore implements Store {
         return key;
     }
 
-    private void write(Entry e) throws IOException {
-        checkKey(e.key());
-        Writer w = new Writer(e, mutex.newCondition());
-        if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
-        mutex.lock();
-        try {
-            if (closed || stopping) throw new IOException("store " + dir + " is closed");
-            writers.addLast(w);
-            while (!w.done && writers.peekFirst() != w) w.turn.awaitUninterruptibly();
-            if (w.done) {
-                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
-                return;
-            }
-            lead(w);
-        } finally {
-            mutex.unlock();
-        }
-    }
-
     /**
-     * Writes the entries in order, as one call: they join the writers' queue together, so the
-     * group commit that takes the first of them takes the rest too (one log append for all, up to
-     * the group's byte limit), where separate calls from one thread would commit one at a time.
+     * Writes the entries in order, as one call (a put or delete is a call of one): they join the
+     * writers' queue together, so the group commit that takes the first of them takes the rest too
+     * (one log append for all, up to the group's byte limit), where separate calls from one thread
+     * would commit one at a time.
      * Returns when all are written. Not atomic: readers may see some before the call returns, and
      * a call that fails may have written some of them (they are then in the log, and a reopen
      * replays them).
      */
     @Override
     public void write(List<Entry> entries) throws IOException {
-        if (entries.size() == 1) {
-            write(entries.getFirst());
-            return;
-        }
         if (entries.isEmpty()) return;
         // One condition for all of them: whichever of them is signalled, this thread wakes.
         Condition turn = mutex.newCondition();

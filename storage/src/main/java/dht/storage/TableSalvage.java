@@ -41,9 +41,22 @@ final class TableSalvage {
         boolean complete() {
             return end == dataEnd && (footerEntries < 0 || footerEntries == entries);
         }
+
+        /** What was kept, for the log line: all of it, or where the walk stopped and what that means. */
+        String describe() {
+            if (complete()) return "every data block intact, " + blocks + " blocks";
+            if (dataEnd < 0) {
+                return blocks + " intact data blocks; the walk stopped at offset " + end
+                        + " and found no index, so whether more blocks followed is unknown";
+            }
+            return blocks + " intact data blocks; the walk stopped at offset " + end + " of the " + dataEnd
+                    + " bytes of data blocks, the blocks after it are lost"
+                    + (footerEntries >= 0 ? " (" + entries + " of the " + footerEntries + " entries the footer records)" : "");
+        }
     }
 
-    private record Block(long offset, long length, long firstKey, int firstKeyLength) {}
+    /** An intact block: its entries' offset and length (the CRC follows them). */
+    private record Block(long offset, long length) {}
 
     private TableSalvage() {}
 
@@ -73,7 +86,7 @@ final class TableSalvage {
                 }
                 long[] found = nextBlock(seg, p, limit, lastKey, lastKeyLength);
                 if (found == null) break;
-                blocks.add(new Block(p, found[0], p + TableFormat.ENTRY_HEADER, seg.get(Bytes.INT, p)));
+                blocks.add(new Block(p, found[0]));
                 entries += found[1];
                 lastKey = found[2];
                 lastKeyLength = (int) found[3];
@@ -121,23 +134,26 @@ final class TableSalvage {
      */
     private static boolean isIndexOf(MemorySegment seg, long p, List<Block> blocks) {
         int count = blocks.size();
-        if (count == 0) return false;
-        long length = 4 + 4L * count;
-        for (Block b : blocks) length += 4 + b.firstKeyLength() + 8 + 4;
-        if (p + length + 4 > seg.byteSize() || seg.get(Bytes.INT, p) != count) return false;
-        long e = p + 4 + 4L * count;
+        long size = seg.byteSize();
+        // The count first: at nearly every block boundary it is a key length, not this count.
+        if (count == 0 || p + 4 > size || seg.get(Bytes.INT, p) != count) return false;
+        long e = p + 4 + 4L * count; // the first index entry
+        if (e > size) return false;
         for (int i = 0; i < count; i++) {
             Block b = blocks.get(i);
-            if (seg.get(Bytes.INT, p + 4 + 4L * i) != (int) (e - p) || seg.get(Bytes.INT, e) != b.firstKeyLength()
-                    || MemorySegment.mismatch(seg, e + 4, e + 4 + b.firstKeyLength(), seg, b.firstKey(),
-                    b.firstKey() + b.firstKeyLength()) >= 0
-                    || seg.get(Bytes.LONG, e + 4 + b.firstKeyLength()) != b.offset()
-                    || seg.get(Bytes.INT, e + 12 + b.firstKeyLength()) != (int) b.length()) {
+            long firstKey = b.offset() + TableFormat.ENTRY_HEADER;
+            int kl = seg.get(Bytes.INT, b.offset());
+            if (e + 4 + kl + 12 > size
+                    || seg.get(Bytes.INT, p + 4 + 4L * i) != (int) (e - p)
+                    || seg.get(Bytes.INT, e) != kl
+                    || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, seg, firstKey, firstKey + kl) >= 0
+                    || seg.get(Bytes.LONG, e + 4 + kl) != b.offset()
+                    || seg.get(Bytes.INT, e + 12 + kl) != (int) b.length()) {
                 return false;
             }
-            e += 4 + b.firstKeyLength() + 8 + 4;
+            e += 4 + kl + 12;
         }
-        return Bytes.crc(seg, p, length) == seg.get(Bytes.INT, p + length);
+        return e + 4 <= size && Bytes.crc(seg, p, e - p) == seg.get(Bytes.INT, e);
     }
 
     /** Unsigned comparison of two keys inside {@code seg}. */

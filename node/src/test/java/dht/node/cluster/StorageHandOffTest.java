@@ -117,6 +117,17 @@ class StorageHandOffTest {
         }
     }
 
+    /** Hands over a write of {@code entry}; the future completes with "written" once it is. */
+    private static CompletableFuture<Object> write(StorageHandOff h, MemoryStore store, dht.storage.Entry entry) {
+        CompletableFuture<Object> r = new CompletableFuture<>();
+        h.submitWrite(r, store, entry, () -> r.complete("written"));
+        return r;
+    }
+
+    private static dht.storage.Entry value(String key) {
+        return dht.storage.Entry.value(key.getBytes(), "v".getBytes(), 1);
+    }
+
     /**
      * Writes in a row reach the store as one call (one group commit); a read between them splits
      * the run and sees the writes made before it, as the calls' order says.
@@ -127,17 +138,11 @@ class StorageHandOffTest {
         MemoryStore store = new MemoryStore();
         List<CompletableFuture<Object>> results = new ArrayList<>();
         loop.submit(() -> {
-            for (int i = 0; i < 3; i++) {
-                CompletableFuture<Object> r = new CompletableFuture<>();
-                results.add(r);
-                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
-            }
+            for (int i = 0; i < 3; i++) results.add(write(h, store, value("k" + i)));
             CompletableFuture<Object> read = new CompletableFuture<>();
             results.add(read);
             h.submit(read, () -> read.complete(store.get("k2".getBytes()) != null ? "seen" : "missed"));
-            CompletableFuture<Object> last = new CompletableFuture<>();
-            results.add(last);
-            h.submitWrite(last, store, dht.storage.Entry.tombstone("k0".getBytes(), 2), () -> last.complete("written"));
+            results.add(write(h, store, dht.storage.Entry.tombstone("k0".getBytes(), 2)));
         }).get(5, TimeUnit.SECONDS);
         CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
         assertThat(results).extracting(CompletableFuture::join).containsExactly("written", "written", "written", "seen", "written");
@@ -153,11 +158,7 @@ class StorageHandOffTest {
         List<CompletableFuture<Object>> writes = new ArrayList<>();
         CompletableFuture<Object> other = new CompletableFuture<>();
         loop.submit(() -> {
-            for (int i = 0; i < 2; i++) {
-                CompletableFuture<Object> r = new CompletableFuture<>();
-                writes.add(r);
-                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
-            }
+            for (int i = 0; i < 2; i++) writes.add(write(h, store, value("k" + i)));
             h.submit(other, () -> other.complete("ran"));
         }).get(5, TimeUnit.SECONDS);
         assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
@@ -174,11 +175,7 @@ class StorageHandOffTest {
         store.refusedKey = "k1";
         List<CompletableFuture<Object>> writes = new ArrayList<>();
         loop.submit(() -> {
-            for (int i = 0; i < 3; i++) {
-                CompletableFuture<Object> r = new CompletableFuture<>();
-                writes.add(r);
-                h.submitWrite(r, store, dht.storage.Entry.value(("k" + i).getBytes(), "v".getBytes(), 1), () -> r.complete("written"));
-            }
+            for (int i = 0; i < 3; i++) writes.add(write(h, store, value("k" + i)));
         }).get(5, TimeUnit.SECONDS);
         assertThat(writes.get(0).get(5, TimeUnit.SECONDS)).isEqualTo("written");
         assertThatThrownBy(() -> writes.get(1).get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalArgumentException.class);
