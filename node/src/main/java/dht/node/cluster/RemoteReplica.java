@@ -15,7 +15,7 @@ import java.util.concurrent.CompletionException;
 /**
  * A peer as a replica, over the internal point protocol: one request per operation, or, with
  * batching, the operations an event loop sends this peer in one pass in one request
- * ({@link PeerBatcher}; reads only by default, see {@link Cluster#peerBatching()}). Every
+ * ({@link PeerBatcher}; reads and writes by default, see {@link Cluster#peerBatching()}). Every
  * answer's timestamps are observed by this node's clock, so that a write this node stamps later is
  * above anything the peer has seen.
  */
