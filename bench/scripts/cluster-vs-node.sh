@@ -18,6 +18,11 @@
 # WARMUP (default 40 s) of untimed closed-loop load, through every node, precedes each workload's
 # measurements: three fresh JVMs JIT-compiling on two cores take that long to reach steady state
 # (cold, the cluster measured 1,100-3,000 PUT/s; warm, 8,000-9,000).
+# REWARM (default 10 s; 0 = none, as before 26 Nov): a second warm-up run with fresh connections
+# right before the measurements. When a new generator connects, the JIT deoptimises and recompiles
+# part of Netty's pipeline (about 4 s of C2 CPU on a 3-node cluster, measured with thread-cpu.sh);
+# without this second run that burst fell into the first measured run (benchmarks.md, "Batched
+# replica writes").
 # RATES (default none), e.g. "2500 3500": also a 15 s run at each of those constant rates (after 5 s
 # unmeasured), printing its p99 -- finer than the sweep's steps; SWEEP=0 skips the sweeps.
 # CONNS (default 64) sets the client connections (issue #3's other target is 1 connection).
@@ -31,6 +36,7 @@ rounds="${ROUNDS:-1}"
 setups=(${SETUPS:-single cluster})
 workloads=" ${WORKLOADS:-put get} "
 warmup="${WARMUP:-40}"
+rewarm="${REWARM:-10}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
@@ -74,7 +80,7 @@ conns="${CONNS:-64}"
 threads=$((conns < 2 ? conns : 2))
 
 machine_line
-echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up, $keys keys for GET, sweeps in 5 s steps, $conns connections"
+echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up and ${rewarm}s more on fresh connections, $keys keys for GET, sweeps in 5 s steps, $conns connections"
 for round in $(seq 1 "$rounds"); do
   for spec in "${jars[@]}"; do
     build_spec "$spec"
@@ -85,6 +91,7 @@ for round in $(seq 1 "$rounds"); do
       if [[ "$workloads" == *" put "* ]]; then
         start_nodes "$jar" "$opts" "${ports[@]}"
         bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${warmup}s" --warmup 0s --seed $RANDOM >/dev/null
+        [ "$rewarm" = 0 ] || bench --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s --seed $RANDOM >/dev/null
         echo "round $round $name PUT closed: $(closed_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s --seed $RANDOM)"
         for r in "${rates[@]}"; do
           echo "round $round $name PUT at $r/s: $(rate_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s --seed $RANDOM)"
@@ -97,6 +104,7 @@ for round in $(seq 1 "$rounds"); do
         bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
         wait_quiet ${urls//,/ }
         bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
+        [ "$rewarm" = 0 ] || bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s >/dev/null
         echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
         for r in "${rates[@]}"; do
           echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"

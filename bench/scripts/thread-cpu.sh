@@ -7,7 +7,7 @@
 # between the start and the end of that run, per thread group (event loops, storage threads, flush,
 # compaction, JIT compilers, GC) and per node, in seconds and in microseconds per request, beside
 # the machine's idle share. The load generator's own CPU is not counted.
-# Usage: [SETUP=cluster] [SECS=15] [RATE=0] [JAR=cli/target/dht.jar] bench/scripts/thread-cpu.sh put|get [JVM options for the nodes...]
+# Usage: [SETUP=cluster] [SECS=15] [RATE=0] [REWARM=0] [JAR=cli/target/dht.jar] bench/scripts/thread-cpu.sh put|get [JVM options for the nodes...]
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
@@ -37,6 +37,10 @@ else
   wait_quiet ${list//,/ } >/dev/null
   bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d 20s --warmup 0s >/dev/null
 fi
+# REWARM (seconds, default 0): a second warm-up run on fresh connections, so that the JIT's
+# recompiles when a new generator connects (see benchmarks.md, "Batched replica writes") fall
+# before the measured run instead of into it.
+[ "${REWARM:-0}" = 0 ] || bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d "${REWARM}s" --warmup 0s --seed $RANDOM >/dev/null
 cpu() { awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $5}' /proc/stat; }
 names=(); i=0; for p in "${pids[@]}"; do names+=("$p=node$i"); i=$((i + 1)); done
 "$root/bench/scripts/thread-cpu.py" snap "${pids[@]}" >"$dir/before.json"
