@@ -30,12 +30,16 @@ class ThreeNodeTest {
     }
 
     List<NodeConfig> configs() throws Exception {
+        return configs(NodeConfig.DEFAULT_MAX_BODY_BYTES);
+    }
+
+    List<NodeConfig> configs(int maxBody) throws Exception {
         List<Integer> ports = List.of(TestNode.freePort(), TestNode.freePort(), TestNode.freePort());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         List<NodeConfig> out = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             out.add(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
-                    NodeConfig.DEFAULT_MAX_BODY_BYTES, NodeConfig.DEFAULT_MAX_URI_BYTES,
+                    maxBody, NodeConfig.DEFAULT_MAX_URI_BYTES,
                     NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofMillis(500), false, 1 << 20, null, 0));
         }
         return out;
@@ -122,6 +126,44 @@ class ThreeNodeTest {
             assertThat(r.statusCode()).as("node %d", n).isEqualTo(200);
             assertThat(r.body()).isEqualTo("long");
         }
+    }
+
+    /**
+     * --max-body limits what a client may send, not the batches peers send each other: a batch of
+     * many small writes (or reads) is larger than a small --max-body, and refusing it with 413 would
+     * fail every write in it on that replica.
+     */
+    @Test
+    void batchesBetweenNodesAreNotHeldToTheClientBodyLimit() throws Exception {
+        int maxBody = 64;
+        for (NodeConfig c : configs(maxBody)) nodes.add(Node.start(c));
+        int n = 200;
+        // Writes on one connection run one at a time (a write is a barrier for the requests after
+        // it), so writes meet in one batch only from many connections at once.
+        List<RawHttp> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) clients.add(new RawHttp(nodes.get(0).port()));
+            for (int i = 0; i < n; i++) {
+                String v = "value-" + i;
+                clients.get(i).send("PUT /v0/entity?id=p" + i + "&ack=3&from=3 HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                        + v.length() + "\r\n\r\n" + v);
+            }
+            for (int i = 0; i < n; i++) assertThat(clients.get(i).read().status()).as("PUT p%d", i).isEqualTo(201);
+        } finally {
+            for (RawHttp c : clients) c.close();
+        }
+        try (RawHttp raw = new RawHttp(nodes.get(0).port())) {
+            StringBuilder gets = new StringBuilder();
+            for (int i = 0; i < n; i++) gets.append("GET /v0/entity?id=p").append(i).append("&ack=3&from=3 HTTP/1.1\r\nHost: x\r\n\r\n");
+            raw.send(gets.toString());
+            for (int i = 0; i < n; i++) {
+                RawHttp.Response r = raw.read();
+                assertThat(r.status()).as("GET p%d", i).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("value-" + i);
+            }
+        }
+        // A client's body over the limit is still refused.
+        assertThat(send(1, "PUT", "/v0/entity?id=big", "x".repeat(maxBody + 1)).statusCode()).isEqualTo(413);
     }
 
     /**

@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * all three close the connection when the decoder has lost the framing (a public request line over
  * the limit but within {@link #decoderLineLimit} is decoded whole, and its connection stays usable). A body over the limit:
  * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
- * waiting for {@code 100 Continue} or asked to close. At most {@code maxBodyBytes} are ever held
- * for one request, and body bytes held node-wide stay within the {@link Admission} budget: past
+ * waiting for {@code 100 Continue} or asked to close. At most {@link #bodyLimit} bytes are ever held
+ * for one request (the client limit, or for a peer's {@code /internal/} request at least
+ * {@link #MIN_INTERNAL_BODY_BYTES}), and body bytes held node-wide stay within the {@link Admission} budget: past
  * it the request is answered 503 (its body read and dropped), like any other overload. An
  * {@code Expect} other than {@code 100-continue}: 417, and the connection closes.
  */
@@ -49,6 +50,13 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private CompositeByteBuf body;
     private boolean discarding;
     private boolean broken;
+
+    /**
+     * The least an internal request may carry whatever {@code --max-body} is: peers send replica
+     * calls in batches of up to 256 KiB (PeerBatcher), and a batch of many small writes refused
+     * with 413 by a node with a small client limit would fail every write in it there.
+     */
+    static final int MIN_INTERNAL_BODY_BYTES = 512 * 1024;
 
     public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission) {
         this.maxUriBytes = maxUriBytes;
@@ -119,9 +127,9 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             discarding = keepAlive;
             return;
         }
-        if (length > maxBodyBytes) {
+        if (length > bodyLimit(request)) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
-            reject(ctx, tooLarge(), keepAlive);
+            reject(ctx, tooLarge(request), keepAlive);
             discarding = keepAlive;
             return;
         }
@@ -154,10 +162,11 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             ByteBuf whole = null;
             if (piece.isReadable()) {
                 int held = body == null ? 0 : body.readableBytes();
-                if ((long) held + piece.readableBytes() > maxBodyBytes) {
+                if ((long) held + piece.readableBytes() > bodyLimit(head)) {
                     boolean keepAlive = HttpUtil.isKeepAlive(head);
+                    HttpRequest refused = head;
                     discardBody();
-                    reject(ctx, tooLarge(), keepAlive);
+                    reject(ctx, tooLarge(refused), keepAlive);
                     discarding = keepAlive && !(content instanceof LastHttpContent);
                     return;
                 }
@@ -192,9 +201,14 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private io.netty.handler.codec.http.FullHttpResponse tooLarge() {
+    /** The most body bytes {@code request} may carry. */
+    private int bodyLimit(HttpRequest request) {
+        return request.uri().startsWith("/internal/") ? Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) : maxBodyBytes;
+    }
+
+    private io.netty.handler.codec.http.FullHttpResponse tooLarge(HttpRequest request) {
         return Responses.text(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                "request body larger than " + maxBodyBytes + " bytes");
+                "request body larger than " + bodyLimit(request) + " bytes");
     }
 
     private io.netty.handler.codec.http.FullHttpResponse decodeFailure(ChannelHandlerContext ctx, Throwable cause) {
