@@ -15,7 +15,10 @@ import java.util.concurrent.CompletionException;
 /**
  * A peer as a replica, over the internal point protocol: one request per operation, or, with
  * batching, the operations an event loop sends this peer in one pass in one request
- * ({@link PeerBatcher}; reads and writes by default, see {@link Cluster#peerBatching()}). Every
+ * ({@link PeerBatcher}; reads and writes by default, see {@link Cluster#peerBatching()}). Reads and
+ * writes travel in separate batches: a replica answers a batch when all of it is done and runs a
+ * batch holding a write through its write hand-off, so a read sharing a batch with writes would
+ * wait for them (and, under every-write, for their fsyncs). Every
  * answer's timestamps are observed by this node's clock, so that a write this node stamps later is
  * above anything the peer has seen.
  */
@@ -25,9 +28,10 @@ final class RemoteReplica implements Replica {
     private final String url;
     private final PeerClient client;
     private final HybridLogicalClock clock;
-    /** Null when every operation goes out on its own. */
-    private final PeerBatcher batcher;
-    private final boolean batchWrites;
+    /** Null when every read goes out on its own. */
+    private final PeerBatcher reads;
+    /** Null when every write goes out on its own. */
+    private final PeerBatcher writes;
 
     /**
      * @param batchLoops  the event loops whose operations to this peer are coalesced per pass, or
@@ -39,8 +43,8 @@ final class RemoteReplica implements Replica {
         this.url = url;
         this.client = client;
         this.clock = clock;
-        this.batcher = batchLoops == null ? null : new PeerBatcher(batchLoops, this::single, this::batch);
-        this.batchWrites = batchWrites;
+        this.reads = batchLoops == null ? null : new PeerBatcher(batchLoops, this::single, this::batch);
+        this.writes = batchLoops == null || !batchWrites ? null : new PeerBatcher(batchLoops, this::single, this::batch);
     }
 
     @Override
@@ -67,7 +71,8 @@ final class RemoteReplica implements Replica {
     }
 
     private CompletableFuture<Result> call(Op op) {
-        return batcher != null && (batchWrites || !op.isWrite()) ? batcher.submit(op) : single(op);
+        PeerBatcher batcher = op.isWrite() ? writes : reads;
+        return batcher != null ? batcher.submit(op) : single(op);
     }
 
     /** One operation, one request of /internal/v0/entity. */
