@@ -11,7 +11,8 @@
 # JARS (space-separated) compares builds side by side: each phase runs once per jar, alternating;
 # an entry jar@-Dx=y,-Dz=w runs that build's nodes with those JVM options (as in hot-path.sh);
 # ROUNDS (default 1) repeats the whole comparison; SETUPS (default "single cluster") picks the setups;
-# WORKLOADS (default "put get") the workloads. Each workload gets fresh nodes: GET reads a database
+# WORKLOADS (default "put get") the workloads; "mixed" adds GET and PUT together on the KEYS filled
+# keys (READ_RATIO, default 0.5, of them GETs; a PUT overwrites a filled key), measured like GET. Each workload gets fresh nodes: GET reads a database
 # holding just the KEYS keys of its fill, once the fill's flushes and compactions are done. (Until
 # 25 Nov it ran on the PUT phase's nodes, where every PUT run had rewritten keys from k0000000000
 # up, so each key read had versions in several tables: see benchmarks.md.)
@@ -37,6 +38,7 @@ setups=(${SETUPS:-single cluster})
 workloads=" ${WORKLOADS:-put get} "
 warmup="${WARMUP:-40}"
 rewarm="${REWARM:-10}"
+read_ratio="${READ_RATIO:-0.5}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
@@ -110,6 +112,19 @@ for round in $(seq 1 "$rounds"); do
           echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
         done
         [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
+        stop_nodes
+      fi
+      if [[ "$workloads" == *" mixed "* ]]; then
+        start_nodes "$jar" "$opts" "${ports[@]}"
+        bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+        wait_quiet ${urls//,/ }
+        bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
+        [ "$rewarm" = 0 ] || bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s >/dev/null
+        echo "round $round $name MIXED closed: $(closed_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
+        for r in "${rates[@]}"; do
+          echo "round $round $name MIXED at $r/s: $(rate_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
+        done
+        [ "$sweeps" = 0 ] || echo "round $round $name MIXED sweep p99<10ms: $(sweep_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
         stop_nodes
       fi
     done
