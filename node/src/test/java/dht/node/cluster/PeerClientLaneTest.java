@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
@@ -43,16 +38,14 @@ class PeerClientLaneTest {
         });
         peer.start();
         peerUrl = "http://127.0.0.1:" + peer.getAddress().getPort();
-        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        loops = new MultiThreadIoEventLoopGroup(2, io);
+        loops = TestLoops.start(2);
         client = new PeerClient("http://127.0.0.1:1", List.of("http://127.0.0.1:1", peerUrl),
                 Duration.ofSeconds(2), loops);
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        TestLoops.stop(client, loops);
         peer.stop(0);
     }
 

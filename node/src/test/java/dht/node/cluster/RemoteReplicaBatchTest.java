@@ -6,11 +6,6 @@ import com.sun.net.httpserver.HttpServer;
 import dht.storage.Entry;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -70,15 +65,13 @@ class RemoteReplicaBatchTest {
         });
         peer.start();
         peerUrl = "http://127.0.0.1:" + peer.getAddress().getPort();
-        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        loops = new MultiThreadIoEventLoopGroup(1, io);
+        loops = TestLoops.start(1);
         client = new PeerClient("http://127.0.0.1:1", List.of("http://127.0.0.1:1", peerUrl), Duration.ofSeconds(2), loops);
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        TestLoops.stop(client, loops);
         peer.stop(0);
     }
 
