@@ -24,6 +24,7 @@
 # part of Netty's pipeline (about 4 s of C2 CPU on a 3-node cluster, measured with thread-cpu.sh);
 # without this second run that burst fell into the first measured run (benchmarks.md, "Batched
 # replica writes").
+# SERVE_ARGS (default none) are added to every node's serve command, e.g. "--sync every-write".
 # RATES (default none), e.g. "2500 3500": also a 15 s run at each of those constant rates (after 5 s
 # unmeasured), printing its p99 -- finer than the sweep's steps; SWEEP=0 skips the sweeps.
 # CONNS (default 64) sets the client connections (issue #3's other target is 1 connection).
@@ -59,7 +60,7 @@ start_nodes() { # jar opts port... : starts one node per port as a cluster of th
   pids=()
   for p in "$@"; do
     "${java[@]}" -Xmx256m $opts -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
-      --self "http://127.0.0.1:$p" "${io[@]}" >"$dir/node-$p.log" 2>&1 &
+      --self "http://127.0.0.1:$p" "${io[@]}" ${SERVE_ARGS:-} >"$dir/node-$p.log" 2>&1 &
     pids+=($!)
   done
   for p in "$@"; do
