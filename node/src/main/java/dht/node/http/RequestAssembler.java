@@ -119,7 +119,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         boolean expectsContinue = HttpUtil.is100ContinueExpected(request);
         int lineLength = request.method().name().length() + request.uri().length()
                 + request.protocolVersion().text().length() + 2;
-        if (lineLength > maxUriBytes && !request.uri().startsWith("/internal/")) {
+        if (lineLength > maxUriBytes && !internal(request)) {
             // Decoded whole, so the framing holds: the connection stays usable once the body is dropped
             // (after an unsupported Expect it was already refused and closed, above).
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
@@ -127,9 +127,10 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             discarding = keepAlive;
             return;
         }
-        if (length > bodyLimit(request)) {
+        int limit = bodyLimit(request);
+        if (length > limit) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
-            reject(ctx, tooLarge(request), keepAlive);
+            reject(ctx, tooLarge(limit), keepAlive);
             discarding = keepAlive;
             return;
         }
@@ -162,11 +163,11 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             ByteBuf whole = null;
             if (piece.isReadable()) {
                 int held = body == null ? 0 : body.readableBytes();
-                if ((long) held + piece.readableBytes() > bodyLimit(head)) {
+                int limit = bodyLimit(head);
+                if ((long) held + piece.readableBytes() > limit) {
                     boolean keepAlive = HttpUtil.isKeepAlive(head);
-                    HttpRequest refused = head;
                     discardBody();
-                    reject(ctx, tooLarge(refused), keepAlive);
+                    reject(ctx, tooLarge(limit), keepAlive);
                     discarding = keepAlive && !(content instanceof LastHttpContent);
                     return;
                 }
@@ -201,14 +202,18 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The most body bytes {@code request} may carry. */
-    private int bodyLimit(HttpRequest request) {
-        return request.uri().startsWith("/internal/") ? Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) : maxBodyBytes;
+    /** A peer's request ({@code /internal/...}): not held to the client limits on line and body. */
+    private static boolean internal(HttpRequest request) {
+        return request.uri().startsWith("/internal/");
     }
 
-    private io.netty.handler.codec.http.FullHttpResponse tooLarge(HttpRequest request) {
-        return Responses.text(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                "request body larger than " + bodyLimit(request) + " bytes");
+    /** The most body bytes {@code request} may carry. */
+    private int bodyLimit(HttpRequest request) {
+        return internal(request) ? Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) : maxBodyBytes;
+    }
+
+    private static io.netty.handler.codec.http.FullHttpResponse tooLarge(int limit) {
+        return Responses.text(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body larger than " + limit + " bytes");
     }
 
     private io.netty.handler.codec.http.FullHttpResponse decodeFailure(ChannelHandlerContext ctx, Throwable cause) {
