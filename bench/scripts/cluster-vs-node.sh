@@ -47,26 +47,6 @@ pids=()
 cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-start_nodes() { # jar opts port... : starts one node per port as a cluster of those ports
-  local jar="$1" opts="$2"; shift 2
-  local list="" p io=()
-  for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
-  # Several nodes on this machine share its cores: each gets its share of event loops, as
-  # bin/dht cluster gives them (IO_THREADS overrides; IO_THREADS=none passes nothing, for builds
-  # before --io-threads existed).
-  local share=$(( 2 * $(nproc) / $# )); [ "$share" -ge 1 ] || share=1
-  [ "$#" -gt 1 ] && io=(--io-threads "${IO_THREADS:-$share}")
-  [ "${IO_THREADS:-}" = none ] && io=()
-  pids=()
-  for p in "$@"; do
-    "${java[@]}" -Xmx256m $opts -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
-      --self "http://127.0.0.1:$p" "${io[@]}" ${SERVE_ARGS:-} >"$dir/node-$p.log" 2>&1 &
-    pids+=($!)
-  done
-  for p in "$@"; do
-    wait_ready "http://127.0.0.1:$p"
-  done
-}
 stop_nodes() { cleanup; pids=(); rm -rf "$dir"/data-*; }
 
 bench() { "${java[@]}" -cp "${jars[0]%%@*}" dht.bench.BenchMain "$@" 2>/dev/null; }

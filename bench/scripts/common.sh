@@ -40,3 +40,27 @@ wait_quiet() {
   done
   echo "quiet after $((SECONDS - t0)) s"
 }
+
+# start_nodes JAR "JVM OPTIONS" PORT...: starts one node per port as a cluster of those ports, in
+# the background, each -Xmx256m (an -Xmx in the options wins), its data and log under $dir, their
+# pids in $pids; returns once every node answers /v0/status. SERVE_ARGS adds flags to every node.
+start_nodes() {
+  local jar="$1" opts="$2"; shift 2
+  local list="" p io=()
+  for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+  # Several nodes on this machine share its cores: each gets its share of event loops, as
+  # bin/dht cluster gives them (IO_THREADS overrides; IO_THREADS=none passes nothing, for builds
+  # before --io-threads existed).
+  local share=$(( 2 * $(nproc) / $# )); [ "$share" -ge 1 ] || share=1
+  [ "$#" -gt 1 ] && io=(--io-threads "${IO_THREADS:-$share}")
+  [ "${IO_THREADS:-}" = none ] && io=()
+  pids=()
+  for p in "$@"; do
+    "${java[@]}" -Xmx256m $opts -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$list" \
+      --self "http://127.0.0.1:$p" "${io[@]}" ${SERVE_ARGS:-} >"$dir/node-$p.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "$@"; do
+    wait_ready "http://127.0.0.1:$p"
+  done
+}
