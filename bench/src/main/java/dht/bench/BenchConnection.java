@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * <p>Precise sending: a send more than {@code spinNanos} away is scheduled on the event loop (epoll
  * timers have microsecond resolution) for {@code spinNanos} early, and the rest is spun. A send
  * that is already due goes out at once from the response callback, with no thread hand-off, which
- * is what lets one connection keep up with wrk.
+ * is what lets one connection keep up with wrk. With a timer slack, a send's timer is set for the
+ * first multiple of the slack at or after its intended time (the same grid for every connection of
+ * the loop, so sends due close together share one wake-up) and nothing is spun.
  */
 @io.netty.channel.ChannelHandler.Sharable // re-added to each new channel after a reconnect, one at a time
 final class BenchConnection extends ChannelInboundHandlerAdapter {
@@ -79,9 +81,12 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     /** At most this much of {@link #timerLateness} is spun before a send (0: none). */
     private final long maxAdaptiveSpin;
     private static final long MAX_ADAPTIVE_SPIN = 300_000L;
+    /** The grid send timers are rounded up to; 0 for precise timers and spinning. */
+    private final long timerSlack;
 
     BenchConnection(int index, Target target, EventLoop loop, Bootstrap bootstrap, RequestFactory requests,
-                    Tickets tickets, long seed, long spinNanos, long maxAdaptiveSpin, CountDownLatch finished) {
+                    Tickets tickets, long seed, long spinNanos, long maxAdaptiveSpin, long timerSlack,
+                    CountDownLatch finished) {
         this.index = index;
         this.target = target;
         this.hostHeader = target.hostHeader().getBytes(StandardCharsets.US_ASCII);
@@ -92,6 +97,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index);
         this.spinNanos = spinNanos;
         this.maxAdaptiveSpin = maxAdaptiveSpin;
+        this.timerSlack = timerSlack;
         this.finished = finished;
     }
 
@@ -171,6 +177,16 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         long wait = intended - now;
         onTime = wait > 0;
         pendingSend = true;
+        if (timerSlack > 0) {
+            long at = slackedSendTime(intended, timerSlack);
+            if (at > now) {
+                timerTarget = at;
+                loop.schedule(fire, at - now, TimeUnit.NANOSECONDS);
+            } else {
+                fire();
+            }
+            return;
+        }
         long early = spinNanos + Math.min(timerLateness, maxAdaptiveSpin);
         if (wait > early) {
             timerTarget = intended - early;
@@ -178,6 +194,12 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         } else {
             fire();
         }
+    }
+
+    /** The first multiple of slack at or after the intended time: never early, at most slack - 1 late. */
+    static long slackedSendTime(long intendedNanos, long slack) {
+        long up = intendedNanos + slack - 1;
+        return up - Math.floorMod(up, slack);
     }
 
     private void fireFromTimer() {

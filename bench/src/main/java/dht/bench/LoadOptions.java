@@ -35,6 +35,12 @@ public final class LoadOptions {
                 + "observed recently when a generator thread sends at most 5000 req/s (default: ${DEFAULT-VALUE})."})
     Duration spin;
 
+    @Option(names = "--timer-slack", converter = Durations.Converter.class,
+            description = {"Round send timers up to a grid of this size and send without spinning: sends due "
+                + "close together share one wake-up, each still measured from its intended time (default: 100us "
+                + "when a generator thread sends more than 5000 req/s, else 0: precise timers and spinning)."})
+    Duration timerSlack;
+
     void validate() {
         if (rate < 0) {
             throw new BenchException("--rate must not be negative");
@@ -44,6 +50,9 @@ public final class LoadOptions {
         }
         if (rangeLength < 1) {
             throw new BenchException("--range-length must be at least 1");
+        }
+        if (timerSlack != null && timerSlack.isNegative()) {
+            throw new BenchException("--timer-slack must not be negative");
         }
         if (duration.isNegative() || duration.isZero()) {
             throw new BenchException("--duration must be positive");
@@ -57,6 +66,6 @@ public final class LoadOptions {
         RequestFactory f = new RequestFactory(workload, keys, t.valueSize, missRatio, readRatio, rangeLength,
                 t.ack, t.from, t.seed);
         return new LoadSpec(t.targets(), t.connections, t.threads(), rate, warmup, duration, t.timeout,
-                spin.toNanos(), f, -1, progress, t.seed);
+                spin.toNanos(), f, -1, progress, t.seed, timerSlack == null ? -1 : timerSlack.toNanos());
     }
 }

@@ -6,11 +6,20 @@ import java.util.List;
 /**
  * Everything one run of the generator needs. rate = 0 means closed loop: each connection sends
  * its next request as soon as the previous answer arrives (latency is then measured from the
- * actual send, as in plain wrk). maxRequests bounds the total (for fill), or -1.
+ * actual send, as in plain wrk). maxRequests bounds the total (for fill), or -1. timerSlackNanos:
+ * the grid send timers are rounded up to ({@link LoadGenerator#timerSlackNanos}), -1 for the default.
  */
 public record LoadSpec(List<Target> targets, int connections, int threads, double rate,
                        Duration warmup, Duration duration, Duration timeout, long spinNanos,
-                       RequestFactory requests, long maxRequests, boolean progress, long seed) {
+                       RequestFactory requests, long maxRequests, boolean progress, long seed,
+                       long timerSlackNanos) {
+
+    public LoadSpec(List<Target> targets, int connections, int threads, double rate, Duration warmup,
+                    Duration duration, Duration timeout, long spinNanos, RequestFactory requests,
+                    long maxRequests, boolean progress, long seed) {
+        this(targets, connections, threads, rate, warmup, duration, timeout, spinNanos, requests, maxRequests,
+                progress, seed, -1);
+    }
 
     public LoadSpec {
         if (connections < 1) {

@@ -19,6 +19,10 @@ public final class TextSummary {
     private TextSummary() {
     }
 
+    private static String slackNote(long slackNanos) {
+        return slackNanos == 0 ? "" : "; send timers on a " + Durations.formatMillis(slackNanos / 1e6) + " grid";
+    }
+
     public static void print(RunResult r, String title, PrintStream out) {
         LoadSpec spec = r.spec();
         ConnectionStats s = r.stats();
@@ -27,7 +31,8 @@ public final class TextSummary {
                 + (spec.targets().size() > 1 ? " (+" + (spec.targets().size() - 1) + " more, round-robin by connection)" : ""));
         out.printf(Locale.ROOT, "  %d threads and %d connections (%s), workload %s, %s%n",
                 r.reqPerSecByThread().size(), spec.connections(), r.transport(), spec.requests().workload(),
-                spec.openModel() ? String.format(Locale.ROOT, "constant rate %.0f req/s (latency from intended send time)", spec.rate())
+                spec.openModel() ? String.format(Locale.ROOT, "constant rate %.0f req/s (latency from intended send time%s)",
+                        spec.rate(), slackNote(LoadGenerator.timerSlackNanos(spec, r.reqPerSecByThread().size())))
                         : "closed loop (latency from actual send time)");
         out.println("  Thread Stats   Avg      Stdev     Max   +/- Stdev");
         double mean = h.getMean() / 1e6;
