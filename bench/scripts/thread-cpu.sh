@@ -17,18 +17,20 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 workload="${1:?usage: thread-cpu.sh put|get [JVM options...]}"; shift
 opts=("$@")
 setup="${SETUP:-cluster}"; secs="${SECS:-15}"; rate="${RATE:-0}"; jar="${JAR:-$root/cli/target/dht.jar}"
+[ "$secs" -ge 3 ] || { echo "SECS must be at least 3 (the CPU is measured over SECS - 2 seconds)" >&2; exit 2; }
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 case "$setup" in single|nginx) ports=(19101) ;; *) ports=(19201 19202 19203) ;; esac
 list=""; for p in "${ports[@]}"; do list="${list:+$list,}http://127.0.0.1:$p"; done
 dir="$(mktemp -d /tmp/dht-thread-cpu.XXXXXX)"
-pids=()
-cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"; }
+pids=(); gen=""
+cleanup() { for p in "${pids[@]:-}" $gen; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"; }
 if [ "$setup" = nginx ]; then
   # The ceiling of HTTP on this machine, measured the same way: nginx's workers stand for the node.
   . "$root/bench/scripts/nginx.sh"
   start_nginx "${ports[0]}" "$dir/nginx"
   trap 'kill "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null; cleanup' EXIT
-  workers=($(pgrep -P "$(cat "$dir/nginx/nginx.pid")"))
+  workers=($(pgrep -P "$(cat "$dir/nginx/nginx.pid")" || true))
+  [ "${#workers[@]}" -gt 0 ] || { echo "nginx started no worker processes" >&2; exit 1; }
 else
   trap cleanup EXIT
   start_nodes "$jar" "${opts[*]:-}" "${ports[@]}"
@@ -55,8 +57,9 @@ if [ "$setup" = nginx ]; then pids=("${workers[@]}"); names=(); for p in "${pids
 # The measured run is one generator JVM: GEN_WARMUP seconds (default 5) of its own warm-up at the
 # same rate, so that its JIT and first connections fall outside the window, then SECS measured. Its
 # progress lines (stderr, one a second) time the snapshots: at the first "measure" line and at the
-# last, so the CPU figures cover SECS - 1 whole seconds of the window, and so do the requests counted
-# (the sum of those lines). The generator's CPU comes from /proc at the same instants.
+# one before the last (the last is not printed when every connection is done before its tick), so
+# the CPU figures cover SECS - 2 whole seconds of the window, and so do the requests counted (the
+# sum of those lines). The generator's CPU comes from /proc at the same instants.
 proc_cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 "${java[@]}" ${GEN_JAVA_OPTS:-} -cp "$jar" dht.bench.BenchMain --url "$list" "${load[@]}" -c 64 -t 2 -R "$rate" -d "${secs}s" \
   --warmup "${GEN_WARMUP:-5}s" --seed $RANDOM ${GEN_ARGS:-} >"$dir/gen.out" 2>"$dir/gen.err" &
@@ -71,19 +74,22 @@ while IFS= read -r line; do
   else
     ops=$((ops + $(echo "$line" | awk '{gsub(",", "", $3); print $3}')))
   fi
-  if [ "$seen" = "$secs" ]; then
+  if [ "$seen" = $((secs - 1)) ]; then
     "$root/bench/scripts/thread-cpu.py" snap "${pids[@]}" >"$dir/after.json"
     read -r total1 idle1 < <(cpu); gen1="$(proc_cpu "$gen")"
     break
   fi
 done < <(tail -n +1 -F --pid="$gen" "$dir/gen.err" 2>/dev/null)
-wait "$gen"
-[ "$seen" -ge "$secs" ] || { echo "the generator stopped after $seen measured seconds of $secs" >&2; cat "$dir/gen.err" >&2; exit 1; }
+rc=0; wait "$gen" || rc=$?
+gen=""
+if [ "$rc" != 0 ] || [ "$seen" -lt $((secs - 1)) ]; then
+  echo "the generator exited with $rc after $seen measured seconds of $secs:" >&2; cat "$dir/gen.err" "$dir/gen.out" >&2; exit 1
+fi
 out="$(cat "$dir/gen.out")"
 rps="$(echo "$out" | awk '/^Requests\/sec/ {gsub(",", "", $2); print $2}')"
 p99="$(echo "$out" | awk '/^ +99\.000%/ {print $2}')"
 machine_line
-echo "$setup $workload, ${secs}s at rate $rate (0 = closed loop) after ${GEN_WARMUP:-5}s, node options '${opts[*]:-}': $rps req/s, p99 $p99; over the $((secs - 1)) s measured for CPU: $ops requests, machine idle $((100 * (idle1 - idle0) / (total1 - total0)))%"
+echo "$setup $workload, ${secs}s at rate $rate (0 = closed loop) after ${GEN_WARMUP:-5}s, node options '${opts[*]:-}': $rps req/s, p99 $p99; over the $((secs - 2)) s measured for CPU: $ops requests, machine idle $((100 * (idle1 - idle0) / (total1 - total0)))%"
 tick="$(getconf CLK_TCK)"
 awk -v a="$gen0" -v b="$gen1" -v t="$tick" -v n="$ops" \
   'BEGIN {printf "load generator (not in the totals below): %.2f s, %.1f us per request\n", (b - a) / t, 1e6 * (b - a) / t / n}'

@@ -76,6 +76,8 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     private final Runnable fire = this::fireFromTimer;
     /** When the pending timer was asked to fire, to learn how late this loop's timers run. */
     private long timerTarget;
+    /** The pending send's timer has not fired yet (it will send; a reconnect must not send too). */
+    private boolean timerArmed;
     /** Recent timer overshoot (decaying maximum), by which timers are set early and the rest spun. */
     private long timerLateness;
     /** At most this much of {@link #timerLateness} is spun before a send (0: none). */
@@ -120,7 +122,9 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
                 channel = cf.channel();
                 if (started && !done) {
                     if (pendingSend) {
-                        fire();
+                        if (!timerArmed) {
+                            fire(); // its timer fired while the connection was down
+                        }
                     } else {
                         sendNext();
                     }
@@ -178,10 +182,11 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         onTime = wait > 0;
         pendingSend = true;
         if (timerSlack > 0) {
-            long at = slackedSendTime(intended, timerSlack);
-            if (at > now) {
-                timerTarget = at;
-                loop.schedule(fire, at - now, TimeUnit.NANOSECONDS);
+            long delay = slackedDelay(intended, now, timerSlack);
+            if (delay > 0) {
+                timerTarget = now + delay;
+                timerArmed = true;
+                loop.schedule(fire, delay, TimeUnit.NANOSECONDS);
             } else {
                 fire();
             }
@@ -190,10 +195,19 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         long early = spinNanos + Math.min(timerLateness, maxAdaptiveSpin);
         if (wait > early) {
             timerTarget = intended - early;
+            timerArmed = true;
             loop.schedule(fire, wait - early, TimeUnit.NANOSECONDS);
         } else {
             fire();
         }
+    }
+
+    /**
+     * How long a send waits under a timer slack (0: send now). An overdue send goes out at once, as
+     * without slack; one in the future waits for {@link #slackedSendTime}.
+     */
+    static long slackedDelay(long intendedNanos, long nowNanos, long slack) {
+        return intendedNanos > nowNanos ? slackedSendTime(intendedNanos, slack) - nowNanos : 0;
     }
 
     /** The first multiple of slack at or after the intended time: never early, at most slack - 1 late. */
@@ -203,13 +217,14 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void fireFromTimer() {
+        timerArmed = false;
         long overshoot = System.nanoTime() - timerTarget;
         timerLateness = Math.min(MAX_ADAPTIVE_SPIN, Math.max(overshoot, timerLateness - (timerLateness >> 6)));
         fire();
     }
 
     private void fire() {
-        if (done) {
+        if (done || !pendingSend) {
             return;
         }
         if (channel == null || !channel.isActive()) {

@@ -62,7 +62,7 @@ public final class LoadGenerator {
      * every send used to be its own timer, wake-up and spin: against nginx at 60,000 req/s over two
      * threads the generator spent 18-19 us of CPU per request, where closed-loop load costs it about
      * 10, and took from the server the two cores it shares with it. On a 100 us grid the sends due
-     * within it go out in one wake-up: 13.6-13.7 us per request, machine idle 27-28% instead of 9%
+     * within it go out in one wake-up: 13.7-14.1 us per request, machine idle 27% instead of 8-9%
      * (docs/benchmarks.md, "What 60,000 req/s costs two cores"). Every request is still measured from its
      * intended time, so the delay (up to the slack, half of it on average) counts against the
      * server, never for it; at rates where one thread has time to spare, precision wins.
@@ -181,7 +181,7 @@ public final class LoadGenerator {
                     if (progress != null) {
                         progress.update(total, secs);
                     } else if (spec.progress() && progressOut != null) {
-                        progressOut.printf("  %5.0fs  %-8s %,12d req/s%n", secs,
+                        progressOut.printf(java.util.Locale.ROOT, "  %5.0fs  %-8s %,12d req/s%n", secs,
                                 tick <= measureFrom ? "warmup" : tick <= end ? "measure" : "drain",
                                 total - lastTotal);
                     }
