@@ -8,8 +8,8 @@ dht_java_major() { # prints the major version of the java binary $1, or nothing
 dht_find_jdk() {
   local candidates=() best="" best_major=0 c m
   [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
-  for c in /usr/lib/jvm/* /opt/java/* /opt/jdk* /usr/local/lib/jvm/* "$HOME"/.sdkman/candidates/java/* \
-           "$HOME"/.jdks/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
+  for c in /usr/lib/jvm/* /opt/java/* /opt/jdk* /usr/local/lib/jvm/* "${HOME:-/nonexistent}"/.sdkman/candidates/java/* \
+           "${HOME:-/nonexistent}"/.jdks/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
     [ -d "$c" ] && candidates+=("$c")
   done
   if command -v javac >/dev/null 2>&1; then
