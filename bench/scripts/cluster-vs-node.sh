@@ -62,6 +62,25 @@ sweeps="${SWEEP:-1}"
 conns="${CONNS:-64}"
 threads=$((conns < 2 ? conns : 2))
 
+# filled_phase LABEL LOAD...: fresh nodes holding the KEYS keys of a fill, once its flushes and
+# compactions are done, warmed up under LOAD, then measured under it (closed loop, RATES, sweep).
+# Uses the loop's variables: round, name, jar, opts, ports, urls.
+filled_phase() {
+  local label="$1"; shift
+  start_nodes "$jar" "$opts" "${ports[@]}"
+  bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
+  wait_quiet ${urls//,/ }
+  bench --url "$urls" "$@" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
+  [ "$rewarm" = 0 ] || bench --url "$urls" "$@" -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s >/dev/null
+  echo "round $round $name $label closed: $(closed_line --url "$urls" "$@" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
+  local r
+  for r in "${rates[@]}"; do
+    echo "round $round $name $label at $r/s: $(rate_line --url "$urls" "$@" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
+  done
+  [ "$sweeps" = 0 ] || echo "round $round $name $label sweep p99<10ms: $(sweep_line --url "$urls" "$@" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
+  stop_nodes
+}
+
 machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per closed-loop run after ${warmup}s of warm-up and ${rewarm}s more on fresh connections, $keys keys for GET, sweeps in 5 s steps, $conns connections"
 for round in $(seq 1 "$rounds"); do
@@ -69,7 +88,7 @@ for round in $(seq 1 "$rounds"); do
     build_spec "$spec"
     for setup in "${setups[@]}"; do
       if [ "$setup" = single ]; then ports=(19101); else ports=(19201 19202 19203); fi
-      urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}http://127.0.0.1:$p"; done
+      urls="$(node_urls "${ports[@]}")"
       name="$label/$setup"
       if [[ "$workloads" == *" put "* ]]; then
         start_nodes "$jar" "$opts" "${ports[@]}"
@@ -82,32 +101,8 @@ for round in $(seq 1 "$rounds"); do
         [ "$sweeps" = 0 ] || echo "round $round $name PUT sweep p99<10ms: $(sweep_line --url "$urls" -w put --distribution sequential --keys 2000000000 -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8 --seed $RANDOM)"
         stop_nodes
       fi
-      if [[ "$workloads" == *" get "* ]]; then
-        start_nodes "$jar" "$opts" "${ports[@]}"
-        bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
-        wait_quiet ${urls//,/ }
-        bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
-        [ "$rewarm" = 0 ] || bench --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s >/dev/null
-        echo "round $round $name GET closed: $(closed_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
-        for r in "${rates[@]}"; do
-          echo "round $round $name GET at $r/s: $(rate_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
-        done
-        [ "$sweeps" = 0 ] || echo "round $round $name GET sweep p99<10ms: $(sweep_line --url "$urls" -w get --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
-        stop_nodes
-      fi
-      if [[ "$workloads" == *" mixed "* ]]; then
-        start_nodes "$jar" "$opts" "${ports[@]}"
-        bench fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null
-        wait_quiet ${urls//,/ }
-        bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null
-        [ "$rewarm" = 0 ] || bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${rewarm}s" --warmup 0s >/dev/null
-        echo "round $round $name MIXED closed: $(closed_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R 0 -d "${secs}s" --warmup 2s)"
-        for r in "${rates[@]}"; do
-          echo "round $round $name MIXED at $r/s: $(rate_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" -R "$r" -d 15s --warmup 5s)"
-        done
-        [ "$sweeps" = 0 ] || echo "round $round $name MIXED sweep p99<10ms: $(sweep_line --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" -c "$conns" -t "$threads" --start-rate 4000 --max-steps 8)"
-        stop_nodes
-      fi
+      if [[ "$workloads" == *" get "* ]]; then filled_phase GET -w get --keys "$keys"; fi
+      if [[ "$workloads" == *" mixed "* ]]; then filled_phase MIXED -w mixed --read-ratio "$read_ratio" --keys "$keys"; fi
     done
   done
 done

@@ -41,13 +41,20 @@ wait_quiet() {
   echo "quiet after $((SECONDS - t0)) s"
 }
 
+# node_urls PORT...: the comma-separated URLs of nodes on those loopback ports (a --cluster list).
+node_urls() {
+  local list="" p
+  for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+  echo "$list"
+}
+
 # start_nodes JAR "JVM OPTIONS" PORT...: starts one node per port as a cluster of those ports, in
 # the background, each -Xmx256m (an -Xmx in the options wins), its data and log under $dir, their
 # pids in $pids; returns once every node answers /v0/status. SERVE_ARGS adds flags to every node.
 start_nodes() {
   local jar="$1" opts="$2"; shift 2
-  local list="" p io=()
-  for p in "$@"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+  local list p io=()
+  list="$(node_urls "$@")"
   # Several nodes on this machine share its cores: each gets its share of event loops, as
   # bin/dht cluster gives them (IO_THREADS overrides; IO_THREADS=none passes nothing, for builds
   # before --io-threads existed).

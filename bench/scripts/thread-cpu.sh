@@ -20,7 +20,7 @@ setup="${SETUP:-cluster}"; secs="${SECS:-15}"; rate="${RATE:-0}"; jar="${JAR:-$r
 [ "$secs" -ge 3 ] || { echo "SECS must be at least 3 (the CPU is measured over SECS - 2 seconds)" >&2; exit 2; }
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 case "$setup" in single|nginx) ports=(19101) ;; *) ports=(19201 19202 19203) ;; esac
-list=""; for p in "${ports[@]}"; do list="${list:+$list,}http://127.0.0.1:$p"; done
+list="$(node_urls "${ports[@]}")"
 dir="$(mktemp -d /tmp/dht-thread-cpu.XXXXXX)"
 pids=(); gen=""
 cleanup() { for p in "${pids[@]:-}" $gen; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"; }
@@ -52,8 +52,12 @@ fi
 # before the measured run instead of into it.
 [ "${REWARM:-0}" = 0 ] || bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d "${REWARM}s" --warmup 0s --seed $RANDOM >/dev/null
 cpu() { awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $5}' /proc/stat; }
-names=(); i=0; for p in "${pids[@]}"; do names+=("$p=node$i"); i=$((i + 1)); done
-if [ "$setup" = nginx ]; then pids=("${workers[@]}"); names=(); for p in "${pids[@]}"; do names+=("$p=nginx-worker-$p"); done; fi
+names=()
+if [ "$setup" = nginx ]; then
+  pids=("${workers[@]}"); for p in "${pids[@]}"; do names+=("$p=nginx-worker-$p"); done
+else
+  i=0; for p in "${pids[@]}"; do names+=("$p=node$i"); i=$((i + 1)); done
+fi
 # The measured run is one generator JVM: GEN_WARMUP seconds (default 5) of its own warm-up at the
 # same rate, so that its JIT and first connections fall outside the window, then SECS measured. Its
 # progress lines (stderr, one a second) time the snapshots: at the first "measure" line and at the

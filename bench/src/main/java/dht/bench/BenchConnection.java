@@ -181,22 +181,12 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         long wait = intended - now;
         onTime = wait > 0;
         pendingSend = true;
-        if (timerSlack > 0) {
-            long delay = slackedDelay(intended, now, timerSlack);
-            if (delay > 0) {
-                timerTarget = now + delay;
-                timerArmed = true;
-                loop.schedule(fire, delay, TimeUnit.NANOSECONDS);
-            } else {
-                fire();
-            }
-            return;
-        }
         long early = spinNanos + Math.min(timerLateness, maxAdaptiveSpin);
-        if (wait > early) {
-            timerTarget = intended - early;
+        long delay = timerSlack > 0 ? slackedDelay(intended, now, timerSlack) : Math.max(0, wait - early);
+        if (delay > 0) {
+            timerTarget = now + delay;
             timerArmed = true;
-            loop.schedule(fire, wait - early, TimeUnit.NANOSECONDS);
+            loop.schedule(fire, delay, TimeUnit.NANOSECONDS);
         } else {
             fire();
         }

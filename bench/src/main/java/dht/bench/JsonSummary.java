@@ -45,7 +45,7 @@ public final class JsonSummary {
         field(j, "send_lag_ms", "{\"p50\": " + num(s.sendLag.getValueAtPercentile(50) / 1e6) + ", \"p99\": "
                 + num(s.sendLag.getValueAtPercentile(99) / 1e6) + ", \"max\": " + num(s.sendLag.getMaxValue() / 1e6) + "}");
         field(j, "window_open_lag_ms", num(Math.max(0, s.windowOpenLag) / 1e6));
-        field(j, "timer_slack_ms", num(LoadGenerator.timerSlackNanos(spec, r.reqPerSecByThread().size()) / 1e6));
+        field(j, "timer_slack_ms", num(LoadGenerator.timerSlackNanos(spec) / 1e6));
         StringBuilder codes = new StringBuilder("{");
         for (int c = 0; c < s.statusCounts.length; c++) {
             if (s.statusCounts[c] > 0) {

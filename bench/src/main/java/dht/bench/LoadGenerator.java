@@ -67,10 +67,10 @@ public final class LoadGenerator {
      * intended time, so the delay (up to the slack, half of it on average) counts against the
      * server, never for it; at rates where one thread has time to spare, precision wins.
      */
-    static long timerSlackNanos(LoadSpec spec, int threads) {
-        if (spec.timerSlackNanos() >= 0) return spec.openModel() ? spec.timerSlackNanos() : 0;
-        if (!spec.openModel() || spec.rate() / threads <= TIMER_SLACK_MIN_RATE_PER_THREAD) return 0;
-        return DEFAULT_TIMER_SLACK_NANOS;
+    static long timerSlackNanos(LoadSpec spec) {
+        if (!spec.openModel()) return 0;
+        if (spec.timerSlackNanos() >= 0) return spec.timerSlackNanos();
+        return spec.rate() / spec.loopThreads() > TIMER_SLACK_MIN_RATE_PER_THREAD ? DEFAULT_TIMER_SLACK_NANOS : 0;
     }
 
     private final LoadSpec spec;
@@ -94,7 +94,7 @@ public final class LoadGenerator {
         if (!epoll) {
             log.warn("native epoll unavailable ({}); using NIO", Epoll.unavailabilityCause().toString());
         }
-        int threads = Math.min(spec.threads(), spec.connections());
+        int threads = spec.loopThreads();
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, io);
         try {
             List<EventLoop> loops = new ArrayList<>();
@@ -104,7 +104,7 @@ public final class LoadGenerator {
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000);
             long maxAdaptiveSpin = maxAdaptiveSpinNanos(spec.openModel(), spec.rate(), threads);
-            long timerSlack = timerSlackNanos(spec, threads);
+            long timerSlack = timerSlackNanos(spec);
             CountDownLatch finished = new CountDownLatch(spec.connections());
             Tickets tickets = new Tickets(spec.maxRequests());
             List<BenchConnection> conns = new ArrayList<>();

@@ -36,4 +36,9 @@ public record LoadSpec(List<Target> targets, int connections, int threads, doubl
     public boolean openModel() {
         return rate > 0;
     }
+
+    /** The generator's event loops: one per thread, never more than the connections. */
+    public int loopThreads() {
+        return Math.min(threads, connections);
+    }
 }

@@ -32,7 +32,7 @@ public final class TextSummary {
         out.printf(Locale.ROOT, "  %d threads and %d connections (%s), workload %s, %s%n",
                 r.reqPerSecByThread().size(), spec.connections(), r.transport(), spec.requests().workload(),
                 spec.openModel() ? String.format(Locale.ROOT, "constant rate %.0f req/s (latency from intended send time%s)",
-                        spec.rate(), slackNote(LoadGenerator.timerSlackNanos(spec, r.reqPerSecByThread().size())))
+                        spec.rate(), slackNote(LoadGenerator.timerSlackNanos(spec)))
                         : "closed loop (latency from actual send time)");
         out.println("  Thread Stats   Avg      Stdev     Max   +/- Stdev");
         double mean = h.getMean() / 1e6;

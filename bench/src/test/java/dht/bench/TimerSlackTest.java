@@ -31,12 +31,12 @@ class TimerSlackTest {
 
     @Test
     void slackIsTheDefaultOnlyWhereAThreadSendsMoreThan5000PerSecond() {
-        assertThat(LoadGenerator.timerSlackNanos(spec(60_000, 64, 2, -1), 2)).isEqualTo(100_000);
-        assertThat(LoadGenerator.timerSlackNanos(spec(10_000, 64, 2, -1), 2)).isZero(); // 5,000 a thread
-        assertThat(LoadGenerator.timerSlackNanos(spec(1_000, 1, 1, -1), 1)).isZero(); // precision runs keep spinning
-        assertThat(LoadGenerator.timerSlackNanos(spec(0, 64, 2, -1), 2)).isZero(); // closed loop has no timers
-        assertThat(LoadGenerator.timerSlackNanos(spec(60_000, 64, 2, 0), 2)).isZero(); // --timer-slack 0
-        assertThat(LoadGenerator.timerSlackNanos(spec(100, 1, 1, 5_000_000), 1)).isEqualTo(5_000_000);
+        assertThat(LoadGenerator.timerSlackNanos(spec(60_000, 64, 2, -1))).isEqualTo(100_000);
+        assertThat(LoadGenerator.timerSlackNanos(spec(10_000, 64, 2, -1))).isZero(); // 5,000 a thread
+        assertThat(LoadGenerator.timerSlackNanos(spec(1_000, 1, 1, -1))).isZero(); // precision runs keep spinning
+        assertThat(LoadGenerator.timerSlackNanos(spec(0, 64, 2, -1))).isZero(); // closed loop has no timers
+        assertThat(LoadGenerator.timerSlackNanos(spec(60_000, 64, 2, 0))).isZero(); // --timer-slack 0
+        assertThat(LoadGenerator.timerSlackNanos(spec(100, 1, 1, 5_000_000))).isEqualTo(5_000_000);
     }
 
     @Test
