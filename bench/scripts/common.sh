@@ -58,7 +58,7 @@ start_nodes() {
   # Several nodes on this machine share its cores: each gets its share of event loops, as
   # bin/dht cluster gives them (IO_THREADS overrides; IO_THREADS=none passes nothing, for builds
   # before --io-threads existed).
-  local share=$(( 2 * $(nproc) / $# )); [ "$share" -ge 1 ] || share=1
+  local share=$(( $(nproc) / $# )); [ "$share" -ge 1 ] || share=1
   [ "$#" -gt 1 ] && io=(--io-threads "${IO_THREADS:-$share}")
   [ "${IO_THREADS:-}" = none ] && io=()
   pids=()

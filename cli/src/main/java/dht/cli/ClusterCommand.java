@@ -45,13 +45,13 @@ final class ClusterCommand implements Callable<Integer> {
 
 
     /**
-     * The nodes share this machine's cores, so each gets its share of Netty's default (twice the
-     * cores), at least one: three nodes on two cores had 1.42-1.72x the closed-loop GET throughput
-     * with one loop each than with four (docs/benchmarks.md, "The generator's spinning, and one
-     * event loop per node").
+     * The nodes share this machine's cores, so each gets its share of a lone node's default (one
+     * event loop per core), at least one: three nodes on two cores had 1.42-1.72x the closed-loop
+     * GET throughput with one loop each than with four (docs/benchmarks.md, "The generator's
+     * spinning, and one event loop per node").
      */
     static int ioThreadsPerNode(int nodes) {
-        return Math.max(1, 2 * Runtime.getRuntime().availableProcessors() / nodes);
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / nodes);
     }
 
     @Override

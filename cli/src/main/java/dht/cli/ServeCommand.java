@@ -72,7 +72,7 @@ public final class ServeCommand implements Callable<Integer> {
     long memtableBytes;
 
     @Option(names = "--io-threads", defaultValue = "0", paramLabel = "N",
-            description = "HTTP event loops, for clients and peers alike (default: 0, meaning twice the cores; "
+            description = "HTTP event loops, for clients and peers alike (default: 0, meaning one per core; "
                     + "with several nodes on one machine, give each its share: bin/dht cluster does).")
     int ioThreads;
 

@@ -104,7 +104,7 @@ public final class Node implements AutoCloseable {
         Transport transport = Transport.choose();
         EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1,
                 Thread.ofPlatform().name("http-accept").factory(), transport.ioHandlerFactory());
-        EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), Thread.ofPlatform().name("http-io-", 0).factory(),
+        EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), Thread.ofPlatform().name("http-io-", 0).factory(),
                 transport.ioHandlerFactory());
         Store store = null;
         ExecutorService storageExecutor = null;

@@ -13,6 +13,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -60,6 +64,34 @@ class NodeLifecycleTest {
             assertThat(status.statusCode()).isEqualTo(200);
             assertThat(status.body()).contains("\"transport\":\"epoll\"");
         }
+    }
+
+    @Test
+    void byDefaultTheNodeRunsOneEventLoopPerCore() throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        Set<Thread> before = ioThreads();
+        try (Node node = Node.start(TestNode.config(dir))) {
+            // Netty starts a loop's thread when the first connection is registered on it, and
+            // assigns connections round-robin: three per core reach every loop there is.
+            List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+            List<HttpClient> clients = new ArrayList<>();
+            for (int i = 0; i < 3 * cores; i++) {
+                HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                clients.add(c);
+                answers.add(c.sendAsync(request(node, "GET", "/v0/status", null), HttpResponse.BodyHandlers.ofString()));
+            }
+            for (CompletableFuture<HttpResponse<String>> a : answers) assertThat(a.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            Set<Thread> started = ioThreads();
+            started.removeAll(before);
+            assertThat(started).hasSize(cores);
+            clients.forEach(HttpClient::close);
+        }
+    }
+
+    private static Set<Thread> ioThreads() {
+        Set<Thread> threads = new HashSet<>(Thread.getAllStackTraces().keySet());
+        threads.removeIf(t -> !t.getName().startsWith("http-io-"));
+        return threads;
     }
 
     @Test
