@@ -3,7 +3,7 @@
 self frames. Reads the HTML flame graphs that `dht bench --profile cpu` and `bin/dht bench report`
 save (async-profiler's format: a prefix-compressed frame pool and one f/u/n call per frame).
 
-Usage: bench/scripts/flame-top.py FLAMEGRAPH.html [TOP=25] [--callers FRAME]
+Usage: bench/scripts/flame-top.py FLAMEGRAPH.html [TOP=25] [--callers FRAME [--depth 3]]
 
 Categories, first match wins, judged on each sample's whole stack:
   JIT compiler      a compiler thread (CompileBroker)
@@ -12,9 +12,9 @@ Categories, first match wins, judged on each sample's whole stack:
                     or park, or waking another (the cost of handing work between threads)
   network (kernel)  any other kernel time under a socket or epoll call
   other kernel      any other kernel time (page faults, file writes, timers)
-  then, for samples in user space, the innermost Java frame's package: storage engine
-  (dht/storage), HTTP codec (io/netty/handler/codec), Netty (io/netty), node (dht/node),
-  JDK (java/, jdk/, sun/), other.
+  then, for samples in user space, the innermost frame of ours or Netty's (JDK code they call
+  counts for them): storage engine (dht/storage), HTTP codec (io/netty/handler/codec), Netty
+  (io/netty), node (dht/node); JDK (java/, jdk/, sun/) only when none of those is on the stack.
 """
 import collections
 import re
@@ -64,20 +64,27 @@ def category(stack):
         if any(NET.search(t) for t in kernel):
             return "network (kernel)"
         return "other kernel"
+    # The innermost frame of ours or Netty's: JDK code they call (a MemorySegment compare, a
+    # queue) counts for them; JDK alone only when neither is on the stack.
+    owners = (("dht/storage", "storage engine"), ("io/netty/handler/codec", "HTTP codec (Netty)"),
+              ("io/netty", "Netty (channels, event loops, buffers)"), ("dht/node", "node (routes, coordination)"),
+              ("dht/", "other dht"))
     for t in reversed(titles):
-        if "/" not in t:
-            continue
-        for prefix, name in (("dht/storage", "storage engine"), ("io/netty/handler/codec", "HTTP codec (Netty)"),
-                             ("io/netty", "Netty (channels, event loops, buffers)"), ("dht/node", "node (routes, coordination)"),
-                             ("dht/", "other dht"), ("java/", "JDK"), ("jdk/", "JDK"), ("sun/", "JDK")):
+        for prefix, name in owners:
             if t.startswith(prefix):
                 return name
+    if any(t.startswith(("java/", "jdk/", "sun/")) for t in titles):
+        return "JDK"
     return "other (JVM runtime, native)"
 
 
 def main():
     args = [a for a in sys.argv[1:]]
-    callers = None
+    callers, depth = None, 3
+    if "--depth" in args:
+        i = args.index("--depth")
+        depth = int(args[i + 1])
+        del args[i:i + 2]
     if "--callers" in args:
         i = args.index("--callers")
         callers = args[i + 1]
@@ -99,8 +106,8 @@ def main():
             selfw[t] += own
             cats[category(path)] += own
             if callers and t == callers:
-                java = [f[3] for f in path if "/" in f[3]]
-                paths[" <- ".join(reversed(java[-3:])) or "(no Java frame)"] += own
+                java = [f[3] for f in path if "/" in f[3] and not f[3].startswith("/")]
+                paths[" <- ".join(reversed(java[-depth:])) or "(no Java frame)"] += own
     for f in frames:
         while stack and stack[-1][0][0] >= f[0]:
             close(stack.pop())
@@ -120,7 +127,7 @@ def main():
     if callers:
         print(f"\n{callers}: innermost Java frames above it")
         for k, w in paths.most_common(15):
-            print(f"  {100 * w / total:5.1f}%  {k[:200]}")
+            print(f"  {100 * w / total:5.1f}%  {k}")
 
 
 if __name__ == "__main__":
