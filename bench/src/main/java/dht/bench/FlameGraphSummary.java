@@ -2,6 +2,7 @@ package dht.bench;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -9,30 +10,138 @@ import java.util.regex.Pattern;
 
 /**
  * Reads an async-profiler 4.x HTML flame graph (its packed frame table: {@code cpool}, then
- * {@code f/u/n} calls) and lists the frames with the most self samples, so that a report can say
- * in numbers where the time or the allocations go. Parsing is best effort: an unknown format
- * gives an empty summary, never a wrong one silently (callers print "could not read").
+ * {@code f/u/n} calls) and says in numbers where the samples went: the frames with the most self
+ * samples, the share of each {@link #category} (for CPU profiles), and which Java frames lead to a
+ * given frame. Parsing is best effort: an unknown format gives an empty summary, never a wrong one
+ * silently (callers print "could not read").
  */
 final class FlameGraphSummary {
     record Entry(String frame, long samples, double share) {
     }
 
-    record Summary(long total, List<Entry> topSelf) {
+    /**
+     * @param topSelf    frames by self samples, most first
+     * @param categories every {@link #category} with samples, most first
+     * @param callers    for the frame asked about, its self samples by the chain of Java frames above it
+     */
+    record Summary(long total, List<Entry> topSelf, List<Entry> categories, List<Entry> callers) {
     }
 
-    private record Frame(int level, long left, long width, String title) {
+    /** {@code type} is async-profiler's frame kind (the key's low 3 bits); {@link #KERNEL} for the kernel. */
+    private record Frame(int level, long width, int type, String title) {
     }
 
+    static final int KERNEL = 5;
     private static final Pattern CALL = Pattern.compile("^([fun])\\(([^)]*)\\)$");
+    private static final Pattern GC = Pattern.compile("G1|ZGC|ZDriver|GangWorker|WorkerThread::run|VMThread|SerialHeap|ConcurrentGCThread");
+    private static final Pattern SCHEDULER = Pattern.compile("finish_task_switch|_raw_spin_unlock|schedule|futex|try_to_wake_up|ttwu|"
+            + "pick_next|dequeue_task|enqueue_task|update_curr|select_task_rq");
+    private static final Pattern NETWORK = Pattern.compile("tcp_|sock_|ip_|skb|epoll|ep_|net_|inet_|__sys_send|__sys_recv|eventfd|"
+            + "_copy_to_iter|_copy_from_iter|loopback|dev_|napi|bbr_");
+    /** Code of ours or Netty's, innermost first wins: JDK code they call counts for them. */
+    private static final String[][] OWNERS = {
+            {"dht/storage", "storage engine"}, {"io/netty/handler/codec", "HTTP codec (Netty)"},
+            {"io/netty", "Netty (channels, event loops, buffers)"}, {"dht/node", "node (routes, coordination)"},
+            {"dht/", "other dht"}};
 
     private FlameGraphSummary() {
     }
 
     static Summary parse(String html, int top) {
+        return parse(html, top, null, 0);
+    }
+
+    /**
+     * @param callersOf a frame's title, or null: then {@link Summary#callers} lists its self samples
+     *                  by the innermost {@code depth} Java frames of the stacks it was sampled in
+     */
+    static Summary parse(String html, int top, String callersOf, int depth) {
+        List<Frame> frames = frames(html);
+        if (frames.isEmpty()) {
+            return new Summary(0, List.of(), List.of(), List.of());
+        }
+        long total = frames.getFirst().width();
+        Map<String, Long> self = new HashMap<>();
+        Map<String, Long> categories = new HashMap<>();
+        Map<String, Long> callers = new LinkedHashMap<>();
+        // Frames come in depth-first order, so a stack of open frames gives every frame its path;
+        // a frame's self samples (its width less its children's) are known when it is closed.
+        List<Frame> path = new ArrayList<>();
+        List<long[]> childWidth = new ArrayList<>();
+        for (int i = 0; i <= frames.size(); i++) {
+            Frame f = i < frames.size() ? frames.get(i) : null;
+            while (!path.isEmpty() && (f == null || path.getLast().level() >= f.level())) {
+                Frame done = path.getLast();
+                long own = done.width() - childWidth.getLast()[0];
+                if (own > 0) {
+                    self.merge(done.title().trim(), own, Long::sum);
+                    categories.merge(category(path), own, Long::sum);
+                    if (done.title().trim().equals(callersOf)) callers.merge(javaChain(path, depth), own, Long::sum);
+                }
+                path.removeLast();
+                childWidth.removeLast();
+            }
+            if (f == null) break;
+            if (!childWidth.isEmpty()) childWidth.getLast()[0] += f.width();
+            path.add(f);
+            childWidth.add(new long[1]);
+        }
+        return new Summary(total, ranked(self, top, total), ranked(categories, Integer.MAX_VALUE, total),
+                ranked(callers, top, total));
+    }
+
+    /**
+     * Where a sample's CPU went, judged on its whole stack, first match wins: the JIT compiler, a
+     * GC thread; in the kernel, the scheduler and futexes (a thread going to sleep in
+     * {@code epoll_wait} or park, or waking another: the cost of handing work between threads), the
+     * network (anything under a socket or epoll call), other kernel work; in user space, the
+     * innermost frame of ours or Netty's, else the JDK, else the JVM's own code.
+     */
+    private static String category(List<Frame> frames) {
+        StringBuilder joined = new StringBuilder();
+        for (Frame f : frames) joined.append(f.title()).append(' ');
+        if (joined.indexOf("CompileBroker") >= 0) return "JIT compiler";
+        if (GC.matcher(joined).find()) return "GC";
+        Frame leaf = frames.getLast();
+        if (leaf.type() == KERNEL) {
+            if (SCHEDULER.matcher(leaf.title()).find()) return "waiting/waking (kernel scheduler, futex)";
+            for (Frame f : frames) {
+                if (f.type() == KERNEL && NETWORK.matcher(f.title()).find()) return "network (kernel)";
+            }
+            return "other kernel";
+        }
+        for (int i = frames.size() - 1; i >= 0; i--) {
+            for (String[] owner : OWNERS) {
+                if (frames.get(i).title().startsWith(owner[0])) return owner[1];
+            }
+        }
+        for (Frame f : frames) {
+            String t = f.title();
+            if (t.startsWith("java/") || t.startsWith("jdk/") || t.startsWith("sun/")) return "JDK";
+        }
+        return "other (JVM runtime, native)";
+    }
+
+    private static String javaChain(List<Frame> path, int depth) {
+        List<String> java = new ArrayList<>();
+        for (int i = path.size() - 1; i >= 0 && java.size() < depth; i--) {
+            String t = path.get(i).title();
+            if (t.contains("/") && !t.startsWith("/")) java.add(t);
+        }
+        return java.isEmpty() ? "(no Java frame)" : String.join(" <- ", java);
+    }
+
+    private static List<Entry> ranked(Map<String, Long> samples, int top, long total) {
+        return samples.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+                .map(e -> new Entry(e.getKey(), e.getValue(), total > 0 ? (double) e.getValue() / total : 0)).toList();
+    }
+
+    /** The frames in drawing order (depth first), or none when the format is not recognised. */
+    private static List<Frame> frames(String html) {
         int start = html.indexOf("const cpool = [");
         int end = start < 0 ? -1 : html.indexOf("];", start);
         if (start < 0 || end < 0) {
-            return new Summary(0, List.of());
+            return List.of();
         }
         List<String> cpool = strings(html.substring(start + "const cpool = [".length(), end));
         for (int i = 1; i < cpool.size(); i++) {
@@ -41,67 +150,29 @@ final class FlameGraphSummary {
         }
         List<Frame> frames = new ArrayList<>();
         int level0 = 0;
-        long left0 = 0;
         long width0 = 0;
         for (String line : html.substring(end).split("\n")) {
             Matcher m = CALL.matcher(line.trim());
             if (!m.matches()) {
                 continue;
             }
+            // f(key, level, left, width): a frame at that level; u(key, width): the first child of
+            // the previous frame; n(key, width): its next sibling. A missing width repeats the last.
             String[] a = m.group(2).split(",");
             int key = Integer.parseInt(a[0].trim());
-            int level;
-            long left;
-            long width;
-            switch (m.group(1)) {
-                case "f" -> {
-                    level = Integer.parseInt(a[1].trim());
-                    left = left0 + Long.parseLong(a[2].trim());
-                    width = a.length > 3 && !a[3].isBlank() ? Long.parseLong(a[3].trim()) : width0;
-                }
-                case "u" -> {
-                    level = level0 + 1;
-                    left = left0;
-                    width = a.length > 1 && !a[1].isBlank() ? Long.parseLong(a[1].trim()) : width0;
-                }
-                default -> {
-                    level = level0;
-                    left = left0 + width0;
-                    width = a.length > 1 && !a[1].isBlank() ? Long.parseLong(a[1].trim()) : width0;
-                }
-            }
+            int widthArg = m.group(1).equals("f") ? 3 : 1;
+            int level = switch (m.group(1)) {
+                case "f" -> Integer.parseInt(a[1].trim());
+                case "u" -> level0 + 1;
+                default -> level0;
+            };
+            long width = a.length > widthArg && !a[widthArg].isBlank() ? Long.parseLong(a[widthArg].trim()) : width0;
             level0 = level;
-            left0 = left;
             width0 = width;
             int idx = key >>> 3;
-            frames.add(new Frame(level, left, width, idx < cpool.size() ? cpool.get(idx) : "?"));
+            frames.add(new Frame(level, width, key & 7, idx < cpool.size() ? cpool.get(idx) : "?"));
         }
-        if (frames.isEmpty()) {
-            return new Summary(0, List.of());
-        }
-        long total = frames.getFirst().width();
-        // self = width minus the children (frames one level up lying within it)
-        Map<Integer, List<Frame>> byLevel = new HashMap<>();
-        for (Frame f : frames) {
-            byLevel.computeIfAbsent(f.level(), k -> new ArrayList<>()).add(f);
-        }
-        Map<String, Long> self = new HashMap<>();
-        for (Frame f : frames) {
-            long children = 0;
-            for (Frame c : byLevel.getOrDefault(f.level() + 1, List.of())) {
-                if (c.left() >= f.left() && c.left() < f.left() + f.width()) {
-                    children += c.width();
-                }
-            }
-            long s = f.width() - children;
-            if (s > 0) {
-                self.merge(f.title().trim(), s, Long::sum);
-            }
-        }
-        List<Entry> entries = new ArrayList<>();
-        self.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
-                .forEach(e -> entries.add(new Entry(e.getKey(), e.getValue(), total > 0 ? (double) e.getValue() / total : 0)));
-        return new Summary(total, entries);
+        return frames;
     }
 
     /** The single-quoted JavaScript strings of the array body, unescaped. */

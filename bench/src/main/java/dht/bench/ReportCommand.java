@@ -326,8 +326,19 @@ public final class ReportCommand implements Callable<Integer> {
                     if (sum.topSelf().isEmpty()) {
                         md.append(": no samples, or a format this tool could not read\n");
                     } else {
-                        md.append(String.format(Locale.ROOT, ": %,d samples; most self %s:%n", sum.total(),
-                                f.getFileName().toString().contains("alloc") ? "allocation samples (by allocated type)" : "samples"));
+                        boolean cpu = f.getFileName().toString().contains("-cpu-");
+                        if (cpu) {
+                            md.append(String.format(Locale.ROOT, ": %,d samples; where they went (`dht bench flame`):", sum.total()));
+                            StringBuilder parts = new StringBuilder();
+                            for (FlameGraphSummary.Entry c : sum.categories()) {
+                                if (c.share() < 0.01) continue;
+                                parts.append(parts.isEmpty() ? " " : ", ").append(String.format(Locale.ROOT, "%.1f%% %s", 100 * c.share(), c.frame()));
+                            }
+                            md.append(parts).append("; most self samples:\n");
+                        } else {
+                            md.append(String.format(Locale.ROOT, ": %,d samples; most self %s:%n", sum.total(),
+                                    f.getFileName().toString().contains("alloc") ? "allocation samples (by allocated type)" : "samples"));
+                        }
                         for (FlameGraphSummary.Entry e : sum.topSelf()) {
                             md.append(String.format(Locale.ROOT, "  - %.1f%% `%s`%n", 100 * e.share(), e.frame().replace("`", "'")));
                         }

@@ -1,6 +1,7 @@
 package dht.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +37,59 @@ class FlameGraphSummaryTest {
         assertThat(s.topSelf()).extracting(FlameGraphSummary.Entry::samples).containsExactly(45L, 40L, 15L);
     }
 
+    /** A key is the frame's index in cpool times 8 plus its kind; 5 is a kernel frame. */
+    static final String CPU = """
+            <script>
+            const cpool = [
+            'all',
+            ' java/lang/Thread.run',
+            ' dht/storage/Memtable.seek',
+            ' jdk/internal/foreign/AbstractMemorySegmentImpl.checkBounds',
+            ' io/netty/channel/epoll/Native.epollWait0',
+            ' finish_task_switch.isra.0',
+            ' tcp_sendmsg',
+            ' CompileBroker::compiler_thread_loop',
+            ' C2Compiler::compile_method',
+            ];
+            unpack(cpool);
+
+            f(0,0,0,100)
+            u(9,70)
+            u(17,30)
+            u(25,20)
+            f(35,2,30,40)
+            u(45,25)
+            n(53,10)
+            f(60,1,70,20)
+            u(68,20)
+            </script>
+            """;
+
+    @Test
+    void cpuSamplesGoToTheCodeThatCausedThem() {
+        FlameGraphSummary.Summary s = FlameGraphSummary.parse(CPU, 10);
+        // the JDK's bounds check under the memtable is the storage engine's time; a thread asleep
+        // in epoll_wait is the scheduler's; the event loop's own frame is Netty's
+        assertThat(s.categories()).extracting(FlameGraphSummary.Entry::frame, FlameGraphSummary.Entry::samples).containsExactly(
+                tuple("storage engine", 30L),
+                tuple("waiting/waking (kernel scheduler, futex)", 25L),
+                tuple("JIT compiler", 20L),
+                tuple("network (kernel)", 10L),
+                tuple("other (JVM runtime, native)", 10L),
+                tuple("Netty (channels, event loops, buffers)", 5L));
+    }
+
+    @Test
+    void callersAreTheJavaFramesAboveAFrame() {
+        FlameGraphSummary.Summary s = FlameGraphSummary.parse(CPU, 10, "finish_task_switch.isra.0", 2);
+        assertThat(s.callers()).extracting(FlameGraphSummary.Entry::frame, FlameGraphSummary.Entry::samples)
+                .containsExactly(tuple("io/netty/channel/epoll/Native.epollWait0 <- java/lang/Thread.run", 25L));
+    }
+
     @Test
     void anUnknownFormatGivesAnEmptySummary() {
-        assertThat(FlameGraphSummary.parse("<html>nothing here</html>", 5).topSelf()).isEmpty();
+        FlameGraphSummary.Summary s = FlameGraphSummary.parse("<html>nothing here</html>", 5);
+        assertThat(s.topSelf()).isEmpty();
+        assertThat(s.categories()).isEmpty();
     }
 }

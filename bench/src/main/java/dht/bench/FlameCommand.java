@@ -1,0 +1,67 @@
+package dht.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code dht bench flame FILE.html ...}: what a flame graph says, as text. */
+@Command(name = "flame", mixinStandardHelpOptions = true,
+        description = {"Read async-profiler HTML flame graphs (what --profile and /admin/profile save) as text: "
+                + "where the samples went by category (kernel scheduler and futex waits and wake-ups, kernel network, "
+                + "JIT, GC, storage engine, HTTP codec, Netty, node, JDK; meaningful for cpu profiles) and the frames "
+                + "with the most self samples."})
+public final class FlameCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "FILE.html", description = "Flame graphs.")
+    List<Path> files;
+
+    @Option(names = "--top", defaultValue = "20", description = "Self frames to list (default: ${DEFAULT-VALUE}).")
+    int top;
+
+    @Option(names = "--callers", paramLabel = "FRAME",
+            description = "Also list this frame's self samples by the Java frames above it, e.g. finish_task_switch.isra.0.")
+    String callers;
+
+    @Option(names = "--depth", defaultValue = "3", description = "Java frames shown per --callers chain (default: ${DEFAULT-VALUE}).")
+    int depth;
+
+    @Override
+    public Integer call() {
+        int status = 0;
+        for (Path f : files) {
+            FlameGraphSummary.Summary s;
+            try {
+                s = FlameGraphSummary.parse(Files.readString(f), top, callers, depth);
+            } catch (IOException e) {
+                System.err.println("bench flame: cannot read " + f + ": " + e.getMessage());
+                status = 2;
+                continue;
+            }
+            if (s.total() == 0) {
+                System.err.println("bench flame: " + f + ": no samples, or not an async-profiler HTML flame graph");
+                status = 2;
+                continue;
+            }
+            System.out.printf(Locale.ROOT, "%s: %,d samples%n%nwhere they went:%n", f, s.total());
+            print(s.categories());
+            System.out.printf(Locale.ROOT, "%ntop %d self frames:%n", top);
+            print(s.topSelf());
+            if (callers != null) {
+                System.out.printf(Locale.ROOT, "%n%s, by the Java frames above it:%n", callers);
+                if (s.callers().isEmpty()) System.out.println("  (no self samples in this frame)");
+                print(s.callers());
+            }
+            System.out.println();
+        }
+        return status;
+    }
+
+    private static void print(List<FlameGraphSummary.Entry> entries) {
+        for (FlameGraphSummary.Entry e : entries) System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100 * e.share(), e.frame());
+    }
+}
