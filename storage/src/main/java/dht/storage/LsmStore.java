@@ -252,16 +252,18 @@ public final class LsmStore implements Store {
             }
         }
 
+        List<Path> damagedLogs = new ArrayList<>();
         for (var le : logs.entrySet()) {
             // Replayed memtables belong to no version: each is freed here once written (or on failure).
             List<Memtable> full = new ArrayList<>();
             full.add(newMemtable(le.getKey()));
             try {
-                WalReader.replay(files, le.getValue(), e -> {
+                WalReader.Outcome replayed = WalReader.replay(files, le.getValue(), e -> {
                     Memtable cur = full.getLast();
                     cur.put(e);
                     if (cur.bytes() >= opt.memtableBytes()) full.add(newMemtable(le.getKey()));
                 });
+                if (replayed.damaged()) damagedLogs.add(le.getValue());
                 for (Memtable fm : full) {
                     if (fm.isEmpty()) continue;
                     long n = nextFile++;
@@ -277,15 +279,24 @@ public final class LsmStore implements Store {
         wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
         files.syncDirectory(dir);
         new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
-        for (Path p : logs.values()) files.delete(p);
+        for (Path p : logs.values()) {
+            // A damaged log (intact records after a bad one) is kept beside the store, never
+            // deleted by it, like a damaged table: its intact records are in tables now, and the
+            // damaged bytes are evidence. A log that merely ended torn is a crash's normal trace.
+            if (damagedLogs.contains(p)) {
+                files.rename(p, corrupt(p));
+            } else {
+                files.delete(p);
+            }
+        }
         current = new Version(newMemtable(walNumber), List.of(), tables);
         activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
     }
 
-    private static Path corrupt(Path table) {
-        return table.resolveSibling(table.getFileName() + ".corrupt");
+    private static Path corrupt(Path file) {
+        return file.resolveSibling(file.getFileName() + ".corrupt");
     }
 
     /**

@@ -72,17 +72,63 @@ class DamageTest {
             for (int i = 0; i < 9; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
             assertThat(s.get(b("k9"))).isNull();
         }
+        // a torn tail is what a crash leaves: nothing to keep
+        assertThat(files(".corrupt")).isEmpty();
+    }
+
+    private static long offsetOf(int record) {
+        long off = 0;
+        for (int i = 0; i < record; i++) off += recordSize(i);
+        return off;
     }
 
     @Test
-    void corruptLogRecordStopsReplayThere() throws IOException {
+    void aFlippedByteInALogRecordLosesThatRecordOnly() throws IOException {
         Path log = writeLog(10);
-        long off = 0;
-        for (int i = 0; i < 5; i++) off += recordSize(i);
-        flip(log, off + 12); // inside record 5's body
+        flip(log, offsetOf(5) + 12); // inside record 5's body: its CRC fails, its length still holds
         try (LsmStore s = LsmStore.open(dir, opts())) {
-            for (int i = 0; i < 5; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
-            for (int i = 5; i < 10; i++) assertThat(s.get(b("k" + i))).isNull();
+            for (int i = 0; i < 10; i++) {
+                if (i == 5) assertThat(s.get(b("k5"))).isNull();
+                else assertThat(s.get(b("k" + i)).value()).as("k%d", i).isEqualTo(b("v" + i));
+            }
+        }
+        // the damaged log is kept for inspection, under a name the store never replays again
+        assertThat(files(".corrupt")).extracting(p -> p.getFileName().toString()).containsExactly("000001.log.corrupt");
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k9")).value()).isEqualTo(b("v9"));
+        }
+    }
+
+    @Test
+    void aDamagedRecordLengthIsSearchedPast() throws IOException {
+        Path log = writeLog(10);
+        flip(log, offsetOf(5) + 6); // record 5's length: where it ends is unknown
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k5"))).isNull();
+            for (int i : new int[] {0, 4, 6, 9}) assertThat(s.get(b("k" + i)).value()).as("k%d", i).isEqualTo(b("v" + i));
+        }
+    }
+
+    @Test
+    void aLogRecordInsideAValueIsNeverReplayedFromATornTail() throws IOException {
+        // A value that holds the bytes of a whole log record (say, a log file stored as a value),
+        // its write torn by a crash right after them: the embedded record is intact but nobody
+        // wrote it, so replay must not resume there.
+        byte[] embedded = LogRecord.encode(Entry.value(b("phantom"), b("never written"), 99));
+        byte[] host = new byte[embedded.length + 100];
+        System.arraycopy(embedded, 0, host, 10, embedded.length);
+        Path log = writeLog(3);
+        byte[] carrier = LogRecord.encode(Entry.value(b("carrier"), host, 50));
+        try (var out = Files.newOutputStream(log, java.nio.file.StandardOpenOption.APPEND)) {
+            out.write(carrier);
+        }
+        long carrierStart = offsetOf(3);
+        int valueStart = LogRecord.HEADER + LogRecord.BODY_FIXED + "carrier".length();
+        truncate(log, carrierStart + valueStart + 10 + embedded.length + 20);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 3; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            assertThat(s.get(b("carrier"))).isNull();
+            assertThat(s.get(b("phantom"))).isNull();
         }
     }
 
