@@ -83,6 +83,7 @@ final class ClusterCommand implements Callable<Integer> {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+                cmd.add("-D" + ServeCommand.EXIT_WITH_PARENT + "=true");
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
                         "--port", String.valueOf(port), "--data", dir.toString(),
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
@@ -102,29 +103,45 @@ final class ClusterCommand implements Callable<Integer> {
             System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
             System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");
             System.out.println("Ctrl-C stops the cluster.");
+            // A node that dies is reported and the others go on serving (killing one is how to
+            // try failover); once none is left there is nothing to run, and the launcher says so.
+            AtomicInteger alive = new AtomicInteger(processes.size());
             for (Process p : processes) {
                 p.onExit().thenRun(() -> {
-                    if (!stopping.get()) System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+                    if (stopping.get()) return;
+                    System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+                    if (alive.decrementAndGet() == 0) {
+                        System.err.println("dht cluster: every node has exited; stopping");
+                        exitCode.set(1);
+                        stopped.countDown();
+                    }
                 });
             }
             stopped.await();
-            return 0;
+            return exitCode.get();
         } catch (Exception | Error e) {
             exitCode.set(1); // System.exit runs the hook, whose halt would otherwise say 0
             throw e;
         }
     }
 
+    /**
+     * Waits until every node answers its status as the process this launcher started (its pid in
+     * the answer): another process already on one of the ports would answer too, while our node
+     * there fails to listen.
+     */
     private static boolean awaitReady(List<String> urls, List<Process> processes) throws InterruptedException {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (String url : urls) {
+        for (int i = 0; i < urls.size(); i++) {
+            String url = urls.get(i);
+            String ours = "\"pid\":" + processes.get(i).pid() + ",";
             while (true) {
                 if (processes.stream().anyMatch(p -> !p.isAlive())) return false;
                 try {
-                    HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create(url + "/v0/status"))
-                            .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding());
-                    if (r.statusCode() == 200) break;
+                    HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/v0/status"))
+                            .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200 && r.body().contains(ours)) break;
                 } catch (IOException e) {
                     // not listening yet
                 }

@@ -156,8 +156,24 @@ public final class ServeCommand implements Callable<Integer> {
             exitCode.set(1);
             throw e;
         }
+        stopWithParent();
         stopped.await();
         return 0;
+    }
+
+    static final String EXIT_WITH_PARENT = "dht.exitWithParent";
+
+    /**
+     * A node started by {@code bin/dht cluster} ({@code -Ddht.exitWithParent=true}) stops, gracefully,
+     * when the launcher is gone, even when it was killed with SIGKILL and could not stop its nodes
+     * itself: otherwise they would keep their ports and data directories with nobody to stop them.
+     */
+    private static void stopWithParent() {
+        if (!Boolean.getBoolean(EXIT_WITH_PARENT)) return;
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
+            log.info("Launcher pid {} has exited: stopping", parent.pid());
+            System.exit(0);
+        }));
     }
 
     NodeConfig config() {
@@ -183,6 +199,10 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--sync must be 'periodic' or 'every-write', got " + sync);
         };
         if (maxInFlight < 1) throw new IllegalArgumentException("--max-in-flight must be positive");
+        if (maxBody < 0) throw new IllegalArgumentException("--max-body must be 0 or more bytes, got " + maxBody);
+        if (maxUri < 1) throw new IllegalArgumentException("--max-uri must be positive, got " + maxUri);
+        if (maxHeaders < 1) throw new IllegalArgumentException("--max-headers must be positive, got " + maxHeaders);
+        if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads);

@@ -156,6 +156,61 @@ class ServeProcessTest {
         }
     }
 
+    private Process launchCluster(int nodes, int basePort, Path data, Path log) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
+                "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(basePort), "--data", data.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /** Another node answering on the port must not pass for the cluster's own (which cannot listen there). */
+    @Test
+    void aClusterOnAPortAnotherNodeServesFailsInsteadOfSayingReady() throws Exception {
+        NodeProcess other = node(tmp.resolve("other")).startAndAwait();
+        Path log = tmp.resolve("cluster.log");
+        Process p = launchCluster(1, other.port, tmp.resolve("c"), log);
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+            assertThat(java.nio.file.Files.readString(log)).contains("not every node became ready").doesNotContain("nodes ready");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** A launcher killed with SIGKILL cannot stop its nodes itself: they notice and stop on their own. */
+    @Test
+    void theNodesOfAKilledClusterLauncherStop() throws Exception {
+        int base = NodeProcess.freePort();
+        Path log = tmp.resolve("cluster.log");
+        Process p = launchCluster(2, base, tmp.resolve("c"), log);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!java.nio.file.Files.readString(log).contains("nodes ready") && System.nanoTime() < deadline) Thread.sleep(100);
+            assertThat(java.nio.file.Files.readString(log)).contains("2 nodes ready");
+            List<ProcessHandle> children = p.children().toList();
+            assertThat(children).hasSize(2);
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            for (ProcessHandle child : children) {
+                assertThat(child.onExit().get(30, TimeUnit.SECONDS).isAlive()).as("node pid %d", child.pid()).isFalse();
+            }
+        } finally {
+            p.destroyForcibly();
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    @Test
+    void limitsThatCannotWorkAreRefusedInOneLine() throws Exception {
+        for (List<String> bad : List.of(List.of("--max-body", "-1"), List.of("--memtable-size", "0"), List.of("--max-uri", "0"))) {
+            NodeProcess n = node(tmp.resolve("d" + bad.hashCode()), bad.toArray(String[]::new)).start();
+            assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(n.process().exitValue()).as("%s", bad).isEqualTo(2);
+            assertThat(n.output()).as("%s", bad).contains("dht serve: " + bad.getFirst()).doesNotContain("\tat ");
+        }
+    }
+
     @Test
     void aNegativeEventLoopCountIsRefused() throws Exception {
         NodeProcess n = node(tmp.resolve("d"), "--io-threads", "-1").start();
