@@ -50,9 +50,20 @@ final class ClientOptions {
         return URI.create(q.toString());
     }
 
+    /** {@code --url} without trailing slashes; a usage error unless it looks like http://host[:port]. */
     String base() {
-        String u = url;
+        String u = url.strip();
         while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
+        URI parsed;
+        try {
+            parsed = new URI(u);
+        } catch (java.net.URISyntaxException e) {
+            parsed = null;
+        }
+        if (parsed == null || !"http".equals(parsed.getScheme()) || parsed.getHost() == null
+                || (parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) || parsed.getRawQuery() != null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--url must look like http://host:port, got '" + url + "'");
+        }
         return u;
     }
 
@@ -72,24 +83,6 @@ final class ClientOptions {
             return client.send(timed, handler);
         } catch (IOException e) {
             throw classified(e);
-        }
-    }
-
-    /**
-     * Sends a request whose body is streamed: waits at most the timeout for the response head,
-     * and sets no timeout on the request itself, whose reach into the body differs between JDKs;
-     * the caller bounds the gaps between body bytes (see {@link ScanCommand}).
-     */
-    HttpResponse<java.io.InputStream> sendStreaming(HttpRequest request) throws IOException, InterruptedException {
-        var pending = client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
-        try {
-            return pending.get(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            pending.cancel(true);
-            throw classified(new HttpTimeoutException("no response head"));
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof IOException io) throw classified(io);
-            throw new IOException(e.getCause());
         }
     }
 

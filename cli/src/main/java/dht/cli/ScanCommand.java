@@ -1,9 +1,10 @@
 package dht.cli;
 
-import java.io.InputStream;
+import io.netty.buffer.ByteBuf;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -11,12 +12,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bin/dht scan START [END]}: streams the range to stdout as the API sends it, one entry per
- * chunk ({@code key \n value}): on a cluster node the whole cluster's data, merged (with
- * {@code --local}, that node's own data alone).
+ * {@code bin/dht scan START [END]}: prints the range, one entry per line, {@code key TAB value}, on a
+ * cluster node the whole cluster's data, merged (with {@code --local}, that node's own data alone).
+ *
+ * <p>Why escaped lines rather than the API's bytes: the API sends {@code key \n value} in one chunk
+ * per entry, and joined together those are ambiguous (a value may hold newlines). Each entry is read
+ * as its own chunk ({@link ChunkedGet}) and printed with backslash escapes for the bytes that would
+ * break a line or a column ({@code \\ \t \n \r}, other control bytes as {@code \xHH}); every other
+ * byte, UTF-8 text included, is printed as it is.
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
-        description = "Stream the entries with START <= key < END to stdout (key, newline, value per entry).")
+        description = {"Print the entries with START <= key < END, one per line: key, a tab, value.",
+                "Backslash, tab, newline and carriage return in keys and values print as \\\\, \\t, \\n, \\r, "
+                        + "other control bytes as \\xHH; every other byte as it is."})
 final class ScanCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
@@ -35,67 +43,66 @@ final class ScanCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (clusterScope && localScope) return usage("--cluster and --local exclude each other");
+        if (client.from != null) return usage("--from does not apply to a scan (it merges every node's data; --ack says how many must report)");
+        if (localScope && client.ack != null) return usage("--ack does not apply to --local (one node's own data)");
         StringBuilder q = new StringBuilder(client.base()).append("/v0/entities?start=").append(ClientOptions.encode(start));
         if (end != null) q.append("&end=").append(ClientOptions.encode(end));
-        if (clusterScope && localScope) {
-            System.err.println("dht scan: --cluster and --local exclude each other");
-            return 2;
-        }
         if (clusterScope) q.append("&scope=cluster");
         if (localScope) q.append("&scope=local");
-        else if (client.ack != null) q.append("&ack=").append(client.ack);
-        HttpResponse<InputStream> r = client.sendStreaming(HttpRequest.newBuilder(URI.create(q.toString())).GET().build());
-        try (InputStream in = r.body()) {
-            if (r.statusCode() != 200) {
-                System.err.println(r.statusCode() + " " + new String(in.readAllBytes()).strip());
-                return 1;
-            }
-            try {
-                copyWithIdleLimit(in);
-            } catch (java.io.IOException e) {
-                // The node ends a scan that failed midway without HTTP's last chunk: the entries
-                // already printed are real, but the range is not complete, and the exit code says so.
-                System.out.flush();
-                System.err.println("dht scan: the answer was cut short, the range is incomplete (" + e.getMessage() + ")");
-                return 1;
-            }
-            System.out.flush();
+        if (client.ack != null) q.append("&ack=").append(client.ack);
+        BufferedOutputStream out = new BufferedOutputStream(System.out, 1 << 16);
+        ChunkedGet.Outcome o = ChunkedGet.get(URI.create(q.toString()), client.timeoutSeconds, chunk -> printEntry(chunk, out));
+        out.flush();
+        if (o.status() != 200 && o.complete()) {
+            System.err.println(o.status() + " " + o.errorBody().strip());
+            return 1;
+        }
+        if (!o.complete()) {
+            // The node ends a scan that failed midway without HTTP's last chunk: the entries
+            // already printed are real, but the range is not complete, and the exit code says so.
+            System.err.println("dht scan: " + o.problem() + "; the range is incomplete");
+            return 1;
         }
         return 0;
     }
 
-    /**
-     * Copies the body to stdout; a node that freezes mid-stream sends nothing more and never
-     * closes, so a watchdog ends the command once no bytes came for the timeout. A long scan that
-     * keeps streaming is never cut.
-     */
-    private void copyWithIdleLimit(InputStream in) throws java.io.IOException {
-        long limitNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(client.timeoutSeconds);
-        java.util.concurrent.atomic.AtomicLong lastBytes = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
-        Thread watchdog = Thread.ofPlatform().daemon().name("scan-idle").start(() -> {
-            try {
-                while (true) {
-                    Thread.sleep(200);
-                    if (System.nanoTime() - lastBytes.get() > limitNanos) {
-                        System.out.flush();
-                        System.err.println("dht scan: no data from node " + client.base() + " for " + client.timeoutSeconds
-                                + " s; the range is incomplete");
-                        System.err.flush();
-                        Runtime.getRuntime().halt(1); // the reading thread cannot be woken from its read
+    private int usage(String message) {
+        System.err.println("dht scan: " + message);
+        return 2;
+    }
+
+    /** One chunk, {@code key \n value}, as {@code key TAB value NEWLINE}, escaped. */
+    static void printEntry(ByteBuf chunk, OutputStream out) throws IOException {
+        int newline = chunk.indexOf(chunk.readerIndex(), chunk.writerIndex(), (byte) '\n');
+        if (newline < 0) throw new IOException("an entry without the newline between key and value");
+        escape(chunk, chunk.readerIndex(), newline, out);
+        out.write('\t');
+        escape(chunk, newline + 1, chunk.writerIndex(), out);
+        out.write('\n');
+    }
+
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static void escape(ByteBuf b, int from, int to, OutputStream out) throws IOException {
+        for (int i = from; i < to; i++) {
+            int c = b.getByte(i) & 0xff;
+            switch (c) {
+                case '\\' -> { out.write('\\'); out.write('\\'); }
+                case '\t' -> { out.write('\\'); out.write('t'); }
+                case '\n' -> { out.write('\\'); out.write('n'); }
+                case '\r' -> { out.write('\\'); out.write('r'); }
+                default -> {
+                    if (c < 0x20 || c == 0x7f) {
+                        out.write('\\');
+                        out.write('x');
+                        out.write(HEX[c >> 4]);
+                        out.write(HEX[c & 0xf]);
+                    } else {
+                        out.write(c);
                     }
                 }
-            } catch (InterruptedException e) {
-                // the copy ended
             }
-        });
-        try {
-            byte[] buf = new byte[64 * 1024];
-            for (int n; (n = in.read(buf)) >= 0; ) {
-                lastBytes.set(System.nanoTime());
-                System.out.write(buf, 0, n);
-            }
-        } finally {
-            watchdog.interrupt();
         }
     }
 }
