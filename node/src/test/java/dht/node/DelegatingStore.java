@@ -31,7 +31,12 @@ class DelegatingStore implements Store {
     }
 
     private void pass() throws IOException {
-        entered.release();
+        pass(1);
+    }
+
+    /** Counts {@code writes} entries in at once: a batch of writes (one group commit) waits at the gate as one. */
+    private void pass(int writes) throws IOException {
+        entered.release(writes);
         try {
             if (!gate.await(30, TimeUnit.SECONDS)) throw new IOException("test gate never opened");
         } catch (InterruptedException e) {
@@ -55,7 +60,7 @@ class DelegatingStore implements Store {
     /** One pass of the gate per entry, as separate writes would take, then the store's own batch path. */
     @Override
     public void write(java.util.List<dht.storage.Entry> entries) throws IOException {
-        for (int i = 0; i < entries.size(); i++) pass();
+        pass(entries.size());
         inner.write(entries);
     }
 

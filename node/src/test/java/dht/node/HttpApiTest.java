@@ -93,6 +93,9 @@ class HttpApiTest {
         }
         assertThat(node.get("/v0/entity?id=k").statusCode()).isEqualTo(404);
         assertThat(node.get("/v0/entity?id=j").statusCode()).isEqualTo(404);
+        // the reason names the bound that was broken, also when 'from' was left to its default
+        assertThat(text(node.get("/v0/entity?id=k&ack=2")).strip()).isEqualTo("'ack' (2) is larger than the cluster (1 node, the default 'from')");
+        assertThat(text(node.get("/v0/entity?id=k&ack=2&from=1")).strip()).isEqualTo("'ack' (2) is larger than 'from' (1)");
     }
 
     @Test

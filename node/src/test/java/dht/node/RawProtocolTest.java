@@ -219,6 +219,19 @@ class RawProtocolTest {
         assertThat(node.get("/v0/entity?id=exp").statusCode()).isEqualTo(404);
     }
 
+    /** Netty reads "gzip, chunked" as chunked; the gzipped bytes must not become the value. */
+    @Test
+    void aTransferCodingOtherThanChunkedIs501AndChangesNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=gz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(501);
+            assertThat(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)).contains("gzip");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        assertThat(node.get("/v0/entity?id=gz").statusCode()).isEqualTo(404);
+    }
+
     @Test
     void longUriIs414() throws Exception {
         try (RawHttp c = connect()) {

@@ -10,12 +10,21 @@ final class Quorums {
     static Quorum parse(QueryParams params, int clusterSize) throws BadRequestException {
         int from = params.positiveInt("from", -1);
         int ack = params.positiveInt("ack", -1);
+        boolean fromGiven = from != -1;
         if (from == -1) from = clusterSize;
         if (from > clusterSize) {
-            throw new BadRequestException("'from' is larger than the cluster (" + clusterSize + " nodes)");
+            throw new BadRequestException("'from' is larger than the cluster (" + nodes(clusterSize) + ")");
         }
         if (ack == -1) ack = Quorum.defaultFor(from).ack();
-        if (ack > from) throw new BadRequestException("'ack' is larger than 'from'");
+        if (ack > from) {
+            throw new BadRequestException("'ack' (" + ack + ") is larger than " + (fromGiven
+                    ? "'from' (" + from + ")"
+                    : "the cluster (" + nodes(clusterSize) + ", the default 'from')"));
+        }
         return new Quorum(ack, from);
+    }
+
+    private static String nodes(int n) {
+        return n + (n == 1 ? " node" : " nodes");
     }
 }

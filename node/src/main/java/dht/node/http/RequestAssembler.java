@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * for one request (the client limit, or for a peer's {@code /internal/} request at least
  * {@link #MIN_INTERNAL_BODY_BYTES}), and body bytes held node-wide stay within the {@link Admission} budget: past
  * it the request is answered 503 (its body read and dropped), like any other overload. An
- * {@code Expect} other than {@code 100-continue}: 417, and the connection closes.
+ * {@code Expect} other than {@code 100-continue}: 417, and the connection closes. A
+ * {@code Transfer-Encoding} other than {@code chunked} alone: 501, and the connection closes.
  */
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
@@ -99,6 +100,15 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
         if (request.protocolVersion().majorVersion() != 1) {
             reject(ctx, Responses.badRequest("unsupported HTTP version"), false);
+            return;
+        }
+        java.util.List<String> codings = request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (!codings.isEmpty() && !(codings.size() == 1 && HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(codings.getFirst().trim()))) {
+            // The decoder reads "gzip, chunked" as chunked and would pass the body on still
+            // gzipped, to be stored as the value; RFC 9112 answers a coding the server does not
+            // implement with 501. The body's framing is then unknown, so the connection closes.
+            reject(ctx, Responses.text(HttpResponseStatus.NOT_IMPLEMENTED,
+                    "unsupported transfer coding: " + String.join(", ", codings)), false);
             return;
         }
         long length;
