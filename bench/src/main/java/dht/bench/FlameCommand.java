@@ -24,7 +24,7 @@ public final class FlameCommand implements Callable<Integer> {
     int top;
 
     @Option(names = "--callers", paramLabel = "FRAME",
-            description = "Also list this frame's self samples by the Java frames above it, e.g. finish_task_switch.isra.0.")
+            description = "Also list this frame's self samples by the Java frames above it (the 15 largest), e.g. finish_task_switch.isra.0.")
     String callers;
 
     @Option(names = "--depth", defaultValue = "3", description = "Java frames shown per --callers chain (default: ${DEFAULT-VALUE}).")

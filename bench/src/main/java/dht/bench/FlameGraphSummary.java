@@ -87,7 +87,7 @@ final class FlameGraphSummary {
             childWidth.add(new long[1]);
         }
         return new Summary(total, ranked(self, top, total), ranked(categories, Integer.MAX_VALUE, total),
-                ranked(callers, top, total));
+                ranked(callers, 15, total));
     }
 
     /**
