@@ -3,14 +3,14 @@
 # (SETUP=single|cluster|nginx, default cluster; nginx: Debian's nginx-light answering a static 200,
 # its worker processes measured as the node would be; started by common.sh's start_nodes as cluster-vs-node.sh
 # starts them: each node -Xmx256m, cluster nodes their share of event loops), warms it up with closed-loop load (40 s of PUT of
-# unique keys, or a 200,000-key fill and 20 s of GET), then runs the measured load (SECS, default
+# unique keys, or a fill of KEYS keys, default 200,000, and 20 s of GET), then runs the measured load (SECS, default
 # 15 s, at RATE req/s, default 0 = closed loop, 64 connections) and prints the nodes' CPU time
 # between the start and the end of that run, per thread group (event loops, storage threads, flush,
 # compaction, JIT compilers, GC) and per node, in seconds and in microseconds per request, beside
 # the machine's idle share, and the load generator's own CPU on a line of its own.
 # GEN_ARGS: more options for the measured run's generator (dht bench), e.g. --spin 0us;
 # GEN_WARMUP: its own warm-up in seconds before the window (default 5); GEN_JAVA_OPTS: its JVM options.
-# Usage: [SETUP=cluster|single|nginx] [SECS=15] [RATE=0] [REWARM=0] [JAR=cli/target/dht.jar] bench/scripts/thread-cpu.sh put|get [JVM options for the nodes...]
+# Usage: [SETUP=cluster|single|nginx] [SECS=15] [RATE=0] [REWARM=0] [KEYS=200000] [TOPUP=0] [JAR=cli/target/dht.jar] bench/scripts/thread-cpu.sh put|get [JVM options for the nodes...]
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
@@ -40,10 +40,20 @@ if [ "$workload" = put ]; then
   load=(-w put --distribution sequential --keys 2000000000)
   bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
 else
-  load=(-w get --keys 200000)
+  keys="${KEYS:-200000}"
+  load=(-w get --keys "$keys")
   if [ "$setup" != nginx ]; then
-    bench fill --url "$list" --count 200000 --value-size 100 -c 64 >/dev/null
+    bench fill --url "$list" --count "$keys" --value-size 100 -c 64 >/dev/null
     wait_quiet ${list//,/ } >/dev/null
+    # TOPUP (MiB, default 0): then write keys past the read key space, 10,000 at a time, until the
+    # first node's active memtable holds at least that much, so that the reads, none of which finds
+    # its key there, still search a full memtable (after a fill alone its size is a matter of luck).
+    next="$keys"
+    while [ "${TOPUP:-0}" != 0 ] && [ "$(curl -s "${list%%,*}/v0/status" | grep -o '"memtableBytes":[0-9]*' | cut -d: -f2)" -lt $((TOPUP << 20)) ]; do
+      bench fill --url "$list" --start "$next" --count 10000 --value-size 100 -c 64 >/dev/null
+      next=$((next + 10000))
+      wait_quiet ${list//,/ } >/dev/null
+    done
   fi
   bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d 20s --warmup 0s >/dev/null
 fi

@@ -338,7 +338,7 @@ public final class LsmStore implements Store {
     }
 
     private Memtable newMemtable(long logNumber) {
-        return new Memtable(logNumber, MemtableArena.chunkFor(opt.memtableBytes()));
+        return new Memtable(logNumber, MemtableArena.chunkFor(opt.memtableBytes()), opt.memtableBytes());
     }
 
     /** Writes a memtable to table {@code n}, fsynced, and opens it. */
@@ -901,11 +901,12 @@ public final class LsmStore implements Store {
         }
 
         private boolean heldElsewhere(byte[] key) {
-            if (v.active.get(key) != null) return true;
-            for (Memtable m : v.immutables) if (m.get(key) != null) return true;
+            long hash = Bytes.hash(key);
+            if (v.active.get(key, hash) != null) return true;
+            for (Memtable m : v.immutables) if (m.get(key, hash) != null) return true;
             for (Table t : others) {
                 try {
-                    if (t.get(key) != null) return true;
+                    if (t.get(key, hash) != null) return true;
                 } catch (CorruptionException e) {
                     return true; // cannot prove the key absent there: keep the tombstone
                 }
@@ -964,10 +965,10 @@ public final class LsmStore implements Store {
         checkKey(key);
         Version v = acquire();
         try {
-            Entry best = v.active.get(key);
-            for (Memtable m : v.immutables) best = newer(best, m.get(key));
+            long hash = Bytes.hash(key);
+            Entry best = v.active.get(key, hash);
+            for (Memtable m : v.immutables) best = newer(best, m.get(key, hash));
             if (!v.tables.isEmpty()) {
-                long hash = Bytes.hash(key);
                 for (Table t : v.newestFirst) {
                     // Ties still read on: an equal timestamp can win (Entry.supersedes).
                     if (best != null && t.maxTimestamp < best.timestamp()) break;

@@ -44,6 +44,8 @@ final class Memtable {
 
     final long logNumber;
     private final MemtableArena arena;
+    /** Which keys may be here: reads of the others skip the search (see MemtableFilter). */
+    private final MemtableFilter filter;
     private final AtomicInteger refs = new AtomicInteger();
     private final long[] prev = new long[MAX_HEIGHT]; // writer's scratch
     private long random;
@@ -51,10 +53,14 @@ final class Memtable {
     /** Size of this memtable's log once it is closed (for stats). */
     volatile long walBytes;
 
-    /** An empty memtable for log {@code logNumber}, taking native memory in chunks of {@code chunkBytes}. */
-    Memtable(long logNumber, int chunkBytes) {
+    /**
+     * An empty memtable for log {@code logNumber}, taking native memory in chunks of {@code chunkBytes},
+     * with a key filter sized for {@code expectedBytes} of entries.
+     */
+    Memtable(long logNumber, int chunkBytes, long expectedBytes) {
         this.logNumber = logNumber;
         this.arena = new MemtableArena(chunkBytes);
+        this.filter = new MemtableFilter(expectedBytes);
         this.random = logNumber * 0x9E3779B97F4A7C15L | 1;
         long head = arena.allocate(HEAD_BYTES);
         assert head == HEAD;
@@ -84,6 +90,7 @@ final class Memtable {
         s.set(ValueLayout.JAVA_INT, o + HEIGHT, height);
         MemorySegment.copy(key, 0, s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key.length);
         for (int i = 0; i < height; i++) s.set(ValueLayout.JAVA_LONG, o + NEXT + 8L * i, next(prev[i], i));
+        filter.add(Bytes.hash(key)); // before the node is linked: a reader that finds it sees its bits
         for (int i = 0; i < height; i++) {
             LONG.setRelease(arena.segment(prev[i]), MemtableArena.offset(prev[i]) + NEXT + 8L * i, node);
         }
@@ -186,6 +193,12 @@ final class Memtable {
     }
 
     Entry get(byte[] key) {
+        return get(key, Bytes.hash(key));
+    }
+
+    /** The entry of {@code key}, whose {@link Bytes#hash} is {@code hash}, or null. */
+    Entry get(byte[] key, long hash) {
+        if (!filter.mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         long node = seek(k, null);
         return node != 0 && compare(k, node) == 0 ? entryAt(node) : null;

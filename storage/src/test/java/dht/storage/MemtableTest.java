@@ -22,7 +22,7 @@ class MemtableTest {
     }
 
     private static Memtable memtable() {
-        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK);
+        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK, 1 << 20);
         m.retain();
         return m;
     }
@@ -124,7 +124,7 @@ class MemtableTest {
 
     @Test
     void theLastReleaseFreesTheNativeMemorySoNothingCanReadItAfterwards() {
-        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK);
+        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK, 1 << 20);
         Version v = new Version(m, List.of(), List.of());
         assertThat(v.tryRetain()).isTrue(); // a reader
         m.put(Entry.value(b("k"), b("v"), 1));
