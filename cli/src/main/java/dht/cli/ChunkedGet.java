@@ -128,6 +128,7 @@ final class ChunkedGet {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) throws IOException {
+            if (done.isDone()) return; // settled (a failure): what is still decoded is not printed
             if (msg instanceof HttpResponse r) {
                 status = r.status().code();
                 if (status != 200) errorBody = new ByteArrayOutputStream();

@@ -52,10 +52,15 @@ final class ScanCommand implements Callable<Integer> {
         if (localScope) q.append("&scope=local");
         if (client.ack != null) q.append("&ack=").append(client.ack);
         BufferedOutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-        ChunkedGet.Outcome o = ChunkedGet.get(URI.create(q.toString()), client.timeoutSeconds, chunk -> printEntry(chunk, out));
+        ChunkedGet.Outcome o = ChunkedGet.get(URI.create(q.toString()), client.timeoutSeconds, chunk -> {
+            printEntry(chunk, out);
+            // System.out never throws: a reader that went away (dht scan ... | head) shows here
+            if (System.out.checkError()) throw new IOException("standard output is closed");
+        });
         out.flush();
-        if (o.status() != 200 && o.complete()) {
-            System.err.println(o.status() + " " + o.errorBody().strip());
+        if (o.status() != 200 && o.status() != 0) {
+            // an error answer, said with its status even when it was cut short
+            System.err.println(o.complete() ? o.status() + " " + o.errorBody().strip() : "dht scan: " + o.status() + " (" + o.problem() + ")");
             return 1;
         }
         if (!o.complete()) {

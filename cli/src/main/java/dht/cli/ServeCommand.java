@@ -89,6 +89,7 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("dht serve: " + e.getMessage());
             return 2;
         }
+        stopWithParent();
         // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
         // a cluster node's CPU at 8,000 PUT/s (docs/benchmarks.md). A served node runs without it;
         // nodes started in-process by the tests keep it, and -Dio.netty.leakDetection.level=simple
@@ -156,7 +157,6 @@ public final class ServeCommand implements Callable<Integer> {
             exitCode.set(1);
             throw e;
         }
-        stopWithParent();
         stopped.await();
         return 0;
     }
@@ -165,15 +165,26 @@ public final class ServeCommand implements Callable<Integer> {
 
     /**
      * A node started by {@code bin/dht cluster} ({@code -Ddht.exitWithParent=true}) stops, gracefully,
-     * when the launcher is gone, even when it was killed with SIGKILL and could not stop its nodes
+     * once the launcher is gone, even when it was killed with SIGKILL and could not stop its nodes
      * itself: otherwise they would keep their ports and data directories with nobody to stop them.
+     * The launcher holds the write end of this process's stdin, and the kernel closes it when the
+     * launcher dies, however it dies: end of input is the signal. (Watching the parent's pid misses
+     * a launcher that died before the watch began, the node then being init's child, and a zombie
+     * launcher counts as alive.) Started before the store opens, so a long replay is covered too.
      */
     private static void stopWithParent() {
         if (!Boolean.getBoolean(EXIT_WITH_PARENT)) return;
-        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
-            log.info("Launcher pid {} has exited: stopping", parent.pid());
+        Thread.ofPlatform().daemon().name("dht-parent-watch").start(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // nothing is ever sent: wait for the end of input
+                }
+            } catch (java.io.IOException e) {
+                // a broken stdin means the same: the launcher is gone
+            }
+            log.info("The launcher has exited (end of standard input): stopping");
             System.exit(0);
-        }));
+        });
     }
 
     NodeConfig config() {

@@ -289,6 +289,10 @@ public final class LsmStore implements Store {
                 files.delete(p);
             }
         }
+        // A crash before this sync may bring a damaged log back under its old name; the manifest
+        // names it flushed, so the next open deletes it: its records are safe in tables, only the
+        // evidence is lost in that window.
+        if (!logs.isEmpty()) files.syncDirectory(dir);
         current = new Version(newMemtable(walNumber), List.of(), tables);
         activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),

@@ -6,6 +6,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -19,17 +23,20 @@ import org.slf4j.LoggerFactory;
  * <li>where the failed record's own length says it ends, if an intact record starts there (a byte
  *     flipped in a body or a CRC: the common case, since bodies are most of the bytes);</li>
  * <li>else (the length itself may be the damage) the first later offset from which intact records
- *     follow one another to the exact end of the file.</li>
+ *     follow one another to the end of the file.</li>
  * </ol>
+ * "To the end" means to the exact end, or to a torn tail (a record cut short by the end, or only
+ * zeros: what a crash after the damage leaves), except after a record that itself runs past the
+ * end: that may be the torn tail, with any bytes inside it, so past it only the exact end counts.
  * If neither exists, the rest is a torn or damaged tail and is dropped, as after a crash.
  *
  * <p>Why go on instead of stopping: a crash leaves at most a torn tail (nothing valid after it), but
  * a byte flipped in the middle of a log is damage, and the records after it were acknowledged writes
- * whose checksums still prove them; stopping would drop them all. Why rule 2 asks for a chain to
- * the end rather than one intact record: a value may itself contain the bytes of a log record (a
- * log stored as a value), and a lone match inside a damaged region could replay a write nobody made;
- * a chain to the very end of the file leaves that only to a crash tearing the log exactly where
- * such embedded records end. Records of one log may be applied in any order (versions compete by
+ * whose checksums still prove them; stopping would drop them all. Why both rules ask for a chain
+ * to the end rather than one intact record: a value may itself contain the bytes of a log record (a
+ * log stored as a value), and a lone match inside a damaged region could replay a write nobody made.
+ * Inside a torn last record (a value cut by a crash) no chain can reach the end except one of such
+ * embedded records ending exactly where the crash cut. Records of one log may be applied in any order (versions compete by
  * timestamp), so a skipped record does not change what the others mean.
  *
  * <p>The file is mapped rather than streamed, so that the search can go back over bytes a failed
@@ -56,6 +63,7 @@ final class WalReader {
         boolean damaged = false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment file = files.map(path, arena);
+            try {
             long size = file.byteSize();
             long offset = 0;
             while (offset < size) {
@@ -67,7 +75,19 @@ final class WalReader {
                     continue;
                 }
                 String problem = problemAt(file, offset);
-                long next = resumeAfter(file, offset);
+                boolean[] unplaced = new boolean[1];
+                long next = resumeAfter(file, offset, unplaced);
+                if (next < 0 && unplaced[0]) {
+                    // Intact records lie past a record that runs past the end, but none chains to
+                    // the exact end: a damaged length, or a stored value torn by a crash. Dropped,
+                    // since replaying one could invent a write; the file is kept for a person to judge.
+                    log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): it holds intact records that "
+                            + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
+                            size - offset, path.getFileName());
+                    damaged = true;
+                    skipped += size - offset;
+                    break;
+                }
                 if (next < 0) {
                     log.warn("log {}: {} at offset {}; dropping the tail ({} bytes, no intact record after it)",
                             path, problem, offset, size - offset);
@@ -80,33 +100,71 @@ final class WalReader {
                 skipped += next - offset;
                 offset = next;
             }
+            } catch (InternalError e) {
+                // how a read error of a mapped page (a bad sector: damage too) surfaces
+                throw new java.io.IOException("log " + path + ": cannot be read: " + e.getMessage(), e);
+            }
         }
         log.info("log {}: replayed {} records{}", path, count, skipped == 0 ? "" : ", skipped " + skipped + " bytes");
         return new Outcome(count, skipped, damaged);
     }
 
-    /** Where replay resumes after the failed record at {@code offset} (rules 1 and 2 above), or -1. */
-    private static long resumeAfter(MemorySegment file, long offset) {
+    /**
+     * Where replay resumes after the failed record at {@code offset} (rules 1 and 2 above), or -1;
+     * then {@code unplaced[0]} says whether intact records were seen past it all the same.
+     */
+    private static long resumeAfter(MemorySegment file, long offset, boolean[] unplaced) {
         long size = file.byteSize();
+        // A record cut by the end of the file may be the tail a crash tore, and inside it any bytes
+        // may be a stored value: past it only a chain to the exact end of the file counts. After any
+        // other failure a chain may also end in a torn tail (the crash that follows damage).
+        boolean cutByEnd = size - offset < LogRecord.HEADER || runsPastEnd(file, offset);
+        long zerosFrom = size; // the file holds only zeros from here on
+        while (zerosFrom > offset && file.get(ValueLayout.JAVA_BYTE, zerosFrom - 1) == 0) zerosFrom--;
+        Set<Long> broken = new HashSet<>();
         if (size - offset >= LogRecord.HEADER) {
             int len = file.get(INT, offset + 4);
             long end = offset + LogRecord.HEADER + len;
-            if (len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY && end < size && recordAt(file, end) != null) return end;
+            if (len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY && end < size && chains(file, end, !cutByEnd, zerosFrom, broken, unplaced)) return end;
         }
         for (long p = offset + 1; p < size; p++) {
-            if (chainsToEnd(file, p)) return p;
+            if (chains(file, p, !cutByEnd, zerosFrom, broken, unplaced)) return p;
         }
         return -1;
     }
 
-    /** Whether intact records start at {@code p} and follow one another to the exact end of the file. */
-    private static boolean chainsToEnd(MemorySegment file, long p) {
+    /**
+     * Whether intact records start at {@code p} and follow one another to the exact end of the file,
+     * or, with {@code tornTailEnds}, to a torn tail: a record cut short by the end, or only zeros
+     * (from {@code zerosFrom} on). Record starts already shown to lead nowhere are in {@code broken},
+     * and every walk adds those it passed through, so that a search over every offset walks each
+     * record once: linear, not quadratic. {@code sawRecord[0]} is set once any intact record is seen.
+     */
+    private static boolean chains(MemorySegment file, long p, boolean tornTailEnds, long zerosFrom, Set<Long> broken,
+                                  boolean[] sawRecord) {
         long size = file.byteSize();
-        do {
-            if (recordAt(file, p) == null) return false;
+        List<Long> walked = new ArrayList<>();
+        while (p < size) {
+            // a torn tail ends a chain of at least one record; it is no place to resume at itself
+            if (tornTailEnds && !walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) return true;
+            if (broken.contains(p) || recordAt(file, p) == null) {
+                broken.addAll(walked);
+                broken.add(p);
+                return false;
+            }
+            walked.add(p);
+            sawRecord[0] = true;
             p += LogRecord.HEADER + file.get(INT, p + 4);
-        } while (p < size);
+        }
         return true;
+    }
+
+    /** A header at {@code p} whose length is in range but runs past the end of the file. */
+    private static boolean runsPastEnd(MemorySegment file, long p) {
+        long size = file.byteSize();
+        if (size - p < LogRecord.HEADER) return false;
+        int len = file.get(INT, p + 4);
+        return len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY && size - p - LogRecord.HEADER < len;
     }
 
     /** The entry of the intact record starting at {@code offset}, or null if there is none. */
@@ -124,6 +182,12 @@ final class WalReader {
         if (size - offset < LogRecord.HEADER) return -1;
         int len = file.get(INT, offset + 4);
         if (len < LogRecord.BODY_FIXED || len > LogRecord.MAX_BODY || size - offset - LogRecord.HEADER < len) return -1;
+        // What a body must look like, checked before the CRC, so that a search over random bytes
+        // rarely pays for a checksum over a large claimed length.
+        byte type = file.get(ValueLayout.JAVA_BYTE, offset + LogRecord.HEADER);
+        int keyLength = file.get(INT, offset + LogRecord.HEADER + 17);
+        if ((type != LogRecord.PUT && type != LogRecord.DELETE) || keyLength < 0 || keyLength > len - LogRecord.BODY_FIXED
+                || (type == LogRecord.DELETE && keyLength != len - LogRecord.BODY_FIXED)) return -1;
         CRC32C crc = new CRC32C();
         crc.update(file.asSlice(offset + 4, 4L + len).asByteBuffer());
         return (int) crc.getValue() == file.get(INT, offset) ? len : -1;
