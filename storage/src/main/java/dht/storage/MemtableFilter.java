@@ -22,6 +22,8 @@ import java.lang.invoke.VarHandle;
  */
 final class MemtableFilter {
     static final int BYTES_PER_BIT = 8;
+    /** 8 MiB of heap at most (a 64 MiB memtable's worth): larger memtables get fewer bits a key. */
+    static final int MAX_WORDS = 1 << 20;
     private static final int HASHES = 4;
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -30,7 +32,7 @@ final class MemtableFilter {
 
     MemtableFilter(long expectedBytes) {
         long wanted = Math.max(64, expectedBytes / BYTES_PER_BIT);
-        this.words = new long[(int) Math.min((wanted + 63) / 64, Integer.MAX_VALUE - 8)];
+        this.words = new long[(int) Math.min((wanted + 63) / 64, MAX_WORDS)];
         this.bits = (long) words.length * 64;
     }
 
