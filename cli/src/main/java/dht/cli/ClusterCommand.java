@@ -131,7 +131,12 @@ final class ClusterCommand implements Callable<Integer> {
      * there fails to listen.
      */
     private static boolean awaitReady(List<String> urls, List<Process> processes) throws InterruptedException {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
+            return awaitReady(client, urls, processes);
+        }
+    }
+
+    private static boolean awaitReady(HttpClient client, List<String> urls, List<Process> processes) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (int i = 0; i < urls.size(); i++) {
             String url = urls.get(i);
