@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * the end of the file, a length out of range, a CRC mismatch, a malformed body) is skipped, and
  * replay goes on from the next record boundary it can prove:
  * <ol>
- * <li>where the failed record's own length says it ends, if an intact record starts there (a byte
- *     flipped in a body or a CRC: the common case, since bodies are most of the bytes);</li>
+ * <li>where the failed record's own length says it ends, if intact records follow one another from
+ *     there to the end of the file (a byte flipped in a body or a CRC: the common case, since
+ *     bodies are most of the bytes);</li>
  * <li>else (the length itself may be the damage) the first later offset from which intact records
  *     follow one another to the end of the file.</li>
  * </ol>
@@ -36,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * to the end rather than one intact record: a value may itself contain the bytes of a log record (a
  * log stored as a value), and a lone match inside a damaged region could replay a write nobody made.
  * Inside a torn last record (a value cut by a crash) no chain can reach the end except one of such
- * embedded records ending exactly where the crash cut. Records of one log may be applied in any order (versions compete by
- * timestamp), so a skipped record does not change what the others mean.
+ * embedded records ending exactly where the crash cut. Records of one log may be applied in any
+ * order (versions compete by timestamp), so a skipped record does not change what the others mean.
  *
  * <p>The file is mapped rather than streamed, so that the search can go back over bytes a failed
  * record claimed.
@@ -58,105 +59,127 @@ final class WalReader {
     private WalReader() {}
 
     static Outcome replay(StorageFiles files, Path path, Consumer<Entry> sink) throws IOException {
+        Outcome o;
+        try (Arena arena = Arena.ofConfined()) {
+            o = replay(files.map(path, arena), path, sink);
+        } catch (InternalError e) {
+            // how a read error of a mapped page (a bad sector: damage too) surfaces
+            throw new IOException("log " + path + ": cannot be read: " + e.getMessage(), e);
+        }
+        log.info("log {}: replayed {} records{}", path, o.records(), o.skippedBytes() == 0 ? "" : ", skipped " + o.skippedBytes() + " bytes");
+        return o;
+    }
+
+    private static Outcome replay(MemorySegment file, Path path, Consumer<Entry> sink) {
         int count = 0;
         long skipped = 0;
         boolean damaged = false;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment file = files.map(path, arena);
-            try {
-            long size = file.byteSize();
-            long offset = 0;
-            while (offset < size) {
-                Entry e = recordAt(file, offset);
-                if (e != null) {
-                    sink.accept(e);
-                    count++;
-                    offset += LogRecord.HEADER + file.get(INT, offset + 4);
-                    continue;
-                }
-                String problem = problemAt(file, offset);
-                boolean[] unplaced = new boolean[1];
-                long next = resumeAfter(file, offset, unplaced);
-                if (next < 0 && unplaced[0]) {
-                    // Intact records lie past a record that runs past the end, but none chains to
-                    // the exact end: a damaged length, or a stored value torn by a crash. Dropped,
-                    // since replaying one could invent a write; the file is kept for a person to judge.
-                    log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): it holds intact records that "
-                            + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
-                            size - offset, path.getFileName());
-                    damaged = true;
-                    skipped += size - offset;
-                    break;
-                }
-                if (next < 0) {
-                    log.warn("log {}: {} at offset {}; dropping the tail ({} bytes, no intact record after it)",
-                            path, problem, offset, size - offset);
-                    skipped += size - offset;
-                    break;
-                }
+        long size = file.byteSize();
+        long offset = 0;
+        while (offset < size) {
+            Entry e = recordAt(file, offset);
+            if (e != null) {
+                sink.accept(e);
+                count++;
+                offset += LogRecord.HEADER + file.get(INT, offset + 4);
+                continue;
+            }
+            String problem = problemAt(file, offset);
+            Resync resync = new Resync(file, offset);
+            long next = resync.next();
+            if (next >= 0) {
                 log.warn("log {}: DAMAGED: {} at offset {}; skipped {} bytes to the next intact record at offset {} "
                         + "(the file will be kept as {}.corrupt)", path, problem, offset, next - offset, next, path.getFileName());
                 damaged = true;
                 skipped += next - offset;
                 offset = next;
+                continue;
             }
-            } catch (InternalError e) {
-                // how a read error of a mapped page (a bad sector: damage too) surfaces
-                throw new java.io.IOException("log " + path + ": cannot be read: " + e.getMessage(), e);
+            if (resync.sawRecord) {
+                // Intact records lie past a record that runs past the end, but none chains to the
+                // exact end: a damaged length, or a stored value torn by a crash. Dropped, since
+                // replaying one could invent a write; the file is kept for a person to judge.
+                log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): it holds intact records that "
+                        + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
+                        size - offset, path.getFileName());
+                damaged = true;
+            } else {
+                log.warn("log {}: {} at offset {}; dropping the tail ({} bytes, no intact record after it)",
+                        path, problem, offset, size - offset);
             }
+            skipped += size - offset;
+            break;
         }
-        log.info("log {}: replayed {} records{}", path, count, skipped == 0 ? "" : ", skipped " + skipped + " bytes");
         return new Outcome(count, skipped, damaged);
     }
 
     /**
-     * Where replay resumes after the failed record at {@code offset} (rules 1 and 2 above), or -1;
-     * then {@code unplaced[0]} says whether intact records were seen past it all the same.
+     * The search for where replay resumes after the failed record at {@code failed} (rules 1 and 2
+     * above). Record starts already shown to lead nowhere are remembered, and every walk adds those
+     * it passed through, so that trying every offset walks each record once: linear, not quadratic.
      */
-    private static long resumeAfter(MemorySegment file, long offset, boolean[] unplaced) {
-        long size = file.byteSize();
-        // A record cut by the end of the file may be the tail a crash tore, and inside it any bytes
-        // may be a stored value: past it only a chain to the exact end of the file counts. After any
-        // other failure a chain may also end in a torn tail (the crash that follows damage).
-        boolean cutByEnd = size - offset < LogRecord.HEADER || runsPastEnd(file, offset);
-        long zerosFrom = size; // the file holds only zeros from here on
-        while (zerosFrom > offset && file.get(ValueLayout.JAVA_BYTE, zerosFrom - 1) == 0) zerosFrom--;
-        Set<Long> broken = new HashSet<>();
-        if (size - offset >= LogRecord.HEADER) {
-            int len = file.get(INT, offset + 4);
-            long end = offset + LogRecord.HEADER + len;
-            if (len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY && end < size && chains(file, end, !cutByEnd, zerosFrom, broken, unplaced)) return end;
+    private static final class Resync {
+        private final MemorySegment file;
+        private final long size;
+        private final long failed;
+        /**
+         * A record cut by the end of the file may be the tail a crash tore, and inside it any bytes
+         * may be a stored value: past it only a chain to the exact end of the file counts. After any
+         * other failure a chain may also end in a torn tail (the crash that follows damage).
+         */
+        private final boolean tornTailEnds;
+        /** The file holds only zeros from here on. */
+        private final long zerosFrom;
+        private final Set<Long> broken = new HashSet<>();
+        /** Whether any intact record was seen past the failed one. */
+        boolean sawRecord;
+
+        Resync(MemorySegment file, long failed) {
+            this.file = file;
+            this.size = file.byteSize();
+            this.failed = failed;
+            this.tornTailEnds = size - failed >= LogRecord.HEADER && !runsPastEnd(file, failed);
+            long z = size;
+            while (z > failed && file.get(ValueLayout.JAVA_BYTE, z - 1) == 0) z--;
+            this.zerosFrom = z;
         }
-        for (long p = offset + 1; p < size; p++) {
-            if (chains(file, p, !cutByEnd, zerosFrom, broken, unplaced)) return p;
+
+        /** Where replay resumes, or -1. */
+        long next() {
+            if (size - failed >= LogRecord.HEADER) {
+                int len = file.get(INT, failed + 4);
+                long end = failed + LogRecord.HEADER + len;
+                if (lengthInRange(len) && end < size && chains(end)) return end;
+            }
+            for (long p = failed + 1; p < size; p++) {
+                if (chains(p)) return p;
+            }
+            return -1;
         }
-        return -1;
+
+        /** Whether intact records start at {@code p} and follow one another to the end (as above). */
+        private boolean chains(long p) {
+            List<Long> walked = new ArrayList<>();
+            while (p < size) {
+                // a torn tail ends a chain of at least one record; it is no place to resume at itself
+                if (tornTailEnds && !walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
+                    return true;
+                }
+                if (broken.contains(p) || recordAt(file, p) == null) {
+                    broken.addAll(walked);
+                    broken.add(p);
+                    return false;
+                }
+                walked.add(p);
+                sawRecord = true;
+                p += LogRecord.HEADER + file.get(INT, p + 4);
+            }
+            return true;
+        }
     }
 
-    /**
-     * Whether intact records start at {@code p} and follow one another to the exact end of the file,
-     * or, with {@code tornTailEnds}, to a torn tail: a record cut short by the end, or only zeros
-     * (from {@code zerosFrom} on). Record starts already shown to lead nowhere are in {@code broken},
-     * and every walk adds those it passed through, so that a search over every offset walks each
-     * record once: linear, not quadratic. {@code sawRecord[0]} is set once any intact record is seen.
-     */
-    private static boolean chains(MemorySegment file, long p, boolean tornTailEnds, long zerosFrom, Set<Long> broken,
-                                  boolean[] sawRecord) {
-        long size = file.byteSize();
-        List<Long> walked = new ArrayList<>();
-        while (p < size) {
-            // a torn tail ends a chain of at least one record; it is no place to resume at itself
-            if (tornTailEnds && !walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) return true;
-            if (broken.contains(p) || recordAt(file, p) == null) {
-                broken.addAll(walked);
-                broken.add(p);
-                return false;
-            }
-            walked.add(p);
-            sawRecord[0] = true;
-            p += LogRecord.HEADER + file.get(INT, p + 4);
-        }
-        return true;
+    private static boolean lengthInRange(int len) {
+        return len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY;
     }
 
     /** A header at {@code p} whose length is in range but runs past the end of the file. */
@@ -164,7 +187,7 @@ final class WalReader {
         long size = file.byteSize();
         if (size - p < LogRecord.HEADER) return false;
         int len = file.get(INT, p + 4);
-        return len >= LogRecord.BODY_FIXED && len <= LogRecord.MAX_BODY && size - p - LogRecord.HEADER < len;
+        return lengthInRange(len) && size - p - LogRecord.HEADER < len;
     }
 
     /** The entry of the intact record starting at {@code offset}, or null if there is none. */
@@ -181,7 +204,7 @@ final class WalReader {
         long size = file.byteSize();
         if (size - offset < LogRecord.HEADER) return -1;
         int len = file.get(INT, offset + 4);
-        if (len < LogRecord.BODY_FIXED || len > LogRecord.MAX_BODY || size - offset - LogRecord.HEADER < len) return -1;
+        if (!lengthInRange(len) || size - offset - LogRecord.HEADER < len) return -1;
         // What a body must look like, checked before the CRC, so that a search over random bytes
         // rarely pays for a checksum over a large claimed length.
         byte type = file.get(ValueLayout.JAVA_BYTE, offset + LogRecord.HEADER);
@@ -198,7 +221,7 @@ final class WalReader {
         long left = file.byteSize() - offset;
         if (left < LogRecord.HEADER) return "torn record header (" + left + " of " + LogRecord.HEADER + " bytes)";
         int len = file.get(INT, offset + 4);
-        if (len < LogRecord.BODY_FIXED || len > LogRecord.MAX_BODY) return "bad record length " + len;
+        if (!lengthInRange(len)) return "bad record length " + len;
         if (left - LogRecord.HEADER < len) return "torn record (" + (left - LogRecord.HEADER) + " of " + len + " body bytes)";
         if (intactLength(file, offset) < 0) return "checksum mismatch";
         return "malformed record";
