@@ -58,6 +58,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Largest header block in bytes, else 431 (default: ${DEFAULT-VALUE}).")
     int maxHeaders;
 
+    @Option(names = "--body-timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "A request body that gets no byte for this long is answered 408 and its connection "
+                    + "closed, giving back its share of the node's body budget (default: ${DEFAULT-VALUE}).")
+    long bodyTimeoutSeconds;
+
     @Option(names = "--replica-timeout", defaultValue = "1000", paramLabel = "MS",
             description = "Milliseconds a coordinator waits for one replica (default: ${DEFAULT-VALUE}).")
     long replicaTimeoutMs;
@@ -214,9 +219,11 @@ public final class ServeCommand implements Callable<Integer> {
         if (maxUri < 1) throw new IllegalArgumentException("--max-uri must be positive, got " + maxUri);
         if (maxHeaders < 1) throw new IllegalArgumentException("--max-headers must be positive, got " + maxHeaders);
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
+        if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
-                Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads);
+                Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
+                Duration.ofSeconds(bodyTimeoutSeconds));
     }
 
     /** URLs are compared as strings across nodes, so spell them one way: no trailing slash. */

@@ -149,7 +149,7 @@ public final class Node implements AutoCloseable {
             profiler = new Profiler();
             Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
-                    config.maxBodyBytes(), router, admission, channels));
+                    config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels));
             serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);

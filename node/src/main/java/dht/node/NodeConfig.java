@@ -22,10 +22,13 @@ import java.util.List;
  * @param adminToken      if non-null, admin endpoints also answer non-loopback clients presenting it
  * @param ioThreads       HTTP event loops (serving clients and peers alike); 0 for one per core, which
  *                        suits one node per machine (see {@link #eventLoops()})
+ * @param bodyTimeout     how long a request body may go without a byte before it is answered 408 and
+ *                        its connection closed (see {@code RequestAssembler})
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
-                         boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads) {
+                         boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                         Duration bodyTimeout) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -33,9 +36,11 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
     public static final Duration DEFAULT_REPLICA_TIMEOUT = Duration.ofMillis(1000);
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
+        if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeout);
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
@@ -59,6 +64,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0);
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT);
     }
 }

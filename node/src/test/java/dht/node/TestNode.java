@@ -34,7 +34,14 @@ final class TestNode implements AutoCloseable {
     static NodeConfig config(int port, Path dir, int maxInFlight, int maxBody, int maxUri, int maxHeader) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dir, self, List.of(self), maxInFlight, maxBody, maxUri, maxHeader,
-                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null, 0);
+                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT);
+    }
+
+    /** {@code c} with another body timeout. */
+    static NodeConfig withBodyTimeout(NodeConfig c, Duration bodyTimeout) {
+        return new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(), c.maxBodyBytes(),
+                c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
+                c.adminToken(), c.ioThreads(), bodyTimeout);
     }
 
     static NodeConfig config(Path dir) throws IOException {

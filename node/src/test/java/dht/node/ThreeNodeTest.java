@@ -40,7 +40,8 @@ class ThreeNodeTest {
         for (int i = 0; i < 3; i++) {
             out.add(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
                     maxBody, NodeConfig.DEFAULT_MAX_URI_BYTES,
-                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofMillis(500), false, 1 << 20, null, 0));
+                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofMillis(500), false, 1 << 20, null, 0,
+                    NodeConfig.DEFAULT_BODY_TIMEOUT));
         }
         return out;
     }

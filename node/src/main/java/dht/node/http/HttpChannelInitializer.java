@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpServerCodec;
+import java.time.Duration;
 
 /**
  * The pipeline of every accepted connection, one handler per job: HTTP framing with the size limits
@@ -43,9 +44,11 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final RequestHandler handler;
     private final Admission admission;
     private final ChannelGroup channels;
+    private final Duration bodyTimeout;
 
-    public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, RequestHandler handler,
-                                  Admission admission, ChannelGroup channels) {
+    public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
+                                  RequestHandler handler, Admission admission, ChannelGroup channels) {
+        this.bodyTimeout = bodyTimeout;
         this.admission = admission;
         this.maxUriBytes = maxUriBytes;
         this.maxHeaderBytes = maxHeaderBytes;
@@ -64,7 +67,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 .setTrailersFactory(SMALL_TRAILERS);
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
-                .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission))
+                .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission, bodyTimeout))
                 .addLast("sequencer", new ResponseSequencer(handler, admission));
     }
 }

@@ -19,6 +19,9 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,14 @@ import org.slf4j.LoggerFactory;
  * it the request is answered 503 (its body read and dropped), like any other overload. An
  * {@code Expect} other than {@code 100-continue}: 417, and the connection closes. A
  * {@code Transfer-Encoding} other than {@code chunked} alone: 501, and the connection closes.
+ *
+ * <p>A body that stops arriving: once a request's body has begun, its bytes count against the
+ * node-wide budget until it ends, so a few clients that stall halfway through large bodies could
+ * hold the whole budget and have every other body refused with 503. A body that gets no byte for
+ * {@code bodyTimeout} is answered 408 and its connection closed, which gives its bytes back. The
+ * same silence while dropping the rest of a refused body closes the connection (its answer went out
+ * long before). Nothing else is timed: an idle connection, or one whose head is still arriving (held
+ * by the decoder, at most the header limit, outside the budget), stays open.
  */
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
@@ -51,6 +62,11 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private CompositeByteBuf body;
     private boolean discarding;
     private boolean broken;
+    private final long bodyTimeoutNanos;
+    /** When the body in progress last received bytes (set after each read that leaves one unfinished). */
+    private long lastBodyBytes;
+    /** The pending check for a stalled body; null when none is scheduled. */
+    private ScheduledFuture<?> stallCheck;
 
     /**
      * The least an internal request may carry whatever {@code --max-body} is: peers send replica
@@ -59,10 +75,12 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
      */
     static final int MIN_INTERNAL_BODY_BYTES = 512 * 1024;
 
-    public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission) {
+    public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission, Duration bodyTimeout) {
+        if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("body timeout must be positive, got " + bodyTimeout);
         this.maxUriBytes = maxUriBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.admission = admission;
+        this.bodyTimeoutNanos = bodyTimeout.toNanos();
     }
 
     /**
@@ -257,8 +275,50 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         head = null;
     }
 
+    /** True while a body has begun and not ended: its own (held against the budget) or a refused one being dropped. */
+    private boolean midBody() {
+        return !broken && (head != null || discarding);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        // Once per read, not per piece: a body that arrives with its head in one read (the usual
+        // case) never gets here unfinished, and costs nothing.
+        if (midBody()) {
+            lastBodyBytes = System.nanoTime();
+            if (stallCheck == null) stallCheck = ctx.executor().schedule(() -> checkStall(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void checkStall(ChannelHandlerContext ctx) {
+        stallCheck = null;
+        if (!midBody() || !ctx.channel().isActive()) return;
+        long silent = System.nanoTime() - lastBodyBytes;
+        if (silent < bodyTimeoutNanos) {
+            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), bodyTimeoutNanos - silent, TimeUnit.NANOSECONDS);
+            return;
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(silent);
+        if (discarding) {
+            log.info("closing connection {}: the rest of a refused body stalled for {} s", ctx.channel().remoteAddress(), seconds);
+            discarding = false;
+            broken = true;
+            ctx.close();
+            return;
+        }
+        log.info("closing connection {}: request body stalled for {} s after {} bytes", ctx.channel().remoteAddress(),
+                seconds, reserved);
+        discardBody();
+        reject(ctx, Responses.text(HttpResponseStatus.REQUEST_TIMEOUT, "request body stalled for " + seconds + " s"), false);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (stallCheck != null) {
+            stallCheck.cancel(false);
+            stallCheck = null;
+        }
         discardBody();
         super.channelInactive(ctx);
     }

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class BodyBudgetTest {
             request.release();
             held.add(slot);
         };
-        return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(8192, 1000, admission),
+        return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(8192, 1000, admission, Duration.ofSeconds(30)),
                 new ResponseSequencer(holdEverything, admission));
     }
 
