@@ -17,28 +17,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replays one log file, keeping every record it can prove intact. A record that fails (cut short by
- * the end of the file, a length out of range, a CRC mismatch, a malformed body) is skipped, and
- * replay goes on from the next record boundary it can prove:
- * <ol>
- * <li>where the failed record's own length says it ends, if intact records follow one another from
- *     there to the end of the file (a byte flipped in a body or a CRC: the common case, since
- *     bodies are most of the bytes);</li>
- * <li>else (the length itself may be the damage) the first later offset from which intact records
- *     follow one another to the end of the file.</li>
+ * the end of the file, a length out of range, a CRC mismatch, a malformed body) is looked at again,
+ * and replay goes on from the next record boundary it can prove:
+ * <ol start="0">
+ * <li>where the failed record ends if its CRC matches with another length, one at which intact
+ *     records follow one another to the end of the file (or the end itself): its length field was
+ *     the damage, and the record is replayed with the length its CRC proves;</li>
+ * <li>else where the failed record's own length says it ends, if intact records follow one another
+ *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
+ *     bodies are most of the bytes); the failed record is skipped;</li>
+ * <li>else, unless the failed record runs past the end of the file, the first later offset from which
+ *     intact records follow one another to the end (damage over more than one field: a lost sector).</li>
  * </ol>
- * "To the end" means to the exact end, or to a torn tail (a record cut short by the end, or only
- * zeros: what a crash after the damage leaves), except after a record that itself runs past the
- * end: that may be the torn tail, with any bytes inside it, so past it only the exact end counts.
- * If neither exists, the rest is a torn or damaged tail and is dropped, as after a crash.
+ * "To the end" means to the exact end, or to a torn tail after at least one record (a record cut
+ * short by the end, or only zeros: what a crash after the damage leaves). If no rule applies, the
+ * rest is a torn or damaged tail and is dropped, as after a crash.
  *
  * <p>Why go on instead of stopping: a crash leaves at most a torn tail (nothing valid after it), but
  * a byte flipped in the middle of a log is damage, and the records after it were acknowledged writes
  * whose checksums still prove them; stopping would drop them all. Why both rules ask for a chain
  * to the end rather than one intact record: a value may itself contain the bytes of a log record (a
  * log stored as a value), and a lone match inside a damaged region could replay a write nobody made.
- * Inside a torn last record (a value cut by a crash) no chain can reach the end except one of such
- * embedded records ending exactly where the crash cut. Records of one log may be applied in any
- * order (versions compete by timestamp), so a skipped record does not change what the others mean.
+ * Nor is a chain always enough: records embedded in the failed record's own value can chain into the
+ * real records after it, and a torn last record (a value cut by a crash) can end exactly where such
+ * embedded records end. Rule 0 tells these apart by the failed record's own CRC (a single damaged
+ * field, the common case, is then placed exactly), and rule 2 is not used past a record that runs
+ * past the end, where a crash's tear is far likelier than a damaged length. What remains is damage
+ * over several fields of a record whose value embeds log records: rule 2 may then replay them.
+ * Records of one log may be applied in any order (versions compete by timestamp), so a skipped record does not change what the others mean.
  *
  * <p>The file is mapped rather than streamed, so that the search can go back over bytes a failed
  * record claimed.
@@ -87,6 +93,16 @@ final class WalReader {
             String problem = problemAt(file, offset);
             Resync resync = new Resync(file, offset);
             long next = resync.next();
+            if (next >= 0 && resync.repairedLength >= 0) {
+                log.warn("log {}: DAMAGED: {} at offset {}: its length field reads {}, but its checksum proves a body of "
+                        + "{} bytes; replayed it, going on at offset {} (the file will be kept as {}.corrupt)", path,
+                        problem, offset, file.get(INT, offset + 4), resync.repairedLength, next, path.getFileName());
+                sink.accept(decode(file, offset, resync.repairedLength));
+                count++;
+                damaged = true;
+                offset = next;
+                continue;
+            }
             if (next >= 0) {
                 log.warn("log {}: DAMAGED: {} at offset {}; skipped {} bytes to the next intact record at offset {} "
                         + "(the file will be kept as {}.corrupt)", path, problem, offset, next - offset, next, path.getFileName());
@@ -96,9 +112,10 @@ final class WalReader {
                 continue;
             }
             if (resync.sawRecord) {
-                // Intact records lie past a record that runs past the end, but none chains to the
-                // exact end: a damaged length, or a stored value torn by a crash. Dropped, since
-                // replaying one could invent a write; the file is kept for a person to judge.
+                // Intact records lie past a record that runs past the end, and its CRC proves no
+                // other length: a stored value torn by a crash, or a length damaged with more.
+                // Dropped, since replaying one could invent a write; the file is kept for a person
+                // to judge.
                 log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): it holds intact records that "
                         + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
                         size - offset, path.getFileName());
@@ -123,38 +140,93 @@ final class WalReader {
         private final long size;
         private final long failed;
         /**
-         * A record cut by the end of the file may be the tail a crash tore, and inside it any bytes
-         * may be a stored value: past it only a chain to the exact end of the file counts. After any
-         * other failure a chain may also end in a torn tail (the crash that follows damage).
+         * The failed record's length is in range but runs past the end of the file: the tail a
+         * crash tore, far likelier than a damaged length, and inside it any bytes may be a stored
+         * value. Only rule 0 resumes past it.
          */
-        private final boolean tornTailEnds;
+        private final boolean runsPastEnd;
         /** The file holds only zeros from here on. */
         private final long zerosFrom;
         private final Set<Long> broken = new HashSet<>();
         /** Whether any intact record was seen past the failed one. */
         boolean sawRecord;
+        /** The failed record's body length as its CRC proves it (rule 0), or -1. */
+        int repairedLength = -1;
 
         Resync(MemorySegment file, long failed) {
             this.file = file;
             this.size = file.byteSize();
             this.failed = failed;
-            this.tornTailEnds = size - failed >= LogRecord.HEADER && !runsPastEnd(file, failed);
+            this.runsPastEnd = runsPastEnd(file, failed);
             long z = size;
             while (z > failed && file.get(ValueLayout.JAVA_BYTE, z - 1) == 0) z--;
             this.zerosFrom = z;
         }
 
-        /** Where replay resumes, or -1. */
+        /** Where replay resumes, or -1; sets {@link #repairedLength} under rule 0. */
         long next() {
-            if (size - failed >= LogRecord.HEADER) {
-                int len = file.get(INT, failed + 4);
-                long end = failed + LogRecord.HEADER + len;
-                if (lengthInRange(len) && end < size && chains(end)) return end;
-            }
+            if (size - failed < LogRecord.HEADER) return -1;
+            long ownEnd = -1;
+            int len = file.get(INT, failed + 4);
+            long end = failed + LogRecord.HEADER + len;
+            if (lengthInRange(len) && end < size && chains(end)) ownEnd = end;
+            long chain = ownEnd >= 0 ? ownEnd : firstChain();
+            long repaired = repair(chain);
+            if (repaired >= 0) return repaired;
+            if (ownEnd >= 0) return ownEnd;
+            return runsPastEnd ? -1 : chain;
+        }
+
+        /** The first offset past the failed record's start from which intact records reach the end, or -1. */
+        private long firstChain() {
             for (long p = failed + 1; p < size; p++) {
                 if (chains(p)) return p;
             }
             return -1;
+        }
+
+        /**
+         * Rule 0: the end of the failed record if its CRC matches for a body reaching one of the
+         * record starts of the chain from {@code chain} (which reaches the end of the file), the
+         * place that chain stops, or the end of the file; -1 if none does. Two chains to the end
+         * meet (the records after the true end of the failed record are on both), so the true end
+         * is among these whenever the length field alone was damaged; a false match needs a 32-bit
+         * CRC to match by chance. One running CRC over the body serves every candidate
+         * ({@link Crc32cCombine}).
+         */
+        private long repair(long chain) {
+            List<Long> ends = new ArrayList<>();
+            for (long p = chain; p >= 0 && p < size; ) {
+                ends.add(p);
+                int len = intactLength(file, p);
+                if (len < 0) break;
+                p += LogRecord.HEADER + len;
+            }
+            ends.add(size);
+            int stored = file.get(INT, failed);
+            long bodyStart = failed + LogRecord.HEADER;
+            CRC32C body = new CRC32C();
+            long crcTo = bodyStart;
+            for (long e : ends) {
+                long n = e - bodyStart;
+                if (e < crcTo || n < LogRecord.BODY_FIXED) continue;
+                if (n > LogRecord.MAX_BODY) break;
+                body.update(file.asSlice(crcTo, e - crcTo).asByteBuffer());
+                crcTo = e;
+                if (!bodyShapeOk(file, failed, (int) n)) continue;
+                if (Crc32cCombine.combine(lengthCrc((int) n), (int) body.getValue(), n) == stored) {
+                    repairedLength = (int) n;
+                    return e;
+                }
+            }
+            return -1;
+        }
+
+        /** The CRC-32C of a length field holding {@code n}. */
+        private static int lengthCrc(int n) {
+            CRC32C c = new CRC32C();
+            for (int shift = 0; shift < 32; shift += 8) c.update(n >>> shift);
+            return (int) c.getValue();
         }
 
         /** Whether intact records start at {@code p} and follow one another to the end (as above). */
@@ -162,7 +234,7 @@ final class WalReader {
             List<Long> walked = new ArrayList<>();
             while (p < size) {
                 // a torn tail ends a chain of at least one record; it is no place to resume at itself
-                if (tornTailEnds && !walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
+                if (!walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
                     return true;
                 }
                 if (broken.contains(p) || recordAt(file, p) == null) {
@@ -193,7 +265,11 @@ final class WalReader {
     /** The entry of the intact record starting at {@code offset}, or null if there is none. */
     private static Entry recordAt(MemorySegment file, long offset) {
         int len = intactLength(file, offset);
-        if (len < 0) return null;
+        return len < 0 ? null : decode(file, offset, len);
+    }
+
+    /** The entry of the record at {@code offset} with a body of {@code len} bytes, already proven by its CRC. */
+    private static Entry decode(MemorySegment file, long offset, int len) {
         byte[] body = new byte[len];
         MemorySegment.copy(file, ValueLayout.JAVA_BYTE, offset + LogRecord.HEADER, body, 0, len);
         return LogRecord.decodeBody(body, len);
@@ -207,13 +283,18 @@ final class WalReader {
         if (!lengthInRange(len) || size - offset - LogRecord.HEADER < len) return -1;
         // What a body must look like, checked before the CRC, so that a search over random bytes
         // rarely pays for a checksum over a large claimed length.
-        byte type = file.get(ValueLayout.JAVA_BYTE, offset + LogRecord.HEADER);
-        int keyLength = file.get(INT, offset + LogRecord.HEADER + 17);
-        if ((type != LogRecord.PUT && type != LogRecord.DELETE) || keyLength < 0 || keyLength > len - LogRecord.BODY_FIXED
-                || (type == LogRecord.DELETE && keyLength != len - LogRecord.BODY_FIXED)) return -1;
+        if (!bodyShapeOk(file, offset, len)) return -1;
         CRC32C crc = new CRC32C();
         crc.update(file.asSlice(offset + 4, 4L + len).asByteBuffer());
         return (int) crc.getValue() == file.get(INT, offset) ? len : -1;
+    }
+
+    /** Whether the record at {@code offset}, given a body of {@code len >= BODY_FIXED} bytes, has a known type and a key that fits. */
+    private static boolean bodyShapeOk(MemorySegment file, long offset, int len) {
+        byte type = file.get(ValueLayout.JAVA_BYTE, offset + LogRecord.HEADER);
+        int keyLength = file.get(INT, offset + LogRecord.HEADER + 17);
+        return (type == LogRecord.PUT || type == LogRecord.DELETE) && keyLength >= 0 && keyLength <= len - LogRecord.BODY_FIXED
+                && (type != LogRecord.DELETE || keyLength == len - LogRecord.BODY_FIXED);
     }
 
     /** Why no intact record starts at {@code offset}, for the log line. */
