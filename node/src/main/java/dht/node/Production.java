@@ -7,6 +7,7 @@ import dht.node.cluster.Coordinator;
 import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.ReplicaEndpoint;
 import dht.storage.LsmStore;
+import dht.storage.MissingFilesException;
 import dht.storage.Store;
 import dht.storage.StoreOptions;
 import dht.storage.SyncPolicy;
@@ -23,6 +24,9 @@ final class Production {
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
 
+    /** The operator's consent to start without tables that are gone for good (StoreOptions.acceptMissingTables). */
+    static final String ACCEPT_MISSING_TABLES = "dht.storage.acceptMissingTables";
+
     private Production() {
     }
 
@@ -36,8 +40,13 @@ final class Production {
                 .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20)
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
-                .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0);
-        return LsmStore.open(config.dataDir(), options);
+                .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
+                .withMissingTablesAccepted(Boolean.getBoolean(ACCEPT_MISSING_TABLES));
+        try {
+            return LsmStore.open(config.dataDir(), options);
+        } catch (MissingFilesException e) {
+            throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + ACCEPT_MISSING_TABLES + "=true)");
+        }
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,

@@ -202,6 +202,7 @@ public final class LsmStore implements Store {
         long t0 = System.nanoTime();
         boolean hasManifest = Files.exists(dir.resolve(Manifest.NAME));
         Manifest m = hasManifest ? Manifest.read(files, dir) : new Manifest(1, 0, List.of());
+        checkTablesPresent(m, hasManifest);
         Set<Long> live = new HashSet<>(m.tables());
         TreeMap<Long, Path> logs = new TreeMap<>();
         long maxSeen = 0;
@@ -237,7 +238,8 @@ public final class LsmStore implements Store {
                     Table salvaged = salvage(aside, null);
                     if (salvaged != null) tables.add(salvaged);
                 } else {
-                    log.error("table {} named by the manifest is missing; its entries are lost", p);
+                    log.error("table {} named by the manifest is missing; going on without it as asked "
+                            + "(acceptMissingTables): its entries are lost", p);
                 }
                 continue;
             }
@@ -297,6 +299,42 @@ public final class LsmStore implements Store {
         activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * Fails the open, before any file is touched, when tables the store needs are not there: a
+     * table the manifest names is missing (neither it nor its set-aside {@code .corrupt} copy), or
+     * tables exist with no manifest at all (every open writes one, so it was lost). Going on would
+     * serve without their entries and, worse, delete a table put back later as a leftover; an
+     * operator who moved a file away by mistake can put it back instead. With
+     * {@link StoreOptions#acceptMissingTables} a missing table is logged and the open goes on.
+     */
+    private void checkTablesPresent(Manifest m, boolean hasManifest) throws IOException {
+        if (!hasManifest) {
+            List<String> orphans = new ArrayList<>();
+            for (Path p : files.list(dir)) {
+                if (FileNames.number(p.getFileName().toString(), FileNames.TABLE) >= 0) orphans.add(p.getFileName().toString());
+            }
+            if (!orphans.isEmpty()) {
+                throw new MissingFilesException(dir + ": holds tables (" + String.join(", ", orphans.stream().sorted().toList())
+                        + ") but no " + Manifest.NAME + ", which names the live ones; nothing was changed. Put the "
+                        + Manifest.NAME + " back");
+            }
+            return;
+        }
+        if (opt.acceptMissingTables()) return;
+        List<String> missing = new ArrayList<>();
+        for (long n : m.tables()) {
+            Path p = FileNames.table(dir, n);
+            if (!Files.exists(p) && !Files.exists(corrupt(p))) missing.add(p.getFileName().toString());
+        }
+        if (!missing.isEmpty()) {
+            throw new MissingFilesException(dir + ": " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing)
+                    + " named by the manifest " + (missing.size() == 1 ? "is" : "are") + " missing; nothing was changed. "
+                    + "Put " + (missing.size() == 1 ? "it" : "them") + " back, or open with acceptMissingTables to go on "
+                    + "without " + (missing.size() == 1 ? "it" : "them") + " (" + (missing.size() == 1 ? "its" : "their")
+                    + " entries are lost)");
+        }
     }
 
     private static Path corrupt(Path file) {

@@ -28,13 +28,17 @@ import java.util.function.LongUnaryOperator;
  *                              (0, the default: always at {@code memtableBytes}). For stores that
  *                              receive the same writes, as a cluster's replicas do: with one fixed
  *                              size they all flush, then compact, at the same moment, every time
+ * @param acceptMissingTables   open even when tables the manifest names are missing, without them
+ *                              (their entries are lost); by default (false) such an open fails
+ *                              and changes nothing, so that a file moved away by mistake can be
+ *                              put back
  * @param files                 the file-I/O seam
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
-                           double flushJitter, StorageFiles files) {
+                           double flushJitter, boolean acceptMissingTables, StorageFiles files) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || files == null) {
@@ -53,62 +57,68 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
-                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, NioStorageFiles.INSTANCE);
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, NioStorageFiles.INSTANCE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
         return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
         return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withBlockSize(int size) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, files);
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withCompactionBytesPerSecond(long rate) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, files);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, f);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, f);
     }
 
     public StoreOptions withFlushJitter(double fraction) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                fraction, files);
+                fraction, acceptMissingTables, files);
+    }
+
+    public StoreOptions withMissingTablesAccepted(boolean accept) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
+                flushJitter, accept, files);
     }
 }

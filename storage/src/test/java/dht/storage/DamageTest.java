@@ -319,6 +319,62 @@ class DamageTest {
         }
     }
 
+    /** Every file name in the directory, to show an open changed nothing. */
+    private List<String> listing() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.equals("LOCK")).sorted().toList();
+        }
+    }
+
+    @Test
+    void aMissingTableFailsTheOpenTouchingNothingAndPuttingItBackServesEverything() throws IOException {
+        writeTwoTables();
+        Path table = files(".sst").getFirst();
+        Path away = dir.resolveSibling("moved-away.sst");
+        Files.move(table, away);
+        List<String> before = listing();
+        assertThatThrownBy(() -> LsmStore.open(dir, opts()))
+                .isInstanceOf(MissingFilesException.class)
+                .hasMessageContaining(table.getFileName().toString())
+                .hasMessageContaining("nothing was changed");
+        assertThat(listing()).isEqualTo(before);
+        Files.move(away, table);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0000")).value()).isEqualTo(b("value-a-0"));
+            assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));
+        }
+    }
+
+    @Test
+    void aMissingTableIsGoneWithoutWhenTheOperatorAcceptsTheLoss() throws IOException {
+        writeTwoTables();
+        Files.delete(files(".sst").getFirst()); // the a-keys' table
+        try (LsmStore s = LsmStore.open(dir, opts().withMissingTablesAccepted(true))) {
+            assertThat(s.get(b("a0000"))).isNull();
+            assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));
+        }
+        try (LsmStore s = LsmStore.open(dir, opts())) { // the new manifest no longer names it
+            assertThat(s.get(b("b0000")).value()).isEqualTo(b("value-b-0"));
+        }
+    }
+
+    @Test
+    void tablesWithoutAManifestFailTheOpenInsteadOfBeingDeletedAsLeftovers() throws IOException {
+        writeTwoTables();
+        Path manifest = dir.resolve("MANIFEST");
+        Path away = dir.resolveSibling("MANIFEST.away");
+        Files.move(manifest, away);
+        List<String> before = listing();
+        assertThatThrownBy(() -> LsmStore.open(dir, opts()))
+                .isInstanceOf(MissingFilesException.class)
+                .hasMessageContaining("no MANIFEST");
+        assertThat(listing()).isEqualTo(before);
+        Files.move(away, manifest);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1"));
+        }
+    }
+
     private void writeTwoTables() throws IOException {
         try (LsmStore s = LsmStore.open(dir, opts())) {
             for (int i = 0; i < 500; i++) s.put(b(String.format("a%04d", i)), b("value-a-" + i), 1);
