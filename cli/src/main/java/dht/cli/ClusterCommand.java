@@ -64,6 +64,7 @@ final class ClusterCommand implements Callable<Integer> {
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
         String clusterArg = String.join(",", urls);
         List<Process> processes = new ArrayList<>();
+        List<Thread> outputs = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
         // The hook ends the process with halt (the main thread may still be waiting), so it carries
@@ -71,7 +72,7 @@ final class ClusterCommand implements Callable<Integer> {
         AtomicInteger exitCode = new AtomicInteger();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stopping.set(true);
-            stopAll(processes);
+            stopAll(processes, outputs);
             stopped.countDown();
             Runtime.getRuntime().halt(exitCode.get());
         }, "dht-cluster-stop"));
@@ -88,10 +89,11 @@ final class ClusterCommand implements Callable<Integer> {
                         "--port", String.valueOf(port), "--data", dir.toString(),
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                Thread output = Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
                 synchronized (processes) {
                     processes.add(p);
+                    outputs.add(output);
                 }
-                Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
             }
             if (!awaitReady(urls, processes)) {
                 System.err.println("dht cluster: not every node became ready; stopping them");
@@ -165,18 +167,40 @@ final class ClusterCommand implements Callable<Integer> {
         }
     }
 
-    private static void stopAll(List<Process> processes) {
+    /**
+     * Stops every node gracefully and waits for it, its last log lines and its exit code shown.
+     * SIGTERM goes through the process handle: {@link Process#destroy} would also close the pipes
+     * to the node, which ends the threads that print its output (its stop lines were lost) and
+     * gives it end of input on stdin, which a node started with {@code dht.exitWithParent} reads
+     * as the launcher being gone.
+     */
+    private static void stopAll(List<Process> processes, List<Thread> outputs) {
         List<Process> copy;
+        List<Thread> printers;
         synchronized (processes) {
             copy = List.copyOf(processes);
+            printers = List.copyOf(outputs);
         }
-        copy.forEach(Process::destroy); // SIGTERM: each node stops gracefully
+        copy.forEach(p -> p.toHandle().destroy());
         for (Process p : copy) {
             try {
-                if (!p.waitFor(15, TimeUnit.SECONDS)) p.destroyForcibly();
+                if (!p.waitFor(15, TimeUnit.SECONDS)) {
+                    System.err.println("dht cluster: node pid " + p.pid() + " did not stop within 15 s; killing it");
+                    p.destroyForcibly();
+                }
             } catch (InterruptedException e) {
                 p.destroyForcibly();
             }
+        }
+        for (Thread t : printers) {
+            try {
+                t.join(2_000); // the rest of the node's output, up to its end
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
+        for (Process p : copy) {
+            if (!p.isAlive()) System.err.println("dht cluster: node pid " + p.pid() + " stopped, exit code " + p.exitValue());
         }
     }
 }

@@ -179,6 +179,31 @@ class ServeProcessTest {
         }
     }
 
+    /** SIGTERM to the launcher stops every node gracefully, each one's stop lines and exit code shown. */
+    @Test
+    void aStoppedClusterShowsEveryNodesGracefulStop() throws Exception {
+        int base = NodeProcess.freePort();
+        Path log = tmp.resolve("cluster.log");
+        Process p = launchCluster(2, base, tmp.resolve("c"), log);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!java.nio.file.Files.readString(log).contains("nodes ready") && System.nanoTime() < deadline) Thread.sleep(100);
+            assertThat(java.nio.file.Files.readString(log)).contains("2 nodes ready");
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            String out = java.nio.file.Files.readString(log);
+            for (int port : new int[] {base, base + 1}) {
+                assertThat(out).as("node %d", port).containsPattern("\\[" + port + "\\] .*Node - node http://\\S+:" + port + " stopped in");
+            }
+            assertThat(out).doesNotContain("launcher has exited");
+            assertThat(out.split("stopped, exit code 0", -1)).hasSize(3);
+        } finally {
+            p.destroyForcibly();
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
     /** A launcher killed with SIGKILL cannot stop its nodes itself: they notice and stop on their own. */
     @Test
     void theNodesOfAKilledClusterLauncherStop() throws Exception {
