@@ -1,7 +1,6 @@
 package dht.node.http;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -27,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * served in turn rather than taking every admission permit of the node.
  *
  * <p>Invariants (event loop only): answers leave in the order requests arrived; after an answer that
- * closes the connection nothing more is read or written; every slot is written or dropped exactly
- * once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
+ * closes the connection nothing more is written, and what the client still sends is dropped
+ * ({@link LingeringClose}: the answer must not be lost to a reset); every slot is written or
+ * dropped exactly once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
  * answers are pending, so one client cannot queue unbounded work by pipelining.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
@@ -190,7 +190,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 wrote = true;
                 if (close) {
                     ctx.flush();
-                    future.addListener(ChannelFutureListener.CLOSE);
+                    LingeringClose.after(future);
                     shutDownQueue();
                     return false;
                 }
@@ -221,7 +221,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (close || !slot.keepAlive) {
             // Close once everything written so far has reached the socket, not before (a slow
             // client may still have the last batch in the outbound buffer).
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
             shutDownQueue();
             return;
         }
