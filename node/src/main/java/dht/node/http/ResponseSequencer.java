@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -258,13 +259,40 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        abandon();
+        super.channelInactive(ctx);
+    }
+
+    /** Nothing more will be written: cancel the stream in progress, drop every pending answer. */
+    private void abandon() {
         if (activeStream != null) {
             ResponseStream s = activeStream;
             activeStream = null;
             s.cancel();
         }
         shutDownQueue();
-        super.channelInactive(ctx);
+    }
+
+    /**
+     * A graceful stop, after the requests in flight were answered (or the wait for them gave up):
+     * close the connection, unless its last answer is out already and the close under way (the 503
+     * the assembler just gave a request still arriving, for one). Whatever is still pending is
+     * dropped, so the stop stays bounded.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (!(evt instanceof GracefulStop stop)) {
+            super.userEventTriggered(ctx, evt);
+            return;
+        }
+        if (closing) return;
+        var flushed = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        if (stop == GracefulStop.STOP_WHILE_CLIENT_SENDS) {
+            LingeringClose.after(flushed);
+        } else {
+            flushed.addListener(ChannelFutureListener.CLOSE);
+        }
+        abandon();
     }
 
     @Override
