@@ -133,6 +133,30 @@ class RawProtocolTest {
         }
     }
 
+    /** Health checks often use HEAD: the status answer's head, Content-Length included, and no body. */
+    @Test
+    void headOnStatusIs200WithTheHeadersOfGetAndNoBody() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("HEAD /v0/status HTTP/1.1\r\nHost: x\r\n\r\n" + get("/v0/status"));
+            assertThat(c.line()).startsWith("HTTP/1.1 200");
+            java.util.Map<String, String> headers = new java.util.HashMap<>();
+            for (String l = c.line(); !l.isEmpty(); l = c.line()) {
+                headers.put(l.substring(0, l.indexOf(':')).toLowerCase(java.util.Locale.ROOT), l.substring(l.indexOf(':') + 1).trim());
+            }
+            assertThat(headers.get("content-type")).isEqualTo("application/json");
+            // The next bytes are the GET's answer, not a body of the HEAD's.
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).startsWith("{");
+            // the report's figures (uptime) may have grown by a digit or two in between
+            assertThat(Integer.parseInt(headers.get("content-length"))).isBetween(r.body().length - 16, r.body().length + 16);
+            c.send("POST /v0/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+            RawHttp.Response post = c.read();
+            assertThat(post.status()).isEqualTo(405);
+            assertThat(post.header("allow")).isEqualTo("GET, HEAD");
+        }
+    }
+
     @Test
     void aBodyArrivingInPiecesOrFollowedByTrailersIsStoredWhole() throws Exception {
         try (RawHttp c = connect()) {
