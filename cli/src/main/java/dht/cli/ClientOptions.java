@@ -16,7 +16,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** What every client command shares: which node to ask, the quorum, and one HTTP client. */
+/**
+ * What every client command shares: which node to ask, how many must answer ({@code --ack}), the
+ * timeout and one HTTP client. {@code --from} is the key commands' own ({@link ReplicaCountOption}).
+ */
 final class ClientOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
@@ -27,9 +30,6 @@ final class ClientOptions {
 
     @Option(names = "--ack", description = "Replicas that must answer (default: a quorum).")
     Integer ack;
-
-    @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
-    Integer from;
 
     int timeoutSeconds;
 
@@ -43,10 +43,10 @@ final class ClientOptions {
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    URI entityUri(String key) {
+    URI entityUri(String key, ReplicaCountOption replicas) {
         StringBuilder q = new StringBuilder(base()).append("/v0/entity?id=").append(encode(key));
         if (ack != null) q.append("&ack=").append(ack);
-        if (from != null) q.append("&from=").append(from);
+        if (replicas.from != null) q.append("&from=").append(replicas.from);
         return URI.create(q.toString());
     }
 

@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.Counts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -100,7 +101,7 @@ final class ClusterCommand implements Callable<Integer> {
                 exitCode.set(1);
                 return 1;
             }
-            System.out.println("dht cluster: " + nodes + " nodes ready:");
+            System.out.println("dht cluster: " + Counts.of(nodes, "node") + " ready:");
             for (String u : urls) System.out.println("  " + u);
             System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
             System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");

@@ -13,12 +13,15 @@ final class DeleteCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
+    @Mixin
+    ReplicaCountOption replicas;
+
     @Parameters(index = "0", paramLabel = "KEY")
     String key;
 
     @Override
     public Integer call() throws Exception {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key)).DELETE().build(),
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas)).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         System.err.println(r.statusCode() + (r.body().isBlank() ? "" : " " + r.body().strip()));
         return ClientOptions.exitCode(r.statusCode());

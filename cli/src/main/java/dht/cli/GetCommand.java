@@ -13,12 +13,15 @@ final class GetCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
+    @Mixin
+    ReplicaCountOption replicas;
+
     @Parameters(index = "0", paramLabel = "KEY")
     String key;
 
     @Override
     public Integer call() throws Exception {
-        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(client.entityUri(key)).GET().build(),
+        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas)).GET().build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() == 200) {
             System.out.write(r.body());

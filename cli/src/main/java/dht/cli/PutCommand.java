@@ -15,6 +15,9 @@ final class PutCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
+    @Mixin
+    ReplicaCountOption replicas;
+
     @Parameters(index = "0", paramLabel = "KEY")
     String key;
 
@@ -24,7 +27,7 @@ final class PutCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         byte[] body = value != null ? value.getBytes(StandardCharsets.UTF_8) : System.in.readAllBytes();
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key))
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas))
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
         System.err.println(r.statusCode() + (r.body().isBlank() ? "" : " " + r.body().strip()));
         return ClientOptions.exitCode(r.statusCode());

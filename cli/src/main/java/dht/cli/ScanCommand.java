@@ -44,7 +44,6 @@ final class ScanCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (clusterScope && localScope) return usage("--cluster and --local exclude each other");
-        if (client.from != null) return usage("--from does not apply to a scan (it merges every node's data; --ack says how many must report)");
         if (localScope && client.ack != null) return usage("--ack does not apply to --local (one node's own data)");
         StringBuilder q = new StringBuilder(client.base()).append("/v0/entities?start=").append(ClientOptions.encode(start));
         if (end != null) q.append("&end=").append(ClientOptions.encode(end));

@@ -4,6 +4,13 @@ import dht.node.Node;
 import dht.node.NodeConfig;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -158,12 +165,31 @@ public final class ServeCommand implements Callable<Integer> {
             }
             exitCode.set(1);
             return 1;
+        } catch (IOException | UncheckedIOException e) {
+            // Past the port, only the store reads and writes files at the start: a --data that is a
+            // file, a directory it may not write, a damaged manifest. The operator has to act on
+            // the reason, which one line gives; a stack trace would only hide it.
+            System.err.println("dht serve: cannot open the data directory " + config.dataDir() + ": "
+                    + reason(config.dataDir(), e));
+            exitCode.set(1);
+            return 1;
         } catch (Exception | Error e) {
             exitCode.set(1);
             throw e;
         }
         stopped.await();
         return 0;
+    }
+
+    /** Why the store could not open {@code dir}, in words: Java's file exceptions often carry a bare path as their message. */
+    static String reason(Path dir, Exception e) {
+        Throwable t = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        if (Files.exists(dir) && !Files.isDirectory(dir)) return "it is a file, not a directory";
+        if (t instanceof AccessDeniedException a) return "permission denied: " + a.getFile();
+        if (t instanceof NoSuchFileException n) return "no such file or directory: " + n.getFile();
+        if (t instanceof NotDirectoryException n) return "not a directory: " + n.getFile();
+        if (t instanceof FileSystemException f && f.getReason() != null) return f.getFile() + ": " + f.getReason();
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     static final String EXIT_WITH_PARENT = "dht.exitWithParent";

@@ -49,6 +49,16 @@ class ScanCommandTest {
     }
 
     @Test
+    void helpListsOnlyTheOptionsTheCommandTakes() throws Exception {
+        Outcome scan = run(List.of("scan", "--help"));
+        assertThat(scan.exitCode()).isZero();
+        assertThat(scan.stdout()).contains("--url").contains("--ack").contains("--local").doesNotContain("--from");
+        for (String command : List.of("get", "put", "delete")) {
+            assertThat(run(List.of(command, "--help")).stdout()).as(command).contains("--ack").contains("--from");
+        }
+    }
+
+    @Test
     void aUrlThatIsNoUrlIsBadUsage() throws Exception {
         Outcome o = run(List.of("get", "k", "--url", "notaurl"));
         assertThat(o.exitCode()).isEqualTo(2);

@@ -173,7 +173,7 @@ class ServeProcessTest {
         try {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
             assertThat(p.exitValue()).isEqualTo(1);
-            assertThat(java.nio.file.Files.readString(log)).contains("not every node became ready").doesNotContain("nodes ready");
+            assertThat(java.nio.file.Files.readString(log)).contains("not every node became ready").doesNotContain(" ready:");
         } finally {
             p.destroyForcibly();
         }
@@ -234,6 +234,30 @@ class ServeProcessTest {
             assertThat(n.process().exitValue()).as("%s", bad).isEqualTo(2);
             assertThat(n.output()).as("%s", bad).contains("dht serve: " + bad.getFirst()).doesNotContain("\tat ");
         }
+    }
+
+    @Test
+    void aDataPathThatIsAFileFailsInOneLine() throws Exception {
+        Path file = tmp.resolve("a-file");
+        java.nio.file.Files.writeString(file, "not a directory");
+        NodeProcess n = node(file).start();
+        assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(n.process().exitValue()).isEqualTo(1);
+        assertThat(n.output()).contains("dht serve: cannot open the data directory " + file + ": it is a file, not a directory")
+                .doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(java.nio.file.Files.readString(file)).isEqualTo("not a directory");
+    }
+
+    @Test
+    void aDamagedManifestFailsTheStartInOneLine() throws Exception {
+        Path data = tmp.resolve("d");
+        java.nio.file.Files.createDirectories(data);
+        java.nio.file.Files.write(data.resolve("MANIFEST"), "x".repeat(64).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        NodeProcess n = node(data).start();
+        assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(n.process().exitValue()).isEqualTo(1);
+        assertThat(n.output()).contains("dht serve: cannot open the data directory " + data + ": ").contains("MANIFEST")
+                .doesNotContain("\tat ");
     }
 
     @Test

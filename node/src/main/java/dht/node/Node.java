@@ -4,6 +4,7 @@ import dht.node.admin.Profiler;
 import dht.node.http.AdminRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
+import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
 import dht.node.http.ReplicaRoute;
 import dht.node.http.Route;
@@ -12,9 +13,7 @@ import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
 import dht.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -45,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * propagates (a busy port as a {@link BindException} before the data directory is touched, a
  * locked data directory as the store's own exception, so the CLI can say so). A client that
  * connects during start waits in the backlog and is served once the node is ready. {@link #close()} is the graceful stop: stop accepting, refuse new requests, let those
- * in flight finish for at most {@link #DRAIN_TIMEOUT}, then close connections, cluster, store (which
- * flushes), in that order, all well inside the contract's 10 seconds. Idempotent and thread-safe.
+ * in flight finish for at most {@link #DRAIN_TIMEOUT}, then close connections (a request whose body
+ * is still arriving gets 503 first), cluster, store (which flushes), in that order, all well inside
+ * the contract's 10 seconds. Idempotent and thread-safe.
  */
 public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
@@ -220,9 +220,12 @@ public final class Node implements AutoCloseable {
             }
             int left = admission.inFlight();
             if (left > 0) log.warn("stopping with {} requests still in flight after {} ms", left, DRAIN_TIMEOUT.toMillis());
-            // Everything answered is written or queued on its connection: flush it, then close.
+            // Everything answered is written or queued on its connection. Each connection closes
+            // after it; one whose request body is still arriving is answered 503 first
+            // (GracefulStop). A client that got a last answer has up to a second to close its side
+            // (LingeringClose) before the rest are closed at once.
             for (Channel ch : channels) {
-                ch.eventLoop().execute(() -> ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE));
+                ch.pipeline().fireUserEventTriggered(GracefulStop.STOP);
             }
             channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             channels.close().await(1, TimeUnit.SECONDS);

@@ -96,6 +96,8 @@ class HttpApiTest {
         // the reason names the bound that was broken, also when 'from' was left to its default
         assertThat(text(node.get("/v0/entity?id=k&ack=2")).strip()).isEqualTo("'ack' (2) is larger than the cluster (1 node, the default 'from')");
         assertThat(text(node.get("/v0/entity?id=k&ack=2&from=1")).strip()).isEqualTo("'ack' (2) is larger than 'from' (1)");
+        assertThat(text(node.get("/v0/entity?id=k&from=2")).strip()).isEqualTo("'from' is larger than the cluster (1 node)");
+        assertThat(text(node.get("/v0/entities?start=a&ack=2")).strip()).isEqualTo("'ack' is larger than the cluster (1 node)");
     }
 
     @Test

@@ -133,6 +133,30 @@ class RawProtocolTest {
         }
     }
 
+    /** Health checks often use HEAD: the status answer's head, Content-Length included, and no body. */
+    @Test
+    void headOnStatusIs200WithTheHeadersOfGetAndNoBody() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("HEAD /v0/status HTTP/1.1\r\nHost: x\r\n\r\n" + get("/v0/status"));
+            assertThat(c.line()).startsWith("HTTP/1.1 200");
+            java.util.Map<String, String> headers = new java.util.HashMap<>();
+            for (String l = c.line(); !l.isEmpty(); l = c.line()) {
+                headers.put(l.substring(0, l.indexOf(':')).toLowerCase(java.util.Locale.ROOT), l.substring(l.indexOf(':') + 1).trim());
+            }
+            assertThat(headers.get("content-type")).isEqualTo("application/json");
+            // The next bytes are the GET's answer, not a body of the HEAD's.
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).startsWith("{");
+            // the report's figures (uptime) may have grown by a digit or two in between
+            assertThat(Integer.parseInt(headers.get("content-length"))).isBetween(r.body().length - 16, r.body().length + 16);
+            c.send("POST /v0/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+            RawHttp.Response post = c.read();
+            assertThat(post.status()).isEqualTo(405);
+            assertThat(post.header("allow")).isEqualTo("GET, HEAD");
+        }
+    }
+
     @Test
     void aBodyArrivingInPiecesOrFollowedByTrailersIsStoredWhole() throws Exception {
         try (RawHttp c = connect()) {
@@ -268,6 +292,52 @@ class RawProtocolTest {
             assertThat(c.read().status()).isEqualTo(431);
         }
         assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * A client still sending when its request is refused gets the whole answer, then an orderly end
+     * of stream: no reset that could destroy the answer before it is read (lingering close).
+     */
+    @Test
+    void aClientStillSendingWhenRefusedGetsTheWholeAnswerThenEndOfStream() throws Exception {
+        String[][] cases = {
+            {"GET /v0/status HTTP/1.1\r\nHost: x\r\nX-Big: " + "h".repeat(40 * MAX_HEADER), "431"},
+            {"GET /v0/entity?id=" + "u".repeat(40 * MAX_URI), "414"},
+            {"GET /v0/status HTTP/1.1\r\nNo colon here\r\nX-More: " + "m".repeat(40 * 1024), "400"},
+        };
+        for (String[] c : cases) {
+            try (RawHttp client = connect()) {
+                client.send(c[0]);
+                // it does not know yet: it goes on sending the same line or header block a while
+                for (int i = 0; i < 10; i++) {
+                    Thread.sleep(20);
+                    client.send("x".repeat(1024));
+                }
+                RawHttp.Response r = client.read();
+                assertThat(r.status()).as(c[1]).isEqualTo(Integer.parseInt(c[1]));
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(r.body()).hasSize(Integer.parseInt(r.header("content-length")));
+                assertThat(client.in.read()).as("%s: an orderly end of stream (FIN), not a reset", c[1]).isEqualTo(-1);
+            }
+        }
+        assertThat(node.get("/v0/status").statusCode()).isEqualTo(200);
+    }
+
+    /** The node holds a closing connection open for input a little longer; a client waiting for the end must not wait with it. */
+    @Test
+    void anAnswerThatClosesTheConnectionEndsTheStreamAtOnce() throws Exception {
+        for (String request : new String[] {
+            "GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /v0/status HTTP/1.0\r\n\r\n",
+        }) {
+            try (RawHttp c = connect()) {
+                c.send(request);
+                assertThat(c.read().status()).isEqualTo(200);
+                long t0 = System.nanoTime();
+                assertThat(c.in.read()).isEqualTo(-1);
+                assertThat((System.nanoTime() - t0) / 1_000_000).as("ms until end of stream").isLessThan(500);
+            }
+        }
     }
 
     @Test

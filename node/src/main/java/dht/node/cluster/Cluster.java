@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.node.Counts;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
@@ -98,9 +99,9 @@ public final class Cluster implements AutoCloseable {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
         });
-        log.info("cluster started: self {}, {} nodes, replica timeout {} ms, replica calls batched per loop pass: {}, "
-                        + "hints up to {} bytes, concurrent store writes {}", self, nodes.size(), replicaTimeout.toMillis(),
-                loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
+        log.info("cluster started: self {}, {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
+                        + "hints up to {} bytes, concurrent store writes {}", self, Counts.of(nodes.size(), "node"),
+                replicaTimeout.toMillis(), loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         return new Cluster(coordinator, endpoint, view, scanner, client, clock);
     }

@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.node.Counts;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ final class MergingScan implements CloseableIterator<Entry> {
     private void checkEnough() {
         if (alive < ack) {
             throw new ClusterScanner.IncompleteScanException(
-                    "only " + alive + " of " + total + " nodes can still answer the scan, ack " + ack);
+                    "only " + alive + " of " + Counts.of(total, "node") + " can still answer the scan, ack " + ack);
         }
     }
 

@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.Counts;
 import dht.node.cluster.Quorum;
 
 /** Reads {@code ack} and {@code from} against the cluster size, with the contract's defaults and 400s. */
@@ -13,18 +14,14 @@ final class Quorums {
         boolean fromGiven = from != -1;
         if (from == -1) from = clusterSize;
         if (from > clusterSize) {
-            throw new BadRequestException("'from' is larger than the cluster (" + nodes(clusterSize) + ")");
+            throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
         }
         if (ack == -1) ack = Quorum.defaultFor(from).ack();
         if (ack > from) {
             throw new BadRequestException("'ack' (" + ack + ") is larger than " + (fromGiven
                     ? "'from' (" + from + ")"
-                    : "the cluster (" + nodes(clusterSize) + ", the default 'from')"));
+                    : "the cluster (" + Counts.of(clusterSize, "node") + ", the default 'from')"));
         }
         return new Quorum(ack, from);
-    }
-
-    private static String nodes(int n) {
-        return n + (n == 1 ? " node" : " nodes");
     }
 }

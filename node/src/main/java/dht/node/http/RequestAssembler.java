@@ -313,6 +313,36 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         reject(ctx, Responses.text(HttpResponseStatus.REQUEST_TIMEOUT, "request body stalled for " + seconds + " s"), false);
     }
 
+    /**
+     * A graceful stop reached this connection ({@link GracefulStop}). A request whose head was read
+     * but whose body is still arriving was not in flight (not read whole), so it is treated like one
+     * that comes after the stop: answered 503 and dropped, never applied. Nothing else is answered:
+     * an idle connection has no request, and a head still arriving is bytes in the decoder that are
+     * not a request yet; the sequencer closes those without a word.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt != GracefulStop.STOP || broken) {
+            super.userEventTriggered(ctx, evt);
+            return;
+        }
+        if (head != null) {
+            log.info("stopping: answering 503 to a request from {} whose body was still arriving ({} bytes of it read)",
+                    ctx.channel().remoteAddress(), reserved);
+            discardBody();
+            reject(ctx, Responses.overloaded("node is shutting down"), false);
+            evt = GracefulStop.STOP_WHILE_CLIENT_SENDS;
+        } else if (discarding) {
+            // The answer went out already; the client is still sending the body it refused.
+            discarding = false;
+            broken = true;
+            evt = GracefulStop.STOP_WHILE_CLIENT_SENDS;
+        } else {
+            broken = true;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (stallCheck != null) {

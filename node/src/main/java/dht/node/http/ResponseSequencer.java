@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * served in turn rather than taking every admission permit of the node.
  *
  * <p>Invariants (event loop only): answers leave in the order requests arrived; after an answer that
- * closes the connection nothing more is read or written; every slot is written or dropped exactly
- * once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
+ * closes the connection nothing more is written, and what the client still sends is dropped
+ * ({@link LingeringClose}: the answer must not be lost to a reset); every slot is written or
+ * dropped exactly once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
  * answers are pending, so one client cannot queue unbounded work by pipelining.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
@@ -190,7 +191,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 wrote = true;
                 if (close) {
                     ctx.flush();
-                    future.addListener(ChannelFutureListener.CLOSE);
+                    LingeringClose.after(future);
                     shutDownQueue();
                     return false;
                 }
@@ -221,7 +222,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (close || !slot.keepAlive) {
             // Close once everything written so far has reached the socket, not before (a slow
             // client may still have the last batch in the outbound buffer).
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
             shutDownQueue();
             return;
         }
@@ -258,13 +259,40 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        abandon();
+        super.channelInactive(ctx);
+    }
+
+    /** Nothing more will be written: cancel the stream in progress, drop every pending answer. */
+    private void abandon() {
         if (activeStream != null) {
             ResponseStream s = activeStream;
             activeStream = null;
             s.cancel();
         }
         shutDownQueue();
-        super.channelInactive(ctx);
+    }
+
+    /**
+     * A graceful stop, after the requests in flight were answered (or the wait for them gave up):
+     * close the connection, unless its last answer is out already and the close under way (the 503
+     * the assembler just gave a request still arriving, for one). Whatever is still pending is
+     * dropped, so the stop stays bounded.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (!(evt instanceof GracefulStop stop)) {
+            super.userEventTriggered(ctx, evt);
+            return;
+        }
+        if (closing) return;
+        var flushed = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        if (stop == GracefulStop.STOP_WHILE_CLIENT_SENDS) {
+            LingeringClose.after(flushed);
+        } else {
+            flushed.addListener(ChannelFutureListener.CLOSE);
+        }
+        abandon();
     }
 
     @Override

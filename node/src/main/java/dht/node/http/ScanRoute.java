@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.Counts;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.Quorum;
 import dht.storage.CloseableIterator;
@@ -71,7 +72,7 @@ public final class ScanRoute implements Route {
             // Checked whatever the scope, as on /v0/entity: a bad 'ack' is a 400, never ignored.
             ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
             if (ack > clusterSize) {
-                throw new BadRequestException("'ack' is larger than the cluster (" + clusterSize + " nodes)");
+                throw new BadRequestException("'ack' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
             }
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then

@@ -45,6 +45,14 @@ class QuorumCallTest {
     }
 
     @Test
+    void theFailureSaysHowManyReplicasWereNeededInPlainEnglish() {
+        List<CompletableFuture<String>> calls = pending(1);
+        CompletableFuture<List<String>> q = QuorumCall.collect(calls, 1);
+        calls.get(0).completeExceptionally(new RuntimeException("down"));
+        assertThat(q.handle((r, e) -> e.getMessage()).join()).contains("needed 1 replica, 0 answered, 1 failed");
+    }
+
+    @Test
     void toleratesFailuresWhileAckIsStillReachable() {
         List<CompletableFuture<String>> calls = pending(5);
         CompletableFuture<List<String>> q = QuorumCall.collect(calls, 3);

@@ -1,0 +1,79 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a graceful stop does to the connections it finds, over real sockets: a request whose body is
+ * still arriving is answered 503 and not applied; a head still arriving and an idle connection are
+ * closed without an answer; every connection ends in an orderly end of stream, and the stop is quick.
+ */
+class GracefulStopTest {
+    @TempDir
+    Path dir;
+
+    static long bodyBytesHeld(TestNode node) throws Exception {
+        String json = new String(node.get("/v0/status").body(), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("\"bodyBytes\":(\\d+)").matcher(json);
+        assertThat(m.find()).as("bodyBytes in %s", json).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void aBodyStillArrivingIs503AndNotAppliedAHalfHeadAndAnIdleConnectionAreClosed() throws Exception {
+        TestNode node = TestNode.start(dir);
+        try (RawHttp halfBody = new RawHttp(node.node.port());
+             RawHttp halfHead = new RawHttp(node.node.port());
+             RawHttp idle = new RawHttp(node.node.port())) {
+            halfBody.send("PUT /v0/entity?id=halfbody HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+            halfHead.send("PUT /v0/entity?id=halfhead HTTP/1.1\r\nContent-Len");
+            idle.send(RawProtocolTest.get("/v0/status"));
+            assertThat(idle.read().status()).isEqualTo(200);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (bodyBytesHeld(node) != 3 && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(bodyBytesHeld(node)).as("the head was read, the body is arriving").isEqualTo(3);
+
+            long t0 = System.nanoTime();
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+            Thread.sleep(200);
+            halfBody.send("defghij"); // the rest of the body comes during the stop: too late
+
+            RawHttp.Response r = halfBody.read();
+            assertThat(r.status()).isEqualTo(503);
+            assertThat(r.header("connection")).isEqualTo("close");
+            assertThat(r.text()).isEqualTo("node is shutting down\n");
+            assertThat(halfBody.in.read()).as("end of stream after the 503, not a reset").isEqualTo(-1);
+            assertThat(halfHead.in.read()).as("a head still arriving: closed, no answer").isEqualTo(-1);
+            assertThat(idle.in.read()).as("an idle connection: closed").isEqualTo(-1);
+
+            stop.get(10, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+        }
+        assertThat(node.store.get("halfbody".getBytes(StandardCharsets.UTF_8))).as("not applied").isNull();
+        assertThat(node.store.get("halfhead".getBytes(StandardCharsets.UTF_8))).isNull();
+    }
+
+    @Test
+    void aRefusedBodyStillArrivingEndsWithItsAnswerThenEndOfStream() throws Exception {
+        NodeConfig c = TestNode.config(TestNode.freePort(), dir, 64, 1024, 1024, 1024);
+        TestNode node = TestNode.start(c, s -> s);
+        try (RawHttp client = new RawHttp(node.node.port())) {
+            client.send("PUT /v0/entity?id=big HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + "b".repeat(2000));
+            assertThat(client.read().status()).isEqualTo(413);
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+            Thread.sleep(200);
+            client.send("b".repeat(2000)); // still sending the body it was refused
+            assertThat(client.in.read()).as("end of stream, not a reset").isEqualTo(-1);
+            stop.get(10, TimeUnit.SECONDS);
+        }
+    }
+}
