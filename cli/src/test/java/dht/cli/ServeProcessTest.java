@@ -164,6 +164,12 @@ class ServeProcessTest {
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
 
+    private static void awaitClusterReady(Path log, int nodes) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!java.nio.file.Files.readString(log).contains(" ready:") && System.nanoTime() < deadline) Thread.sleep(100);
+        assertThat(java.nio.file.Files.readString(log)).contains(nodes + " nodes ready");
+    }
+
     /** Another node answering on the port must not pass for the cluster's own (which cannot listen there). */
     @Test
     void aClusterOnAPortAnotherNodeServesFailsInsteadOfSayingReady() throws Exception {
@@ -186,9 +192,7 @@ class ServeProcessTest {
         Path log = tmp.resolve("cluster.log");
         Process p = launchCluster(2, base, tmp.resolve("c"), log);
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!java.nio.file.Files.readString(log).contains("nodes ready") && System.nanoTime() < deadline) Thread.sleep(100);
-            assertThat(java.nio.file.Files.readString(log)).contains("2 nodes ready");
+            awaitClusterReady(log, 2);
             p.destroy(); // SIGTERM
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isZero();
@@ -211,9 +215,7 @@ class ServeProcessTest {
         Path log = tmp.resolve("cluster.log");
         Process p = launchCluster(2, base, tmp.resolve("c"), log);
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!java.nio.file.Files.readString(log).contains("nodes ready") && System.nanoTime() < deadline) Thread.sleep(100);
-            assertThat(java.nio.file.Files.readString(log)).contains("2 nodes ready");
+            awaitClusterReady(log, 2);
             List<ProcessHandle> children = p.children().toList();
             assertThat(children).hasSize(2);
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
