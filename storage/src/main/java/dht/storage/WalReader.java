@@ -166,15 +166,15 @@ final class WalReader {
         /** Where replay resumes, or -1; sets {@link #repairedLength} under rule 0. */
         long next() {
             if (size - failed < LogRecord.HEADER) return -1;
-            long ownEnd = -1;
+            // The first chain, not the one from the record's own end: a damaged length may point
+            // past the true end at a later record, and the records between would be lost.
+            long first = firstChain();
+            long repaired = repair(first);
+            if (repaired >= 0) return repaired;
             int len = file.get(INT, failed + 4);
             long end = failed + LogRecord.HEADER + len;
-            if (lengthInRange(len) && end < size && chains(end)) ownEnd = end;
-            long chain = ownEnd >= 0 ? ownEnd : firstChain();
-            long repaired = repair(chain);
-            if (repaired >= 0) return repaired;
-            if (ownEnd >= 0) return ownEnd;
-            return runsPastEnd ? -1 : chain;
+            if (lengthInRange(len) && end < size && chains(end)) return end;
+            return runsPastEnd ? -1 : first;
         }
 
         /** The first offset past the failed record's start from which intact records reach the end, or -1. */
@@ -187,7 +187,7 @@ final class WalReader {
 
         /**
          * Rule 0: the end of the failed record if its CRC matches for a body reaching one of the
-         * record starts of the chain from {@code chain} (which reaches the end of the file), the
+         * record starts of the first chain, from {@code chain} (which reaches the end of the file), the
          * place that chain stops, or the end of the file; -1 if none does. Two chains to the end
          * meet (the records after the true end of the failed record are on both), so the true end
          * is among these whenever the length field alone was damaged; a false match needs a 32-bit

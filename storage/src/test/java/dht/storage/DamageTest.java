@@ -119,6 +119,15 @@ class DamageTest {
     }
 
     @Test
+    void aLengthDamagedToReachALaterRecordLosesNeitherRecord() throws IOException {
+        Path log = writeLog(10);
+        setLength(log, offsetOf(5), (int) (offsetOf(7) - offsetOf(5)) - LogRecord.HEADER); // skips record 6
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 10; i++) assertThat(s.get(b("k" + i)).value()).as("k%d", i).isEqualTo(b("v" + i));
+        }
+    }
+
+    @Test
     void theLastRecordsDamagedLengthIsRepaired() throws IOException {
         Path log = writeLog(10);
         flip(log, offsetOf(9) + 6);
