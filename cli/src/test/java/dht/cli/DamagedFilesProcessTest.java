@@ -131,6 +131,8 @@ class DamagedFilesProcessTest {
         }
         assertThat(served).as("keys outside the damaged block are still served").isGreaterThan(KEYS / 2).isLessThan(KEYS);
         assertThat(node.output()).contains("corruption in").contains(table.getFileName().toString());
+        // Every key of the damaged block failed, yet the damage is one line, not one per read.
+        assertThat(node.output().split("corruption in", -1)).as("damage lines").hasSize(2);
 
         // A scan over the damaged block is not a complete-looking 200 that silently lacks entries.
         HttpResponse<String> scan = http.send(HttpRequest.newBuilder(URI.create(node.url() + "/v0/entities?start=key"))

@@ -53,6 +53,8 @@ final class Table {
      * from disk. Races are benign: a lost bit only means one more check.
      */
     private final long[] verified;
+    /** Offsets whose damage was logged already. */
+    private final java.util.Set<Long> reportedDamage = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
                   int blocks, long bloomOffset, long entryCount, long maxTimestamp) {
@@ -204,7 +206,13 @@ final class Table {
     private CorruptionException corrupt(long off, String what) {
         damaged = true;
         CorruptionException e = new CorruptionException(path, off, what);
-        log.error("{}", e.getMessage());
+        // Once per place: every read that needs a damaged block fails again, and a line each time
+        // buried the log (a scan over 30 keys of one block wrote 30 identical errors).
+        if (reportedDamage.add(off)) {
+            log.error("{} (logged once; every read that needs it fails)", e.getMessage());
+        } else {
+            log.debug("{}", e.getMessage());
+        }
         return e;
     }
 
