@@ -12,6 +12,61 @@ import org.junit.jupiter.api.Test;
  * most ~500 req/s (much less when the machine is loaded and sleeps overshoot).
  */
 class SweepCommandTest {
+    /**
+     * A server whose first requests are slow, as a node and a generator still compiling are: the
+     * sweep's warm-up takes them, so its first step measures the warm server and passes (without
+     * the warm-up the first step failed and the sweep bisected down to a fraction of capacity).
+     */
+    @Test
+    void theWarmUpTakesTheSlowFirstRequestsBeforeTheFirstStep() throws Exception {
+        byte[] ok = "ok".getBytes(StandardCharsets.US_ASCII);
+        java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            if (served.incrementAndGet() <= 40) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            TestServers.answer(ex, 200, ok);
+        }, 1)) {
+            SweepCommand sw = sweep(server.url());
+            sw.load.warmup = Duration.ofSeconds(2);
+            sw.maxRate = 200;
+            SweepCommand.Outcome o = sw.warmUpAndSweep();
+            assertThat(served.get()).isGreaterThan(40);
+            assertThat(o.steps().getFirst().pass()).as("the first step, at %s req/s", o.steps().getFirst().rate()).isTrue();
+            assertThat(o.highestStable()).isGreaterThanOrEqualTo(100);
+        }
+    }
+
+    private static SweepCommand sweep(String url) {
+        SweepCommand sw = new SweepCommand();
+        sw.target = new TargetOptions();
+        sw.target.urls = List.of(url);
+        sw.target.connections = 1;
+        sw.target.timeout = Duration.ofSeconds(2);
+        sw.target.keys = 1000;
+        sw.target.distribution = KeyDistribution.Kind.uniform;
+        sw.target.valueSize = 0;
+        sw.load = new LoadOptions();
+        sw.load.workload = Workload.get;
+        sw.load.duration = Duration.ofSeconds(1);
+        sw.load.warmup = Duration.ZERO;
+        sw.load.readRatio = 0.9;
+        sw.load.rangeLength = 1;
+        sw.load.spin = Duration.ofNanos(20_000);
+        sw.p99Bound = Duration.ofMillis(10);
+        sw.startRate = 100;
+        sw.maxRate = 100_000;
+        sw.stepDuration = Duration.ofSeconds(1);
+        sw.stepWarmup = Duration.ofMillis(300);
+        sw.precision = 0.1;
+        sw.maxSteps = 4;
+        return sw;
+    }
+
     @Test
     void findsTheRateWhereTheServerStopsCoping() throws Exception {
         byte[] ok = "ok".getBytes(StandardCharsets.US_ASCII);
@@ -23,27 +78,8 @@ class SweepCommandTest {
             }
             TestServers.answer(ex, 200, ok);
         }, 1)) {
-            SweepCommand sw = new SweepCommand();
-            sw.target = new TargetOptions();
-            sw.target.urls = List.of(server.url());
-            sw.target.connections = 1;
-            sw.target.timeout = Duration.ofSeconds(2);
-            sw.target.keys = 1000;
-            sw.target.distribution = KeyDistribution.Kind.uniform;
-            sw.target.valueSize = 0;
-            sw.load = new LoadOptions();
-            sw.load.workload = Workload.get;
-            sw.load.duration = Duration.ofSeconds(1);
-            sw.load.warmup = Duration.ZERO;
-            sw.load.readRatio = 0.9;
-            sw.load.rangeLength = 1;
-            sw.load.spin = Duration.ofNanos(20_000);
+            SweepCommand sw = sweep(server.url());
             sw.p99Bound = Duration.ofMillis(50);
-            sw.startRate = 100;
-            sw.maxRate = 100_000;
-            sw.stepDuration = Duration.ofSeconds(1);
-            sw.stepWarmup = Duration.ofMillis(300);
-            sw.precision = 0.1;
             sw.maxSteps = 9;
             SweepCommand.Outcome o = sw.sweep();
             o.steps().forEach(s -> System.out.println(SweepCommand.row(s)));
