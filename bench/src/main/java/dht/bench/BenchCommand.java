@@ -75,6 +75,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     String commandLine() {
         List<String> args = spec.commandLine().getParseResult().originalArgs();
+        // Run through bin/dht, the arguments are the launcher's and begin with "bench" itself.
+        if (!args.isEmpty() && args.getFirst().equals("bench")) args = args.subList(1, args.size());
         return "dht bench " + String.join(" ", args);
     }
 

@@ -17,6 +17,9 @@ import picocli.CommandLine.Parameters;
                 + "JIT, GC, storage engine, HTTP codec, Netty, node, JDK; meaningful for cpu profiles) and the frames "
                 + "with the most self samples."})
 public final class FlameCommand implements Callable<Integer> {
+    /** Below this many samples a CPU profile is mostly noise (an idle node: a few dozen in 10 s). */
+    static final int FEW_SAMPLES = 500;
+
     @Parameters(arity = "1..*", paramLabel = "FILE.html", description = "Flame graphs.")
     List<Path> files;
 
@@ -35,8 +38,11 @@ public final class FlameCommand implements Callable<Integer> {
         int status = 0;
         for (Path f : files) {
             FlameGraphSummary.Summary s;
+            boolean cpu;
             try {
-                s = FlameGraphSummary.parse(Files.readString(f), top, callers, depth);
+                String html = Files.readString(f);
+                cpu = html.contains("<h1>CPU profile</h1>");
+                s = FlameGraphSummary.parse(html, top, callers, depth);
             } catch (IOException e) {
                 System.err.println("bench flame: cannot read " + f + ": " + e.getMessage());
                 status = 2;
@@ -47,7 +53,14 @@ public final class FlameCommand implements Callable<Integer> {
                 status = 2;
                 continue;
             }
-            System.out.printf(Locale.ROOT, "%s: %,d samples%n%nwhere they went:%n", f, s.total());
+            System.out.printf(Locale.ROOT, "%s: %,d samples%n", f, s.total());
+            if (cpu && s.total() < FEW_SAMPLES) {
+                // An idle node's CPU profile: shares of a few dozen samples say nothing. (Lock and
+                // allocation profiles count events, and few is a finding there.)
+                System.out.printf(Locale.ROOT, "  (only %d samples: too few for the shares below to mean much; profile under load)%n",
+                        s.total());
+            }
+            System.out.printf(Locale.ROOT, "%nwhere they went:%n");
             print(s.categories());
             System.out.printf(Locale.ROOT, "%ntop %d self frames:%n", top);
             print(s.topSelf());
