@@ -35,7 +35,9 @@ final class NodeProcess implements AutoCloseable {
             cmd.addAll(List.of("--cluster", String.join(",", cluster), "--self", self));
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("DHT_JAVA_OPTS", javaOpts);
+        // The node stops when this JVM is gone, however it ends (its stdin, a pipe from here, closes):
+        // a report stopped with SIGTERM or SIGKILL left its node holding the port for the next one.
+        pb.environment().put("DHT_JAVA_OPTS", javaOpts + " -Ddht.exitWithParent=true");
         NodeProcess n = new NodeProcess(pb.start(), self, log);
         n.awaitReady(Duration.ofSeconds(120));
         return n;

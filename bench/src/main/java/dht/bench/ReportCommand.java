@@ -35,7 +35,8 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--launcher", defaultValue = "bin/dht", description = "The dht launcher (default: ${DEFAULT-VALUE}).")
     Path launcher;
 
-    @Option(names = "--work", description = "Directory for node data and logs (default: a new temporary directory).")
+    @Option(names = "--work", description = "Directory for node data and logs, kept afterwards (default: a new "
+            + "temporary directory, deleted at the end unless the run fails: it holds a million-key database).")
     Path work;
 
     @Option(names = "--scenarios", split = ",", description = "Subset of: ${DEFAULT-VALUE}", defaultValue =
@@ -84,6 +85,7 @@ public final class ReportCommand implements Callable<Integer> {
         }
         long n = keys != null ? keys : quick ? 200_000 : 1_000_000;
         Path w = work != null ? Files.createDirectories(work) : Files.createTempDirectory("dht-report");
+        System.err.println("bench report: node data and logs in " + w + (work != null ? "" : " (deleted at the end unless the run fails)"));
         Files.createDirectories(out);
         machine = Machine.describe();
         long t0 = System.nanoTime();
@@ -127,7 +129,17 @@ public final class ReportCommand implements Callable<Integer> {
         }
         writeIndex(t0);
         System.err.printf(Locale.ROOT, "reports written to %s in %.1f minutes%n", out.toAbsolutePath(), (System.nanoTime() - t0) / 60e9);
+        if (work == null) deleteTree(w); // a failed run keeps it: the node logs say why
         return 0;
+    }
+
+    /** Deletes a directory the run created, files first; what cannot be deleted is reported, not fatal. */
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException e) {
+            System.err.println("bench report: could not delete " + dir + ": " + e.getMessage());
+        }
     }
 
     private String fill(List<String> urls, long n, int size, int connections) throws Exception {
