@@ -89,6 +89,8 @@ public final class ReportCommand implements Callable<Integer> {
         Files.createDirectories(out);
         machine = Machine.describe();
         long t0 = System.nanoTime();
+        startedNanos = t0;
+        scenarioCount = scenarios.size();
         try {
             List<String> single = scenarios.stream().filter(s -> s.startsWith("single-")).toList();
             if (!single.isEmpty()) {
@@ -140,6 +142,17 @@ public final class ReportCommand implements Callable<Integer> {
         } catch (IOException e) {
             System.err.println("bench report: could not delete " + dir + ": " + e.getMessage());
         }
+    }
+
+    private long startedNanos;
+    private int scenarioCount;
+    private int scenarioIndex;
+
+    /** The scenario's name with where the report is: "single-get-64c (3 of 7, 4.2 min so far)". */
+    private String next(String name) {
+        scenarioIndex++;
+        return String.format(Locale.ROOT, "%s (%d of %d, %.1f min so far)", name, scenarioIndex, scenarioCount,
+                (System.nanoTime() - startedNanos) / 60e9);
     }
 
     private String fill(List<String> urls, long n, int size, int connections) throws Exception {
@@ -198,7 +211,7 @@ public final class ReportCommand implements Callable<Integer> {
         // on two cores took about 40 s of load (the cluster's closed-loop PUT went from 1,100 to
         // 8,000-9,000 req/s). Untimed closed-loop load first, so the sweep measures the node, not C2.
         Duration warmUp = Duration.ofSeconds(quick ? 10 : 30);
-        System.err.printf(Locale.ROOT, "== %s: warm-up, %d s of closed-loop load%n", name, warmUp.toSeconds());
+        System.err.printf(Locale.ROOT, "== %s: warm-up, %d s of closed-loop load%n", next(name), warmUp.toSeconds());
         new LoadGenerator(sw.load.spec(sw.target, 0, Duration.ZERO, warmUp, false), System.err).run();
         System.err.println("== " + name + ": sweep");
         sw.p99Bound = p99;
@@ -273,7 +286,7 @@ public final class ReportCommand implements Callable<Integer> {
                 w.resolve("scan.log"))) {
             String fill = fill(List.of(node.url), n, size, 16);
             Target t = Target.parse(node.url);
-            System.err.println("== " + name + ": full scans");
+            System.err.println("== " + next(name) + ": full scans");
             List<FullScan.Result> scans = new ArrayList<>();
             CompletableFuture<List<String>> flames = CompletableFuture.completedFuture(List.of());
             Duration window = Duration.ofSeconds(quick ? 6 : 15).multipliedBy(Math.max(1, profile.size()));
