@@ -7,9 +7,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -21,17 +20,20 @@ import org.slf4j.LoggerFactory;
  * and replay goes on from the next record boundary it can prove:
  * <ol start="0">
  * <li>where the failed record ends if its CRC matches with another length, one at which intact
- *     records follow one another to the end of the file (or the end itself): its length field was
- *     the damage, and the record is replayed with the length its CRC proves;</li>
+ *     records follow one another to the end of the file (or the end itself; no further than where
+ *     rule 1 would resume, if it would): its length field was the damage, and the record is
+ *     replayed with the length its CRC proves;</li>
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
  *     bodies are most of the bytes); the failed record is skipped;</li>
- * <li>else, unless the failed record runs past the end of the file, the first later offset from which
- *     intact records follow one another to the end (damage over more than one field: a lost sector).</li>
+ * <li>else the first later offset from which intact records follow one another to the end (damage
+ *     over more than one field: a sector of garbage).</li>
  * </ol>
  * "To the end" means to the exact end, or to a torn tail after at least one record (a record cut
- * short by the end, or only zeros: what a crash after the damage leaves). If no rule applies, the
- * rest is a torn or damaged tail and is dropped, as after a crash.
+ * short by the end, or only zeros: what a crash after the damage leaves), except for rules 1 and 2
+ * past a record that itself runs past the end: that may be the tail a crash tore, with any bytes
+ * inside it, so past it only the exact end counts. If no rule applies, the rest is a torn or
+ * damaged tail and is dropped, as after a crash.
  *
  * <p>Why go on instead of stopping: a crash leaves at most a torn tail (nothing valid after it), but
  * a byte flipped in the middle of a log is damage, and the records after it were acknowledged writes
@@ -40,11 +42,13 @@ import org.slf4j.LoggerFactory;
  * log stored as a value), and a lone match inside a damaged region could replay a write nobody made.
  * Nor is a chain always enough: records embedded in the failed record's own value can chain into the
  * real records after it, and a torn last record (a value cut by a crash) can end exactly where such
- * embedded records end. Rule 0 tells these apart by the failed record's own CRC (a single damaged
- * field, the common case, is then placed exactly), and rule 2 is not used past a record that runs
- * past the end, where a crash's tear is far likelier than a damaged length. What remains is damage
- * over several fields of a record whose value embeds log records: rule 2 may then replay them.
- * Records of one log may be applied in any order (versions compete by timestamp), so a skipped record does not change what the others mean.
+ * embedded records end. Rule 0 tells these apart by the failed record's own CRC whenever its length
+ * field alone was damaged. What remains: damage over several fields of a record whose value embeds
+ * log records, or a crash tearing such a value exactly where embedded records end; rule 2 may then
+ * replay them. (Refusing rule 2 past a record that runs past the end would close the second case,
+ * but drop every acknowledged write after a sector of garbage over a header whose length happens
+ * to run past the end: about one such sector in sixteen.) Records of one log may be applied in any
+ * order (versions compete by timestamp), so a skipped record does not change what the others mean.
  *
  * <p>The file is mapped rather than streamed, so that the search can go back over bytes a failed
  * record claimed.
@@ -120,6 +124,13 @@ final class WalReader {
                         + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
                         size - offset, path.getFileName());
                 damaged = true;
+            } else if (resync.gaveUp()) {
+                // Bytes that look like records at offset after offset (a crafted value): the search
+                // stopped at its budget rather than take time quadratic in the file's size.
+                log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): the search for the next record "
+                        + "gave up, too many look-alikes (the file will be kept as {}.corrupt)", path, problem, offset,
+                        size - offset, path.getFileName());
+                damaged = true;
             } else {
                 log.warn("log {}: {} at offset {}; dropping the tail ({} bytes, no intact record after it)",
                         path, problem, offset, size - offset);
@@ -131,9 +142,18 @@ final class WalReader {
     }
 
     /**
-     * The search for where replay resumes after the failed record at {@code failed} (rules 1 and 2
-     * above). Record starts already shown to lead nowhere are remembered, and every walk adds those
-     * it passed through, so that trying every offset walks each record once: linear, not quadratic.
+     * The search for where replay resumes after the failed record at {@code failed} (rules 0, 1 and
+     * 2 above).
+     *
+     * <p>Cost, which must stay linear in the file's size whatever the bytes: the scan for a chain
+     * start moves upward only, and the record starts a walk passed through and found leading to a
+     * break are remembered ({@link Chains#broken}, a bit per byte offset, never one object per
+     * offset: a search over an 8 MiB value made eight million of them), so no record is walked
+     * twice. A candidate record is checksummed only when where it claims to end looks like the end
+     * of the file, a header or a torn tail, and the bytes checksummed are bounded by
+     * {@link #crcBudget}: a value crafted to look like records at every offset could otherwise
+     * make each one pay a CRC over a long claimed length. Rule 0's running CRC covers each byte
+     * once.
      */
     private static final class Resync {
         private final MemorySegment file;
@@ -141,13 +161,17 @@ final class WalReader {
         private final long failed;
         /**
          * The failed record's length is in range but runs past the end of the file: the tail a
-         * crash tore, far likelier than a damaged length, and inside it any bytes may be a stored
-         * value. Only rule 0 resumes past it.
+         * crash tore, where any bytes may be a stored value's, or a damaged length. Past it a chain
+         * counts for rules 1 and 2 only if it reaches the exact end of the file.
          */
         private final boolean runsPastEnd;
         /** The file holds only zeros from here on. */
         private final long zerosFrom;
-        private final Set<Long> broken = new HashSet<>();
+        /** Chains that may end in a torn tail, and (unless the failed record runs past the end) those that may not. */
+        private final Chains lenient = new Chains(true);
+        private final Chains strict;
+        /** Bytes the search may still checksum (candidate records of chains); past it, it gives up. */
+        private long crcBudget;
         /** Whether any intact record was seen past the failed one. */
         boolean sawRecord;
         /** The failed record's body length as its CRC proves it (rule 0), or -1. */
@@ -161,48 +185,53 @@ final class WalReader {
             long z = size;
             while (z > failed && file.get(ValueLayout.JAVA_BYTE, z - 1) == 0) z--;
             this.zerosFrom = z;
+            this.strict = runsPastEnd ? new Chains(false) : lenient;
+            this.crcBudget = 8 * (size - failed) + (16 << 20);
         }
 
         /** Where replay resumes, or -1; sets {@link #repairedLength} under rule 0. */
         long next() {
             if (size - failed < LogRecord.HEADER) return -1;
-            // The first chain, not the one from the record's own end: a damaged length may point
-            // past the true end at a later record, and the records between would be lost.
-            long first = firstChain();
-            long repaired = repair(first);
-            if (repaired >= 0) return repaired;
             int len = file.get(INT, failed + 4);
             long end = failed + LogRecord.HEADER + len;
-            if (lengthInRange(len) && end < size && chains(end)) return end;
-            return runsPastEnd ? -1 : first;
+            long ownEnd = lengthInRange(len) && end < size && strict.from(end) ? end : -1;
+            // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
+            // may point at a later record (those between would be lost) or at records embedded in
+            // its own value. When the own end chains, only ends up to it are tried: the length is
+            // then most likely intact, and fewer candidates mean fewer chances of a false match.
+            long limit = ownEnd >= 0 ? ownEnd : size;
+            long first = lenient.first(limit);
+            long repaired = repair(first, limit);
+            if (repaired >= 0) return repaired;
+            if (ownEnd >= 0) return ownEnd;
+            return strict == lenient ? first : strict.first(size); // rule 2: the same search, unless only the exact end counts
         }
 
-        /** The first offset past the failed record's start from which intact records reach the end, or -1. */
-        private long firstChain() {
-            for (long p = failed + 1; p < size; p++) {
-                if (chains(p)) return p;
-            }
-            return -1;
+        /** Whether the search stopped for its checksum budget rather than for want of a boundary. */
+        boolean gaveUp() {
+            return crcBudget < 0;
         }
 
         /**
          * Rule 0: the end of the failed record if its CRC matches for a body reaching one of the
-         * record starts of the first chain, from {@code chain} (which reaches the end of the file), the
-         * place that chain stops, or the end of the file; -1 if none does. Two chains to the end
-         * meet (the records after the true end of the failed record are on both), so the true end
-         * is among these whenever the length field alone was damaged; a false match needs a 32-bit
-         * CRC to match by chance. One running CRC over the body serves every candidate
+         * record starts of the chain from {@code chain} up to {@code limit}, the place that chain
+         * stops, or the end of the file; -1 if none does. Chains to the end meet (the records after
+         * the true end of the failed record are on all of them), so the true end is among these
+         * whenever the length field alone was damaged; a false match needs a 32-bit CRC to match by
+         * chance for one of the candidates. One running CRC over the body serves every candidate
          * ({@link Crc32cCombine}).
          */
-        private long repair(long chain) {
+        private long repair(long chain, long limit) {
             List<Long> ends = new ArrayList<>();
-            for (long p = chain; p >= 0 && p < size; ) {
+            long p = chain;
+            while (p >= 0 && p < limit) {
                 ends.add(p);
                 int len = intactLength(file, p);
                 if (len < 0) break;
                 p += LogRecord.HEADER + len;
             }
-            ends.add(size);
+            if (p >= 0 && p <= limit) ends.add(p);
+            if (limit == size) ends.add(size);
             int stored = file.get(INT, failed);
             long bodyStart = failed + LogRecord.HEADER;
             CRC32C body = new CRC32C();
@@ -229,24 +258,76 @@ final class WalReader {
             return (int) c.getValue();
         }
 
-        /** Whether intact records start at {@code p} and follow one another to the end (as above). */
-        private boolean chains(long p) {
-            List<Long> walked = new ArrayList<>();
-            while (p < size) {
-                // a torn tail ends a chain of at least one record; it is no place to resume at itself
-                if (!walked.isEmpty() && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
-                    return true;
-                }
-                if (broken.contains(p) || recordAt(file, p) == null) {
-                    broken.addAll(walked);
-                    broken.add(p);
-                    return false;
-                }
-                walked.add(p);
-                sawRecord = true;
-                p += LogRecord.HEADER + file.get(INT, p + 4);
+        /** Chains of intact records to the end of the file, with or without a torn tail allowed to end them. */
+        private final class Chains {
+            private final boolean tornTailEnds;
+            /** Offsets past the failed record (as {@code offset - failed}) that lead to a break. */
+            private final BitSet broken = new BitSet();
+
+            Chains(boolean tornTailEnds) {
+                this.tornTailEnds = tornTailEnds;
             }
-            return true;
+
+            /** The first offset in (failed, limit] from which a chain reaches the end ({@code limit} itself only if it does), or -1. */
+            long first(long limit) {
+                for (long p = failed + 1; p < limit; p++) {
+                    if (crcBudget < 0) return -1;
+                    if (from(p)) return p;
+                }
+                return limit < size && from(limit) ? limit : -1;
+            }
+
+            /** Whether intact records start at {@code p} and follow one another to the end (as above). */
+            boolean from(long p) {
+                long walkedFrom = -1; // the first record start this walk passed through
+                List<Long> walked = null;
+                while (p < size) {
+                    // a torn tail ends a chain of at least one record; it is no place to resume at itself
+                    if (tornTailEnds && walked != null && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
+                        return true;
+                    }
+                    if (broken.get(index(p)) || !plausible(p) || intactCharged(p) < 0) {
+                        if (walked != null) for (long w : walked) broken.set(index(w));
+                        if (walkedFrom >= 0) broken.set(index(p));
+                        return false;
+                    }
+                    if (walked == null) walked = new ArrayList<>();
+                    if (walkedFrom < 0) walkedFrom = p;
+                    walked.add(p);
+                    sawRecord = true;
+                    p += LogRecord.HEADER + file.get(INT, p + 4);
+                }
+                return true;
+            }
+
+            /**
+             * Where the record at {@code p} claims to end could be where the next thing starts: the
+             * end of the file, a header with a length in range, or (where a torn tail may end a
+             * chain) a torn header or the zeros at the end. A cheap test before the CRC.
+             */
+            private boolean plausible(long p) {
+                if (size - p < LogRecord.HEADER) return false;
+                int len = file.get(INT, p + 4);
+                if (!lengthInRange(len)) return false;
+                long e = p + LogRecord.HEADER + len;
+                if (e == size) return true;
+                if (e > size) return false;
+                if (size - e < LogRecord.HEADER) return tornTailEnds;
+                if (tornTailEnds && e >= zerosFrom) return true;
+                return lengthInRange(file.get(INT, e + 4));
+            }
+
+            private int index(long p) {
+                return (int) (p - failed);
+            }
+        }
+
+        /** {@link #intactLength}, its CRC charged to the budget. */
+        private int intactCharged(long p) {
+            int len = file.get(INT, p + 4);
+            crcBudget -= 4L + len;
+            if (crcBudget < 0) return -1;
+            return intactLength(file, p);
         }
     }
 

@@ -294,6 +294,11 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private void checkStall(ChannelHandlerContext ctx) {
         stallCheck = null;
         if (!midBody() || !ctx.channel().isActive()) return;
+        if (!ctx.channel().config().isAutoRead()) {
+            // The node paused reading (answers pending behind a slow one): the silence is ours, not
+            // the client's. Counted from when reading resumes.
+            lastBodyBytes = System.nanoTime();
+        }
         long silent = System.nanoTime() - lastBodyBytes;
         if (silent < bodyTimeoutNanos) {
             stallCheck = ctx.executor().schedule(() -> checkStall(ctx), bodyTimeoutNanos - silent, TimeUnit.NANOSECONDS);
