@@ -6,9 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -115,20 +113,20 @@ final class WalReader {
                 offset = next;
                 continue;
             }
-            if (resync.sawRecord) {
+            if (resync.gaveUp()) {
+                // Bytes that look like records at offset after offset (a crafted value): the search
+                // stopped at its budget rather than take time quadratic in the file's size.
+                log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): the search for the next record "
+                        + "gave up, too many look-alikes (the file will be kept as {}.corrupt)", path, problem, offset,
+                        size - offset, path.getFileName());
+                damaged = true;
+            } else if (resync.sawRecord) {
                 // Intact records lie past a record that runs past the end, and its CRC proves no
                 // other length: a stored value torn by a crash, or a length damaged with more.
                 // Dropped, since replaying one could invent a write; the file is kept for a person
                 // to judge.
                 log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): it holds intact records that "
                         + "cannot be placed for certain (the file will be kept as {}.corrupt)", path, problem, offset,
-                        size - offset, path.getFileName());
-                damaged = true;
-            } else if (resync.gaveUp()) {
-                // Bytes that look like records at offset after offset (a crafted value): the search
-                // stopped at its budget rather than take time quadratic in the file's size.
-                log.warn("log {}: DAMAGED: {} at offset {}; dropping the tail ({} bytes): the search for the next record "
-                        + "gave up, too many look-alikes (the file will be kept as {}.corrupt)", path, problem, offset,
                         size - offset, path.getFileName());
                 damaged = true;
             } else {
@@ -186,7 +184,7 @@ final class WalReader {
             while (z > failed && file.get(ValueLayout.JAVA_BYTE, z - 1) == 0) z--;
             this.zerosFrom = z;
             this.strict = runsPastEnd ? new Chains(false) : lenient;
-            this.crcBudget = 8 * (size - failed) + (16 << 20);
+            this.crcBudget = 8 * (size - failed) + (1L << 30);
         }
 
         /** Where replay resumes, or -1; sets {@link #repairedLength} under rule 0. */
@@ -194,7 +192,12 @@ final class WalReader {
             if (size - failed < LogRecord.HEADER) return -1;
             int len = file.get(INT, failed + 4);
             long end = failed + LogRecord.HEADER + len;
-            long ownEnd = lengthInRange(len) && end < size && strict.from(end) ? end : -1;
+            // The own end counts for rule 1 at the end of the file, or where the zeros at the end
+            // begin, too: else a flipped bit in the last record's value had the search replay
+            // records embedded in it. (Not at any header that runs past the end: at a random offset
+            // that is too weak a sign, and the records after the true end would be skipped.)
+            long ownEnd = lengthInRange(len) && end <= size
+                    && (end == size || (end >= zerosFrom && strict.tornTailEnds) || strict.from(end)) ? end : -1;
             // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
             // may point at a later record (those between would be lost) or at records embedded in
             // its own value. When the own end chains, only ends up to it are tried: the length is
@@ -222,33 +225,35 @@ final class WalReader {
          * ({@link Crc32cCombine}).
          */
         private long repair(long chain, long limit) {
-            List<Long> ends = new ArrayList<>();
             long p = chain;
             while (p >= 0 && p < limit) {
-                ends.add(p);
+                if (p - failed - LogRecord.HEADER > LogRecord.MAX_BODY) return -1;
+                if (repairsAt(p)) return p;
                 int len = intactLength(file, p);
                 if (len < 0) break;
                 p += LogRecord.HEADER + len;
             }
-            if (p >= 0 && p <= limit) ends.add(p);
-            if (limit == size) ends.add(size);
-            int stored = file.get(INT, failed);
-            long bodyStart = failed + LogRecord.HEADER;
-            CRC32C body = new CRC32C();
-            long crcTo = bodyStart;
-            for (long e : ends) {
-                long n = e - bodyStart;
-                if (e < crcTo || n < LogRecord.BODY_FIXED) continue;
-                if (n > LogRecord.MAX_BODY) break;
-                body.update(file.asSlice(crcTo, e - crcTo).asByteBuffer());
-                crcTo = e;
-                if (!bodyShapeOk(file, failed, (int) n)) continue;
-                if (Crc32cCombine.combine(lengthCrc((int) n), (int) body.getValue(), n) == stored) {
-                    repairedLength = (int) n;
-                    return e;
-                }
-            }
+            if (p >= 0 && p <= limit && repairsAt(p)) return p;
+            if (limit == size && repairsAt(size)) return size;
             return -1;
+        }
+
+        /** The running CRC of the failed record's body, from its start to {@link #crcTo}. */
+        private final CRC32C body = new CRC32C();
+        private long crcTo = -1;
+
+        /** Whether the failed record's CRC matches for a body ending at {@code e} (candidates come in increasing order); sets {@link #repairedLength}. */
+        private boolean repairsAt(long e) {
+            long bodyStart = failed + LogRecord.HEADER;
+            if (crcTo < 0) crcTo = bodyStart;
+            long n = e - bodyStart;
+            if (e < crcTo || n < LogRecord.BODY_FIXED || n > LogRecord.MAX_BODY) return false;
+            body.update(file.asSlice(crcTo, e - crcTo).asByteBuffer());
+            crcTo = e;
+            if (!bodyShapeOk(file, failed, (int) n)) return false;
+            if (Crc32cCombine.combine(lengthCrc((int) n), (int) body.getValue(), n) != file.get(INT, failed)) return false;
+            repairedLength = (int) n;
+            return true;
         }
 
         /** The CRC-32C of a length field holding {@code n}. */
@@ -261,8 +266,8 @@ final class WalReader {
         /** Chains of intact records to the end of the file, with or without a torn tail allowed to end them. */
         private final class Chains {
             private final boolean tornTailEnds;
-            /** Offsets past the failed record (as {@code offset - failed}) that lead to a break. */
-            private final BitSet broken = new BitSet();
+            /** Record starts past the failed record that lead to a break. */
+            private final Marks broken = new Marks();
 
             Chains(boolean tornTailEnds) {
                 this.tornTailEnds = tornTailEnds;
@@ -277,23 +282,30 @@ final class WalReader {
                 return limit < size && from(limit) ? limit : -1;
             }
 
+            /** Whether a torn tail (what a crash leaves) starts at {@code p}, where this kind of chain may end. */
+            boolean tornTailAt(long p) {
+                return tornTailEnds && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p));
+            }
+
             /** Whether intact records start at {@code p} and follow one another to the end (as above). */
-            boolean from(long p) {
-                long walkedFrom = -1; // the first record start this walk passed through
-                List<Long> walked = null;
+            boolean from(long start) {
+                long p = start;
+                boolean walked = false;
                 while (p < size) {
                     // a torn tail ends a chain of at least one record; it is no place to resume at itself
-                    if (tornTailEnds && walked != null && (p >= zerosFrom || size - p < LogRecord.HEADER || runsPastEnd(file, p))) {
-                        return true;
-                    }
-                    if (broken.get(index(p)) || !plausible(p) || intactCharged(p) < 0) {
-                        if (walked != null) for (long w : walked) broken.set(index(w));
-                        if (walkedFrom >= 0) broken.set(index(p));
+                    if (walked && tornTailAt(p)) return true;
+                    if (broken.get(p - failed) || !plausible(p) || intactCharged(p) < 0) {
+                        // Remember the records this walk passed through, and where it broke (not
+                        // the scan's own start: the scan never comes back below it). Walked again
+                        // by their lengths rather than kept in a list: one object per record of a
+                        // long chain ran small heaps out.
+                        if (walked) {
+                            for (long q = start; q < p; q += LogRecord.HEADER + file.get(INT, q + 4)) broken.set(q - failed);
+                            broken.set(p - failed);
+                        }
                         return false;
                     }
-                    if (walked == null) walked = new ArrayList<>();
-                    if (walkedFrom < 0) walkedFrom = p;
-                    walked.add(p);
+                    walked = true;
                     sawRecord = true;
                     p += LogRecord.HEADER + file.get(INT, p + 4);
                 }
@@ -301,33 +313,45 @@ final class WalReader {
             }
 
             /**
-             * Where the record at {@code p} claims to end could be where the next thing starts: the
-             * end of the file, a header with a length in range, or (where a torn tail may end a
-             * chain) a torn header or the zeros at the end. A cheap test before the CRC.
+             * Whether the record at {@code p} could be one, by its header and where it claims to end:
+             * the end of the file, the start of something that looks like a record, or (where a torn
+             * tail may end a chain) a torn tail. Cheap tests before the CRC.
              */
             private boolean plausible(long p) {
                 if (size - p < LogRecord.HEADER) return false;
                 int len = file.get(INT, p + 4);
-                if (!lengthInRange(len)) return false;
+                if (!lengthInRange(len) || size - p - LogRecord.HEADER < len || !bodyShapeOk(file, p, len)) return false;
                 long e = p + LogRecord.HEADER + len;
-                if (e == size) return true;
-                if (e > size) return false;
-                if (size - e < LogRecord.HEADER) return tornTailEnds;
-                if (tornTailEnds && e >= zerosFrom) return true;
-                return lengthInRange(file.get(INT, e + 4));
-            }
-
-            private int index(long p) {
-                return (int) (p - failed);
+                if (e == size || tornTailAt(e)) return true;
+                if (size - e < LogRecord.HEADER) return false;
+                int next = file.get(INT, e + 4);
+                if (!lengthInRange(next)) return false;
+                // too short to show its body: at most a torn record, which only a lenient chain may end in
+                return size - e - LogRecord.HEADER < LogRecord.BODY_FIXED ? tornTailEnds : bodyShapeOk(file, e, next);
             }
         }
 
-        /** {@link #intactLength}, its CRC charged to the budget. */
+        /** A set of offsets relative to the failed record, a bit each, for files of any size. */
+        private static final class Marks {
+            private static final int PART_BITS = 30;
+            private final java.util.Map<Integer, BitSet> parts = new java.util.HashMap<>();
+
+            boolean get(long i) {
+                BitSet b = parts.get((int) (i >>> PART_BITS));
+                return b != null && b.get((int) (i & ((1L << PART_BITS) - 1)));
+            }
+
+            void set(long i) {
+                parts.computeIfAbsent((int) (i >>> PART_BITS), k -> new BitSet()).set((int) (i & ((1L << PART_BITS) - 1)));
+            }
+        }
+
+        /** {@link #intactLength} for a record already found {@link Chains#plausible}, its CRC charged to the budget. */
         private int intactCharged(long p) {
             int len = file.get(INT, p + 4);
             crcBudget -= 4L + len;
             if (crcBudget < 0) return -1;
-            return intactLength(file, p);
+            return crcMatches(file, p, len) ? len : -1;
         }
     }
 
@@ -365,9 +389,14 @@ final class WalReader {
         // What a body must look like, checked before the CRC, so that a search over random bytes
         // rarely pays for a checksum over a large claimed length.
         if (!bodyShapeOk(file, offset, len)) return -1;
+        return crcMatches(file, offset, len) ? len : -1;
+    }
+
+    /** Whether the CRC stored at {@code offset} matches its length field and a body of {@code len} bytes. */
+    private static boolean crcMatches(MemorySegment file, long offset, int len) {
         CRC32C crc = new CRC32C();
         crc.update(file.asSlice(offset + 4, 4L + len).asByteBuffer());
-        return (int) crc.getValue() == file.get(INT, offset) ? len : -1;
+        return (int) crc.getValue() == file.get(INT, offset);
     }
 
     /** Whether the record at {@code offset}, given a body of {@code len >= BODY_FIXED} bytes, has a known type and a key that fits. */

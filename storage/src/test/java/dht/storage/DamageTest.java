@@ -204,6 +204,49 @@ class DamageTest {
         Files.write(p, bytes, java.nio.file.StandardOpenOption.APPEND);
     }
 
+    /**
+     * Values of one repeated byte read as a 16.8 MB length at every offset: the search must not
+     * spend its checksum budget on them and give up (it did, losing 199,996 writes of 200,000).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void valuesThatReadAsLongLengthsDoNotMakeTheSearchGiveUp() throws IOException {
+        Path log = dir.resolve("000001.log");
+        byte[] ones = new byte[100];
+        java.util.Arrays.fill(ones, (byte) 1);
+        long third = 0;
+        try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(log))) {
+            long at = 0;
+            for (int i = 0; i < 100_000; i++) {
+                if (i == 3) third = at;
+                byte[] r = LogRecord.encode(Entry.value(b("k" + i), ones, 1 + i));
+                out.write(r);
+                at += r.length;
+            }
+        }
+        zero(log, third, third + LogRecord.HEADER); // record 3's header: rule 2
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k3"))).isNull();
+            assertThat(s.get(b("k4")).value()).isEqualTo(ones);
+            assertThat(s.get(b("k99999")).value()).isEqualTo(ones);
+        }
+    }
+
+    /** One flipped bit in the last record, whose value holds log records: none of them is replayed. */
+    @Test
+    void aFlippedBitInTheLastRecordDoesNotReplayTheRecordsInItsValue() throws IOException {
+        Path log = writeLog(4);
+        long carrier = writeLogWithCarrier(log, 16);
+        truncate(log, carrier + LogRecord.encode(Entry.value(b("carrier"), new byte[16 + 2 * LogRecord.encode(
+                Entry.value(b("k5"), b("PHANTOM"), Long.MAX_VALUE / 2)).length + 100], 50)).length); // the carrier is last
+        flip(log, Files.size(log) - 50); // in its value, after the embedded records
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k5"))).isNull();
+            assertThat(s.get(b("k6"))).isNull();
+            assertThat(s.get(b("k3")).value()).isEqualTo(b("v3"));
+        }
+    }
+
     /** Damage, then a crash: the search past the damage accepts a chain that ends in the torn tail. */
     @Test
     void aDamagedRecordFollowedByATornTailKeepsTheRecordsBetween() throws IOException {
