@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * and replay goes on from the next record boundary it can prove:
  * <ol start="0">
  * <li>where the failed record ends if its CRC matches with another length, one at which intact
- *     records follow one another to the end of the file (or the end itself; no further than where
- *     rule 1 would resume, if it would): its length field was the damage, and the record is
- *     replayed with the length its CRC proves;</li>
+ *     records follow one another to the end of the file (or the end itself; past where rule 1
+ *     would resume, if it would, only lengths one byte away from the length field): its length
+ *     field was the damage, and the record is replayed with the length its CRC proves;</li>
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
  *     bodies are most of the bytes); the failed record is skipped;</li>
@@ -217,25 +217,39 @@ final class WalReader {
 
         /**
          * Rule 0: the end of the failed record if its CRC matches for a body reaching one of the
-         * record starts of the chain from {@code chain} up to {@code limit}, the place that chain
-         * stops, or the end of the file; -1 if none does. Chains to the end meet (the records after
+         * record starts of the chain from {@code chain}, the place that chain stops, or the end of
+         * the file, as far as {@link #candidate} allows; -1 if none does. Chains to the end meet (the records after
          * the true end of the failed record are on all of them), so the true end is among these
          * whenever the length field alone was damaged; a false match needs a 32-bit CRC to match by
          * chance for one of the candidates. One running CRC over the body serves every candidate
          * ({@link Crc32cCombine}).
          */
         private long repair(long chain, long limit) {
+            long bodyStart = failed + LogRecord.HEADER;
             long p = chain;
-            while (p >= 0 && p < limit) {
-                if (p - failed - LogRecord.HEADER > LogRecord.MAX_BODY) return -1;
-                if (repairsAt(p)) return p;
+            while (p >= 0 && p < size) {
+                if (p - bodyStart > LogRecord.MAX_BODY) return -1;
+                if (candidate(p, limit) && repairsAt(p)) return p;
                 int len = intactLength(file, p);
                 if (len < 0) break;
                 p += LogRecord.HEADER + len;
             }
-            if (p >= 0 && p <= limit && repairsAt(p)) return p;
-            if (limit == size && repairsAt(size)) return size;
+            if (p >= 0 && p <= size && candidate(p, limit) && repairsAt(p)) return p;
+            if (candidate(size, limit) && repairsAt(size)) return size;
             return -1;
+        }
+
+        /**
+         * Up to {@code limit} every end is tried. Past it (where rule 1 would resume: its length is
+         * then most likely intact) only ends whose length differs from the length field in one
+         * byte: a damaged byte of the field that made it point at records inside the value (which
+         * chain into the real ones) is still repaired, while a body flip does not pay a chance of
+         * a false CRC match for every record after it.
+         */
+        private boolean candidate(long e, long limit) {
+            if (e <= limit) return true;
+            long diff = (e - failed - LogRecord.HEADER) ^ (file.get(INT, failed + 4) & 0xFFFFFFFFL);
+            return (diff & ~0xFFL) == 0 || (diff & ~0xFF00L) == 0 || (diff & ~0xFF0000L) == 0 || (diff & ~0xFF000000L) == 0;
         }
 
         /** The running CRC of the failed record's body, from its start to {@link #crcTo}. */

@@ -149,9 +149,13 @@ class DamageTest {
      * Returns the carrier record's offset.
      */
     private long writeLogWithCarrier(Path log, int embeddedAt) throws IOException {
+        return writeLogWithCarrier(log, embeddedAt, 100);
+    }
+
+    private long writeLogWithCarrier(Path log, int embeddedAt, int trailing) throws IOException {
         byte[] embedded = concat(LogRecord.encode(Entry.value(b("k5"), b("PHANTOM"), Long.MAX_VALUE / 2)),
                 LogRecord.encode(Entry.value(b("k6"), b("PHANTOM"), Long.MAX_VALUE / 2)));
-        byte[] value = new byte[embeddedAt + embedded.length + 100];
+        byte[] value = new byte[embeddedAt + embedded.length + trailing];
         System.arraycopy(embedded, 0, value, embeddedAt, embedded.length);
         long carrier = Files.size(log);
         append(log, LogRecord.encode(Entry.value(b("carrier"), value, 50)));
@@ -184,7 +188,9 @@ class DamageTest {
     void recordsInsideAValueAreNotReplayedWhenADamagedLengthPointsAtThem() throws IOException {
         Path log = writeLog(10);
         int embeddedAt = 16;
-        long carrier = writeLogWithCarrier(log, embeddedAt);
+        // Nothing after the embedded records: they chain straight into the real records after the
+        // value, so the damaged length's own end passes for rule 1.
+        long carrier = writeLogWithCarrier(log, embeddedAt, 0);
         setLength(log, carrier, LogRecord.BODY_FIXED + "carrier".length() + embeddedAt);
         try (LsmStore s = LsmStore.open(dir, opts())) {
             assertThat(s.get(b("k5")).value()).isEqualTo(b("v5"));
