@@ -157,6 +157,10 @@ final class WalReader {
         private final MemorySegment file;
         private final long size;
         private final long failed;
+        /** Where the failed record's body starts, and what its header says (CRC and length). */
+        private final long bodyStart;
+        private final int storedCrc;
+        private final int storedLength;
         /**
          * The failed record's length is in range but runs past the end of the file: the tail a
          * crash tore, where any bytes may be a stored value's, or a damaged length. Past it a chain
@@ -179,6 +183,11 @@ final class WalReader {
             this.file = file;
             this.size = file.byteSize();
             this.failed = failed;
+            this.bodyStart = failed + LogRecord.HEADER;
+            boolean header = size - failed >= LogRecord.HEADER;
+            this.storedCrc = header ? file.get(INT, failed) : 0;
+            this.storedLength = header ? file.get(INT, failed + 4) : 0;
+            this.crcTo = bodyStart;
             this.runsPastEnd = runsPastEnd(file, failed);
             long z = size;
             while (z > failed && file.get(ValueLayout.JAVA_BYTE, z - 1) == 0) z--;
@@ -190,18 +199,17 @@ final class WalReader {
         /** Where replay resumes, or -1; sets {@link #repairedLength} under rule 0. */
         long next() {
             if (size - failed < LogRecord.HEADER) return -1;
-            int len = file.get(INT, failed + 4);
-            long end = failed + LogRecord.HEADER + len;
+            long end = bodyStart + storedLength;
             // The own end counts for rule 1 at the end of the file, or where the zeros at the end
             // begin, too: else a flipped bit in the last record's value had the search replay
             // records embedded in it. (Not at any header that runs past the end: at a random offset
             // that is too weak a sign, and the records after the true end would be skipped.)
-            long ownEnd = lengthInRange(len) && end <= size
+            long ownEnd = lengthInRange(storedLength) && end <= size
                     && (end == size || (end >= zerosFrom && strict.tornTailEnds) || strict.from(end)) ? end : -1;
             // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
             // may point at a later record (those between would be lost) or at records embedded in
-            // its own value. When the own end chains, only ends up to it are tried: the length is
-            // then most likely intact, and fewer candidates mean fewer chances of a false match.
+            // its own value. When the own end chains, the length is most likely intact: past it only
+            // a few ends are tried (candidate), so fewer chances of a false match.
             long limit = ownEnd >= 0 ? ownEnd : size;
             long first = lenient.first(limit);
             long repaired = repair(first, limit);
@@ -225,7 +233,6 @@ final class WalReader {
          * ({@link Crc32cCombine}).
          */
         private long repair(long chain, long limit) {
-            long bodyStart = failed + LogRecord.HEADER;
             long p = chain;
             while (p >= 0 && p < size) {
                 if (p - bodyStart > LogRecord.MAX_BODY) return -1;
@@ -248,24 +255,22 @@ final class WalReader {
          */
         private boolean candidate(long e, long limit) {
             if (e <= limit) return true;
-            long diff = (e - failed - LogRecord.HEADER) ^ (file.get(INT, failed + 4) & 0xFFFFFFFFL);
+            long diff = (e - bodyStart) ^ (storedLength & 0xFFFFFFFFL);
             return (diff & ~0xFFL) == 0 || (diff & ~0xFF00L) == 0 || (diff & ~0xFF0000L) == 0 || (diff & ~0xFF000000L) == 0;
         }
 
         /** The running CRC of the failed record's body, from its start to {@link #crcTo}. */
         private final CRC32C body = new CRC32C();
-        private long crcTo = -1;
+        private long crcTo;
 
         /** Whether the failed record's CRC matches for a body ending at {@code e} (candidates come in increasing order); sets {@link #repairedLength}. */
         private boolean repairsAt(long e) {
-            long bodyStart = failed + LogRecord.HEADER;
-            if (crcTo < 0) crcTo = bodyStart;
             long n = e - bodyStart;
             if (e < crcTo || n < LogRecord.BODY_FIXED || n > LogRecord.MAX_BODY) return false;
             body.update(file.asSlice(crcTo, e - crcTo).asByteBuffer());
             crcTo = e;
             if (!bodyShapeOk(file, failed, (int) n)) return false;
-            if (Crc32cCombine.combine(lengthCrc((int) n), (int) body.getValue(), n) != file.get(INT, failed)) return false;
+            if (Crc32cCombine.combine(lengthCrc((int) n), (int) body.getValue(), n) != storedCrc) return false;
             repairedLength = (int) n;
             return true;
         }
