@@ -202,11 +202,12 @@ public final class LsmStore implements Store {
         long t0 = System.nanoTime();
         boolean hasManifest = Files.exists(dir.resolve(Manifest.NAME));
         Manifest m = hasManifest ? Manifest.read(files, dir) : new Manifest(1, 0, List.of());
-        checkTablesPresent(m, hasManifest);
+        List<Path> listing = files.list(dir);
+        checkTablesPresent(m, hasManifest, listing);
         Set<Long> live = new HashSet<>(m.tables());
         TreeMap<Long, Path> logs = new TreeMap<>();
         long maxSeen = 0;
-        for (Path p : files.list(dir)) {
+        for (Path p : listing) {
             String name = p.getFileName().toString();
             long tn = FileNames.number(name, FileNames.TABLE);
             long ln = FileNames.number(name, FileNames.LOG);
@@ -309,10 +310,10 @@ public final class LsmStore implements Store {
      * operator who moved a file away by mistake can put it back instead. With
      * {@link StoreOptions#acceptMissingTables} a missing table is logged and the open goes on.
      */
-    private void checkTablesPresent(Manifest m, boolean hasManifest) throws IOException {
+    private void checkTablesPresent(Manifest m, boolean hasManifest, List<Path> listing) throws MissingFilesException {
         if (!hasManifest) {
             List<String> orphans = new ArrayList<>();
-            for (Path p : files.list(dir)) {
+            for (Path p : listing) {
                 if (FileNames.number(p.getFileName().toString(), FileNames.TABLE) >= 0) orphans.add(p.getFileName().toString());
             }
             if (!orphans.isEmpty()) {
@@ -323,18 +324,20 @@ public final class LsmStore implements Store {
             return;
         }
         if (opt.acceptMissingTables()) return;
+        Set<Path> present = new HashSet<>();
+        for (Path p : listing) present.add(p.getFileName());
         List<String> missing = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
-            if (!Files.exists(p) && !Files.exists(corrupt(p))) missing.add(p.getFileName().toString());
+            if (!present.contains(p.getFileName()) && !present.contains(corrupt(p).getFileName())) missing.add(p.getFileName().toString());
         }
-        if (!missing.isEmpty()) {
-            throw new MissingFilesException(dir + ": " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing)
-                    + " named by the manifest " + (missing.size() == 1 ? "is" : "are") + " missing; nothing was changed. "
-                    + "Put " + (missing.size() == 1 ? "it" : "them") + " back, or open with acceptMissingTables to go on "
-                    + "without " + (missing.size() == 1 ? "it" : "them") + " (" + (missing.size() == 1 ? "its" : "their")
-                    + " entries are lost)");
-        }
+        if (missing.isEmpty()) return;
+        boolean one = missing.size() == 1;
+        String it = one ? "it" : "them";
+        throw new MissingFilesException(dir + ": " + (one ? "table " : "tables ") + String.join(", ", missing)
+                + " named by the manifest " + (one ? "is" : "are") + " missing; nothing was changed. Put " + it
+                + " back, or open with acceptMissingTables to go on without " + it + " (" + (one ? "its" : "their")
+                + " entries are lost)");
     }
 
     private static Path corrupt(Path file) {
