@@ -286,9 +286,13 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         // case) never gets here unfinished, and costs nothing.
         if (midBody()) {
             lastBodyBytes = System.nanoTime();
-            if (stallCheck == null) stallCheck = ctx.executor().schedule(() -> checkStall(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
+            if (stallCheck == null) scheduleStallCheck(ctx, bodyTimeoutNanos);
         }
         ctx.fireChannelReadComplete();
+    }
+
+    private void scheduleStallCheck(ChannelHandlerContext ctx, long delayNanos) {
+        stallCheck = ctx.executor().schedule(() -> checkStall(ctx), delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private void checkStall(ChannelHandlerContext ctx) {
@@ -301,7 +305,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
         long silent = System.nanoTime() - lastBodyBytes;
         if (silent < bodyTimeoutNanos) {
-            stallCheck = ctx.executor().schedule(() -> checkStall(ctx), bodyTimeoutNanos - silent, TimeUnit.NANOSECONDS);
+            scheduleStallCheck(ctx, bodyTimeoutNanos - silent);
             return;
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(silent);
