@@ -6,13 +6,18 @@ import picocli.CommandLine.Command;
 /**
  * Entry point of dht.jar: one picocli command tree for every mode of {@code bin/dht}.
  * Exit codes: 0 success, 1 runtime failure, 2 bad usage.
+ *
+ * <p>Not a Runnable on purpose: {@code dht} alone names no mode, which is bad usage like an unknown
+ * option, so picocli answers it the same way ("Missing required subcommand" and the usage on
+ * stderr, exit 2), and a script that forgot its subcommand fails instead of passing. The usage on
+ * stdout with exit 0 is for {@code --help}, {@code -h} and {@code help}.
  */
 @Command(name = "dht", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "A distributed key-value store.",
         subcommands = {ServeCommand.class, ClusterCommand.class, GetCommand.class, PutCommand.class,
                 DeleteCommand.class, ScanCommand.class, dht.bench.BenchCommand.class,
                 CommandLine.HelpCommand.class})
-public final class Main implements Runnable {
+public final class Main {
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -36,11 +41,6 @@ public final class Main implements Runnable {
             return 1;
         }
         throw e;
-    }
-
-    @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
     }
 
     static final class Version implements CommandLine.IVersionProvider {
