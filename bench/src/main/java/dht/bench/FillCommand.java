@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  * node answers, with at most --connections requests in flight; prints rate and ETA each second.
  */
 @Command(name = "fill", mixinStandardHelpOptions = true,
-        description = "Load N keys as fast as the node takes them (bounded concurrency), with a progress line.")
+        description = {"Load N keys as fast as the node takes them (bounded concurrency), with a progress line.",
+            "Writes k(start) .. k(start+count-1) in order, each once (no --distribution: that is for load runs)."})
 public final class FillCommand implements Callable<Integer> {
     @Mixin
     TargetOptions target = new TargetOptions();

@@ -9,6 +9,12 @@ public final class LoadOptions {
             description = "put | get | mixed | delete | range (default: ${DEFAULT-VALUE}).")
     Workload workload;
 
+    // Here, not in TargetOptions: fill writes its range k(start)..k(start+count-1) in order, each key
+    // once, so a distribution would be an option it takes and ignores.
+    @Option(names = "--distribution", defaultValue = "uniform",
+            description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    KeyDistribution.Kind distribution;
+
     @Option(names = {"-R", "--rate"}, defaultValue = "1000",
             description = "Total requests per second, constant; 0 = closed loop, as fast as answers come (default: ${DEFAULT-VALUE}).")
     double rate;
@@ -62,7 +68,7 @@ public final class LoadOptions {
     LoadSpec spec(TargetOptions t, double rate, Duration warmup, Duration duration, boolean progress) {
         t.validate();
         validate();
-        KeyDistribution keys = KeyDistribution.of(t.distribution, t.keys, 0);
+        KeyDistribution keys = KeyDistribution.of(distribution, t.keys, 0);
         RequestFactory f = new RequestFactory(workload, keys, t.valueSize, missRatio, readRatio, rangeLength,
                 t.ack, t.from, t.seed);
         return new LoadSpec(t.targets(), t.connections, t.threads(), rate, warmup, duration, t.timeout,

@@ -180,7 +180,6 @@ public final class ReportCommand implements Callable<Integer> {
         t.connections = connections;
         t.timeout = Duration.ofSeconds(10);
         t.keys = keys != null ? keys : quick ? 200_000 : 1_000_000;
-        t.distribution = KeyDistribution.Kind.uniform;
         t.valueSize = size;
         t.seed = 42;
         return t;
@@ -189,6 +188,7 @@ public final class ReportCommand implements Callable<Integer> {
     private LoadOptions load(Workload w) {
         LoadOptions l = new LoadOptions();
         l.workload = w;
+        l.distribution = KeyDistribution.Kind.uniform;
         l.rate = 1000;
         l.duration = Duration.ofSeconds(30);
         l.warmup = Duration.ofSeconds(5);

@@ -26,10 +26,6 @@ public final class TargetOptions {
             description = "Key space size: keys k0000000000 .. k<keys-1> (default: ${DEFAULT-VALUE}).")
     long keys;
 
-    @Option(names = "--distribution", defaultValue = "uniform",
-            description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    KeyDistribution.Kind distribution;
-
     @Option(names = "--value-size", defaultValue = "100", description = "PUT value size in bytes (default: ${DEFAULT-VALUE}).")
     int valueSize;
 

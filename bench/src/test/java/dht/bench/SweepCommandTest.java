@@ -48,10 +48,10 @@ class SweepCommandTest {
         sw.target.connections = 1;
         sw.target.timeout = Duration.ofSeconds(2);
         sw.target.keys = 1000;
-        sw.target.distribution = KeyDistribution.Kind.uniform;
         sw.target.valueSize = 0;
         sw.load = new LoadOptions();
         sw.load.workload = Workload.get;
+        sw.load.distribution = KeyDistribution.Kind.uniform;
         sw.load.duration = Duration.ofSeconds(1);
         sw.load.warmup = Duration.ZERO;
         sw.load.readRatio = 0.9;
