@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -14,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a graceful stop does to the connections it finds, over real sockets: a request whose body is
- * still arriving is answered 503 and not applied; a head still arriving and an idle connection are
- * closed without an answer; every connection ends in an orderly end of stream, and the stop is quick.
+ * still arriving, or that arrives during the drain, is answered 503 and not applied; a head still
+ * arriving when the drain ends and an idle connection are closed without an answer; every connection
+ * ends in an orderly end of stream, and the stop is quick.
  */
 class GracefulStopTest {
     @TempDir
@@ -60,6 +62,54 @@ class GracefulStopTest {
         }
         assertThat(node.store.get("halfbody".getBytes(StandardCharsets.UTF_8))).as("not applied").isNull();
         assertThat(node.store.get("halfhead".getBytes(StandardCharsets.UTF_8))).isNull();
+    }
+
+    /**
+     * While the stop waits for a request in flight (the drain, up to 4 s), a request that arrives
+     * whole on an open connection, or whose head was half there when the stop began and is completed
+     * during the drain, is refused 503 with Connection: close, not applied, and its connection ends in
+     * an orderly end of stream. Only a head still incomplete when the drain ends is closed unanswered.
+     */
+    @Test
+    void aRequestCompletedDuringTheDrainIs503AndCloseAndNotApplied() throws Exception {
+        DelegatingStore[] held = new DelegatingStore[1];
+        TestNode node = TestNode.start(TestNode.config(dir), s -> held[0] = new DelegatingStore(s));
+        held[0].hold();
+        try (RawHttp busy = new RawHttp(node.node.port());
+             RawHttp open = new RawHttp(node.node.port());
+             RawHttp halfHead = new RawHttp(node.node.port())) {
+            open.send(RawProtocolTest.get("/v0/status"));
+            assertThat(open.read().status()).isEqualTo(200);
+            busy.send(RawProtocolTest.put("inflight", "kept"));
+            assertThat(held[0].entered.tryAcquire(10, TimeUnit.SECONDS)).as("the write is in the store").isTrue();
+            halfHead.send("PUT /v0/entity?id=halfhead HTTP/1.1\r\nHost: x\r\nContent-Len");
+
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+            Thread.sleep(300);
+            assertThat(stop).as("draining: the write in flight holds it").isNotDone();
+            open.send(RawProtocolTest.put("during", "no"));
+            halfHead.send("gth: 2\r\n\r\nno");
+            for (RawHttp refused : List.of(open, halfHead)) {
+                RawHttp.Response r = refused.read();
+                assertThat(r.status()).isEqualTo(503);
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(r.text()).isEqualTo("node is shutting down\n");
+                assertThat(refused.in.read()).as("end of stream after the 503").isEqualTo(-1);
+            }
+
+            held[0].open();
+            RawHttp.Response r = busy.read();
+            assertThat(r.status()).as("the request in flight finishes").isEqualTo(201);
+            assertThat(busy.in.read()).as("then its connection ends").isEqualTo(-1);
+            stop.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(node.store.get(bytes("inflight"))).isNotNull();
+        assertThat(node.store.get(bytes("during"))).as("not applied").isNull();
+        assertThat(node.store.get(bytes("halfhead"))).as("not applied").isNull();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
