@@ -15,9 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a graceful stop does to the connections it finds, over real sockets: a request whose body is
- * still arriving, or that arrives during the drain, is answered 503 and not applied; a head still
- * arriving when the drain ends and an idle connection are closed without an answer; every connection
- * ends in an orderly end of stream, and the stop is quick.
+ * still arriving, or that arrives during the drain, is answered 503 and not applied; answers queued
+ * behind a request in flight go out in order before the close; a head still arriving when the drain
+ * ends and an idle connection are closed without an answer; every connection ends in an orderly end
+ * of stream, and the stop is quick.
  */
 class GracefulStopTest {
     @TempDir
@@ -106,6 +107,50 @@ class GracefulStopTest {
         assertThat(node.store.get(bytes("inflight"))).isNotNull();
         assertThat(node.store.get(bytes("during"))).as("not applied").isNull();
         assertThat(node.store.get(bytes("halfhead"))).as("not applied").isNull();
+    }
+
+    /**
+     * Answers that follow a request in flight on its connection (a 413 and a 400 refused as they were
+     * read; on another connection a 400 that closes it) are written after its answer, in request
+     * order, before the connection ends: the stop closes a connection once its queue is empty, never
+     * in front of it.
+     */
+    @Test
+    void refusalsQueuedBehindARequestInFlightAreWrittenInOrderBeforeTheClose() throws Exception {
+        NodeConfig c = TestNode.config(TestNode.freePort(), dir, 64, 1024, 1024, 1024);
+        DelegatingStore[] held = new DelegatingStore[1];
+        TestNode node = TestNode.start(c, s -> held[0] = new DelegatingStore(s));
+        held[0].hold();
+        try (RawHttp kept = new RawHttp(node.node.port()); RawHttp closing = new RawHttp(node.node.port())) {
+            kept.send(RawProtocolTest.put("first", "kept")
+                    + RawProtocolTest.put("big", "b".repeat(2000)) // over --max-body: 413, the connection kept
+                    + RawProtocolTest.get("/nowhere")); // 400, the connection kept
+            closing.send(RawProtocolTest.put("second", "kept")
+                    + "GET /v0/status HTTP/1.1\r\nno colon here\r\n\r\n"); // malformed: 400, then closed
+            assertThat(held[0].entered.tryAcquire(2, 10, TimeUnit.SECONDS)).as("both writes in the store").isTrue();
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+            Thread.sleep(300);
+            assertThat(stop).as("draining: the writes in flight hold it").isNotDone();
+            held[0].open();
+
+            assertThat(kept.read().status()).isEqualTo(201);
+            RawHttp.Response tooLarge = kept.read();
+            assertThat(tooLarge.status()).isEqualTo(413);
+            assertThat(tooLarge.header("connection")).isNull();
+            RawHttp.Response unknown = kept.read();
+            assertThat(unknown.status()).isEqualTo(400);
+            assertThat(unknown.text()).isEqualTo("unknown path\n");
+            assertThat(kept.in.read()).as("then the stop ends the connection").isEqualTo(-1);
+
+            assertThat(closing.read().status()).isEqualTo(201);
+            RawHttp.Response malformed = closing.read();
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(malformed.header("connection")).isEqualTo("close");
+            assertThat(closing.in.read()).as("end of stream after the last answer").isEqualTo(-1);
+            stop.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(node.store.get(bytes("first"))).isNotNull();
+        assertThat(node.store.get(bytes("big"))).isNull();
     }
 
     private static byte[] bytes(String s) {
