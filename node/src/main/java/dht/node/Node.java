@@ -177,7 +177,7 @@ public final class Node implements AutoCloseable {
         Map<String, Route> routes = new HashMap<>();
         routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
         routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
-        routes.put("/v0/status", new StatusRoute(status::json));
+        routes.put("/v0/status", new StatusRoute(status::json, admission));
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
         routes.put("/internal/v0/entity", replicaRoute);
         routes.put("/internal/v0/batch", replicaRoute);

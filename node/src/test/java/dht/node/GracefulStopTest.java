@@ -70,6 +70,7 @@ class GracefulStopTest {
      * whole on an open connection, or whose head was half there when the stop began and is completed
      * during the drain, is refused 503 with Connection: close, not applied, and its connection ends in
      * an orderly end of stream. Only a head still incomplete when the drain ends is closed unanswered.
+     * {@code GET /v0/status} is refused the same way: the node is no longer ready.
      */
     @Test
     void aRequestCompletedDuringTheDrainIs503AndCloseAndNotApplied() throws Exception {
@@ -78,9 +79,12 @@ class GracefulStopTest {
         held[0].hold();
         try (RawHttp busy = new RawHttp(node.node.port());
              RawHttp open = new RawHttp(node.node.port());
-             RawHttp halfHead = new RawHttp(node.node.port())) {
+             RawHttp halfHead = new RawHttp(node.node.port());
+             RawHttp health = new RawHttp(node.node.port())) {
             open.send(RawProtocolTest.get("/v0/status"));
             assertThat(open.read().status()).isEqualTo(200);
+            health.send(RawProtocolTest.get("/v0/status"));
+            assertThat(health.read().status()).as("ready before the stop").isEqualTo(200);
             busy.send(RawProtocolTest.put("inflight", "kept"));
             assertThat(held[0].entered.tryAcquire(10, TimeUnit.SECONDS)).as("the write is in the store").isTrue();
             halfHead.send("PUT /v0/entity?id=halfhead HTTP/1.1\r\nHost: x\r\nContent-Len");
@@ -90,7 +94,8 @@ class GracefulStopTest {
             assertThat(stop).as("draining: the write in flight holds it").isNotDone();
             open.send(RawProtocolTest.put("during", "no"));
             halfHead.send("gth: 2\r\n\r\nno");
-            for (RawHttp refused : List.of(open, halfHead)) {
+            health.send(RawProtocolTest.get("/v0/status")); // no longer ready: out of rotation
+            for (RawHttp refused : List.of(open, halfHead, health)) {
                 RawHttp.Response r = refused.read();
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(r.header("connection")).isEqualTo("close");
@@ -103,6 +108,8 @@ class GracefulStopTest {
             assertThat(r.status()).as("the request in flight finishes").isEqualTo(201);
             assertThat(busy.in.read()).as("then its connection ends").isEqualTo(-1);
             stop.get(10, TimeUnit.SECONDS);
+        } finally {
+            held[0].open(); // a failed assertion must not leave the stop hanging on the held write
         }
         assertThat(node.store.get(bytes("inflight"))).isNotNull();
         assertThat(node.store.get(bytes("during"))).as("not applied").isNull();
@@ -148,6 +155,8 @@ class GracefulStopTest {
             assertThat(malformed.header("connection")).isEqualTo("close");
             assertThat(closing.in.read()).as("end of stream after the last answer").isEqualTo(-1);
             stop.get(10, TimeUnit.SECONDS);
+        } finally {
+            held[0].open(); // a failed assertion must not leave the stop hanging on the held write
         }
         assertThat(node.store.get(bytes("first"))).isNotNull();
         assertThat(node.store.get(bytes("big"))).isNull();
