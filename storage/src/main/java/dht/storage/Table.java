@@ -157,7 +157,7 @@ final class Table {
         return indexOffset + (seg.get(Bytes.INT, indexOffset + 4 + 4L * i) & 0xffffffffL);
     }
 
-    private int compareFirstKey(int i, byte[] key) {
+    private int compareFirstKey(int i, MemorySegment key) {
         long e = indexEntry(i);
         int kl = seg.get(Bytes.INT, e);
         return -Bytes.compare(key, seg, e + 4, kl);
@@ -174,7 +174,7 @@ final class Table {
     }
 
     /** The last block whose first key is {@code <= key}, or -1. */
-    private int findBlock(byte[] key) {
+    private int findBlock(MemorySegment key) {
         int lo = 0, hi = blocks - 1, ans = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
@@ -228,7 +228,8 @@ final class Table {
     /** Point read with the key's bloom hash computed once by the caller for all tables. */
     Entry get(byte[] key, long hash) throws CorruptionException {
         if (!mightContain(hash)) return null;
-        int b = findBlock(key);
+        MemorySegment k = MemorySegment.ofArray(key);
+        int b = findBlock(k);
         if (b < 0) return null;
         long off = checkedBlock(b);
         long end = off + blockLen(b);
@@ -238,7 +239,7 @@ final class Table {
             int vl = seg.get(Bytes.INT, p + 4);
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
-            int c = Bytes.compare(key, seg, p + TableFormat.ENTRY_HEADER, kl);
+            int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
             if (c == 0) return decode(p, kl, vl);
             if (c < 0) return null;
             p = entryEnd;
@@ -264,8 +265,10 @@ final class Table {
      * version from another table through, and compaction must never silently drop data.
      */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
+        MemorySegment fromKey = from == null ? null : MemorySegment.ofArray(from);
+        MemorySegment toKey = to == null ? null : MemorySegment.ofArray(to);
         return new Iterator<>() {
-            int block = from == null ? 0 : Math.max(0, findBlock(from));
+            int block = fromKey == null ? 0 : Math.max(0, findBlock(fromKey));
             long p = -1, end = -1;
             Entry next;
             boolean done;
@@ -294,8 +297,8 @@ final class Table {
                     }
                     long kp = p + TableFormat.ENTRY_HEADER;
                     p = entryEnd;
-                    if (from != null && Bytes.compare(from, seg, kp, kl) > 0) continue;
-                    if (to != null && Bytes.compare(to, seg, kp, kl) <= 0) {
+                    if (fromKey != null && Bytes.compare(fromKey, seg, kp, kl) > 0) continue;
+                    if (toKey != null && Bytes.compare(toKey, seg, kp, kl) <= 0) {
                         done = true;
                         return;
                     }
