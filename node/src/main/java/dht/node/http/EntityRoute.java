@@ -60,10 +60,7 @@ public final class EntityRoute implements Route {
 
     /** Takes a permit for the request or answers 503 at once; the permit comes back with the answer. */
     static boolean admit(Admission admission, Slot slot) {
-        if (admission.isClosed()) {
-            slot.respondAndClose(Responses.overloaded("node is shutting down"));
-            return false;
-        }
+        if (slot.refuseIfStopping(admission)) return false;
         if (!admission.tryAcquire()) {
             slot.respond(Responses.overloaded("overloaded: too many requests in flight"));
             return false;

@@ -339,7 +339,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             log.info("stopping: answering 503 to a request from {} whose body was still arriving ({} bytes of it read)",
                     ctx.channel().remoteAddress(), reserved);
             discardBody();
-            reject(ctx, Responses.overloaded("node is shutting down"), false);
+            reject(ctx, Responses.shuttingDown(), false);
             evt = GracefulStop.STOP_WHILE_CLIENT_SENDS;
         } else if (discarding) {
             // The answer went out already; the client is still sending the body it refused.

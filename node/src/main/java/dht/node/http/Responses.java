@@ -62,6 +62,11 @@ public final class Responses {
         return r;
     }
 
+    /** The answer to every request a graceful stop refuses: 503, so the client retries elsewhere or later. */
+    public static FullHttpResponse shuttingDown() {
+        return overloaded("node is shutting down");
+    }
+
     public static FullHttpResponse methodNotAllowed(String allow) {
         FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed; allowed: " + allow);
         r.headers().set(HttpHeaderNames.ALLOW, allow);

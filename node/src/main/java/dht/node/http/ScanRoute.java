@@ -78,10 +78,7 @@ public final class ScanRoute implements Route {
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
         boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
-        if (admission.isClosed()) {
-            slot.respondAndClose(Responses.overloaded("node is shutting down"));
-            return;
-        }
+        if (slot.refuseIfStopping(admission)) return;
         if (!admission.tryAcquireScan()) {
             slot.respond(Responses.overloaded("overloaded: too many scans in flight"));
             return;

@@ -63,6 +63,16 @@ public final class Slot {
         complete(r, null, true);
     }
 
+    /**
+     * Once a graceful stop has begun (admission closed), answers {@link Responses#shuttingDown()}
+     * and closes the connection, and returns true; otherwise does nothing and returns false.
+     */
+    public boolean refuseIfStopping(Admission admission) {
+        if (!admission.isClosed()) return false;
+        respondAndClose(Responses.shuttingDown());
+        return true;
+    }
+
     public void stream(ResponseStream s) {
         complete(null, s, false);
     }

@@ -28,10 +28,7 @@ public final class StatusRoute implements Route {
             slot.respond(Responses.methodNotAllowed("GET, HEAD"));
             return;
         }
-        if (admission.isClosed()) {
-            slot.respondAndClose(Responses.overloaded("node is shutting down"));
-            return;
-        }
+        if (slot.refuseIfStopping(admission)) return;
         // The same response for HEAD, Content-Length of the JSON included: Netty's HttpServerCodec
         // remembers each request's method and writes no body after the head of a HEAD answer.
         slot.respond(Responses.json(report.get()));
