@@ -3,10 +3,12 @@ package dht.node;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads storage work runs on (never the event loop): a fixed pool of platform threads, the
@@ -42,9 +44,9 @@ final class StorageExecutors {
      * (docs/benchmarks.md, "Waking the most recently idle storage thread"), so it is not the default.
      */
     private static ExecutorService forkJoin() {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-        return new java.util.concurrent.ForkJoinPool(poolSize(), pool -> {
-            var t = java.util.concurrent.ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+        AtomicInteger n = new AtomicInteger();
+        return new ForkJoinPool(poolSize(), pool -> {
+            var t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
             t.setName("storage-fj-" + n.getAndIncrement());
             return t;
         }, null, true);

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,12 +38,8 @@ class StalledBodyTest {
         return new RawHttp(node.node.port());
     }
 
-    /** Body bytes the node holds for requests still arriving, from /v0/status. */
     static long bodyBytesHeld() throws Exception {
-        String json = new String(node.get("/v0/status").body(), StandardCharsets.UTF_8);
-        Matcher m = Pattern.compile("\"bodyBytes\":(\\d+)").matcher(json);
-        assertThat(m.find()).as("bodyBytes in %s", json).isTrue();
-        return Long.parseLong(m.group(1));
+        return node.bodyBytesHeld();
     }
 
     @Test

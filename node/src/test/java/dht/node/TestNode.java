@@ -1,5 +1,7 @@
 package dht.node;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dht.storage.Store;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -12,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** A node started in-process on a real port, with a real HTTP client pointed at it. */
 final class TestNode implements AutoCloseable {
@@ -82,6 +86,14 @@ final class TestNode implements AutoCloseable {
 
     HttpResponse<byte[]> put(String pathAndQuery, String body) throws IOException, InterruptedException {
         return send("PUT", pathAndQuery, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Body bytes the node holds for requests still arriving, from /v0/status. */
+    long bodyBytesHeld() throws IOException, InterruptedException {
+        String json = new String(get("/v0/status").body(), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("\"bodyBytes\":(\\d+)").matcher(json);
+        assertThat(m.find()).as("bodyBytes in %s", json).isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     @Override
