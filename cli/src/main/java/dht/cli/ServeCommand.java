@@ -102,6 +102,7 @@ public final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         stopWithParent();
+        Path nativeDir = NativeLibraryDir.use();
         // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
         // a cluster node's CPU at 8,000 PUT/s (docs/benchmarks.md). A served node runs without it;
         // nodes started in-process by the tests keep it, and -Dio.netty.leakDetection.level=simple
@@ -122,6 +123,7 @@ public final class ServeCommand implements Callable<Integer> {
             Node node = running.get();
             if (node == null) {
                 if (exitCode.get() == 0) log.info("Stopping on signal during the start");
+                NativeLibraryDir.remove(nativeDir);
                 Runtime.getRuntime().halt(exitCode.get());
             }
             log.info("Stopping on signal: finishing in-flight requests");
@@ -143,6 +145,7 @@ public final class ServeCommand implements Callable<Integer> {
             } catch (Exception e) {
                 log.error("Graceful stop failed: {}", e.toString());
             }
+            NativeLibraryDir.remove(nativeDir);
             stopped.countDown();
             // A graceful stop on SIGTERM/SIGINT is a success: exit 0, not 128+signal.
             Runtime.getRuntime().halt(0);

@@ -65,6 +65,22 @@ class ServeProcessTest {
     }
 
     @Test
+    void nettysNativeLibraryStaysReadableForTheProfilerUntilAGracefulStop() throws Exception {
+        Path jtmp = java.nio.file.Files.createDirectories(tmp.resolve("jtmp"));
+        NodeProcess n = node(tmp.resolve("d")).startAndAwait("-Djava.io.tmpdir=" + jtmp);
+        Path dir = jtmp.resolve("dht-native-" + n.process().pid());
+        // A profiler started later reads the library's symbols from its file: it must still exist.
+        List<String> netty = java.nio.file.Files.readAllLines(Path.of("/proc/" + n.process().pid() + "/maps")).stream()
+                .filter(l -> l.contains("libnetty_transport_native_epoll")).toList();
+        assertThat(netty).isNotEmpty().allSatisfy(l -> {
+            assertThat(l).contains(dir.toString()).doesNotContain("(deleted)");
+        });
+
+        assertThat(n.terminate(Duration.ofSeconds(10))).isZero();
+        assertThat(dir).doesNotExist();
+    }
+
+    @Test
     void everyAcknowledgedWriteSurvivesSigkill() throws Exception {
         NodeProcess n = node(tmp.resolve("d")).startAndAwait();
         ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
