@@ -55,6 +55,10 @@ final class ClusterCommand implements Callable<Integer> {
         return Math.max(1, Runtime.getRuntime().availableProcessors() / nodes);
     }
 
+    /** One started node: its URL, its process, and the thread printing its output. */
+    private record LocalNode(String url, Process process, Thread output) {
+    }
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > 64) {
@@ -64,8 +68,7 @@ final class ClusterCommand implements Callable<Integer> {
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
         String clusterArg = String.join(",", urls);
-        List<Process> processes = new ArrayList<>();
-        List<Thread> outputs = new ArrayList<>();
+        List<LocalNode> started = new ArrayList<>(); // guarded by itself: the stop hook reads it
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
         // The hook ends the process with halt (the main thread may still be waiting), so it carries
@@ -73,7 +76,7 @@ final class ClusterCommand implements Callable<Integer> {
         AtomicInteger exitCode = new AtomicInteger();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stopping.set(true);
-            stopAll(processes, outputs);
+            stopAll(started);
             stopped.countDown();
             Runtime.getRuntime().halt(exitCode.get());
         }, "dht-cluster-stop"));
@@ -91,12 +94,15 @@ final class ClusterCommand implements Callable<Integer> {
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 Thread output = Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
-                synchronized (processes) {
-                    processes.add(p);
-                    outputs.add(output);
+                synchronized (started) {
+                    started.add(new LocalNode(urls.get(i), p, output));
                 }
             }
-            if (!awaitReady(urls, processes)) {
+            List<LocalNode> all;
+            synchronized (started) {
+                all = List.copyOf(started);
+            }
+            if (!awaitReady(all)) {
                 System.err.println("dht cluster: not every node became ready; stopping them");
                 exitCode.set(1);
                 return 1;
@@ -108,8 +114,9 @@ final class ClusterCommand implements Callable<Integer> {
             System.out.println("Ctrl-C stops the cluster.");
             // A node that dies is reported and the others go on serving (killing one is how to
             // try failover); once none is left there is nothing to run, and the launcher says so.
-            AtomicInteger alive = new AtomicInteger(processes.size());
-            for (Process p : processes) {
+            AtomicInteger alive = new AtomicInteger(all.size());
+            for (LocalNode n : all) {
+                Process p = n.process();
                 p.onExit().thenRun(() -> {
                     if (stopping.get()) return;
                     System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
@@ -133,19 +140,19 @@ final class ClusterCommand implements Callable<Integer> {
      * the answer): another process already on one of the ports would answer too, while our node
      * there fails to listen.
      */
-    private static boolean awaitReady(List<String> urls, List<Process> processes) throws InterruptedException {
+    private static boolean awaitReady(List<LocalNode> nodes) throws InterruptedException {
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
-            return awaitReady(client, urls, processes);
+            return awaitReady(client, nodes);
         }
     }
 
-    private static boolean awaitReady(HttpClient client, List<String> urls, List<Process> processes) throws InterruptedException {
+    private static boolean awaitReady(HttpClient client, List<LocalNode> nodes) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (int i = 0; i < urls.size(); i++) {
-            String url = urls.get(i);
-            String ours = "\"pid\":" + processes.get(i).pid() + ",";
+        for (LocalNode node : nodes) {
+            String url = node.url();
+            String ours = "\"pid\":" + node.process().pid() + ",";
             while (true) {
-                if (processes.stream().anyMatch(p -> !p.isAlive())) return false;
+                if (nodes.stream().anyMatch(n -> !n.process().isAlive())) return false;
                 try {
                     HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/v0/status"))
                             .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
@@ -175,15 +182,14 @@ final class ClusterCommand implements Callable<Integer> {
      * gives it end of input on stdin, which a node started with {@code dht.exitWithParent} reads
      * as the launcher being gone.
      */
-    private static void stopAll(List<Process> processes, List<Thread> outputs) {
-        List<Process> copy;
-        List<Thread> printers;
-        synchronized (processes) {
-            copy = List.copyOf(processes);
-            printers = List.copyOf(outputs);
+    private static void stopAll(List<LocalNode> started) {
+        List<LocalNode> nodes;
+        synchronized (started) {
+            nodes = List.copyOf(started);
         }
-        copy.forEach(p -> p.toHandle().destroy());
-        for (Process p : copy) {
+        nodes.forEach(n -> n.process().toHandle().destroy());
+        for (LocalNode n : nodes) {
+            Process p = n.process();
             try {
                 if (!p.waitFor(15, TimeUnit.SECONDS)) {
                     System.err.println("dht cluster: node pid " + p.pid() + " did not stop within 15 s; killing it");
@@ -193,14 +199,15 @@ final class ClusterCommand implements Callable<Integer> {
                 p.destroyForcibly();
             }
         }
-        for (Thread t : printers) {
+        for (LocalNode n : nodes) {
             try {
-                t.join(2_000); // the rest of the node's output, up to its end
+                n.output().join(2_000); // the rest of the node's output, up to its end
             } catch (InterruptedException e) {
                 break;
             }
         }
-        for (Process p : copy) {
+        for (LocalNode n : nodes) {
+            Process p = n.process();
             if (!p.isAlive()) System.err.println("dht cluster: node pid " + p.pid() + " stopped, exit code " + p.exitValue());
         }
     }
