@@ -13,7 +13,12 @@ final class DhtEngine implements KvEngine {
     private final LsmStore store;
 
     DhtEngine(Path dir) throws IOException {
-        store = LsmStore.open(dir, StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC));
+        this(dir, StoreOptions.defaults().blockSize());
+    }
+
+    /** With another target size of a table's data block than the default. */
+    DhtEngine(Path dir, int blockSize) throws IOException {
+        store = LsmStore.open(dir, StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC).withBlockSize(blockSize));
     }
 
     @Override

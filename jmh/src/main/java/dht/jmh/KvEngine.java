@@ -19,7 +19,9 @@ interface KvEngine extends AutoCloseable {
     @Override
     void close() throws IOException;
 
+    /** {@code dht}, {@code dht-bN} (the dht engine with N-byte table blocks), {@code rocksdb}, {@code rocksdb-mmap}. */
     static KvEngine open(String name, Path dir) throws IOException {
+        if (name.startsWith("dht-b")) return new DhtEngine(dir, Integer.parseInt(name.substring("dht-b".length())));
         return switch (name) {
             case "dht" -> new DhtEngine(dir);
             case "rocksdb" -> new RocksEngine(dir, false);
