@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *     field was the damage, and the record is replayed with the length its CRC proves;</li>
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
- *     bodies are most of the bytes); the failed record is skipped;</li>
+ *     bodies are most of the bytes), passing over later records that fail alone (each one
+ *     plausible by its header, after an intact record, and followed by one or the end: another
+ *     flipped body, skipped in its turn); the failed record is skipped;</li>
  * <li>else the first later offset from which intact records follow one another to the end (damage
  *     over more than one field: a sector of garbage).</li>
  * </ol>
@@ -84,6 +86,7 @@ final class WalReader {
         boolean damaged = false;
         long size = file.byteSize();
         long offset = 0;
+        Marks reachEnd = new Marks(); // record starts a walk past damage proved lead to the end (rule 1)
         while (offset < size) {
             Entry e = recordAt(file, offset);
             if (e != null) {
@@ -93,7 +96,7 @@ final class WalReader {
                 continue;
             }
             String problem = problemAt(file, offset);
-            Resync resync = new Resync(file, offset);
+            Resync resync = new Resync(file, offset, reachEnd);
             long next = resync.next();
             if (next >= 0 && resync.repairedLength >= 0) {
                 log.warn("log {}: DAMAGED: {} at offset {}: its length field reads {}, but its checksum proves a body of "
@@ -178,9 +181,12 @@ final class WalReader {
         boolean sawRecord;
         /** The failed record's body length as its CRC proves it (rule 0), or -1. */
         int repairedLength = -1;
+        /** Shared by the resyncs of one file: absolute record starts {@link Chains#pastDamage} proved. */
+        private final Marks reachEnd;
 
-        Resync(MemorySegment file, long failed) {
+        Resync(MemorySegment file, long failed, Marks reachEnd) {
             this.file = file;
+            this.reachEnd = reachEnd;
             this.size = file.byteSize();
             this.failed = failed;
             this.bodyStart = failed + LogRecord.HEADER;
@@ -205,7 +211,8 @@ final class WalReader {
             // records embedded in it. (Not at any header that runs past the end: at a random offset
             // that is too weak a sign, and the records after the true end would be skipped.)
             long ownEnd = lengthInRange(storedLength) && end <= size
-                    && (end == size || (end >= zerosFrom && strict.tornTailEnds) || strict.from(end)) ? end : -1;
+                    && (end == size || (end >= zerosFrom && strict.tornTailEnds) || reachEnd.get(end) || strict.from(end)
+                    || strict.pastDamage(end)) ? end : -1;
             // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
             // may point at a later record (those between would be lost) or at records embedded in
             // its own value. When the own end chains, the length is most likely intact: past it only
@@ -332,6 +339,40 @@ final class WalReader {
             }
 
             /**
+             * Rule 1's chain may also pass over later records that fail on their own (a second
+             * flipped body byte): each such record must be {@link #plausible} by its header, and
+             * be followed by an intact record, the end of the file, or (where allowed) a torn tail.
+             * Without this, two separate flips lost every intact record between them, which the
+             * chain to the end had to cross. Nothing is replayed from it: the records it skips fail
+             * again when replay reaches them, and are resynced past on their own, each finding
+             * its own end among the starts this walk marks in {@link #reachEnd}, so that a log
+             * with many such records is walked once, not once per record.
+             */
+            boolean pastDamage(long start) {
+                long p = start;
+                boolean intactBefore = false; // a record may be skipped only after an intact one
+                boolean skippedLast = false;
+                while (p < size) {
+                    if (reachEnd.get(p)) break;
+                    if (intactBefore && tornTailAt(p)) break;
+                    if (!plausible(p)) return false;
+                    int len = file.get(INT, p + 4);
+                    if (intactCharged(p) >= 0) {
+                        intactBefore = true;
+                        skippedLast = false;
+                        sawRecord = true;
+                    } else if (crcBudget >= 0 && intactBefore && !skippedLast) {
+                        skippedLast = true;
+                    } else {
+                        return false;
+                    }
+                    p += LogRecord.HEADER + len;
+                }
+                for (long q = start; q < p; q += LogRecord.HEADER + file.get(INT, q + 4)) reachEnd.set(q);
+                return true;
+            }
+
+            /**
              * Whether the record at {@code p} could be one, by its header and where it claims to end:
              * the end of the file, the start of something that looks like a record, or (where a torn
              * tail may end a chain) a torn tail. Cheap tests before the CRC.
@@ -350,27 +391,27 @@ final class WalReader {
             }
         }
 
-        /** A set of offsets relative to the failed record, a bit each, for files of any size. */
-        private static final class Marks {
-            private static final int PART_BITS = 30;
-            private final java.util.Map<Integer, BitSet> parts = new java.util.HashMap<>();
-
-            boolean get(long i) {
-                BitSet b = parts.get((int) (i >>> PART_BITS));
-                return b != null && b.get((int) (i & ((1L << PART_BITS) - 1)));
-            }
-
-            void set(long i) {
-                parts.computeIfAbsent((int) (i >>> PART_BITS), k -> new BitSet()).set((int) (i & ((1L << PART_BITS) - 1)));
-            }
-        }
-
         /** {@link #intactLength} for a record already found {@link Chains#plausible}, its CRC charged to the budget. */
         private int intactCharged(long p) {
             int len = file.get(INT, p + 4);
             crcBudget -= 4L + len;
             if (crcBudget < 0) return -1;
             return crcMatches(file, p, len) ? len : -1;
+        }
+    }
+
+    /** A set of file offsets (relative to a failed record, or absolute), a bit each, for files of any size. */
+    private static final class Marks {
+        private static final int PART_BITS = 30;
+        private final java.util.Map<Integer, BitSet> parts = new java.util.HashMap<>();
+
+        boolean get(long i) {
+            BitSet b = parts.get((int) (i >>> PART_BITS));
+            return b != null && b.get((int) (i & ((1L << PART_BITS) - 1)));
+        }
+
+        void set(long i) {
+            parts.computeIfAbsent((int) (i >>> PART_BITS), k -> new BitSet()).set((int) (i & ((1L << PART_BITS) - 1)));
         }
     }
 

@@ -100,6 +100,53 @@ class DamageTest {
     }
 
     @Test
+    void twoFlippedBytesInTwoLogRecordsLoseThoseTwoRecordsOnly() throws IOException {
+        Path log = writeLog(20);
+        flip(log, offsetOf(5) + 12); // inside record 5's body
+        flip(log, offsetOf(12) + 12); // and inside record 12's
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 20; i++) {
+                if (i == 5 || i == 12) assertThat(s.get(b("k" + i))).as("k%d", i).isNull();
+                else assertThat(s.get(b("k" + i))).as("k%d", i).isNotNull().extracting(Entry::value).isEqualTo(b("v" + i));
+            }
+        }
+    }
+
+    @Test
+    void twoAdjacentFlippedRecordsLoseThoseTwoOnly() throws IOException {
+        Path log = writeLog(20);
+        flip(log, offsetOf(5) + 12);
+        flip(log, offsetOf(6) + 12);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 20; i++) {
+                if (i == 5 || i == 6) assertThat(s.get(b("k" + i))).as("k%d", i).isNull();
+                else assertThat(s.get(b("k" + i))).as("k%d", i).isNotNull().extracting(Entry::value).isEqualTo(b("v" + i));
+            }
+        }
+    }
+
+    /** One flipped byte in every 25th record: each is lost alone, and the log is still read in one pass, not one per damage. */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void manyFlippedRecordsEachLoseOnlyThemselvesAndTheLogIsReadInLinearTime() throws IOException {
+        int n = 300_000; // a walk to the end per damaged record ran past the timeout here; one walk took 3 s
+        Path log = writeLog(n);
+        long off = 0;
+        for (int i = 0; i < n; i++) {
+            if (i % 25 == 10) flip(log, off + 12);
+            off += recordSize(i);
+        }
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < n; i++) {
+                Entry e = s.get(b("k" + i));
+                if (i % 25 == 10) assertThat(e).as("k%d", i).isNull();
+                else assertThat(e).as("k%d", i).isNotNull().extracting(Entry::value).isEqualTo(b("v" + i));
+            }
+        }
+        assertThat(files(".corrupt")).hasSize(1);
+    }
+
+    @Test
     void aDamagedRecordLengthIsRepairedByTheRecordsOwnChecksum() throws IOException {
         Path log = writeLog(10);
         flip(log, offsetOf(5) + 6); // record 5's length, now 4 MiB past the end of the file
