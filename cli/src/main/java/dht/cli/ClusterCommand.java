@@ -55,8 +55,8 @@ final class ClusterCommand implements Callable<Integer> {
         return Math.max(1, Runtime.getRuntime().availableProcessors() / nodes);
     }
 
-    /** One started node: its URL, its process, and the thread printing its output. */
-    private record LocalNode(String url, Process process, Thread output) {
+    /** One started node: its URL, the {@code serve} arguments it runs with, its process, and the thread printing its output. */
+    private record LocalNode(String url, List<String> serveArgs, Process process, Thread output) {
     }
 
     @Override
@@ -89,13 +89,14 @@ final class ClusterCommand implements Callable<Integer> {
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
                 cmd.add("-D" + ServeCommand.EXIT_WITH_PARENT + "=true");
-                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
-                        "--port", String.valueOf(port), "--data", dir.toString(),
-                        "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes))));
+                List<String> serveArgs = List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
+                        "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)));
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+                cmd.addAll(serveArgs);
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 Thread output = Thread.ofPlatform().daemon().name("out-" + port).start(() -> prefix(p, "[" + port + "] "));
                 synchronized (started) {
-                    started.add(new LocalNode(urls.get(i), p, output));
+                    started.add(new LocalNode(urls.get(i), serveArgs, p, output));
                 }
             }
             List<LocalNode> all;
@@ -119,7 +120,11 @@ final class ClusterCommand implements Callable<Integer> {
                 Process p = n.process();
                 p.onExit().thenRun(() -> {
                     if (stopping.get()) return;
-                    System.err.println("dht cluster: node pid " + p.pid() + " exited with " + p.exitValue());
+                    // Killing a node is how to try failover, and bringing it back is the second half:
+                    // the command, with its own data directory, is the one thing the user cannot see.
+                    System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") exited with " + p.exitValue()
+                            + "; the others go on. To bring it back (by hand, so Ctrl-C here will not stop it):");
+                    System.err.println("  bin/dht " + String.join(" ", n.serveArgs()));
                     if (alive.decrementAndGet() == 0) {
                         System.err.println("dht cluster: every node has exited; stopping");
                         exitCode.set(1);
@@ -187,12 +192,14 @@ final class ClusterCommand implements Callable<Integer> {
         synchronized (started) {
             nodes = List.copyOf(started);
         }
-        nodes.forEach(n -> n.process().toHandle().destroy());
-        for (LocalNode n : nodes) {
+        // Only the nodes running now: one that died earlier was reported then.
+        List<LocalNode> running = nodes.stream().filter(n -> n.process().isAlive()).toList();
+        running.forEach(n -> n.process().toHandle().destroy());
+        for (LocalNode n : running) {
             Process p = n.process();
             try {
                 if (!p.waitFor(15, TimeUnit.SECONDS)) {
-                    System.err.println("dht cluster: node pid " + p.pid() + " did not stop within 15 s; killing it");
+                    System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") did not stop within 15 s; killing it");
                     p.destroyForcibly();
                 }
             } catch (InterruptedException e) {
@@ -206,9 +213,9 @@ final class ClusterCommand implements Callable<Integer> {
                 break;
             }
         }
-        for (LocalNode n : nodes) {
+        for (LocalNode n : running) {
             Process p = n.process();
-            if (!p.isAlive()) System.err.println("dht cluster: node pid " + p.pid() + " stopped, exit code " + p.exitValue());
+            if (!p.isAlive()) System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") stopped, exit code " + p.exitValue());
         }
     }
 }

@@ -224,6 +224,57 @@ class ServeProcessTest {
         }
     }
 
+    /** Killing a node of the cluster is how to try failover: the launcher names it and prints the command that brings it back. */
+    @Test
+    void aKilledClusterNodeIsNamedWithTheCommandThatBringsItBack() throws Exception {
+        int base = NodeProcess.freePort();
+        Path log = tmp.resolve("cluster.log");
+        Process p = launchCluster(2, base, tmp.resolve("c"), log);
+        Process back = null;
+        try {
+            awaitClusterReady(log, 2);
+            String port = String.valueOf(base + 1);
+            ProcessHandle victim = p.children().filter(c -> c.info().arguments().map(a -> List.of(a).contains(port)).orElse(false))
+                    .findFirst().orElseThrow();
+            new ProcessBuilder("kill", "-9", String.valueOf(victim.pid())).start().waitFor();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!java.nio.file.Files.readString(log).contains("  bin/dht serve") && System.nanoTime() < deadline) Thread.sleep(100);
+            String out = java.nio.file.Files.readString(log);
+            assertThat(out).contains("node http://localhost:" + port + " (pid " + victim.pid() + ") exited with 137");
+            String command = out.lines().filter(l -> l.startsWith("  bin/dht serve")).findFirst().orElseThrow();
+
+            // The printed command, run as it is, brings the node back on its own data: the cluster takes writes at 2/2 again.
+            List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                    "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
+                    "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+            cmd.addAll(List.of(command.substring("  bin/dht ".length()).split(" ")));
+            assertThat(cmd).contains(tmp.resolve("c").resolve("node-" + port).toString());
+            back = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("back.log").toFile()).start();
+            NodeProcess viaFirst = new NodeProcess(base, tmp.resolve("unused"), List.of());
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int status = 0;
+            while (status != 201 && System.nanoTime() < deadline) {
+                try {
+                    status = put(viaFirst, "k", "v");
+                } catch (java.io.IOException e) {
+                    status = 0;
+                }
+                if (status != 201) Thread.sleep(200);
+            }
+            assertThat(status).as("PUT 2/2 once the node is back").isEqualTo(201);
+
+            p.destroy(); // SIGTERM: the launcher stops the node it still runs, and does not report the dead one again
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            assertThat(java.nio.file.Files.readString(log)).doesNotContain("(pid " + victim.pid() + ") stopped")
+                    .contains("node http://localhost:" + base + " (pid");
+        } finally {
+            if (back != null) back.destroyForcibly();
+            p.destroyForcibly();
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
     /** A launcher killed with SIGKILL cannot stop its nodes itself: they notice and stop on their own. */
     @Test
     void theNodesOfAKilledClusterLauncherStop() throws Exception {

@@ -154,7 +154,7 @@ public final class Node implements AutoCloseable {
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);
             log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
-                    config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath(),
+                    config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath().normalize(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {
