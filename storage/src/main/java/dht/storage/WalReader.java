@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * <ol start="0">
  * <li>where the failed record ends if its CRC matches with another length, one at which intact
  *     records follow one another to the end of the file (or the end itself; past where rule 1
- *     would resume, if it would, only lengths one byte away from the length field): its length
- *     field was the damage, and the record is replayed with the length its CRC proves;</li>
+ *     would resume, if it would, only lengths one byte away from the length field), then along a
+ *     chain that may pass over a later damaged record as rule 1's may: its length field was the
+ *     damage, and the record is replayed with the length its CRC proves;</li>
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
  *     bodies are most of the bytes), passing over later records that fail alone (each one
@@ -221,6 +222,14 @@ final class WalReader {
             long first = lenient.first(limit);
             long repaired = repair(first, limit);
             if (repaired >= 0) return repaired;
+            // Rule 0 again along the first chain that may pass over a second, separate damage (its
+            // candidates still need the CRC's proof): else a damaged length followed later by a
+            // flipped body lost every intact record between the two.
+            long past = lenient.firstPastDamage(limit);
+            if (past >= 0 && past != first) {
+                repaired = repair(past, limit);
+                if (repaired >= 0) return repaired;
+            }
             if (ownEnd >= 0) return ownEnd;
             return strict == lenient ? first : strict.first(size); // rule 2: the same search, unless only the exact end counts
         }
@@ -240,6 +249,10 @@ final class WalReader {
          * ({@link Crc32cCombine}).
          */
         private long repair(long chain, long limit) {
+            if (chain >= 0 && chain < crcTo) { // a second chain, starting below where the first one's CRC got to
+                body.reset();
+                crcTo = bodyStart;
+            }
             long p = chain;
             while (p >= 0 && p < size) {
                 if (p - bodyStart > LogRecord.MAX_BODY) return -1;
@@ -294,6 +307,8 @@ final class WalReader {
             private final boolean tornTailEnds;
             /** Record starts past the failed record that lead to a break. */
             private final Marks broken = new Marks();
+            /** The same for walks that may pass over damage ({@link #pastDamage}). */
+            private final Marks brokenPastDamage = new Marks();
 
             Chains(boolean tornTailEnds) {
                 this.tornTailEnds = tornTailEnds;
@@ -340,8 +355,9 @@ final class WalReader {
 
             /**
              * Rule 1's chain may also pass over later records that fail on their own (a second
-             * flipped body byte): each such record must be {@link #plausible} by its header, and
-             * be followed by an intact record, the end of the file, or (where allowed) a torn tail.
+             * flipped body byte): each such record must have a length in range that fits in the
+             * file, come after an intact record, and be followed by an intact record, the end of
+             * the file, or (where allowed) a torn tail.
              * Without this, two separate flips lost every intact record between them, which the
              * chain to the end had to cross. Nothing is replayed from it: the records it skips fail
              * again when replay reaches them, and are resynced past on their own, each finding
@@ -349,27 +365,67 @@ final class WalReader {
              * with many such records is walked once, not once per record.
              */
             boolean pastDamage(long start) {
+                return pastDamage(start, true);
+            }
+
+            /** The first offset in (failed, limit] from which {@link #pastDamage} reaches the end, or -1; for rule 0's candidates. */
+            long firstPastDamage(long limit) {
+                for (long p = failed + 1; p < limit; p++) {
+                    if (crcBudget < 0) return -1;
+                    if (pastDamage(p, false)) return p;
+                }
+                return limit < size && pastDamage(limit, false) ? limit : -1;
+            }
+
+            /**
+             * @param remember whether {@code start} is a trusted boundary (rule 1's own end), whose
+             *                 success marks its record starts in {@link #reachEnd}; not a scan's start,
+             *                 which may lie among records embedded in a value
+             */
+            private boolean pastDamage(long start, boolean remember) {
                 long p = start;
                 boolean intactBefore = false; // a record may be skipped only after an intact one
                 boolean skippedLast = false;
                 while (p < size) {
+                    // Marks hold intact record starts only: past one of them a walk goes on the same
+                    // way whatever came before it, so its outcome is known.
                     if (reachEnd.get(p)) break;
+                    if (brokenPastDamage.get(p - failed)) return brokenAt(start, p);
                     if (intactBefore && tornTailAt(p)) break;
-                    if (!plausible(p)) return false;
+                    if (size - p < LogRecord.HEADER) return brokenAt(start, p);
                     int len = file.get(INT, p + 4);
-                    if (intactCharged(p) >= 0) {
+                    // After the first record the walk follows lengths it has proven, so a record need
+                    // only be well formed itself: a damaged record after it is for the next step to judge.
+                    boolean candidate = p == start && !remember ? plausible(p) // a scan's start: the cheap filter first
+                            : lengthInRange(len) && size - p - LogRecord.HEADER >= len && bodyShapeOk(file, p, len);
+                    if (candidate && intactCharged(p) >= 0) {
                         intactBefore = true;
                         skippedLast = false;
                         sawRecord = true;
-                    } else if (crcBudget >= 0 && intactBefore && !skippedLast) {
+                    } else if (crcBudget >= 0 && intactBefore && !skippedLast && lengthInRange(len) && size - p - LogRecord.HEADER >= len) {
+                        // Skipped by its length alone (the damage may be in its type or key length):
+                        // the intact record that must come next anchors it.
                         skippedLast = true;
                     } else {
-                        return false;
+                        return brokenAt(start, p);
                     }
                     p += LogRecord.HEADER + len;
                 }
-                for (long q = start; q < p; q += LogRecord.HEADER + file.get(INT, q + 4)) reachEnd.set(q);
+                if (remember) markIntact(start, p, reachEnd, 0);
                 return true;
+            }
+
+            /** A walk from {@code start} broke at {@code p}: its intact record starts lead there too. */
+            private boolean brokenAt(long start, long p) {
+                markIntact(start, p, brokenPastDamage, failed);
+                return false;
+            }
+
+            /** Marks (relative to {@code base}) the starts of the intact records from {@code start} to {@code end}, walked by their lengths. */
+            private void markIntact(long start, long end, Marks marks, long base) {
+                for (long q = start; q < end; q += LogRecord.HEADER + file.get(INT, q + 4)) {
+                    if (intactLength(file, q) >= 0) marks.set(q - base);
+                }
             }
 
             /**

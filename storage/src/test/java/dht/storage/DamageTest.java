@@ -113,6 +113,19 @@ class DamageTest {
     }
 
     @Test
+    void aDamagedLengthAndALaterFlippedBodyLoseOnlyTheFlippedRecord() throws IOException {
+        Path log = writeLog(20);
+        flip(log, offsetOf(5) + 6); // record 5's length: its CRC proves the true one
+        flip(log, offsetOf(12) + 12); // record 12's body: lost
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            for (int i = 0; i < 20; i++) {
+                if (i == 12) assertThat(s.get(b("k" + i))).as("k%d", i).isNull();
+                else assertThat(s.get(b("k" + i))).as("k%d", i).isNotNull().extracting(Entry::value).isEqualTo(b("v" + i));
+            }
+        }
+    }
+
+    @Test
     void twoAdjacentFlippedRecordsLoseThoseTwoOnly() throws IOException {
         Path log = writeLog(20);
         flip(log, offsetOf(5) + 12);
@@ -445,6 +458,22 @@ class DamageTest {
         try (LsmStore s = LsmStore.open(dir, opts())) {
             assertThat(s.get(b("k0")).value()).isEqualTo(b("v0"));
             assertThat(s.get(b("k2"))).isNull();
+        }
+    }
+
+    /** The same when walks that may pass over a damaged record are tried and break late: each record is walked once. */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void theSearchPastASecondDamageIsLinearToo() throws IOException {
+        Path log = writeLog(50_000);
+        flip(log, offsetOf(1) + 6); // record 1's length runs past the end
+        flip(log, offsetOf(1) + 12); // and its body is damaged too: its CRC proves nothing
+        flip(log, offsetOf(40_000) + 12); // two records in a row that no walk may pass over
+        flip(log, offsetOf(40_001) + 12);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("k0")).value()).isEqualTo(b("v0"));
+            assertThat(s.get(b("k40001"))).isNull();
+            assertThat(s.get(b("k49999")).value()).isEqualTo(b("v49999"));
         }
     }
 
