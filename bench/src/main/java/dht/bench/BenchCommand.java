@@ -32,6 +32,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     LoadOptions load = new LoadOptions();
 
+    // Here, not in LoadOptions: sweep picks each step's rate and window itself (--start-rate,
+    // --step-duration), so there they were options it took and ignored.
+    @Option(names = {"-R", "--rate"}, defaultValue = "1000",
+            description = "Total requests per second, constant; 0 = closed loop, as fast as answers come (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = {"-d", "--duration"}, defaultValue = "30s", converter = Durations.Converter.class,
+            description = "Measured window (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
     @Option(names = "--out", description = "Directory for summary.txt, summary.json, latency.hgrm, latency.png and flame graphs.")
     Path out;
 
@@ -45,15 +55,21 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try {
-            LoadSpec s = load.spec(target, load.rate, load.warmup, load.duration, true);
+            if (rate < 0) {
+                throw new BenchException("--rate must not be negative");
+            }
+            if (duration.isNegative() || duration.isZero()) {
+                throw new BenchException("--duration must be positive");
+            }
+            LoadSpec s = load.spec(target, rate, load.warmup, duration, true);
             String name = title != null ? title : load.workload + " " + (s.openModel() ? (long) s.rate() + " req/s" : "max") + " "
-                    + s.connections() + "c " + Durations.formatMillis(load.duration.toMillis());
+                    + s.connections() + "c " + Durations.formatMillis(duration.toMillis());
             CompletableFuture<List<String>> profiles = null;
             if (!profile.isEmpty()) {
                 if (out == null) {
                     throw new BenchException("--profile needs --out, where the flame graphs are saved");
                 }
-                profiles = new ProfileClient(profile, out).record(s.targets(), load.warmup.plusMillis(20), load.duration);
+                profiles = new ProfileClient(profile, out).record(s.targets(), load.warmup.plusMillis(20), duration);
             }
             NodeAllocation allocation = NodeAllocation.startAfter(s.targets(), load.warmup);
             RunResult r = new LoadGenerator(s, System.err).run();

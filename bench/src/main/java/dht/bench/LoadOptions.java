@@ -3,7 +3,10 @@ package dht.bench;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
-/** The shape of a load test: shared by bench and sweep (sweep sets rate and duration itself). */
+/**
+ * The shape of a load test: shared by bench and sweep. The rate and the measured window are bench's
+ * own options: sweep sets them for each step.
+ */
 public final class LoadOptions {
     @Option(names = {"-w", "--workload"}, defaultValue = "get",
             description = "put | get | mixed | delete | range (default: ${DEFAULT-VALUE}).")
@@ -15,16 +18,9 @@ public final class LoadOptions {
             description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     KeyDistribution.Kind distribution;
 
-    @Option(names = {"-R", "--rate"}, defaultValue = "1000",
-            description = "Total requests per second, constant; 0 = closed loop, as fast as answers come (default: ${DEFAULT-VALUE}).")
-    double rate;
-
-    @Option(names = {"-d", "--duration"}, defaultValue = "30s", converter = Durations.Converter.class,
-            description = "Measured window (default: ${DEFAULT-VALUE}).")
-    Duration duration;
-
     @Option(names = "--warmup", defaultValue = "5s", converter = Durations.Converter.class,
-            description = "Load before the measured window, not recorded (default: ${DEFAULT-VALUE}).")
+            description = "Load before the measured window (sweep: closed loop, before the first step), not recorded "
+                + "(default: ${DEFAULT-VALUE}).")
     Duration warmup;
 
     @Option(names = "--miss-ratio", defaultValue = "0", description = "get: share of keys outside the key space (default: ${DEFAULT-VALUE}).")
@@ -48,9 +44,6 @@ public final class LoadOptions {
     Duration timerSlack;
 
     void validate() {
-        if (rate < 0) {
-            throw new BenchException("--rate must not be negative");
-        }
         if (missRatio < 0 || missRatio > 1 || readRatio < 0 || readRatio > 1) {
             throw new BenchException("--miss-ratio and --read-ratio must be between 0 and 1");
         }
@@ -59,9 +52,6 @@ public final class LoadOptions {
         }
         if (timerSlack != null && timerSlack.isNegative()) {
             throw new BenchException("--timer-slack must not be negative");
-        }
-        if (duration.isNegative() || duration.isZero()) {
-            throw new BenchException("--duration must be positive");
         }
     }
 

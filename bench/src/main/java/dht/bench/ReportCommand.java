@@ -189,8 +189,6 @@ public final class ReportCommand implements Callable<Integer> {
         LoadOptions l = new LoadOptions();
         l.workload = w;
         l.distribution = KeyDistribution.Kind.uniform;
-        l.rate = 1000;
-        l.duration = Duration.ofSeconds(30);
         l.warmup = Duration.ofSeconds(5);
         l.missRatio = 0;
         l.readRatio = 0.9;

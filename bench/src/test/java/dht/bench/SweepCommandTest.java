@@ -2,10 +2,15 @@ package dht.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * The sweep against a server of bounded capacity: one thread sleeping 2 ms per request serves at
@@ -56,7 +61,6 @@ class SweepCommandTest {
         sw.load = new LoadOptions();
         sw.load.workload = Workload.get;
         sw.load.distribution = KeyDistribution.Kind.uniform;
-        sw.load.duration = Duration.ofSeconds(1);
         sw.load.warmup = Duration.ZERO;
         sw.load.readRatio = 0.9;
         sw.load.rangeLength = 1;
@@ -99,5 +103,43 @@ class SweepCommandTest {
             // it stopped because it bracketed the answer within the precision, or ran out of steps
             assertThat((lowestFail - o.highestStable()) / lowestFail <= sw.precision || o.steps().size() == sw.maxSteps).isTrue();
         }
+    }
+
+    /**
+     * A sweep picks each step's rate and window itself (--start-rate, --step-duration), so the load
+     * run's -R and -d would be options it takes and ignores: it refuses them as unknown, sending
+     * nothing, and its help does not list them. (Before, 'sweep -d 10s' ran a sweep of 5 s steps.)
+     */
+    @Test
+    void sweepRefusesTheLoadRunsRateAndDuration() throws Exception {
+        List<String> requests = new CopyOnWriteArrayList<>();
+        try (TestServers.Running server = TestServers.start(ex -> {
+            requests.add(ex.getRequestURI().toString());
+            TestServers.answer(ex, 200, new byte[0]);
+        }, 1)) {
+            for (List<String> option : List.of(List.of("-d", "10s"), List.of("--rate", "500"))) {
+                List<String> args = new ArrayList<>(List.of("sweep", "--url", server.url(), "-c", "1",
+                        "--warmup", "0s", "--max-steps", "1", "--step-duration", "200ms", "--step-warmup", "0s"));
+                args.addAll(option);
+                Outcome o = bench(args.toArray(String[]::new));
+                assertThat(o.exitCode()).as("%s: bad usage", option).isEqualTo(2);
+                assertThat(o.stderr()).as("%s", option).startsWith("Unknown option").contains("'" + option.getFirst() + "'");
+            }
+            assertThat(requests).isEmpty();
+        }
+        assertThat(bench("sweep", "--help").stdout()).contains("--step-duration=").doesNotContain("--duration=")
+                .doesNotContain("--rate=");
+        assertThat(bench("--help").stdout()).contains("--duration=<duration>").contains("--rate=<rate>");
+    }
+
+    record Outcome(int exitCode, String stdout, String stderr) {
+    }
+
+    private static Outcome bench(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true)).execute(args);
+        return new Outcome(code, out.toString(), err.toString());
     }
 }
