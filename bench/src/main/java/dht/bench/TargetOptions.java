@@ -6,8 +6,11 @@ import picocli.CommandLine.Option;
 
 /** Where to send load and how: shared by bench, fill and sweep. */
 public final class TargetOptions {
+    // The default first, on the description's first line: picocli may wrap after "http:", and at
+    // the end of the text it split the URL in two.
     @Option(names = "--url", defaultValue = "http://localhost:8080", split = ",",
-            description = "Node URL(s), comma-separated; connections are spread over them round-robin (default: ${DEFAULT-VALUE}).")
+            description = "Node URL(s) (default: ${DEFAULT-VALUE}), comma-separated; connections are spread over "
+                + "them round-robin.")
     List<String> urls;
 
     @Option(names = {"-c", "--connections"}, defaultValue = "16",

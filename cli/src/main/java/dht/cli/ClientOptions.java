@@ -24,8 +24,10 @@ final class ClientOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
+    // Short enough for one line of the usage's description column: picocli may wrap after "http:",
+    // which split the default URL in two.
     @Option(names = "--url", defaultValue = "http://localhost:8080",
-            description = "Node to send the request to (default: ${DEFAULT-VALUE}).")
+            description = "Node to ask (default: ${DEFAULT-VALUE}).")
     String url;
 
     @Option(names = "--ack", description = "Replicas that must answer (default: a quorum).")
