@@ -17,8 +17,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * What every client command shares: which node to ask, how many must answer ({@code --ack}), the
- * timeout and one HTTP client. {@code --from} is the key commands' own ({@link ReplicaCountOption}).
+ * What every client command shares: which node to ask, the timeout and one HTTP client.
+ * {@code --ack} and {@code --from} are the key commands' own ({@link ReplicaCountOptions}), and a
+ * scan has an {@code --ack} of its own meaning.
  */
 final class ClientOptions {
     @Spec(Spec.Target.MIXEE)
@@ -30,14 +31,13 @@ final class ClientOptions {
             description = "Node to ask (default: ${DEFAULT-VALUE}).")
     String url;
 
-    @Option(names = "--ack", description = "Replicas that must answer (default: a quorum).")
-    Integer ack;
-
     int timeoutSeconds;
 
+    // Worded for both kinds of command: a key command's answer comes at once, so its wait is for the
+    // answer (the JDK client's request timeout); a scan's goes on, and it waits at most this long for
+    // its head and then between bytes (ChunkedGet).
     @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
-            description = "Give up when the node has not answered within this many seconds; for a scan, "
-                    + "when no bytes came for this long (default: ${DEFAULT-VALUE}).")
+            description = "Give up when the node has sent nothing for this many seconds (default: ${DEFAULT-VALUE}).")
     void timeout(int seconds) {
         if (seconds < 1) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--timeout must be at least 1 second");
         timeoutSeconds = seconds;
@@ -45,9 +45,9 @@ final class ClientOptions {
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    URI entityUri(String key, ReplicaCountOption replicas) {
+    URI entityUri(String key, ReplicaCountOptions replicas) {
         StringBuilder q = new StringBuilder(base()).append("/v0/entity?id=").append(encode(key));
-        if (ack != null) q.append("&ack=").append(ack);
+        if (replicas.ack != null) q.append("&ack=").append(replicas.ack);
         if (replicas.from != null) q.append("&from=").append(replicas.from);
         return URI.create(q.toString());
     }

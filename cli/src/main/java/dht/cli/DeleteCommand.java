@@ -14,9 +14,9 @@ final class DeleteCommand implements Callable<Integer> {
     ClientOptions client;
 
     @Mixin
-    ReplicaCountOption replicas;
+    ReplicaCountOptions replicas;
 
-    @Parameters(index = "0", paramLabel = "KEY")
+    @Parameters(index = "0", paramLabel = "KEY", description = "Key to delete.")
     String key;
 
     @Override

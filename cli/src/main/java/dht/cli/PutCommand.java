@@ -16,12 +16,13 @@ final class PutCommand implements Callable<Integer> {
     ClientOptions client;
 
     @Mixin
-    ReplicaCountOption replicas;
+    ReplicaCountOptions replicas;
 
-    @Parameters(index = "0", paramLabel = "KEY")
+    @Parameters(index = "0", paramLabel = "KEY", description = "Key to store the value under.")
     String key;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE",
+            description = "Value to store, as UTF-8 (default: the bytes of standard input).")
     String value;
 
     @Override

@@ -29,11 +29,20 @@ final class ScanCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
-    @Parameters(index = "0", paramLabel = "START")
+    @Parameters(index = "0", paramLabel = "START", description = "First key of the range (included).")
     String start;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "END")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "END",
+            description = "End of the range, excluded (default: no end).")
     String end;
+
+    // Not a key's replicas, as on get/put/delete: the node asks every node of the cluster and merges
+    // their streams, and each entry it sends must have been covered by at least ack of them
+    // (MergingScan); when fewer can still answer it ends the stream before its last chunk.
+    @Option(names = "--ack",
+            description = "Nodes that must have covered each entry printed: all are asked, and the scan ends, "
+                + "incomplete (exit 1), once fewer can still answer (default: a majority of the cluster).")
+    Integer ack;
 
     @Option(names = "--cluster", description = "Scan the whole cluster (scope=cluster; a cluster node's default).")
     boolean clusterScope;
@@ -44,12 +53,12 @@ final class ScanCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (clusterScope && localScope) return usage("--cluster and --local exclude each other");
-        if (localScope && client.ack != null) return usage("--ack does not apply to --local (one node's own data)");
+        if (localScope && ack != null) return usage("--ack does not apply to --local (one node's own data)");
         StringBuilder q = new StringBuilder(client.base()).append("/v0/entities?start=").append(ClientOptions.encode(start));
         if (end != null) q.append("&end=").append(ClientOptions.encode(end));
         if (clusterScope) q.append("&scope=cluster");
         if (localScope) q.append("&scope=local");
-        if (client.ack != null) q.append("&ack=").append(client.ack);
+        if (ack != null) q.append("&ack=").append(ack);
         BufferedOutputStream out = new BufferedOutputStream(System.out, 1 << 16);
         ChunkedGet.Outcome o = ChunkedGet.get(URI.create(q.toString()), client.timeoutSeconds, chunk -> {
             printEntry(chunk, out);
