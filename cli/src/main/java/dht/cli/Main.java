@@ -1,5 +1,6 @@
 package dht.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,6 +12,9 @@ import picocli.CommandLine.Command;
  * option, so picocli answers it the same way ("Missing required subcommand" and the usage on
  * stderr, exit 2), and a script that forgot its subcommand fails instead of passing. The usage on
  * stdout with exit 0 is for {@code --help}, {@code -h} and {@code help}.
+ *
+ * <p>Any other bad usage gets the reason and a pointer to {@code --help}, not the usage itself
+ * ({@link #badUsage}).
  */
 @Command(name = "dht", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "A distributed key-value store.",
@@ -29,7 +33,25 @@ public final class Main {
 
     /** The configured command tree, for {@link #run} and for tests that capture its output. */
     static CommandLine commandLine() {
-        return new CommandLine(new Main()).setExecutionExceptionHandler(Main::handle);
+        return new CommandLine(new Main()).setExecutionExceptionHandler(Main::handle)
+                .setParameterExceptionHandler(Main::badUsage);
+    }
+
+    // picocli's default follows the reason with the command's whole usage (40 lines for serve), so a
+    // bad value's one line scrolled away above it. 'dht' alone keeps the usage: there is no mistake
+    // to point at, and the list of modes is what is missing.
+    private static int badUsage(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println(cmd.getColorScheme().errorText(e.getMessage()));
+        if (args.length == 0) {
+            cmd.usage(err, cmd.getColorScheme());
+        } else {
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+            err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+        }
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     // An unreachable or silent node is an everyday situation for a client, so it gets one line instead of a

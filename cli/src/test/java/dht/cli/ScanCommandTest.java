@@ -62,7 +62,7 @@ class ScanCommandTest {
     void aUrlThatIsNoUrlIsBadUsage() throws Exception {
         Outcome o = run(List.of("get", "k", "--url", "notaurl"));
         assertThat(o.exitCode()).isEqualTo(2);
-        // picocli's answer to any bad option: the reason, then the command's usage; no stack trace
+        // the answer to any bad option: the reason, then where the usage is; no stack trace
         assertThat(o.stderr()).startsWith("--url must look like http://host:port, got 'notaurl'").doesNotContain("\tat ");
     }
 

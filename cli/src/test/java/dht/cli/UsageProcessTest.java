@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Exit codes and streams of {@code dht} itself, in a real process (System.exit included): asking for
  * help is success, on stdout; naming no mode at all is bad usage, on stderr, like an unknown option.
+ * Bad usage is said in one line and a pointer to --help, except with no mode at all, where the usage
+ * (the list of modes) is the help needed.
  */
 class UsageProcessTest {
     record Outcome(int exitCode, String stdout, String stderr) {
@@ -41,8 +43,32 @@ class UsageProcessTest {
         Outcome o = dht("--no-such-option");
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
-        assertThat(o.stderr()).contains("Unknown option: '--no-such-option'").contains("Usage: dht");
+        assertThat(o.stderr()).isEqualTo("Unknown option: '--no-such-option'" + NL + "Try 'dht --help' for more information." + NL);
     }
+
+    /**
+     * The reason first, then one line saying where the usage is; not the 40 lines of serve's usage,
+     * which pushed the reason off the screen (failed before: the usage followed the reason).
+     */
+    @Test
+    void aBadValueIsOneLineAndAPointerToTheHelp() throws Exception {
+        Outcome o = dht("serve", "--max-body", "8MiB");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stdout()).isEmpty();
+        assertThat(o.stderr()).isEqualTo("Invalid value for option '--max-body': '8MiB' is not an int" + NL
+                + "Try 'dht serve --help' for more information." + NL);
+    }
+
+    /** A mistyped mode keeps picocli's suggestions. */
+    @Test
+    void aMistypedCommandKeepsTheSuggestions() throws Exception {
+        Outcome o = dht("gett", "k");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr()).contains("Did you mean: dht get").endsWith("Try 'dht --help' for more information." + NL)
+                .doesNotContain("Usage:");
+    }
+
+    private static final String NL = System.lineSeparator();
 
     /** Runs {@code dht args...} as its own JVM, with the test's class path. */
     private static Outcome dht(String... args) throws IOException, InterruptedException {
