@@ -1,7 +1,11 @@
 package dht.bench;
 
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +48,7 @@ public final class FlameCommand implements Callable<Integer> {
                 cpu = html.contains("<h1>CPU profile</h1>");
                 s = FlameGraphSummary.parse(html, top, callers, depth);
             } catch (IOException e) {
-                System.err.println("bench flame: cannot read " + f + ": " + e.getMessage());
+                System.err.println("bench flame: cannot read " + f + ": " + reason(e));
                 status = 2;
                 continue;
             }
@@ -72,6 +76,19 @@ public final class FlameCommand implements Callable<Integer> {
             System.out.println();
         }
         return status;
+    }
+
+    /**
+     * Why a file could not be read, in words: Java's file exceptions often carry a bare path as
+     * their message ("cannot read x.html: x.html"). ServeCommand.reason says the same of a data
+     * directory, but lives in the cli module, which depends on this one.
+     */
+    static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) return "no such file";
+        if (e instanceof AccessDeniedException) return "permission denied";
+        if (e instanceof CharacterCodingException) return "not UTF-8 text, so not an async-profiler HTML flame graph";
+        if (e instanceof FileSystemException f && f.getReason() != null) return f.getReason();
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     private static void print(List<FlameGraphSummary.Entry> entries) {

@@ -1,0 +1,48 @@
+package dht.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** What {@code bench flame} says about files it cannot use. */
+class FlameCommandTest {
+    record Outcome(int exitCode, String stdout, String stderr) {
+    }
+
+    /** The reason, not only the path again (it printed "cannot read /x.html: /x.html"). */
+    @Test
+    void aFileThatCannotBeReadIsSaidWhy(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing.html");
+        Outcome o = flame(missing.toString());
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr().strip()).isEqualTo("bench flame: cannot read " + missing + ": no such file");
+
+        Path binary = Files.write(dir.resolve("binary.html"), new byte[] {(byte) 0xff, (byte) 0xfe});
+        assertThat(flame(binary.toString()).stderr().strip())
+                .isEqualTo("bench flame: cannot read " + binary + ": not UTF-8 text, so not an async-profiler HTML flame graph");
+    }
+
+    static Outcome flame(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream savedOut = System.out;
+        PrintStream savedErr = System.err;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            System.setOut(o);
+            System.setErr(e);
+            int code = new CommandLine(new FlameCommand()).execute(args);
+            return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(savedOut);
+            System.setErr(savedErr);
+        }
+    }
+}
