@@ -21,7 +21,10 @@ import picocli.CommandLine.Parameters;
                 + "JIT, GC, storage engine, HTTP codec, Netty, node, JDK; meaningful for cpu profiles) and the frames "
                 + "with the most self samples."})
 public final class FlameCommand implements Callable<Integer> {
-    /** Below this many samples a CPU profile is mostly noise (an idle node: a few dozen in 10 s). */
+    /**
+     * Below this many samples the shares are mostly noise, whatever was sampled (an idle node's CPU
+     * profile: a few dozen in 10 s).
+     */
     static final int FEW_SAMPLES = 500;
 
     @Parameters(arity = "1..*", paramLabel = "FILE.html", description = "Flame graphs.")
@@ -57,12 +60,14 @@ public final class FlameCommand implements Callable<Integer> {
                 status = 2;
                 continue;
             }
-            System.out.printf(Locale.ROOT, "%s: %,d samples%n", f, s.total());
-            if (cpu && s.total() < FEW_SAMPLES) {
-                // An idle node's CPU profile: shares of a few dozen samples say nothing. (Lock and
-                // allocation profiles count events, and few is a finding there.)
-                System.out.printf(Locale.ROOT, "  (only %d samples: too few for the shares below to mean much; profile under load)%n",
-                        s.total());
+            String samples = s.total() == 1 ? "sample" : "samples";
+            System.out.printf(Locale.ROOT, "%s: %,d %s%n", f, s.total(), samples);
+            if (s.total() < FEW_SAMPLES) {
+                // Whatever the profile counts, a few samples' shares say nothing (one lock sample is
+                // "100.0%" of its frame); that there were few lock or allocation events may be a
+                // finding, but not how they split. Load is the cure for an idle node's CPU profile only.
+                System.out.printf(Locale.ROOT, "  (only %d %s: too few for the shares below to mean much%s)%n",
+                        s.total(), samples, cpu ? "; profile under load" : "");
             }
             System.out.printf(Locale.ROOT, "%nwhere they went:%n");
             print(s.categories());

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** What {@code bench flame} says about files it cannot use. */
+/** What {@code bench flame} says about files it cannot use, and about profiles too small to mean much. */
 class FlameCommandTest {
     record Outcome(int exitCode, String stdout, String stderr) {
     }
@@ -27,6 +27,39 @@ class FlameCommandTest {
         Path binary = Files.write(dir.resolve("binary.html"), new byte[] {(byte) 0xff, (byte) 0xfe});
         assertThat(flame(binary.toString()).stderr().strip())
                 .isEqualTo("bench flame: cannot read " + binary + ": not UTF-8 text, so not an async-profiler HTML flame graph");
+    }
+
+    /** One lock sample, as a node with no contention gives: 100% of it says nothing. */
+    static final String ONE_LOCK_SAMPLE = """
+            <h1>Lock profile</h1>
+            <script>
+            const cpool = [
+            'all',
+            ' java/util/concurrent/locks/ReentrantLock$NonfairSync',
+            ];
+            unpack(cpool);
+
+            f(0,0,0,1)
+            u(9,1)
+            </script>
+            """;
+
+    /**
+     * Every kind of profile with few samples is flagged, not only CPU profiles (a lock profile of
+     * one sample printed "100.0% ReentrantLock$NonfairSync" with no warning); only a CPU profile is
+     * told to profile under load.
+     */
+    @Test
+    void fewSamplesAreFlaggedWhateverTheProfile(@TempDir Path dir) throws Exception {
+        Path lock = Files.writeString(dir.resolve("lock.html"), ONE_LOCK_SAMPLE);
+        Outcome o = flame(lock.toString());
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.stdout()).contains("100.0%  java/util/concurrent/locks/ReentrantLock$NonfairSync")
+                .contains("(only 1 sample: too few for the shares below to mean much)");
+
+        Path cpu = Files.writeString(dir.resolve("cpu.html"), "<h1>CPU profile</h1>\n" + FlameGraphSummaryTest.CPU);
+        assertThat(flame(cpu.toString()).stdout())
+                .contains("(only 100 samples: too few for the shares below to mean much; profile under load)");
     }
 
     static Outcome flame(String... args) {
