@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  *     damage, and the record is replayed with the length its CRC proves;</li>
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
- *     bodies are most of the bytes), passing over later records that fail alone (each one
- *     plausible by its header, after an intact record, and followed by one or the end: another
- *     flipped body, skipped in its turn); the failed record is skipped;</li>
+ *     bodies are most of the bytes), passing over later records that fail alone (each with a
+ *     length in range that fits, never two in a row, and followed by an intact record or the end:
+ *     another flipped body, skipped in its turn); the failed record is skipped;</li>
  * <li>else the first later offset from which intact records follow one another to the end (damage
  *     over more than one field: a sector of garbage).</li>
  * </ol>
@@ -356,8 +356,8 @@ final class WalReader {
             /**
              * Rule 1's chain may also pass over later records that fail on their own (a second
              * flipped body byte): each such record must have a length in range that fits in the
-             * file, come after an intact record, and be followed by an intact record, the end of
-             * the file, or (where allowed) a torn tail.
+             * file, come after an intact record (or first, from rule 1's own end), and be followed
+             * by an intact record, the end of the file, or (where allowed) a torn tail.
              * Without this, two separate flips lost every intact record between them, which the
              * chain to the end had to cross. Nothing is replayed from it: the records it skips fail
              * again when replay reaches them, and are resynced past on their own, each finding
@@ -384,7 +384,7 @@ final class WalReader {
              */
             private boolean pastDamage(long start, boolean remember) {
                 long p = start;
-                boolean intactBefore = false; // a record may be skipped only after an intact one
+                boolean intactBefore = remember; // a record may be skipped only after an intact one, or first from a trusted boundary
                 boolean skippedLast = false;
                 while (p < size) {
                     // Marks hold intact record starts only: past one of them a walk goes on the same
