@@ -1,22 +1,17 @@
 package dht.bench;
 
+import static dht.bench.BenchCli.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * fill writes its range in order, each key once, so it offers no --distribution (an option it would
  * take and ignore); the load runs, which draw keys from a distribution, do.
  */
 class FillOptionsTest {
-    record Outcome(int exitCode, String stdout, String stderr) {
-    }
-
     @Test
     void fillRefusesADistributionAndSendsNothing() throws Exception {
         List<String> requests = new CopyOnWriteArrayList<>();
@@ -24,7 +19,7 @@ class FillOptionsTest {
             requests.add(ex.getRequestMethod() + " " + ex.getRequestURI());
             TestServers.answer(ex, 201, new byte[0]);
         }, 1)) {
-            Outcome o = bench("fill", "--url", server.url(), "--count", "5", "-c", "1", "--distribution", "zipfian");
+            BenchCli.Outcome o = bench("fill", "--url", server.url(), "--count", "5", "-c", "1", "--distribution", "zipfian");
             assertThat(o.exitCode()).as("bad usage").isEqualTo(2);
             assertThat(o.stderr()).startsWith("Unknown option").contains("'--distribution'");
             assertThat(requests).isEmpty();
@@ -43,11 +38,4 @@ class FillOptionsTest {
         assertThat(bench("sweep", "--help").stdout()).contains("--distribution=<distribution>");
     }
 
-    private static Outcome bench(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true))
-                .setErr(new PrintWriter(err, true)).execute(args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
 }

@@ -1,16 +1,14 @@
 package dht.bench;
 
+import static dht.bench.BenchCli.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The sweep against a server of bounded capacity: one thread sleeping 2 ms per request serves at
@@ -121,7 +119,7 @@ class SweepCommandTest {
                 List<String> args = new ArrayList<>(List.of("sweep", "--url", server.url(), "-c", "1",
                         "--warmup", "0s", "--max-steps", "1", "--step-duration", "200ms", "--step-warmup", "0s"));
                 args.addAll(option);
-                Outcome o = bench(args.toArray(String[]::new));
+                BenchCli.Outcome o = bench(args.toArray(String[]::new));
                 assertThat(o.exitCode()).as("%s: bad usage", option).isEqualTo(2);
                 assertThat(o.stderr()).as("%s", option).startsWith("Unknown option").contains("'" + option.getFirst() + "'");
             }
@@ -132,14 +130,4 @@ class SweepCommandTest {
         assertThat(bench("--help").stdout()).contains("--duration=<duration>").contains("--rate=<rate>");
     }
 
-    record Outcome(int exitCode, String stdout, String stderr) {
-    }
-
-    private static Outcome bench(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true))
-                .setErr(new PrintWriter(err, true)).execute(args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
 }
