@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * <li>else where the failed record's own length says it ends, if intact records follow one another
  *     from there to the end of the file (a byte flipped in a body or a CRC: the common case, since
  *     bodies are most of the bytes), passing over later records that fail alone (each with a
- *     length in range that fits, never two in a row, and followed by an intact record or the end:
- *     another flipped body, skipped in its turn); the failed record is skipped;</li>
+ *     length in range that fits, never two in a row, and followed by an intact record, the end, or
+ *     a record a walk already proved: another flipped body, skipped in its turn); the failed record
+ *     is skipped. If the first record there is itself skipped, or is a torn tail, the own end is
+ *     weak: rule 0 then tries every candidate, and the own end is taken only if none proves;</li>
  * <li>else the first later offset from which intact records follow one another to the end (damage
  *     over more than one field: a sector of garbage).</li>
  * </ol>
@@ -184,6 +186,12 @@ final class WalReader {
         int repairedLength = -1;
         /** Shared by the resyncs of one file: absolute record starts {@link Chains#pastDamage} proved. */
         private final Marks reachEnd;
+        /**
+         * Rule 1's walk from the own end reached the end without an intact record right at the own
+         * end (it skipped the record there, or that was a torn tail): the own end stays a place to
+         * resume at if nothing better is proven, but says nothing about the length field.
+         */
+        private boolean weakOwnEnd;
 
         Resync(MemorySegment file, long failed, Marks reachEnd) {
             this.file = file;
@@ -217,8 +225,9 @@ final class WalReader {
             // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
             // may point at a later record (those between would be lost) or at records embedded in
             // its own value. When the own end chains, the length is most likely intact: past it only
-            // a few ends are tried (candidate), so fewer chances of a false match.
-            long limit = ownEnd >= 0 ? ownEnd : size;
+            // a few ends are tried (candidate), so fewer chances of a false match. Not when the own
+            // end is weak (no intact record right there): that is no sign the length is intact.
+            long limit = ownEnd >= 0 && !weakOwnEnd ? ownEnd : size;
             long first = lenient.first(limit);
             long repaired = repair(first, limit);
             if (repaired >= 0) return repaired;
@@ -316,11 +325,20 @@ final class WalReader {
 
             /** The first offset in (failed, limit] from which a chain reaches the end ({@code limit} itself only if it does), or -1. */
             long first(long limit) {
+                return first(limit, this::from);
+            }
+
+            /** The same for chains that may pass over a damaged record ({@link #pastDamage}); for rule 0's candidates. */
+            long firstPastDamage(long limit) {
+                return first(limit, p -> pastDamage(p, false));
+            }
+
+            private long first(long limit, java.util.function.LongPredicate reachesEnd) {
                 for (long p = failed + 1; p < limit; p++) {
                     if (crcBudget < 0) return -1;
-                    if (from(p)) return p;
+                    if (reachesEnd.test(p)) return p;
                 }
-                return limit < size && from(limit) ? limit : -1;
+                return limit < size && reachesEnd.test(limit) ? limit : -1;
             }
 
             /** Whether a torn tail (what a crash leaves) starts at {@code p}, where this kind of chain may end. */
@@ -368,28 +386,24 @@ final class WalReader {
                 return pastDamage(start, true);
             }
 
-            /** The first offset in (failed, limit] from which {@link #pastDamage} reaches the end, or -1; for rule 0's candidates. */
-            long firstPastDamage(long limit) {
-                for (long p = failed + 1; p < limit; p++) {
-                    if (crcBudget < 0) return -1;
-                    if (pastDamage(p, false)) return p;
-                }
-                return limit < size && pastDamage(limit, false) ? limit : -1;
-            }
-
             /**
-             * @param remember whether {@code start} is a trusted boundary (rule 1's own end), whose
-             *                 success marks its record starts in {@link #reachEnd}; not a scan's start,
-             *                 which may lie among records embedded in a value
+             * @param remember whether {@code start} is rule 1's own end, where the first record may be
+             *                 skipped too (then the end is only {@link #weakOwnEnd}), and whose success
+             *                 from an intact first record marks its record starts in {@link #reachEnd};
+             *                 not a scan's start, which may lie among records embedded in a value
              */
             private boolean pastDamage(long start, boolean remember) {
                 long p = start;
-                boolean intactBefore = remember; // a record may be skipped only after an intact one, or first from a trusted boundary
+                boolean intactBefore = remember; // a record may be skipped only after an intact one, or first from the own end
                 boolean skippedLast = false;
+                boolean firstIntact = false;
                 while (p < size) {
                     // Marks hold intact record starts only: past one of them a walk goes on the same
                     // way whatever came before it, so its outcome is known.
-                    if (reachEnd.get(p)) break;
+                    if (reachEnd.get(p)) {
+                        firstIntact |= p == start;
+                        break;
+                    }
                     if (brokenPastDamage.get(p - failed)) return brokenAt(start, p);
                     if (intactBefore && tornTailAt(p)) break;
                     if (size - p < LogRecord.HEADER) return brokenAt(start, p);
@@ -399,6 +413,7 @@ final class WalReader {
                     boolean candidate = p == start && !remember ? plausible(p) // a scan's start: the cheap filter first
                             : lengthInRange(len) && size - p - LogRecord.HEADER >= len && bodyShapeOk(file, p, len);
                     if (candidate && intactCharged(p) >= 0) {
+                        firstIntact |= p == start;
                         intactBefore = true;
                         skippedLast = false;
                         sawRecord = true;
@@ -411,7 +426,11 @@ final class WalReader {
                     }
                     p += LogRecord.HEADER + len;
                 }
-                if (remember) markIntact(start, p, reachEnd, 0);
+                if (remember && firstIntact) {
+                    markIntact(start, p, reachEnd, 0);
+                } else if (remember) {
+                    weakOwnEnd = true; // and nothing shared: the own end itself is in doubt
+                }
                 return true;
             }
 
