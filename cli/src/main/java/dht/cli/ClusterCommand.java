@@ -124,7 +124,7 @@ final class ClusterCommand implements Callable<Integer> {
                     // the command, with its own data directory, is the one thing the user cannot see.
                     System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") exited with " + p.exitValue()
                             + "; the others go on. To bring it back (by hand, so Ctrl-C here will not stop it):");
-                    System.err.println("  bin/dht " + String.join(" ", n.serveArgs()));
+                    System.err.println("  bin/dht " + String.join(" ", n.serveArgs().stream().map(ClusterCommand::shellWord).toList()));
                     if (alive.decrementAndGet() == 0) {
                         System.err.println("dht cluster: every node has exited; stopping");
                         exitCode.set(1);
@@ -170,6 +170,12 @@ final class ClusterCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    /** {@code arg} as one shell word, to be pasted: quoted unless it is plain (a --data path may hold spaces). */
+    static String shellWord(String arg) {
+        if (!arg.isEmpty() && arg.matches("[A-Za-z0-9_./:,=@%+-]+")) return arg;
+        return "'" + arg.replace("'", "'\\''") + "'";
     }
 
     private static void prefix(Process p, String prefix) {

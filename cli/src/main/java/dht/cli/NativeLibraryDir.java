@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where a served node's Netty unpacks its native epoll library: a directory of the process's own,
- * {@code <java.io.tmpdir>/dht-native-<pid>}, whose file is kept while the process runs.
+ * {@code <java.io.tmpdir>/dht-native-<pid>-<random>}, whose file is kept while the process runs.
  *
  * <p>Why: Netty unpacks the library to a temporary file and, by default, deletes the file once it
  * is loaded. A profiler started later (the admin endpoint's flame graphs) reads a library's
@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: nothing is changed when the user chose for themselves ({@code -Dio.netty.native.workdir}
  * or {@code -Dio.netty.native.deleteLibAfterLoading} given); the directories left by processes
  * that are no longer running (killed, so they could not clean up) are removed at the next start,
- * so at most one is left per process that died since; a failure here costs only the symbol names,
- * never the start.
+ * so at most one is left per process that died since; the directory is made new, with a random
+ * name and only its owner allowed in ({@link Files#createTempDirectory}), so that nobody else can
+ * have put a library there first; one that cannot be removed (another user's) is left alone; a
+ * failure here costs only the symbol names, never the start.
  */
 final class NativeLibraryDir {
     private static final Logger log = LoggerFactory.getLogger(NativeLibraryDir.class);
@@ -51,16 +53,20 @@ final class NativeLibraryDir {
         }
     }
 
-    /** Removes the directories under {@code tmp} of processes no longer running, then makes {@code pid}'s. */
+    /** Removes the directories under {@code tmp} of processes no longer running, then makes a new one for {@code pid}. */
     static Path prepare(Path tmp, long pid) throws IOException {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, PREFIX + "*")) {
             for (Path d : dirs) {
                 Long owner = owner(d);
                 if (owner == null || owner == pid || ProcessHandle.of(owner).isPresent()) continue;
-                deleteTree(d);
+                try {
+                    deleteTree(d);
+                } catch (IOException | UncheckedIOException e) {
+                    log.debug("Left {}: {}", d, e.toString()); // not ours to remove, most likely
+                }
             }
         }
-        return Files.createDirectories(tmp.resolve(PREFIX + pid));
+        return Files.createTempDirectory(tmp, PREFIX + pid + "-");
     }
 
     /** Removes this process's directory (at a graceful stop); the loaded library stays mapped. */
@@ -73,11 +79,14 @@ final class NativeLibraryDir {
         }
     }
 
+    /** The pid in {@code dht-native-<pid>-<random>}, or null for a name that is not ours. */
     private static Long owner(Path dir) {
+        String rest = dir.getFileName().toString().substring(PREFIX.length());
+        int dash = rest.indexOf('-');
         try {
-            return Long.parseLong(dir.getFileName().toString().substring(PREFIX.length()));
+            return dash < 0 ? null : Long.parseLong(rest.substring(0, dash));
         } catch (NumberFormatException e) {
-            return null; // not ours
+            return null;
         }
     }
 

@@ -68,7 +68,10 @@ class ServeProcessTest {
     void nettysNativeLibraryStaysReadableForTheProfilerUntilAGracefulStop() throws Exception {
         Path jtmp = java.nio.file.Files.createDirectories(tmp.resolve("jtmp"));
         NodeProcess n = node(tmp.resolve("d")).startAndAwait("-Djava.io.tmpdir=" + jtmp);
-        Path dir = jtmp.resolve("dht-native-" + n.process().pid());
+        Path dir;
+        try (var made = java.nio.file.Files.list(jtmp)) {
+            dir = made.filter(d -> d.getFileName().toString().startsWith("dht-native-" + n.process().pid() + "-")).findFirst().orElseThrow();
+        }
         // A profiler started later reads the library's symbols from its file: it must still exist.
         List<String> netty = java.nio.file.Files.readAllLines(Path.of("/proc/" + n.process().pid() + "/maps")).stream()
                 .filter(l -> l.contains("libnetty_transport_native_epoll")).toList();
