@@ -8,6 +8,7 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchCommand()).execute(args));
+        System.exit(new CommandLine(new BenchCommand())
+                .setExecutionStrategy(OptionsBeforeSubcommand.refused(new CommandLine.RunLast())).execute(args));
     }
 }

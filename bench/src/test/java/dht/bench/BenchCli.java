@@ -16,7 +16,8 @@ final class BenchCli {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true))
-                .setErr(new PrintWriter(err, true)).execute(args);
+                .setErr(new PrintWriter(err, true))
+                .setExecutionStrategy(OptionsBeforeSubcommand.refused(new CommandLine.RunLast())).execute(args);
         return new Outcome(code, out.toString(), err.toString());
     }
 }

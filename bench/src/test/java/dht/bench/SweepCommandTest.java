@@ -122,6 +122,13 @@ class SweepCommandTest {
                 BenchCli.Outcome o = bench(args.toArray(String[]::new));
                 assertThat(o.exitCode()).as("%s: bad usage", option).isEqualTo(2);
                 assertThat(o.stderr()).as("%s", option).startsWith("Unknown option").contains("'" + option.getFirst() + "'");
+
+                // Placed before the subcommand, picocli takes it as bench's own, which sweep never reads.
+                List<String> before = new ArrayList<>(option);
+                before.addAll(args.subList(0, args.size() - option.size()));
+                BenchCli.Outcome b = bench(before.toArray(String[]::new));
+                assertThat(b.exitCode()).as("%s before sweep: bad usage", option).isEqualTo(2);
+                assertThat(b.stderr()).as("%s before sweep", option).contains("is an option of 'bench' alone, not of 'bench sweep'");
             }
             assertThat(requests).isEmpty();
         }

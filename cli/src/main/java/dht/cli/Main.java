@@ -34,7 +34,8 @@ public final class Main {
     /** The configured command tree, for {@link #run} and for tests that capture its output. */
     static CommandLine commandLine() {
         return new CommandLine(new Main()).setExecutionExceptionHandler(Main::handle)
-                .setParameterExceptionHandler(Main::badUsage);
+                .setParameterExceptionHandler(Main::badUsage)
+                .setExecutionStrategy(dht.bench.OptionsBeforeSubcommand.refused(new CommandLine.RunLast()));
     }
 
     // picocli's default follows the reason with the command's whole usage (40 lines for serve), so a
