@@ -57,6 +57,10 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** One started node: its URL, the {@code serve} arguments it runs with, its process, and the thread printing its output. */
     private record LocalNode(String url, List<String> serveArgs, Process process, Thread output) {
+        /** How the launcher's lines name it. */
+        String name() {
+            return url + " (pid " + process.pid() + ")";
+        }
     }
 
     @Override
@@ -122,7 +126,7 @@ final class ClusterCommand implements Callable<Integer> {
                     if (stopping.get()) return;
                     // Killing a node is how to try failover, and bringing it back is the second half:
                     // the command, with its own data directory, is the one thing the user cannot see.
-                    System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") exited with " + p.exitValue()
+                    System.err.println("dht cluster: node " + n.name() + " exited with " + p.exitValue()
                             + "; the others go on. To bring it back (by hand, so Ctrl-C here will not stop it):");
                     System.err.println("  bin/dht " + String.join(" ", n.serveArgs().stream().map(ClusterCommand::shellWord).toList()));
                     if (alive.decrementAndGet() == 0) {
@@ -205,7 +209,7 @@ final class ClusterCommand implements Callable<Integer> {
             Process p = n.process();
             try {
                 if (!p.waitFor(15, TimeUnit.SECONDS)) {
-                    System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") did not stop within 15 s; killing it");
+                    System.err.println("dht cluster: node " + n.name() + " did not stop within 15 s; killing it");
                     p.destroyForcibly();
                 }
             } catch (InterruptedException e) {
@@ -221,7 +225,7 @@ final class ClusterCommand implements Callable<Integer> {
         }
         for (LocalNode n : running) {
             Process p = n.process();
-            if (!p.isAlive()) System.err.println("dht cluster: node " + n.url() + " (pid " + p.pid() + ") stopped, exit code " + p.exitValue());
+            if (!p.isAlive()) System.err.println("dht cluster: node " + n.name() + " stopped, exit code " + p.exitValue());
         }
     }
 }

@@ -221,7 +221,7 @@ final class WalReader {
             // that is too weak a sign, and the records after the true end would be skipped.)
             long ownEnd = lengthInRange(storedLength) && end <= size
                     && (end == size || (end >= zerosFrom && strict.tornTailEnds) || reachEnd.get(end) || strict.from(end)
-                    || strict.pastDamage(end)) ? end : -1;
+                    || strict.pastDamage(end, true)) ? end : -1;
             // Rule 0 looks at the first chain, not the one at the record's own end: a damaged length
             // may point at a later record (those between would be lost) or at records embedded in
             // its own value. When the own end chains, the length is most likely intact: past it only
@@ -381,18 +381,13 @@ final class WalReader {
              * again when replay reaches them, and are resynced past on their own, each finding
              * its own end among the starts this walk marks in {@link #reachEnd}, so that a log
              * with many such records is walked once, not once per record.
-             */
-            boolean pastDamage(long start) {
-                return pastDamage(start, true);
-            }
-
-            /**
+             *
              * @param remember whether {@code start} is rule 1's own end, where the first record may be
              *                 skipped too (then the end is only {@link #weakOwnEnd}), and whose success
              *                 from an intact first record marks its record starts in {@link #reachEnd};
              *                 not a scan's start, which may lie among records embedded in a value
              */
-            private boolean pastDamage(long start, boolean remember) {
+            boolean pastDamage(long start, boolean remember) {
                 long p = start;
                 boolean intactBefore = remember; // a record may be skipped only after an intact one, or first from the own end
                 boolean skippedLast = false;
@@ -408,16 +403,17 @@ final class WalReader {
                     if (intactBefore && tornTailAt(p)) break;
                     if (size - p < LogRecord.HEADER) return brokenAt(start, p);
                     int len = file.get(INT, p + 4);
+                    boolean fits = lengthInRange(len) && size - p - LogRecord.HEADER >= len;
                     // After the first record the walk follows lengths it has proven, so a record need
                     // only be well formed itself: a damaged record after it is for the next step to judge.
                     boolean candidate = p == start && !remember ? plausible(p) // a scan's start: the cheap filter first
-                            : lengthInRange(len) && size - p - LogRecord.HEADER >= len && bodyShapeOk(file, p, len);
+                            : fits && bodyShapeOk(file, p, len);
                     if (candidate && intactCharged(p) >= 0) {
                         firstIntact |= p == start;
                         intactBefore = true;
                         skippedLast = false;
                         sawRecord = true;
-                    } else if (crcBudget >= 0 && intactBefore && !skippedLast && lengthInRange(len) && size - p - LogRecord.HEADER >= len) {
+                    } else if (crcBudget >= 0 && intactBefore && !skippedLast && fits) {
                         // Skipped by its length alone (the damage may be in its type or key length):
                         // the intact record that must come next anchors it.
                         skippedLast = true;
