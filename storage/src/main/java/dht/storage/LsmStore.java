@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -56,8 +55,6 @@ import org.slf4j.LoggerFactory;
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
     private static final long MAX_BATCH_BYTES = 4L << 20;
-    private static final long SMALL_TABLE_BYTES = 4L << 20;
-    private static final int MAX_COMPACTION_TABLES = 32;
 
     private final Path dir;
     private final StoreOptions opt;
@@ -771,35 +768,15 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** Size-tiered buckets of tables, smallest first; each holds tables of similar size. */
-    private List<List<Table>> buckets() {
-        List<Table> cand = new ArrayList<>();
-        for (Table t : current.tables) if (!t.damaged && !compacting.contains(t)) cand.add(t);
-        cand.sort(Comparator.comparingLong(t -> t.sizeBytes));
-        List<List<Table>> buckets = new ArrayList<>();
-        List<Table> b = new ArrayList<>();
-        long sum = 0;
-        for (Table t : cand) {
-            double avg = b.isEmpty() ? 0 : (double) sum / b.size();
-            boolean fits = b.isEmpty() || (t.sizeBytes <= avg * 1.5) || (t.sizeBytes <= SMALL_TABLE_BYTES && avg <= SMALL_TABLE_BYTES);
-            if (!fits) {
-                buckets.add(b);
-                b = new ArrayList<>();
-                sum = 0;
-            }
-            b.add(t);
-            sum += t.sizeBytes;
-        }
-        if (!b.isEmpty()) buckets.add(b);
-        buckets.removeIf(x -> x.size() < opt.compactionMinTables());
-        return buckets;
+    /** The next size-tiered merge among the tables that are neither damaged nor being compacted. */
+    private List<Table> pickTiered() {
+        return SizeTieredPicker.pick(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
     }
 
-    private List<Table> pickTiered() {
-        List<List<Table>> b = buckets();
-        if (b.isEmpty()) return List.of();
-        List<Table> pick = b.getFirst();
-        return pick.size() > MAX_COMPACTION_TABLES ? pick.subList(0, MAX_COMPACTION_TABLES) : pick;
+    private List<Table> compactable() {
+        List<Table> candidates = new ArrayList<>();
+        for (Table t : current.tables) if (!t.damaged && !compacting.contains(t)) candidates.add(t);
+        return candidates;
     }
 
     /** Merges every live table into one (a major compaction) and waits for it. */
@@ -842,7 +819,7 @@ public final class LsmStore implements Store {
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.iterator(null, null));
-            Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n);
+            Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
@@ -878,9 +855,9 @@ public final class LsmStore implements Store {
                     inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
                     t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
                     String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
-        } catch (UncheckedIOException | IOException | CompactionCancelled e) {
+        } catch (UncheckedIOException | IOException | CompactionFilter.Cancelled e) {
             Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
-            if (c instanceof CompactionCancelled) {
+            if (c instanceof CompactionFilter.Cancelled) {
                 log.info("compaction into {} cancelled: store closing", out.getFileName());
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
@@ -893,98 +870,6 @@ public final class LsmStore implements Store {
         } finally {
             compacting.removeAll(inputs);
             v.release();
-        }
-    }
-
-    private static final class CompactionCancelled extends RuntimeException {
-        CompactionCancelled() { super("store closing", null, false, false); }
-    }
-
-    /**
-     * Drops a tombstone when it is older than the grace period and no table outside the
-     * compaction and no memtable of the compaction's snapshot can hold an older version of its
-     * key. Logs progress (rate, ETA) every 10 seconds. Stops when the store closes. With
-     * {@link StoreOptions#compactionBytesPerSecond} set, reads no faster than that: once ahead of
-     * the rate by a millisecond or more it sleeps the difference, so the compaction thread gives its
-     * core back in short gaps instead of holding it for the whole compaction.
-     */
-    private final class CompactionFilter implements Iterator<Entry> {
-        private final Iterator<Entry> in;
-        private final Version v;
-        private final List<Table> others;
-        private final long totalBytes;
-        private final long outNumber;
-        private final long t0 = System.nanoTime();
-        private long lastLog = t0;
-        private long seenBytes;
-        private Entry next;
-
-        CompactionFilter(Iterator<Entry> in, Version v, List<Table> others, long totalBytes, long outNumber) {
-            this.in = in;
-            this.v = v;
-            this.others = others;
-            this.totalBytes = totalBytes;
-            this.outNumber = outNumber;
-            advance();
-        }
-
-        private void advance() {
-            next = null;
-            long horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
-            while (in.hasNext()) {
-                if (stopping) throw new CompactionCancelled();
-                Entry e = in.next();
-                seenBytes += TableFormat.ENTRY_HEADER + e.key().length + (e.value() == null ? 0 : e.value().length);
-                progress();
-                throttle();
-                if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
-                    continue;
-                }
-                next = e;
-                return;
-            }
-        }
-
-        private boolean heldElsewhere(byte[] key) {
-            long hash = Bytes.hash(key);
-            if (v.active.get(key, hash) != null) return true;
-            for (Memtable m : v.immutables) if (m.get(key, hash) != null) return true;
-            for (Table t : others) {
-                try {
-                    if (t.get(key, hash) != null) return true;
-                } catch (CorruptionException e) {
-                    return true; // cannot prove the key absent there: keep the tombstone
-                }
-            }
-            return false;
-        }
-
-        private void throttle() {
-            long rate = opt.compactionBytesPerSecond();
-            if (rate == 0) return;
-            long ahead = t0 + (long) (seenBytes * 1e9 / rate) - System.nanoTime();
-            if (ahead >= 1_000_000L) java.util.concurrent.locks.LockSupport.parkNanos(ahead);
-        }
-
-        private void progress() {
-            long now = System.nanoTime();
-            if (now - lastLog < 10_000_000_000L) return;
-            lastLog = now;
-            double secs = (now - t0) / 1e9;
-            double rate = seenBytes / secs;
-            long eta = rate > 0 ? (long) ((totalBytes - seenBytes) / rate) : -1;
-            log.info("compaction into table {}: {} of ~{} MB, {} MB/s, ETA {} s", outNumber, seenBytes >> 20, totalBytes >> 20, String.format("%.1f", rate / 1e6), Math.max(eta, 0));
-        }
-
-        @Override
-        public boolean hasNext() { return next != null; }
-
-        @Override
-        public Entry next() {
-            if (next == null) throw new NoSuchElementException();
-            Entry e = next;
-            advance();
-            return e;
         }
     }
 
@@ -1085,7 +970,8 @@ public final class LsmStore implements Store {
                 mem += m.bytes();
                 walBytes += m.walBytes;
             }
-            return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(), buckets().size(), walBytes);
+            return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
+                    SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables()), walBytes);
         } finally {
             v.release();
         }
