@@ -83,6 +83,7 @@ public final class Cluster implements AutoCloseable {
         }
         PeerClient c = client;
         ReadRepair readRepair = new ReadRepair(replicas);
+        FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         long hintBytes = hintBytes();
         if (client != null && hintBytes > 0) {
@@ -90,11 +91,11 @@ public final class Cluster implements AutoCloseable {
             peers.remove(self);
             hints = new HintedHandoff(peers, client::isUp, client.group(), hintBytes);
         }
-        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, hints);
+        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
         StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, reads, writes, clock);
         HintedHandoff h = hints;
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
-                () -> repairCounts(readRepair, h));
+                () -> repairCounts(readRepair, fullRepair, h));
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
@@ -165,7 +166,7 @@ public final class Cluster implements AutoCloseable {
                 Long.MAX_VALUE, "a byte count");
     }
 
-    private static Map<String, Long> repairCounts(ReadRepair readRepair, HintedHandoff hints) {
+    private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
@@ -175,6 +176,9 @@ public final class Cluster implements AutoCloseable {
         m.put("hintsDropped", h.dropped());
         m.put("hintsSuperseded", h.superseded());
         m.put("hintsWaiting", h.waiting());
+        m.put("fullRepairKeys", fullRepair.keys());
+        m.put("fullRepairsSent", fullRepair.sent());
+        m.put("fullRepairsFailed", fullRepair.failed());
         return m;
     }
 

@@ -15,6 +15,16 @@ public interface Coordinator extends AutoCloseable {
 
     CompletableFuture<Answer> delete(byte[] key, Quorum quorum);
 
+    /**
+     * A GET that waits for every replica of {@code quorum.from()} and, before answering, brings
+     * each one that answered up to the newest version (an operator's repair, {@code repair=all}):
+     * see {@link FullRepair}. The default, for a coordinator without replicas to bring up, is a
+     * plain GET that repaired nothing.
+     */
+    default CompletableFuture<RepairAnswer> repair(byte[] key, Quorum quorum) {
+        return get(key, quorum).thenApply(a -> new RepairAnswer(a, 0, 0, 0));
+    }
+
     @Override
     void close();
 }

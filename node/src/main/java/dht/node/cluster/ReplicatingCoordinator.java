@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * newest of the first {@code ack} versions by {@link Entry#supersedes}; a tombstone or no version
  * at all is NOT_FOUND. No thread waits for a replica: everything is a callback. After the answer,
  * replicas that answered an older version are repaired ({@link ReadRepair}); writes a peer failed
- * are kept for it until it is back ({@link HintedHandoff}).
+ * are kept for it until it is back ({@link HintedHandoff}). An operator's {@code repair=all} read
+ * goes to {@link FullRepair} instead.
  */
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
@@ -27,15 +28,17 @@ final class ReplicatingCoordinator implements Coordinator {
     private final Map<String, Replica> replicas;
     private final HybridLogicalClock clock;
     private final ReadRepair readRepair;
+    private final FullRepair fullRepair;
     /** Null on a single node. */
     private final HintedHandoff hints;
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
-                           ReadRepair readRepair, HintedHandoff hints) {
+                           ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
         this.placement = placement;
         this.replicas = Map.copyOf(replicas);
         this.clock = clock;
         this.readRepair = readRepair;
+        this.fullRepair = fullRepair;
         this.hints = hints;
     }
 
@@ -56,6 +59,16 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
         });
+    }
+
+    // Its own path rather than a flag on get(): an ordinary GET keeps answering after ack replicas,
+    // while this one waits for all of them and for its writes.
+    @Override
+    public CompletableFuture<RepairAnswer> repair(byte[] key, Quorum quorum) {
+        List<String> targets = targets(key, quorum);
+        List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
+        for (String url : targets) calls.add(replicas.get(url).read(key));
+        return fullRepair.repair(targets, calls, quorum.ack());
     }
 
     @Override

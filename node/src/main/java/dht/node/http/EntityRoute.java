@@ -3,6 +3,7 @@ package dht.node.http;
 import dht.node.cluster.Answer;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.Quorum;
+import dht.node.cluster.RepairAnswer;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
@@ -41,8 +42,15 @@ public final class EntityRoute implements Route {
         QueryParams params = request.params();
         byte[] id = params.bytes("id");
         if (id == null || id.length == 0) throw new BadRequestException("missing or empty 'id'");
-        Quorum quorum = Quorums.parse(params, clusterSize);
+        boolean repairAll = repairAll(params, method);
+        // A repair answers only once every replica of 'from' was heard and brought up to date: by
+        // default it takes all of them to call the key repaired.
+        Quorum quorum = Quorums.parse(params, clusterSize, repairAll);
         if (!admit(admission, slot)) return;
+        if (repairAll) {
+            repair(id, quorum, slot);
+            return;
+        }
         CompletableFuture<Answer> answer;
         try {
             if (method.equals(HttpMethod.GET)) {
@@ -57,6 +65,33 @@ public final class EntityRoute implements Route {
         }
         answer.whenComplete((a, e) -> slot.respond(toResponse(method, a, e)));
     }
+
+    /** {@code repair=all} (GET only); absent is false; any other value, or on PUT or DELETE, a 400. */
+    private static boolean repairAll(QueryParams params, HttpMethod method) throws BadRequestException {
+        String repair = params.string("repair");
+        if (repair == null) return false;
+        if (!repair.equals("all")) throw new BadRequestException("'repair' must be all");
+        if (!method.equals(HttpMethod.GET)) throw new BadRequestException("'repair' applies to GET only");
+        return true;
+    }
+
+    /** The operator's repair of one key: the usual GET answer, with what was repaired in {@code X-Dht-Repair}. */
+    private void repair(byte[] id, Quorum quorum, Slot slot) {
+        CompletableFuture<RepairAnswer> answer;
+        try {
+            answer = coordinator.repair(id, quorum);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((a, e) -> {
+            FullHttpResponse r = toResponse(HttpMethod.GET, a == null ? null : a.answer(), e);
+            if (a != null) r.headers().set(REPAIR_HEADER, a.header());
+            slot.respond(r);
+        });
+    }
+
+    /** The counts of a {@code repair=all} GET: {@code sent=S failed=F unreachable=U}. */
+    public static final String REPAIR_HEADER = "X-Dht-Repair";
 
     /** Takes a permit for the request or answers 503 at once; the permit comes back with the answer. */
     static boolean admit(Admission admission, Slot slot) {

@@ -9,6 +9,11 @@ final class Quorums {
     }
 
     static Quorum parse(QueryParams params, int clusterSize) throws BadRequestException {
+        return parse(params, clusterSize, false);
+    }
+
+    /** As {@link #parse(QueryParams, int)}; with {@code ackDefaultsToFrom} an absent {@code ack} is {@code from}, not a quorum of it. */
+    static Quorum parse(QueryParams params, int clusterSize, boolean ackDefaultsToFrom) throws BadRequestException {
         int from = params.positiveInt("from", -1);
         int ack = params.positiveInt("ack", -1);
         boolean fromGiven = from != -1;
@@ -16,7 +21,7 @@ final class Quorums {
         if (from > clusterSize) {
             throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
         }
-        if (ack == -1) ack = Quorum.defaultFor(from).ack();
+        if (ack == -1) ack = ackDefaultsToFrom ? from : Quorum.defaultFor(from).ack();
         if (ack > from) {
             throw new BadRequestException("'ack' (" + ack + ") is larger than " + (fromGiven
                     ? "'from' (" + from + ")"
