@@ -1,0 +1,115 @@
+package dht.cli;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The keys one node holds in a range, tombstones included, read from its internal range stream
+ * ({@code GET /internal/v0/entities}, docs/wire-format.md "Range stream") one record at a time:
+ * values are skipped, never held, so the data may be far larger than the heap.
+ *
+ * <p>Why {@link HttpURLConnection} rather than the JDK's newer client: it has a read timeout, so a
+ * node that freezes mid-stream ends the read with an exception instead of blocking it for ever,
+ * and it reports a chunked body cut before its terminating chunk as an {@link IOException}, which
+ * is how a node says the stream is incomplete.
+ */
+final class NodeKeyStream implements KeyMerge.Source {
+    private final String node;
+    private final HttpURLConnection connection;
+    private final DataInputStream in;
+
+    private NodeKeyStream(String node, HttpURLConnection connection, DataInputStream in) {
+        this.node = node;
+        this.connection = connection;
+        this.in = in;
+    }
+
+    /**
+     * Opens {@code node}'s stream of {@code [start, end)} ({@code start} empty: from the first key;
+     * {@code end} null: no end), counting every byte of it in {@code streamed}.
+     *
+     * @throws IOException in words for the user when the node cannot be connected to, does not
+     *                     answer within {@code timeoutSeconds}, or answers other than 200
+     */
+    static NodeKeyStream open(String node, String start, String end, int timeoutSeconds, LongAdder streamed) throws IOException {
+        StringBuilder uri = new StringBuilder(node).append("/internal/v0/entities?");
+        if (!start.isEmpty()) uri.append("start=").append(ClientOptions.encode(start)).append('&');
+        if (end != null) uri.append("end=").append(ClientOptions.encode(end));
+        HttpURLConnection c = (HttpURLConnection) URI.create(uri.toString()).toURL().openConnection();
+        c.setConnectTimeout(5_000);
+        c.setReadTimeout(timeoutSeconds * 1000);
+        c.setUseCaches(false);
+        try {
+            int status = c.getResponseCode();
+            if (status != 200) {
+                c.disconnect();
+                throw new IOException("answered " + status);
+            }
+            InputStream counted = new FilterInputStream(c.getInputStream()) {
+                @Override
+                public int read() throws IOException {
+                    int b = super.read();
+                    if (b >= 0) streamed.increment();
+                    return b;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    int n = super.read(b, off, len);
+                    if (n > 0) streamed.add(n);
+                    return n;
+                }
+
+                @Override
+                public long skip(long n) throws IOException {
+                    long skipped = super.skip(n); // values are skipped, not read, and they count too
+                    streamed.add(skipped);
+                    return skipped;
+                }
+            };
+            return new NodeKeyStream(node, c, new DataInputStream(new BufferedInputStream(counted, 1 << 16)));
+        } catch (ConnectException e) {
+            throw new IOException("connection refused", e);
+        } catch (SocketTimeoutException e) {
+            throw new IOException("no answer within " + timeoutSeconds + " s", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return node;
+    }
+
+    /** The next key, or null at the stream's complete end; an {@link IOException} if it was cut short. */
+    @Override
+    public byte[] next() throws IOException {
+        int flags;
+        try {
+            flags = in.read();
+            if (flags < 0) return null; // the terminating chunk came: the stream is complete
+            in.readLong(); // the version's timestamp: the coordinator compares versions, not us
+            byte[] key = new byte[in.readInt()];
+            in.readFully(key);
+            in.skipNBytes(in.readInt());
+            return key;
+        } catch (SocketTimeoutException e) {
+            throw new IOException("no data for " + connection.getReadTimeout() / 1000 + " s", e);
+        } catch (EOFException e) {
+            throw new IOException("the stream ended inside a record", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        connection.disconnect();
+    }
+}

@@ -1,0 +1,266 @@
+package dht.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code bin/dht repair [START [END]]}: the operator's anti-entropy repair. Enumerates every key of
+ * the range that any node holds (each node's internal range stream, merged: {@link KeyMerge}) and
+ * has the {@code --url} node repair each one ({@code GET /v0/entity?id=K&from=F&repair=all}), so
+ * that afterwards every key has its newest version on each of its first {@code F} replicas and a
+ * deleted key's tombstone on each of them that held an older version.
+ *
+ * <p>Why this closes what read repair and hints leave open: read repair only reaches keys that are
+ * read, never sends a value past the last replica holding it, and hints are lost with their
+ * coordinator. Here the operator states the number of copies ({@code --from}), and every key is
+ * visited. A node that cannot be streamed makes the run incomplete (exit 1): the keys only it holds
+ * are not visited, though every other key still is.
+ *
+ * <p>Bounded memory: one key per node stream and {@code --concurrency} keys in flight.
+ */
+@Command(name = "repair", mixinStandardHelpOptions = true,
+        description = {"Anti-entropy repair: bring every key of the range that any node holds to its newest version "
+                + "on each of its first --from replicas (a deleted key: its tombstone on each replica still holding an "
+                + "older version).",
+                "Progress on stderr every second, then a summary. Exit 0 when every key was repaired and every node "
+                        + "streamed, 1 otherwise."})
+final class RepairCommand implements Callable<Integer> {
+    @Mixin
+    ClientOptions client;
+
+    @Option(names = "--from", paramLabel = "F",
+            description = "Copies every key should have: its first F replicas (default: the cluster size). "
+                    + "A key written with a smaller from is brought up to F copies.")
+    Integer from;
+
+    @Option(names = "--concurrency", paramLabel = "C", defaultValue = "16",
+            description = "Keys repaired at once (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "START", description = "First key of the range (included; default: the first key).")
+    String start;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "END", description = "End of the range, excluded (default: no end).")
+    String end;
+
+    /** Keys not fully repaired that are named on stderr; the rest are counted. */
+    private static final int FAILURES_LISTED = 10;
+    private static final int ATTEMPTS_WHEN_OVERLOADED = 5;
+
+    private final PrintStream err = System.err;
+    private final AtomicInteger failuresListed = new AtomicInteger();
+    private HttpClient http;
+    private RepairTally tally;
+
+    @Override
+    public Integer call() throws Exception {
+        if (concurrency < 1) return usage("--concurrency must be at least 1");
+        if (from != null && from < 1) return usage("--from must be at least 1");
+        String base = client.base();
+        HttpResponse<String> status = client.send(HttpRequest.newBuilder(URI.create(base + "/v0/status")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (status.statusCode() != 200) {
+            err.println("dht repair: " + base + "/v0/status answered " + status.statusCode());
+            return 1;
+        }
+        List<String> nodes = cluster(status.body());
+        if (nodes.isEmpty()) {
+            err.println("dht repair: no cluster in the status of " + base);
+            return 1;
+        }
+        int f = from == null ? nodes.size() : from;
+        if (f > nodes.size()) return usage("--from " + f + " is larger than the cluster (" + nodes.size() + " nodes)");
+        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
+        tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
+        err.printf("dht repair: %d nodes, from=%d, range [%s, %s), %d keys at once, coordinated by %s%n",
+                nodes.size(), f, start == null ? "" : start, end == null ? "end" : end, concurrency, base);
+
+        List<NodeKeyStream> streams = new ArrayList<>();
+        for (String node : nodes) {
+            try {
+                streams.add(NodeKeyStream.open(node, start == null ? "" : start, end, client.timeoutSeconds, tally.streamed));
+            } catch (IOException e) {
+                nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
+            }
+        }
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "repair-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(() -> tally.print(err, tally.progress()), 1, 1, TimeUnit.SECONDS);
+        Semaphore inFlight = new Semaphore(concurrency);
+        try (KeyMerge keys = new KeyMerge(streams, (s, e) -> nodeFailed(s.name(),
+                "its key stream failed (" + e.getMessage() + "); keys only it holds past this point are not checked"))) {
+            for (byte[] key = keys.next(); key != null; key = keys.next()) {
+                inFlight.acquire();
+                repair(base, f, key, 1, inFlight);
+            }
+            inFlight.acquire(concurrency); // every repair answered
+        } finally {
+            ticker.shutdownNow();
+        }
+        tally.print(err, tally.summary());
+        if (tally.complete()) return 0;
+        // Repairing a key twice is harmless (it sends only what a replica lacks), so the remedy is simple.
+        tally.print(err, "dht repair: run it again once every node is up and answering");
+        return 1;
+    }
+
+    /** Asks the coordinator to repair {@code key}; releases a permit of {@code inFlight} once it is settled. */
+    private void repair(String base, int f, byte[] key, int attempt, Semaphore inFlight) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + encode(key) + "&from=" + f + "&repair=all"))
+                .timeout(Duration.ofSeconds(client.timeoutSeconds)).GET().build();
+        CompletableFuture<HttpResponse<Void>> answer;
+        try {
+            answer = http.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((r, e) -> {
+            // 503 is the node's overload control: the key was not looked at, so it is worth asking again
+            if (e == null && r.statusCode() == 503 && attempt < ATTEMPTS_WHEN_OVERLOADED) {
+                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> repair(base, f, key, attempt + 1, inFlight));
+                return;
+            }
+            try {
+                settle(key, r, e);
+            } finally {
+                inFlight.release();
+            }
+        });
+    }
+
+    private void settle(byte[] key, HttpResponse<Void> r, Throwable e) {
+        tally.checked.increment();
+        if (e != null) {
+            keyFailed(key, "no answer (" + (e.getCause() != null ? e.getCause() : e) + ")");
+            return;
+        }
+        String header = r.headers().firstValue("X-Dht-Repair").orElse(null);
+        int status = r.statusCode();
+        if (header == null) {
+            keyFailed(key, status + " without the X-Dht-Repair header" + (status == 200 || status == 404
+                    ? " (a node that does not know repair=all?)" : ""));
+            return;
+        }
+        int sent = count(header, "sent");
+        int failed = count(header, "failed");
+        int unreachable = count(header, "unreachable");
+        tally.sent.add(sent);
+        tally.writesFailed.add(failed);
+        if ((status != 200 && status != 404) || failed > 0 || unreachable > 0) keyFailed(key, status + " (" + header + ")");
+    }
+
+    private void keyFailed(byte[] key, String why) {
+        tally.keysFailed.increment();
+        int n = failuresListed.incrementAndGet();
+        if (n <= FAILURES_LISTED) tally.print(err, "dht repair: key " + printable(key) + " not fully repaired: " + why);
+        if (n == FAILURES_LISTED + 1) tally.print(err, "dht repair: further keys not fully repaired are counted, not listed");
+    }
+
+    private void nodeFailed(String node, String why) {
+        tally.nodesNotReachable.incrementAndGet();
+        tally.print(err, "dht repair: node " + node + ": " + why + "; the repair is incomplete");
+    }
+
+    /** The nodes' stored bytes (tables and memtables) from each one's status; 0 when any cannot say. */
+    private long storedBytes(List<String> nodes) {
+        long total = 0;
+        for (String node : nodes) {
+            try {
+                HttpResponse<String> s = http.send(HttpRequest.newBuilder(URI.create(node + "/v0/status"))
+                        .timeout(Duration.ofSeconds(client.timeoutSeconds)).build(), HttpResponse.BodyHandlers.ofString());
+                long tables = number(s.body(), "tableBytes");
+                long memtables = number(s.body(), "memtableBytes");
+                if (s.statusCode() != 200 || tables < 0 || memtables < 0) return 0;
+                total += tables + memtables;
+            } catch (IOException e) {
+                return 0; // its stream fails too, and says so
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 0;
+            }
+        }
+        return total;
+    }
+
+    private static final Pattern CLUSTER = Pattern.compile("\"cluster\":\\[([^\\]]*)]");
+    private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    /** The "cluster" list of a node's status JSON (URLs need no unescaping beyond backslashes). */
+    static List<String> cluster(String statusJson) {
+        List<String> out = new ArrayList<>();
+        Matcher m = CLUSTER.matcher(statusJson);
+        if (!m.find()) return out;
+        Matcher q = QUOTED.matcher(m.group(1));
+        while (q.find()) out.add(q.group(1).replaceAll("\\\\(.)", "$1"));
+        return out;
+    }
+
+    private static long number(String json, String field) {
+        Matcher m = Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    private static int count(String header, String name) {
+        Matcher m = Pattern.compile("(?:^|\\s)" + name + "=(\\d+)").matcher(header);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** A key's exact bytes percent-encoded (a key from a stream need not be UTF-8). */
+    static String encode(byte[] key) {
+        StringBuilder b = new StringBuilder(key.length * 3);
+        for (byte x : key) {
+            int c = x & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
+                b.append((char) c);
+            } else {
+                b.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+            }
+        }
+        return b.toString();
+    }
+
+    /** A key for a message: as UTF-8, control characters as \xHH, cut after 100 characters. */
+    private static String printable(byte[] key) {
+        String s = new String(key, StandardCharsets.UTF_8);
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        for (; i < s.length() && i < 100; i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) b.append(String.format("\\x%02x", (int) c)); else b.append(c);
+        }
+        return i < s.length() ? b + "..." : b.toString();
+    }
+
+    private int usage(String message) {
+        err.println("dht repair: " + message);
+        err.println("Try 'dht repair --help' for more information.");
+        return 2;
+    }
+}
