@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,14 +52,27 @@ final class RepairCommand implements Callable<Integer> {
     @Mixin
     ClientOptions client;
 
+    @Spec
+    CommandSpec spec;
+
+    Integer from;
+
     @Option(names = "--from", paramLabel = "F",
             description = "Copies every key should have: its first F replicas (default: the cluster size). "
                     + "A key written with a smaller from is brought up to F copies.")
-    Integer from;
+    void from(int f) {
+        if (f < 1) throw new ParameterException(spec.commandLine(), "--from must be at least 1");
+        from = f;
+    }
+
+    int concurrency;
 
     @Option(names = "--concurrency", paramLabel = "C", defaultValue = "16",
             description = "Keys repaired at once (default: ${DEFAULT-VALUE}).")
-    int concurrency;
+    void concurrency(int c) {
+        if (c < 1) throw new ParameterException(spec.commandLine(), "--concurrency must be at least 1");
+        concurrency = c;
+    }
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "START", description = "First key of the range (included; default: the first key).")
     String start;
@@ -75,8 +91,6 @@ final class RepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (concurrency < 1) return usage("--concurrency must be at least 1");
-        if (from != null && from < 1) return usage("--from must be at least 1");
         String base = client.base();
         HttpResponse<String> status = client.send(HttpRequest.newBuilder(URI.create(base + "/v0/status")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -258,8 +272,9 @@ final class RepairCommand implements Callable<Integer> {
         return i < s.length() ? b + "..." : b.toString();
     }
 
+    /** Bad usage found only once the cluster is known, said as picocli says the rest (Main.badUsage). */
     private int usage(String message) {
-        err.println("dht repair: " + message);
+        err.println(message);
         err.println("Try 'dht repair --help' for more information.");
         return 2;
     }

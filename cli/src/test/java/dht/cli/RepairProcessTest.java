@@ -1,0 +1,177 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.node.cluster.Placement;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dht repair} as its own process against real {@code dht serve} processes, hinted handoff
+ * off so that nothing else repairs: a node that was down while keys were written, updated and
+ * deleted holds every key's newest version afterwards, and a node down or frozen during the repair
+ * makes it incomplete (exit 1) with a message naming the node.
+ */
+class RepairProcessTest {
+    static final String NO_HINTS = "-Ddht.hints.bytes=0";
+
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private List<String> urls;
+
+    record Outcome(int exitCode, String stdout, String stderr) {
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+    }
+
+    private void startCluster(int n) throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < n; i++) ports.add(NodeProcess.freePort());
+        urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < n; i++) {
+            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), List.of("--cluster", String.join(",", urls))));
+        }
+        for (NodeProcess p : nodes) p.start(NO_HINTS);
+        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+    }
+
+    private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
+        URI uri = URI.create(n.url() + "/v0/entity?id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&ack=" + ack + "&from=" + from);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
+        b = value == null ? b.DELETE() : b.PUT(HttpRequest.BodyPublishers.ofString(value));
+        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
+    private Map<String, String> local(NodeProcess n) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entities?start=%00&scope=local"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Map<String, String> out = new TreeMap<>();
+        for (String e : r.body().split(";")) {
+            if (e.isEmpty()) continue;
+            int nl = e.indexOf('\n');
+            out.put(e.substring(0, nl), e.substring(nl + 1));
+        }
+        return out;
+    }
+
+    /** Runs {@code dht args...} as its own JVM, with the test's class path. */
+    private static Outcome dht(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).start();
+        CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.getErrorStream().readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("dht %s exited", List.of(args)).isTrue();
+        return new Outcome(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err.join(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aNodeThatMissedWritesHoldsEveryNewestVersionAfterARepairWithoutAnyRead() throws Exception {
+        startCluster(3);
+        NodeProcess a = nodes.get(0);
+        NodeProcess b = nodes.get(1);
+        NodeProcess c = nodes.get(2);
+        Map<String, String> expected = new TreeMap<>();
+        for (int i = 0; i < 60; i++) {
+            assertThat(write(a, "PUT", "r" + i, "old;", 3, 3)).isEqualTo(201);
+            expected.put("r" + i, "old");
+        }
+        for (int i = 0; i < 20; i++) {
+            assertThat(write(a, "PUT", "gone" + i, "x;", 3, 3)).isEqualTo(201);
+            expected.put("gone" + i, "x");
+        }
+        // a key written with one copy, on a node other than c: a repair with from=3 copies it to c
+        String single = "single";
+        for (int i = 0; new Placement(urls).order(single.getBytes(StandardCharsets.UTF_8)).getFirst().equals(c.url()); i++) {
+            single = "single" + i;
+        }
+        assertThat(c.terminate(Duration.ofSeconds(10))).isZero();
+        for (int i = 0; i < 40; i++) {
+            assertThat(write(a, "PUT", "r" + i, "new-" + i + ";", 2, 3)).isEqualTo(201);
+            expected.put("r" + i, "new-" + i);
+        }
+        for (int i = 0; i < 20; i++) {
+            assertThat(write(b, "PUT", "born" + i, "b" + i + ";", 2, 3)).isEqualTo(201);
+            expected.put("born" + i, "b" + i);
+        }
+        for (int i = 0; i < 10; i++) {
+            assertThat(write(b, "DELETE", "gone" + i, null, 2, 3)).isEqualTo(202);
+            expected.remove("gone" + i);
+        }
+        assertThat(write(a, "PUT", single, "one;", 1, 1)).isEqualTo(201);
+        expected.put(single, "one");
+        c.startAndAwait(NO_HINTS);
+        assertThat(local(c)).as("before the repair c has only what it had").doesNotContainKeys("born0", single)
+                .containsEntry("r0", "old").containsEntry("gone0", "x");
+
+        Outcome o = dht("repair", "--url", b.url());
+        assertThat(o.exitCode()).as(o.stderr()).isZero();
+        // 40 updates, 20 new keys and 10 tombstones to c; the single copy to the two nodes without it
+        assertThat(o.stderr()).contains("dht repair: complete: 101 keys checked, 72 replicas repaired, 0 repair writes failed, "
+                + "0 keys not fully repaired, 0 nodes not reachable");
+        assertThat(o.stdout()).isEmpty();
+
+        // only c is left: its own data is what it holds
+        a.kill();
+        b.kill();
+        assertThat(local(c)).isEqualTo(expected);
+    }
+
+    @Test
+    void aNodeDownOrFrozenDuringTheRepairMakesItIncomplete() throws Exception {
+        startCluster(3);
+        NodeProcess a = nodes.get(0);
+        NodeProcess c = nodes.get(2);
+        for (int i = 0; i < 20; i++) assertThat(write(a, "PUT", "k" + i, "v;", 3, 3)).isEqualTo(201);
+
+        c.freeze();
+        Outcome frozen = dht("repair", "--url", a.url(), "--timeout", "2");
+        c.thaw();
+        assertThat(frozen.exitCode()).as(frozen.stderr()).isEqualTo(1);
+        assertThat(frozen.stderr()).contains("dht repair: node " + c.url() + ": cannot stream its keys (no answer within 2 s); the repair is incomplete")
+                .contains("not fully repaired: 504 (sent=0 failed=0 unreachable=1)")
+                .contains("dht repair: INCOMPLETE: 20 keys checked").contains("1 node not reachable");
+
+        c.kill();
+        Outcome down = dht("repair", "--url", a.url(), "k1", "k2");
+        assertThat(down.exitCode()).as(down.stderr()).isEqualTo(1);
+        assertThat(down.stderr()).contains("dht repair: node " + c.url() + ": cannot stream its keys (connection refused)")
+                .contains("dht repair: INCOMPLETE: 11 keys checked").contains("run it again once every node is up");
+
+        assertThat(dht("repair", "--url", a.url(), "--from", "4").exitCode()).isEqualTo(2);
+        assertThat(dht("repair", "--url", a.url(), "--concurrency", "0").exitCode()).isEqualTo(2);
+        assertThat(dht("repair", "--help").exitCode()).isZero();
+    }
+}
