@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
  * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
- * within the replica timeout, or then stays silent for the idle timeout while the consumer waits,
- * fails with {@link ScanSource.ScanSourceException}.
+ * within the replica timeout of its opening, or then stays silent for the idle timeout while it
+ * may send (not paused by flow control), fails with {@link ScanSource.ScanSourceException}.
  * Closing the stream closes the connection.
  */
 final class PeerScanStream implements ScanSource {
@@ -50,6 +50,13 @@ final class PeerScanStream implements ScanSource {
     private final Duration idleTimeout;
     /** Set once the response head arrived: until then a frozen peer is given only the replica timeout. */
     private volatile boolean answered;
+    /**
+     * System.nanoTime() of the opening, of the last bytes from the peer, or of the last resume of
+     * reading, whichever is latest: the timeouts count from it, not from when the consumer starts
+     * waiting. A merge waits for its sources one after the other, so counting from the wait gave
+     * every frozen peer a timeout of its own in turn.
+     */
+    private volatile long heardAt = System.nanoTime();
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final AtomicLong buffered = new AtomicLong();
     private volatile Channel channel;
@@ -143,7 +150,8 @@ final class PeerScanStream implements ScanSource {
             Object o;
             long wait = (answered ? idleTimeout : answerTimeout).toMillis();
             try {
-                o = queue.poll(wait, TimeUnit.MILLISECONDS);
+                long left = heardAt + TimeUnit.MILLISECONDS.toNanos(wait) - System.nanoTime();
+                o = queue.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new ScanSourceException("interrupted while reading the scan of " + peer, e);
@@ -162,6 +170,7 @@ final class PeerScanStream implements ScanSource {
             long left = buffered.addAndGet(-chunk.length);
             if (paused && left < LOW_WATER) {
                 paused = false;
+                heardAt = System.nanoTime();
                 Channel ch = channel;
                 ch.eventLoop().execute(ch::read);
             }
@@ -223,6 +232,7 @@ final class PeerScanStream implements ScanSource {
                 ctx.close();
                 return;
             }
+            heardAt = System.nanoTime();
             if (msg instanceof HttpResponse) answered = true;
             if (msg instanceof HttpContent c) {
                 if (c.content().isReadable()) {
