@@ -21,7 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/dht cluster --nodes N}: a local cluster of N real node processes, for trying things
@@ -44,6 +47,8 @@ final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "localhost", description = "Host name in the node URLs (default: ${DEFAULT-VALUE}).")
     String host;
 
+    @Spec
+    CommandSpec spec;
 
     /**
      * The nodes share this machine's cores, so each gets its share of a lone node's default (one
@@ -65,9 +70,12 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (nodes < 1 || nodes > 64) {
-            System.err.println("dht cluster: --nodes must be 1..64");
-            return 2;
+        // Checked before any node starts: a port out of range used to start the nodes below it,
+        // fail in the node that got it, and stop the others with exit code 1, a runtime failure.
+        if (nodes < 1 || nodes > 64) throw new ParameterException(spec.commandLine(), "--nodes must be 1..64, got " + nodes);
+        if (basePort < 1 || basePort > 65535 - (nodes - 1)) {
+            throw new ParameterException(spec.commandLine(), "--base-port must be 1.." + (65535 - (nodes - 1))
+                    + " for " + Counts.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
         }
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));

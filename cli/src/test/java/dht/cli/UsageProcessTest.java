@@ -68,6 +68,29 @@ class UsageProcessTest {
                 .doesNotContain("Usage:");
     }
 
+    /**
+     * A cluster whose ports would run past 65535 is bad usage, said before any node starts (failed
+     * before: the nodes below 65536 started, the next one failed, and the launcher exited 1).
+     */
+    @Test
+    void aClusterPortOutOfRangeIsBadUsageBeforeAnyNodeStarts() throws Exception {
+        java.nio.file.Path data = java.nio.file.Files.createTempDirectory("dht-usage").resolve("cluster");
+        Outcome o = dht("cluster", "--nodes", "3", "--base-port", "65534", "--data", data.toString());
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stdout()).isEmpty();
+        assertThat(o.stderr()).isEqualTo("--base-port must be 1..65533 for 3 nodes (ports base-port to base-port + nodes - 1), got 65534"
+                + NL + "Try 'dht cluster --help' for more information." + NL);
+        assertThat(data).doesNotExist();
+        for (String[] args : List.of(new String[] {"--base-port", "0"}, new String[] {"--nodes", "0"}, new String[] {"--nodes", "65"})) {
+            List<String> all = new ArrayList<>(List.of("cluster", "--data", data.toString()));
+            all.addAll(List.of(args));
+            Outcome bad = dht(all.toArray(String[]::new));
+            assertThat(bad.exitCode()).as("%s", all).isEqualTo(2);
+            assertThat(bad.stderr()).as("%s", all).endsWith("Try 'dht cluster --help' for more information." + NL);
+            assertThat(data).doesNotExist();
+        }
+    }
+
     private static final String NL = System.lineSeparator();
 
     /** Runs {@code dht args...} as its own JVM, with the test's class path. */
