@@ -98,7 +98,9 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             config = config();
         } catch (IllegalArgumentException e) {
+            // bad usage, said as picocli says the rest (Main.badUsage): the reason, then where to look
             System.err.println("dht serve: " + e.getMessage());
+            System.err.println("Try 'dht serve --help' for more information.");
             return 2;
         }
         stopWithParent();

@@ -304,7 +304,8 @@ class ServeProcessTest {
             NodeProcess n = node(tmp.resolve("d" + bad.hashCode()), bad.toArray(String[]::new)).start();
             assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(n.process().exitValue()).as("%s", bad).isEqualTo(2);
-            assertThat(n.output()).as("%s", bad).contains("dht serve: " + bad.getFirst()).doesNotContain("\tat ");
+            assertThat(n.output()).as("%s", bad).contains("dht serve: " + bad.getFirst())
+                    .contains("Try 'dht serve --help' for more information.").doesNotContain("\tat ");
         }
     }
 
