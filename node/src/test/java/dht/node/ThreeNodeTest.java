@@ -37,10 +37,12 @@ class ThreeNodeTest {
         List<Integer> ports = List.of(TestNode.freePort(), TestNode.freePort(), TestNode.freePort());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         List<NodeConfig> out = new ArrayList<>();
+        // A replica timeout of 2 s, not 500 ms: no test here waits for one (a stopped node refuses at
+        // once), and on a loaded 2-core machine a healthy peer's answer took longer than 500 ms.
         for (int i = 0; i < 3; i++) {
             out.add(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
                     maxBody, NodeConfig.DEFAULT_MAX_URI_BYTES,
-                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofMillis(500), false, 1 << 20, null, 0,
+                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false, 1 << 20, null, 0,
                     NodeConfig.DEFAULT_BODY_TIMEOUT));
         }
         return out;
