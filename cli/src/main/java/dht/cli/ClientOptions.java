@@ -73,6 +73,27 @@ final class ClientOptions {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /**
+     * A key's exact bytes for a query: percent-encoded, except letters, digits and the characters a
+     * query may hold as they are ({@code - . _ ~ / : @ ! * , ; $}), so that a long key of slashes
+     * does not triple in length. {@code + & = % #} and the rest are always encoded ({@code +}
+     * decodes to a space).
+     */
+    static String encode(byte[] key) {
+        StringBuilder b = new StringBuilder(key.length + 16);
+        for (byte x : key) {
+            int c = x & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~/:@!*,;$".indexOf(c) >= 0) {
+                b.append((char) c);
+            } else {
+                b.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+            }
+        }
+        return b.toString();
+    }
+
     /**
      * Sends the request; {@link NodeUnreachableException} when no connection could be made, so
      * that failing before the node was reached is told apart from failing while talking to it.

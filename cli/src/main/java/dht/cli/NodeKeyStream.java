@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
  * is how a node says the stream is incomplete.
  */
 final class NodeKeyStream implements KeyMerge.Source {
+    /** Far above any key the HTTP API can take (its URI limit): a larger length is a broken stream. */
+    private static final int MAX_KEY_BYTES = 16 << 20;
+
     private final String node;
     private final HttpURLConnection connection;
     private final DataInputStream in;
@@ -33,16 +36,36 @@ final class NodeKeyStream implements KeyMerge.Source {
         this.in = in;
     }
 
+    /** The node answered 503: all its scans are taken for now, so opening again later may work. */
+    static final class BusyException extends IOException {
+        BusyException() { super("answered 503 (busy)"); }
+    }
+
+    /**
+     * The stream stopped before its terminating chunk, or inside a record: the node cut it (it
+     * closes a stream nobody read for a while, or it stopped). What came before is sound, so the
+     * keys after the last one read can be asked for again ({@link ResumingKeyStream}).
+     */
+    static final class CutShortException extends IOException {
+        CutShortException(String message, Throwable cause) { super(message, cause); }
+    }
+
+    /** A record whose lengths cannot be: the node's stream is broken, and asking again would not mend it. */
+    private static final class MalformedException extends IOException {
+        MalformedException(String what) { super("malformed record: " + what); }
+    }
+
     /**
      * Opens {@code node}'s stream of {@code [start, end)} ({@code start} empty: from the first key;
      * {@code end} null: no end), counting every byte of it in {@code streamed}.
      *
      * @throws IOException in words for the user when the node cannot be connected to, does not
      *                     answer within {@code timeoutSeconds}, or answers other than 200
+     *                     ({@link BusyException} for a 503)
      */
-    static NodeKeyStream open(String node, String start, String end, int timeoutSeconds, LongAdder streamed) throws IOException {
+    static NodeKeyStream open(String node, byte[] start, String end, int timeoutSeconds, LongAdder streamed) throws IOException {
         StringBuilder uri = new StringBuilder(node).append("/internal/v0/entities?");
-        if (!start.isEmpty()) uri.append("start=").append(ClientOptions.encode(start)).append('&');
+        if (start.length > 0) uri.append("start=").append(ClientOptions.encode(start)).append('&');
         if (end != null) uri.append("end=").append(ClientOptions.encode(end));
         HttpURLConnection c = (HttpURLConnection) URI.create(uri.toString()).toURL().openConnection();
         c.setConnectTimeout(5_000);
@@ -50,10 +73,8 @@ final class NodeKeyStream implements KeyMerge.Source {
         c.setUseCaches(false);
         try {
             int status = c.getResponseCode();
-            if (status != 200) {
-                c.disconnect();
-                throw new IOException("answered " + status);
-            }
+            if (status == 503) throw new BusyException();
+            if (status != 200) throw new IOException("answered " + status);
             InputStream counted = new FilterInputStream(c.getInputStream()) {
                 @Override
                 public int read() throws IOException {
@@ -78,9 +99,14 @@ final class NodeKeyStream implements KeyMerge.Source {
             };
             return new NodeKeyStream(node, c, new DataInputStream(new BufferedInputStream(counted, 1 << 16)));
         } catch (ConnectException e) {
+            c.disconnect();
             throw new IOException("connection refused", e);
         } catch (SocketTimeoutException e) {
+            c.disconnect();
             throw new IOException("no answer within " + timeoutSeconds + " s", e);
+        } catch (IOException | RuntimeException e) {
+            c.disconnect();
+            throw e;
         }
     }
 
@@ -97,14 +123,25 @@ final class NodeKeyStream implements KeyMerge.Source {
             flags = in.read();
             if (flags < 0) return null; // the terminating chunk came: the stream is complete
             in.readLong(); // the version's timestamp: the coordinator compares versions, not us
-            byte[] key = new byte[in.readInt()];
+            int keyLength = in.readInt();
+            // lengths from the wire are checked before they size an array: a bad one is the node's
+            // fault, said as such, not an OutOfMemoryError of ours
+            if (keyLength <= 0 || keyLength > MAX_KEY_BYTES) throw new MalformedException("key length " + keyLength);
+            byte[] key = new byte[keyLength];
             in.readFully(key);
-            in.skipNBytes(in.readInt());
+            int valueLength = in.readInt();
+            if (valueLength < 0) throw new MalformedException("value length " + valueLength);
+            in.skipNBytes(valueLength);
             return key;
         } catch (SocketTimeoutException e) {
             throw new IOException("no data for " + connection.getReadTimeout() / 1000 + " s", e);
         } catch (EOFException e) {
-            throw new IOException("the stream ended inside a record", e);
+            throw new CutShortException("the stream ended inside a record", e);
+        } catch (MalformedException e) {
+            throw e;
+        } catch (IOException e) {
+            // the JDK's chunked reader says "Premature EOF" when the terminating chunk never came
+            throw new CutShortException("the stream was cut short (" + e.getMessage() + ")", e);
         }
     }
 

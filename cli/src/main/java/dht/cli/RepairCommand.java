@@ -70,7 +70,9 @@ final class RepairCommand implements Callable<Integer> {
     @Option(names = "--concurrency", paramLabel = "C", defaultValue = "16",
             description = "Keys repaired at once (default: ${DEFAULT-VALUE}).")
     void concurrency(int c) {
-        if (c < 1) throw new ParameterException(spec.commandLine(), "--concurrency must be at least 1");
+        if (c < 1 || c > MAX_CONCURRENCY) {
+            throw new ParameterException(spec.commandLine(), "--concurrency must be 1.." + MAX_CONCURRENCY + ", got " + c);
+        }
         concurrency = c;
     }
 
@@ -79,6 +81,9 @@ final class RepairCommand implements Callable<Integer> {
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "END", description = "End of the range, excluded (default: no end).")
     String end;
+
+    /** What a node admits at once by default (--max-in-flight): more keys at once would only earn 503s. */
+    static final int MAX_CONCURRENCY = dht.node.NodeConfig.DEFAULT_MAX_IN_FLIGHT;
 
     /** Keys not fully repaired that are named on stderr; the rest are counted. */
     private static final int FAILURES_LISTED = 10;
@@ -105,16 +110,25 @@ final class RepairCommand implements Callable<Integer> {
         }
         int f = from == null ? nodes.size() : from;
         if (f > nodes.size()) return usage("--from " + f + " is larger than the cluster (" + nodes.size() + " nodes)");
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build()) {
+            http = client;
+            return run(base, nodes, f);
+        }
+    }
+
+    private int run(String base, List<String> nodes, int f) throws InterruptedException {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
         err.printf("dht repair: %d nodes, from=%d, range [%s, %s), %d keys at once, coordinated by %s%n",
                 nodes.size(), f, start == null ? "" : start, end == null ? "end" : end, concurrency, base);
 
-        List<NodeKeyStream> streams = new ArrayList<>();
+        List<ResumingKeyStream> streams = new ArrayList<>();
+        byte[] first = start == null ? new byte[0] : start.getBytes(StandardCharsets.UTF_8);
         for (String node : nodes) {
             try {
-                streams.add(NodeKeyStream.open(node, start == null ? "" : start, end, client.timeoutSeconds, tally.streamed));
+                streams.add(ResumingKeyStream.open(node, first,
+                        from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed)));
             } catch (IOException e) {
                 nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             }
@@ -145,10 +159,13 @@ final class RepairCommand implements Callable<Integer> {
 
     /** Asks the coordinator to repair {@code key}; releases a permit of {@code inFlight} once it is settled. */
     private void repair(String base, int f, byte[] key, int attempt, Semaphore inFlight) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + encode(key) + "&from=" + f + "&repair=all"))
-                .timeout(Duration.ofSeconds(client.timeoutSeconds)).GET().build();
         CompletableFuture<HttpResponse<Void>> answer;
         try {
+            // built inside the try too: whatever throws must settle the key and give its permit back,
+            // or the final wait for every permit would never end
+            HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + ClientOptions.encode(key)
+                            + "&from=" + f + "&repair=all"))
+                    .timeout(Duration.ofSeconds(client.timeoutSeconds)).GET().build();
             answer = http.sendAsync(request, HttpResponse.BodyHandlers.discarding());
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
@@ -221,16 +238,29 @@ final class RepairCommand implements Callable<Integer> {
         return total;
     }
 
-    private static final Pattern CLUSTER = Pattern.compile("\"cluster\":\\[([^\\]]*)]");
-    private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
-
-    /** The "cluster" list of a node's status JSON (URLs need no unescaping beyond backslashes). */
+    /**
+     * The "cluster" list of a node's status JSON: the quoted strings after {@code "cluster":[} up to
+     * the bracket that closes it outside any string (a URL may hold brackets: {@code http://[::1]:8080}).
+     */
     static List<String> cluster(String statusJson) {
         List<String> out = new ArrayList<>();
-        Matcher m = CLUSTER.matcher(statusJson);
-        if (!m.find()) return out;
-        Matcher q = QUOTED.matcher(m.group(1));
-        while (q.find()) out.add(q.group(1).replaceAll("\\\\(.)", "$1"));
+        int i = statusJson.indexOf("\"cluster\":[");
+        if (i < 0) return out;
+        i += "\"cluster\":[".length();
+        while (i < statusJson.length() && statusJson.charAt(i) != ']') {
+            if (statusJson.charAt(i) != '"') {
+                i++;
+                continue;
+            }
+            StringBuilder url = new StringBuilder();
+            for (i++; i < statusJson.length() && statusJson.charAt(i) != '"'; i++) {
+                char c = statusJson.charAt(i);
+                if (c == '\\' && i + 1 < statusJson.length()) c = statusJson.charAt(++i);
+                url.append(c);
+            }
+            out.add(url.toString());
+            i++;
+        }
         return out;
     }
 
@@ -242,22 +272,6 @@ final class RepairCommand implements Callable<Integer> {
     private static int count(String header, String name) {
         Matcher m = Pattern.compile("(?:^|\\s)" + name + "=(\\d+)").matcher(header);
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
-    }
-
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-
-    /** A key's exact bytes percent-encoded (a key from a stream need not be UTF-8). */
-    static String encode(byte[] key) {
-        StringBuilder b = new StringBuilder(key.length * 3);
-        for (byte x : key) {
-            int c = x & 0xff;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-                b.append((char) c);
-            } else {
-                b.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
-            }
-        }
-        return b.toString();
     }
 
     /** A key for a message: as UTF-8, control characters as \xHH, cut after 100 characters. */

@@ -71,7 +71,7 @@ class NodeKeyStreamTest {
     void readsEveryKeyTombstonesIncludedAndCountsTheBytes() throws Exception {
         byte[] body = concat(record(false, "a", "value"), record(true, "b", ""), record(false, "c", "x".repeat(100_000)));
         LongAdder streamed = new LongAdder();
-        try (NodeKeyStream s = NodeKeyStream.open(serve(body, true, false), "", null, 5, streamed)) {
+        try (NodeKeyStream s = NodeKeyStream.open(serve(body, true, false), new byte[0], null, 5, streamed)) {
             assertThat(new String(s.next(), StandardCharsets.UTF_8)).isEqualTo("a");
             assertThat(new String(s.next(), StandardCharsets.UTF_8)).isEqualTo("b");
             assertThat(new String(s.next(), StandardCharsets.UTF_8)).isEqualTo("c");
@@ -82,15 +82,28 @@ class NodeKeyStreamTest {
 
     @Test
     void aStreamCutBeforeItsLastChunkFailsEvenAtARecordBoundary() throws Exception {
-        try (NodeKeyStream s = NodeKeyStream.open(serve(record(false, "a", "v"), false, false), "", null, 5, new LongAdder())) {
+        try (NodeKeyStream s = NodeKeyStream.open(serve(record(false, "a", "v"), false, false), new byte[0], null, 5, new LongAdder())) {
             assertThat(s.next()).isNotNull();
-            assertThatThrownBy(s::next).isInstanceOf(IOException.class);
+            assertThatThrownBy(s::next).isInstanceOf(NodeKeyStream.CutShortException.class);
+        }
+    }
+
+    @Test
+    void aLengthThatCannotBeIsAFailureOfThatNodeNotOfTheTool() throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        DataOutputStream d = new DataOutputStream(b);
+        d.writeByte(0);
+        d.writeLong(42);
+        d.writeInt(-5); // a key length no record has
+        try (NodeKeyStream s = NodeKeyStream.open(serve(b.toByteArray(), true, false), new byte[0], null, 5, new LongAdder())) {
+            assertThatThrownBy(s::next).isInstanceOf(IOException.class).isNotInstanceOf(NodeKeyStream.CutShortException.class)
+                    .hasMessageContaining("malformed record: key length -5");
         }
     }
 
     @Test
     void aSilentNodeEndsTheReadAfterTheTimeout() throws Exception {
-        try (NodeKeyStream s = NodeKeyStream.open(serve(record(false, "a", "v"), false, true), "", null, 1, new LongAdder())) {
+        try (NodeKeyStream s = NodeKeyStream.open(serve(record(false, "a", "v"), false, true), new byte[0], null, 1, new LongAdder())) {
             assertThat(s.next()).isNotNull();
             assertThatThrownBy(s::next).isInstanceOf(IOException.class).hasMessageContaining("no data for 1 s");
         }
@@ -102,7 +115,7 @@ class NodeKeyStreamTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        assertThatThrownBy(() -> NodeKeyStream.open("http://localhost:" + port, "", null, 1, new LongAdder()))
+        assertThatThrownBy(() -> NodeKeyStream.open("http://localhost:" + port, new byte[0], null, 1, new LongAdder()))
                 .isInstanceOf(IOException.class).hasMessageContaining("connection refused");
     }
 }
