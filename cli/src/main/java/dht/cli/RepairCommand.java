@@ -43,9 +43,9 @@ import picocli.CommandLine.Parameters;
  * <p>Bounded memory: one key per node stream and {@code --concurrency} keys in flight.
  */
 @Command(name = "repair", mixinStandardHelpOptions = true,
-        description = {"Anti-entropy repair: bring every key of the range that any node holds to its newest version "
-                + "on each of its first --from replicas (a deleted key: its tombstone on each replica still holding an "
-                + "older version).",
+        description = {"Anti-entropy repair: bring every key to its newest version on each of its replicas.",
+                "Every key of the range that any node holds gets its newest version on each of its first --from replicas "
+                        + "(a deleted key: its tombstone on each replica still holding an older version).",
                 "Progress on stderr every second, then a summary. Exit 0 when every key was repaired and every node "
                         + "streamed, 1 otherwise."})
 final class RepairCommand implements Callable<Integer> {
