@@ -123,6 +123,10 @@ public final class Node implements AutoCloseable {
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .option(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    // A client may end its side (FIN) right after its last request and still read the
+                    // answers: Netty's default closes the connection at that FIN, dropping answers to
+                    // requests it had read whole, and a PUT was then applied but never answered.
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override

@@ -43,6 +43,11 @@ final class RawHttp implements AutoCloseable {
         out.flush();
     }
 
+    /** Ends the client's side of the connection (FIN), as {@code nc -N} does after its input, and goes on reading. */
+    void endOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
     /** Reads one response; {@code complete} is false if a chunked body ended without its last chunk. */
     Response read() throws IOException {
         String statusLine = line();

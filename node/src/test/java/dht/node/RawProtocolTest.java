@@ -97,6 +97,40 @@ class RawProtocolTest {
     }
 
     @Test
+    void requestsSentBeforeTheClientEndsItsSideAreAllAnsweredThenTheConnectionCloses() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send(put("halfclosed", "hc") + get("/v0/entity?id=halfclosed") + get("/nowhere")
+                    + get("/v0/entities?start=halfclosed&end=halfclosee"));
+            c.endOutput();
+            assertThat(c.read().status()).isEqualTo(201);
+            assertThat(c.read().text()).isEqualTo("hc");
+            assertThat(c.read().status()).isEqualTo(400);
+            RawHttp.Response scan = c.read();
+            assertThat(scan.complete()).isTrue();
+            assertThat(scan.text()).isEqualTo("halfclosed\nhc");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (RawHttp c = connect()) {
+            c.endOutput();
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void aRequestCutShortByTheClientsEndIs400AndChangesNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=cutshort HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234");
+            c.endOutput();
+            assertThat(c.read().status()).isEqualTo(400);
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (RawHttp c = connect()) {
+            c.send(get("/v0/entity?id=cutshort"));
+            assertThat(c.read().status()).isEqualTo(404);
+        }
+    }
+
+    @Test
     void http10GetsAnAnswerAndKeepAliveOnlyIfAsked() throws Exception {
         try (RawHttp c = connect()) {
             c.send("GET /v0/entity?id=nothing HTTP/1.0\r\n\r\n");

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.time.Duration;
@@ -19,11 +20,11 @@ import java.util.concurrent.TimeUnit;
  * 431 after the first 16 KB, a body we will not read) has unread bytes in the socket, or gets more
  * after the close; the kernel then answers with RST instead of FIN, and a client whose answer is
  * still in flight or unread may lose it. So the output is shut down instead (FIN after the answer),
- * and everything the client still sends is read and dropped until it closes its side (Netty closes
- * the channel on that end of input) or {@link #BOUND} has passed or {@link #MAX_DISCARDED_BYTES}
+ * and everything the client still sends is read and dropped until it closes its side or {@link #BOUND} has passed or {@link #MAX_DISCARDED_BYTES}
  * were dropped, whichever comes first; only then is the socket closed. A client that has nothing
  * more to send sees the FIN at once, as with a plain close: only the node holds the socket a little
- * longer.
+ * longer. A client that has already ended its side has nothing left to send: its connection is closed
+ * at once.
  */
 final class LingeringClose extends ChannelInboundHandlerAdapter {
     static final Duration BOUND = Duration.ofSeconds(2);
@@ -53,6 +54,10 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
             ch.close();
             return;
         }
+        if (duplex.isInputShutdown()) {
+            ch.close(); // the client ended its side: nothing left to drain, and nothing unread to cause a reset
+            return;
+        }
         LingeringClose handler = new LingeringClose();
         // First in the pipeline: what still arrives is dropped before the HTTP decoder spends time on it.
         ch.pipeline().addFirst("lingering-close", handler);
@@ -78,6 +83,13 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         // nothing for the handlers behind: they are done with this connection
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        // Half-closure is allowed on client connections, so the end of input no longer closes the
+        // channel by itself: it is what this waits for.
+        if (evt instanceof ChannelInputShutdownEvent) ctx.close();
     }
 
     @Override

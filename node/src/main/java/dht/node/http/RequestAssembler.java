@@ -5,6 +5,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -331,6 +332,12 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof ChannelInputShutdownEvent && head != null && !broken) {
+            // The client ended its side halfway through a body (the decoder says nothing of it):
+            // the request can never complete, so it is refused, not left unanswered.
+            discardBody();
+            reject(ctx, Responses.badRequest("request body cut short by the end of the stream"), false);
+        }
         if (evt != GracefulStop.STOP || broken) {
             super.userEventTriggered(ctx, evt);
             return;

@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -53,6 +54,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean closing;
     /** A request asked to close after its answer: later requests are ignored, earlier ones still answered. */
     private boolean inputClosed;
+    /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
+    private boolean clientDone;
     private boolean paused;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
@@ -205,6 +208,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             }
         }
         if (wrote) ctx.flush();
+        return !closeIfClientDone();
+    }
+
+    /** Closes the connection once the client has ended its side and its last answer is out. */
+    private boolean closeIfClientDone() {
+        if (!clientDone || closing || !queue.isEmpty() || activeStream != null) return false;
+        LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
+        shutDownQueue();
         return true;
     }
 
@@ -281,6 +292,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // The decoder has passed on every request the client sent before its FIN (an unfinished
+            // one as a 400): nothing more can come, and each still gets its answer.
+            clientDone = true;
+            inputClosed = true;
+            closeIfClientDone();
+            super.userEventTriggered(ctx, evt);
+            return;
+        }
         if (!(evt instanceof GracefulStop stop)) {
             super.userEventTriggered(ctx, evt);
             return;
