@@ -8,8 +8,11 @@ import java.net.URI;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/dht scan START [END]}: prints the range, one entry per line, {@code key TAB value}, on a
@@ -26,6 +29,9 @@ import picocli.CommandLine.Parameters;
                 "Backslash, tab, newline and carriage return in keys and values print as \\\\, \\t, \\n, \\r, "
                         + "other control bytes as \\xHH; every other byte as it is."})
 final class ScanCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ClientOptions client;
 
@@ -42,6 +48,12 @@ final class ScanCommand implements Callable<Integer> {
     @Option(names = "--ack",
             description = "Nodes that must have covered each entry printed: all are asked, and the scan ends, "
                 + "incomplete (exit 1), once fewer can still answer (default: a majority of the cluster).")
+    void ack(int value) {
+        // bad usage (exit 2) like a value that is not a number, not the node's 400 (exit 1)
+        if (value < 1) throw new ParameterException(spec.commandLine(), "--ack must be a positive integer, got " + value);
+        ack = value;
+    }
+
     Integer ack;
 
     @Option(names = "--cluster", description = "Scan the whole cluster (scope=cluster; a cluster node's default).")

@@ -59,6 +59,25 @@ class UsageProcessTest {
                 + "Try 'dht serve --help' for more information." + NL);
     }
 
+    /**
+     * A replica count no cluster accepts is bad usage like one that is not a number, said before
+     * any node is asked (the URL here has nothing listening): it was sent, and answered 400, exit 1.
+     */
+    @Test
+    void aReplicaCountNoClusterAcceptsIsBadUsage() throws Exception {
+        String dead = "--url=http://127.0.0.1:1";
+        for (List<String> args : List.of(List.of("get", "k", "--ack", "0"), List.of("put", "k", "v", "--from=-1"),
+                List.of("delete", "k", "--ack", "3", "--from", "2"), List.of("get", "k", "--from", "2", "--ack", "3"),
+                List.of("scan", "a", "--ack", "0"))) {
+            List<String> all = new ArrayList<>(args);
+            all.add(dead);
+            Outcome o = dht(all.toArray(String[]::new));
+            assertThat(o.exitCode()).as(args.toString()).isEqualTo(2);
+            assertThat(o.stderr()).as(args.toString()).containsPattern("--(ack|from)").endsWith("for more information." + NL)
+                    .doesNotContain("cannot reach");
+        }
+    }
+
     /** A mistyped mode keeps picocli's suggestions. */
     @Test
     void aMistypedCommandKeepsTheSuggestions() throws Exception {
