@@ -46,6 +46,8 @@ final class ClientOptions {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     URI entityUri(String key, ReplicaCountOptions replicas) {
+        // bad usage like any other bad value, not a request the node can only answer 400 (exit 1)
+        if (key.isEmpty()) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "KEY must not be empty");
         StringBuilder q = new StringBuilder(base()).append("/v0/entity?id=").append(encode(key));
         if (replicas.ack != null) q.append("&ack=").append(replicas.ack);
         if (replicas.from != null) q.append("&from=").append(replicas.from);

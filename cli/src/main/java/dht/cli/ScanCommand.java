@@ -66,6 +66,7 @@ final class ScanCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (clusterScope && localScope) return usage("--cluster and --local exclude each other");
         if (localScope && ack != null) return usage("--ack does not apply to --local (one node's own data)");
+        if (start.isEmpty()) return usage("START must not be empty");
         StringBuilder q = new StringBuilder(client.base()).append("/v0/entities?start=").append(ClientOptions.encode(start));
         if (end != null) q.append("&end=").append(ClientOptions.encode(end));
         if (clusterScope) q.append("&scope=cluster");
@@ -92,9 +93,9 @@ final class ScanCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Bad usage as every mode says it (README): the reason, then a pointer to the help; exit 2. */
     private int usage(String message) {
-        System.err.println("dht scan: " + message);
-        return 2;
+        throw new ParameterException(spec.commandLine(), message);
     }
 
     /** One chunk, {@code key \n value}, as {@code key TAB value NEWLINE}, escaped. */

@@ -78,6 +78,21 @@ class UsageProcessTest {
         }
     }
 
+    /** An empty key or range start, which no key can be, is bad usage, said before any node is asked. */
+    @Test
+    void anEmptyKeyOrStartIsBadUsage() throws Exception {
+        for (List<String> args : List.of(List.of("get", ""), List.of("put", "", "v"), List.of("delete", ""),
+                List.of("scan", ""), List.of("scan", "a", "--local", "--ack", "1"))) {
+            List<String> all = new ArrayList<>(args);
+            all.add("--url=http://127.0.0.1:1");
+            Outcome o = dht(all.toArray(String[]::new));
+            assertThat(o.exitCode()).as(args.toString()).isEqualTo(2);
+            assertThat(o.stderr()).as(args.toString())
+                    .endsWith("Try 'dht " + args.getFirst() + " --help' for more information." + NL)
+                    .doesNotContain("cannot reach");
+        }
+    }
+
     /** A mistyped mode keeps picocli's suggestions. */
     @Test
     void aMistypedCommandKeepsTheSuggestions() throws Exception {
