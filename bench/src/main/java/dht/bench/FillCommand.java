@@ -63,7 +63,7 @@ public final class FillCommand implements Callable<Integer> {
             return created == n ? 0 : 1;
         } catch (BenchException | IllegalArgumentException e) {
             System.err.println("bench fill: " + e.getMessage());
-            return 2;
+            return e instanceof BenchException b ? b.exitCode() : 2;
         }
     }
 

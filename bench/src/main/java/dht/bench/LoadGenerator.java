@@ -121,7 +121,7 @@ public final class LoadGenerator {
                 ChannelFuture f = connecting.get(i);
                 if (!f.await(10, TimeUnit.SECONDS) || !f.isSuccess()) {
                     Target t = spec.targets().get(i % spec.targets().size());
-                    throw new BenchException("cannot connect to " + t.url() + ": "
+                    throw BenchException.atRunTime("cannot connect to " + t.url() + ": "
                             + (f.cause() == null ? "timed out" : f.cause().toString()));
                 }
             }
@@ -197,7 +197,7 @@ public final class LoadGenerator {
                     ConnectionStats s = c.loop().submit(() -> c.stats).get(10, TimeUnit.SECONDS);
                     merged.merge(s);
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    throw new BenchException("could not collect results of a connection: " + e);
+                    throw BenchException.atRunTime("could not collect results of a connection: " + e);
                 }
             }
             double elapsed = end == Long.MAX_VALUE ? (finishedAt - measureFrom) / 1e9 : spec.duration().toNanos() / 1e9;

@@ -48,7 +48,7 @@ final class NodeProcess implements AutoCloseable {
         long deadline = System.nanoTime() + max.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new BenchException("node on " + url + " exited with " + process.exitValue() + "; see " + log);
+                throw BenchException.atRunTime("node on " + url + " exited with " + process.exitValue() + "; see " + log);
             }
             try {
                 HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(url + "/v0/status"))
@@ -62,7 +62,7 @@ final class NodeProcess implements AutoCloseable {
             Thread.sleep(200);
         }
         close();
-        throw new BenchException("node on " + url + " not ready after " + max.toSeconds() + "s; see " + log);
+        throw BenchException.atRunTime("node on " + url + " not ready after " + max.toSeconds() + "s; see " + log);
     }
 
     long pid() {

@@ -164,7 +164,7 @@ public final class ReportCommand implements Callable<Integer> {
         int code = f.call();
         double secs = (System.nanoTime() - t) / 1e9;
         if (f.lastResult == null) {
-            throw new BenchException("fill failed (exit " + code + ")");
+            throw BenchException.atRunTime("fill failed (exit " + code + ")");
         }
         ConnectionStats st = f.lastResult.stats();
         long created = st.statusCounts[201];
