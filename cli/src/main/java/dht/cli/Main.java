@@ -38,6 +38,9 @@ public final class Main {
                 .setExecutionStrategy(dht.bench.OptionsBeforeSubcommand.refused(new CommandLine.RunLast()));
     }
 
+    /** The line after every bad usage's reason (README), for the mode named: where its usage is. */
+    static final String HELP_POINTER = "Try '%s --help' for more information.";
+
     // picocli's default follows the reason with the command's whole usage (40 lines for serve), so a
     // bad value's one line scrolled away above it. 'dht' alone keeps the usage: there is no mistake
     // to point at, and the list of modes is what is missing.
@@ -49,7 +52,7 @@ public final class Main {
             cmd.usage(err, cmd.getColorScheme());
         } else {
             CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
-            err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+            err.println(HELP_POINTER.formatted(cmd.getCommandSpec().qualifiedName()));
         }
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();

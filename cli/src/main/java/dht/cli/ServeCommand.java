@@ -100,7 +100,7 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             // bad usage, said as picocli says the rest (Main.badUsage): the reason, then where to look
             System.err.println("dht serve: " + e.getMessage());
-            System.err.println("Try 'dht serve --help' for more information.");
+            System.err.println(Main.HELP_POINTER.formatted("dht serve"));
             return 2;
         }
         stopWithParent();

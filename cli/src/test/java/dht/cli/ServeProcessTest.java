@@ -299,7 +299,7 @@ class ServeProcessTest {
     }
 
     @Test
-    void limitsThatCannotWorkAreRefusedInOneLine() throws Exception {
+    void limitsThatCannotWorkAreRefusedWithTheReasonAndAPointerToTheHelp() throws Exception {
         for (List<String> bad : List.of(List.of("--max-body", "-1"), List.of("--memtable-size", "0"), List.of("--max-uri", "0"))) {
             NodeProcess n = node(tmp.resolve("d" + bad.hashCode()), bad.toArray(String[]::new)).start();
             assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
