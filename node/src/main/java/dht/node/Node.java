@@ -126,6 +126,10 @@ public final class Node implements AutoCloseable {
                     // A client may end its side (FIN) right after its last request and still read the
                     // answers: Netty's default closes the connection at that FIN, dropping answers to
                     // requests it had read whole, and a PUT was then applied but never answered.
+                    // Not yet whole on epoll (Netty 4.2.18): once the FIN has cleared its read
+                    // interests the socket leaves the epoll set, so an answer that outgrows the
+                    // socket's send buffer (about 4 MB here) fails where it needs EPOLLOUT
+                    // (epoll_ctl ENOENT) and is cut short, then the connection closes.
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
                     .childHandler(new ChannelInitializer<Channel>() {
