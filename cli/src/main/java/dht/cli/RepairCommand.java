@@ -289,7 +289,7 @@ final class RepairCommand implements Callable<Integer> {
     /** Bad usage found only once the cluster is known, said as picocli says the rest (Main.badUsage). */
     private int usage(String message) {
         err.println(message);
-        err.println("Try 'dht repair --help' for more information.");
+        err.println(Main.HELP_POINTER.formatted("dht repair"));
         return 2;
     }
 }
