@@ -16,8 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,9 +36,6 @@ class RepairProcessTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private List<String> urls;
-
-    record Outcome(int exitCode, String stdout, String stderr) {
-    }
 
     @AfterEach
     void stopAll() throws Exception {
@@ -79,22 +74,8 @@ class RepairProcessTest {
         return out;
     }
 
-    /** Runs {@code dht args...} as its own JVM, with the test's class path. */
-    private static Outcome dht(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).start();
-        CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
-            try {
-                return p.getErrorStream().readAllBytes();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("dht %s exited", List.of(args)).isTrue();
-        return new Outcome(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err.join(), StandardCharsets.UTF_8));
+    private static DhtRun dht(String... args) throws IOException, InterruptedException {
+        return DhtRun.of(Duration.ofSeconds(120), args);
     }
 
     @Test
@@ -136,7 +117,7 @@ class RepairProcessTest {
         assertThat(local(c)).as("before the repair c has only what it had").doesNotContainKeys("born0", single)
                 .containsEntry("r0", "old").containsEntry("gone0", "x");
 
-        Outcome o = dht("repair", "--url", b.url());
+        DhtRun o = dht("repair", "--url", b.url());
         assertThat(o.exitCode()).as(o.stderr()).isZero();
         // 40 updates, 20 new keys and 10 tombstones to c; the single copy to the two nodes without it
         assertThat(o.stderr()).contains("dht repair: complete: 101 keys checked, 72 replicas repaired, 0 repair writes failed, "
@@ -157,7 +138,7 @@ class RepairProcessTest {
         for (int i = 0; i < 20; i++) assertThat(write(a, "PUT", "k" + i, "v;", 3, 3)).isEqualTo(201);
 
         c.freeze();
-        Outcome frozen = dht("repair", "--url", a.url(), "--timeout", "2");
+        DhtRun frozen = dht("repair", "--url", a.url(), "--timeout", "2");
         c.thaw();
         assertThat(frozen.exitCode()).as(frozen.stderr()).isEqualTo(1);
         assertThat(frozen.stderr()).contains("dht repair: node " + c.url() + ": cannot stream its keys (no answer within 2 s); the repair is incomplete")
@@ -165,7 +146,7 @@ class RepairProcessTest {
                 .contains("dht repair: INCOMPLETE: 20 keys checked").contains("1 node not reachable");
 
         c.kill();
-        Outcome down = dht("repair", "--url", a.url(), "k1", "k2");
+        DhtRun down = dht("repair", "--url", a.url(), "k1", "k2");
         assertThat(down.exitCode()).as(down.stderr()).isEqualTo(1);
         assertThat(down.stderr()).contains("dht repair: node " + c.url() + ": cannot stream its keys (connection refused)")
                 .contains("dht repair: INCOMPLETE: 11 keys checked").contains("run it again once every node is up");

@@ -3,11 +3,9 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,12 +15,9 @@ import org.junit.jupiter.api.Test;
  * (the list of modes) is the help needed.
  */
 class UsageProcessTest {
-    record Outcome(int exitCode, String stdout, String stderr) {
-    }
-
     @Test
     void noCommandIsBadUsageWithTheUsageOnStderr() throws Exception {
-        Outcome o = dht();
+        DhtRun o = dht();
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
         assertThat(o.stderr()).contains("Missing required subcommand").contains("Usage: dht").contains("serve");
@@ -31,7 +26,7 @@ class UsageProcessTest {
     @Test
     void helpIsSuccessWithTheUsageOnStdout() throws Exception {
         for (String help : List.of("--help", "-h", "help")) {
-            Outcome o = dht(help);
+            DhtRun o = dht(help);
             assertThat(o.exitCode()).as(help).isZero();
             assertThat(o.stdout()).as(help).startsWith("Usage: dht").contains("serve");
             assertThat(o.stderr()).as(help).isEmpty();
@@ -40,7 +35,7 @@ class UsageProcessTest {
 
     @Test
     void anUnknownOptionIsBadUsageAsBefore() throws Exception {
-        Outcome o = dht("--no-such-option");
+        DhtRun o = dht("--no-such-option");
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
         assertThat(o.stderr()).isEqualTo("Unknown option: '--no-such-option'" + NL + "Try 'dht --help' for more information." + NL);
@@ -52,7 +47,7 @@ class UsageProcessTest {
      */
     @Test
     void aBadValueIsOneLineAndAPointerToTheHelp() throws Exception {
-        Outcome o = dht("serve", "--max-body", "8MiB");
+        DhtRun o = dht("serve", "--max-body", "8MiB");
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
         assertThat(o.stderr()).isEqualTo("Invalid value for option '--max-body': '8MiB' is not an int" + NL
@@ -71,7 +66,7 @@ class UsageProcessTest {
                 List.of("scan", "a", "--ack", "0"))) {
             List<String> all = new ArrayList<>(args);
             all.add(dead);
-            Outcome o = dht(all.toArray(String[]::new));
+            DhtRun o = dht(all.toArray(String[]::new));
             assertThat(o.exitCode()).as(args.toString()).isEqualTo(2);
             assertThat(o.stderr()).as(args.toString()).containsPattern("--(ack|from)").endsWith("for more information." + NL)
                     .doesNotContain("cannot reach");
@@ -85,7 +80,7 @@ class UsageProcessTest {
                 List.of("scan", ""), List.of("scan", "a", "--local", "--ack", "1"))) {
             List<String> all = new ArrayList<>(args);
             all.add("--url=http://127.0.0.1:1");
-            Outcome o = dht(all.toArray(String[]::new));
+            DhtRun o = dht(all.toArray(String[]::new));
             assertThat(o.exitCode()).as(args.toString()).isEqualTo(2);
             assertThat(o.stderr()).as(args.toString())
                     .endsWith("Try 'dht " + args.getFirst() + " --help' for more information." + NL)
@@ -96,7 +91,7 @@ class UsageProcessTest {
     /** A mistyped mode keeps picocli's suggestions. */
     @Test
     void aMistypedCommandKeepsTheSuggestions() throws Exception {
-        Outcome o = dht("gett", "k");
+        DhtRun o = dht("gett", "k");
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stderr()).contains("Did you mean: dht get").endsWith("Try 'dht --help' for more information." + NL)
                 .doesNotContain("Usage:");
@@ -109,7 +104,7 @@ class UsageProcessTest {
     @Test
     void aClusterPortOutOfRangeIsBadUsageBeforeAnyNodeStarts() throws Exception {
         java.nio.file.Path data = java.nio.file.Files.createTempDirectory("dht-usage").resolve("cluster");
-        Outcome o = dht("cluster", "--nodes", "3", "--base-port", "65534", "--data", data.toString());
+        DhtRun o = dht("cluster", "--nodes", "3", "--base-port", "65534", "--data", data.toString());
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
         assertThat(o.stderr()).isEqualTo("--base-port must be 1..65533 for 3 nodes (ports base-port to base-port + nodes - 1), got 65534"
@@ -118,7 +113,7 @@ class UsageProcessTest {
         for (String[] args : List.of(new String[] {"--base-port", "0"}, new String[] {"--nodes", "0"}, new String[] {"--nodes", "65"})) {
             List<String> all = new ArrayList<>(List.of("cluster", "--data", data.toString()));
             all.addAll(List.of(args));
-            Outcome bad = dht(all.toArray(String[]::new));
+            DhtRun bad = dht(all.toArray(String[]::new));
             assertThat(bad.exitCode()).as("%s", all).isEqualTo(2);
             assertThat(bad.stderr()).as("%s", all).endsWith("Try 'dht cluster --help' for more information." + NL);
             assertThat(data).doesNotExist();
@@ -127,22 +122,7 @@ class UsageProcessTest {
 
     private static final String NL = System.lineSeparator();
 
-    /** Runs {@code dht args...} as its own JVM, with the test's class path. */
-    private static Outcome dht(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).start();
-        CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
-            try {
-                return p.getErrorStream().readAllBytes();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("dht %s exited", List.of(args)).isTrue();
-        return new Outcome(p.exitValue(), new String(out, StandardCharsets.UTF_8),
-                new String(err.join(), StandardCharsets.UTF_8));
+    private static DhtRun dht(String... args) throws IOException, InterruptedException {
+        return DhtRun.of(Duration.ofSeconds(60), args);
     }
 }
