@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exit codes and streams of {@code dht} itself, in a real process (System.exit included): asking for
@@ -102,8 +103,8 @@ class UsageProcessTest {
      * before: the nodes below 65536 started, the next one failed, and the launcher exited 1).
      */
     @Test
-    void aClusterPortOutOfRangeIsBadUsageBeforeAnyNodeStarts() throws Exception {
-        java.nio.file.Path data = java.nio.file.Files.createTempDirectory("dht-usage").resolve("cluster");
+    void aClusterPortOutOfRangeIsBadUsageBeforeAnyNodeStarts(@TempDir java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path data = tmp.resolve("cluster");
         DhtRun o = dht("cluster", "--nodes", "3", "--base-port", "65534", "--data", data.toString());
         assertThat(o.exitCode()).isEqualTo(2);
         assertThat(o.stdout()).isEmpty();
