@@ -233,7 +233,13 @@ public final class ServeCommand implements Callable<Integer> {
             for (String url : cluster) {
                 if (url.isBlank()) continue;
                 String n = normalize(url);
-                if (!nodes.contains(n)) nodes.add(n);
+                if (!nodes.contains(n)) {
+                    nodes.add(n);
+                } else {
+                    // a set, as the contract says, so the cluster is what every node computes alike;
+                    // but a name given twice is most likely a typo for another node, worth a line
+                    log.warn("--cluster names {} more than once; it counts once", n);
+                }
             }
         }
         if (!nodes.contains(me)) {
