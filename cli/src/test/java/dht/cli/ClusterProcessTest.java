@@ -43,15 +43,8 @@ class ClusterProcessTest {
     }
 
     private void startCluster(int n, String... jvmOptions) throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < n; i++) ports.add(NodeProcess.freePort());
-        urls = ports.stream().map(p -> "http://localhost:" + p).toList();
-        for (int i = 0; i < n; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
-                    List.of("--cluster", String.join(",", urls))));
-        }
-        for (NodeProcess p : nodes) p.start(jvmOptions);
-        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+        NodeProcess.startCluster(nodes, tmp, n, jvmOptions);
+        urls = nodes.stream().map(NodeProcess::url).toList();
     }
 
     private NodeProcess node(String url) {

@@ -43,14 +43,8 @@ class RepairProcessTest {
     }
 
     private void startCluster(int n) throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < n; i++) ports.add(NodeProcess.freePort());
-        urls = ports.stream().map(p -> "http://localhost:" + p).toList();
-        for (int i = 0; i < n; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), List.of("--cluster", String.join(",", urls))));
-        }
-        for (NodeProcess p : nodes) p.start(NO_HINTS);
-        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+        NodeProcess.startCluster(nodes, tmp, n, NO_HINTS);
+        urls = nodes.stream().map(NodeProcess::url).toList();
     }
 
     private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
