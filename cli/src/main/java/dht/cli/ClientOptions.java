@@ -3,7 +3,6 @@ package dht.cli;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -72,7 +71,7 @@ final class ClientOptions {
     }
 
     static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+        return encode(s.getBytes(StandardCharsets.UTF_8));
     }
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();

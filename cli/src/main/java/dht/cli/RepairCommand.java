@@ -109,7 +109,11 @@ final class RepairCommand implements Callable<Integer> {
             return 1;
         }
         int f = from == null ? nodes.size() : from;
-        if (f > nodes.size()) return usage("--from " + f + " is larger than the cluster (" + nodes.size() + " nodes)");
+        if (f > nodes.size()) {
+            // known only once the cluster is: still bad usage, said by Main.badUsage like the rest
+            throw new ParameterException(spec.commandLine(), "--from " + f + " is larger than the cluster ("
+                    + dht.node.Counts.of(nodes.size(), "node") + ")");
+        }
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build()) {
             http = client;
@@ -120,8 +124,8 @@ final class RepairCommand implements Callable<Integer> {
     private int run(String base, List<String> nodes, int f) throws InterruptedException {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
-        err.printf("dht repair: %d nodes, from=%d, range [%s, %s), %d keys at once, coordinated by %s%n",
-                nodes.size(), f, start == null ? "" : start, end == null ? "end" : end, concurrency, base);
+        err.printf("dht repair: %s, from=%d, range [%s, %s), %d keys at once, coordinated by %s%n",
+                dht.node.Counts.of(nodes.size(), "node"), f, start == null ? "" : start, end == null ? "end" : end, concurrency, base);
 
         List<ResumingKeyStream> streams = new ArrayList<>();
         byte[] first = start == null ? new byte[0] : start.getBytes(StandardCharsets.UTF_8);
@@ -190,16 +194,16 @@ final class RepairCommand implements Callable<Integer> {
             keyFailed(key, "no answer (" + (e.getCause() != null ? e.getCause() : e) + ")");
             return;
         }
-        String header = r.headers().firstValue("X-Dht-Repair").orElse(null);
+        String header = r.headers().firstValue(dht.node.http.EntityRoute.REPAIR_HEADER).orElse(null);
         int status = r.statusCode();
         if (header == null) {
             keyFailed(key, status + " without the X-Dht-Repair header" + (status == 200 || status == 404
                     ? " (a node that does not know repair=all?)" : ""));
             return;
         }
-        int sent = count(header, "sent");
-        int failed = count(header, "failed");
-        int unreachable = count(header, "unreachable");
+        int sent = count(header, SENT);
+        int failed = count(header, FAILED);
+        int unreachable = count(header, UNREACHABLE);
         tally.sent.add(sent);
         tally.writesFailed.add(failed);
         if ((status != 200 && status != 404) || failed > 0 || unreachable > 0) keyFailed(key, status + " (" + header + ")");
@@ -269,8 +273,17 @@ final class RepairCommand implements Callable<Integer> {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    private static int count(String header, String name) {
-        Matcher m = Pattern.compile("(?:^|\\s)" + name + "=(\\d+)").matcher(header);
+    // compiled once: every key's answer is read with them
+    private static final Pattern SENT = countPattern("sent");
+    private static final Pattern FAILED = countPattern("failed");
+    private static final Pattern UNREACHABLE = countPattern("unreachable");
+
+    private static Pattern countPattern(String name) {
+        return Pattern.compile("(?:^|\\s)" + name + "=(\\d+)");
+    }
+
+    private static int count(String header, Pattern field) {
+        Matcher m = field.matcher(header);
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
@@ -284,12 +297,5 @@ final class RepairCommand implements Callable<Integer> {
             if (c < 0x20 || c == 0x7f) b.append(String.format("\\x%02x", (int) c)); else b.append(c);
         }
         return i < s.length() ? b + "..." : b.toString();
-    }
-
-    /** Bad usage found only once the cluster is known, said as picocli says the rest (Main.badUsage). */
-    private int usage(String message) {
-        err.println(message);
-        err.println(Main.HELP_POINTER.formatted("dht repair"));
-        return 2;
     }
 }

@@ -58,9 +58,9 @@ final class RepairTally {
         double elapsed = (System.nanoTime() - startNanos) / 1e9;
         long repaired = sent.sum() - writesFailed.sum();
         return String.format("dht repair: %s: %,d keys checked, %,d replicas repaired, %,d repair writes failed, "
-                        + "%,d keys not fully repaired, %d %s not reachable, %s",
+                        + "%,d keys not fully repaired, %s not reachable, %s",
                 complete() ? "complete" : "INCOMPLETE", checked.sum(), repaired, writesFailed.sum(), keysFailed.sum(),
-                nodesNotReachable.get(), nodesNotReachable.get() == 1 ? "node" : "nodes", duration(elapsed));
+                dht.node.Counts.of(nodesNotReachable.get(), "node"), duration(elapsed));
     }
 
     boolean complete() {
