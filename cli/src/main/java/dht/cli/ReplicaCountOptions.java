@@ -24,17 +24,18 @@ final class ReplicaCountOptions {
 
     @Option(names = "--ack", description = "Replicas that must answer (default: a majority of --from).")
     void ack(int value) {
-        ack = positive("--ack", value);
+        ack = positive(spec, "--ack", value);
         checkAckWithinFrom();
     }
 
     @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
     void from(int value) {
-        from = positive("--from", value);
+        from = positive(spec, "--from", value);
         checkAckWithinFrom();
     }
 
-    private int positive(String option, int value) {
+    /** {@code value}, or bad usage (exit 2) when it is not a positive count: also for scan's own {@code --ack}. */
+    static int positive(CommandSpec spec, String option, int value) {
         if (value < 1) throw new ParameterException(spec.commandLine(), option + " must be a positive integer, got " + value);
         return value;
     }

@@ -50,8 +50,7 @@ final class ScanCommand implements Callable<Integer> {
                 + "incomplete (exit 1), once fewer can still answer (default: a majority of the cluster).")
     void ack(int value) {
         // bad usage (exit 2) like a value that is not a number, not the node's 400 (exit 1)
-        if (value < 1) throw new ParameterException(spec.commandLine(), "--ack must be a positive integer, got " + value);
-        ack = value;
+        ack = ReplicaCountOptions.positive(spec, "--ack", value);
     }
 
     Integer ack;
