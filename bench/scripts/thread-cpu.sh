@@ -10,6 +10,7 @@
 # the machine's idle share, and the load generator's own CPU on a line of its own.
 # GEN_ARGS: more options for the measured run's generator (dht bench), e.g. --spin 0us;
 # GEN_WARMUP: its own warm-up in seconds before the window (default 5); GEN_JAVA_OPTS: its JVM options.
+# NODE_CPUS / GEN_CPUS: CPU lists (taskset -c) to confine the nodes' threads and the generator to.
 # Usage: [SETUP=cluster|single|nginx] [SECS=15] [RATE=0] [REWARM=0] [KEYS=200000] [TOPUP=0] [JAR=cli/target/dht.jar] bench/scripts/thread-cpu.sh put|get [JVM options for the nodes...]
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -35,7 +36,9 @@ else
   trap cleanup EXIT
   start_nodes "$jar" "${opts[*]:-}" "${ports[@]}"
 fi
-bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+if [ -n "${NODE_CPUS:-}" ]; then for p in "${pids[@]}"; do taskset -a -cp "$NODE_CPUS" "$p" >/dev/null; done; fi
+pin=(); [ -z "${GEN_CPUS:-}" ] || pin=(taskset -c "$GEN_CPUS")
+bench() { "${pin[@]}" "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 if [ "$workload" = put ]; then
   load=(-w put --distribution sequential --keys 2000000000)
   bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
@@ -75,7 +78,7 @@ fi
 # the CPU figures cover SECS - 2 whole seconds of the window, and so do the requests counted (the
 # sum of those lines). The generator's CPU comes from /proc at the same instants.
 proc_cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-"${java[@]}" ${GEN_JAVA_OPTS:-} -cp "$jar" dht.bench.BenchMain --url "$list" "${load[@]}" -c 64 -t 2 -R "$rate" -d "${secs}s" \
+"${pin[@]}" "${java[@]}" ${GEN_JAVA_OPTS:-} -cp "$jar" dht.bench.BenchMain --url "$list" "${load[@]}" -c 64 -t 2 -R "$rate" -d "${secs}s" \
   --warmup "${GEN_WARMUP:-5}s" --seed $RANDOM ${GEN_ARGS:-} >"$dir/gen.out" 2>"$dir/gen.err" &
 gen=$!
 seen=0; ops=0

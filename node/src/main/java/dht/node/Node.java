@@ -27,6 +27,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -104,7 +105,11 @@ public final class Node implements AutoCloseable {
         Transport transport = Transport.choose();
         EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1,
                 Thread.ofPlatform().name("http-accept").factory(), transport.ioHandlerFactory());
-        EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), Thread.ofPlatform().name("http-io-", 0).factory(),
+        List<Integer> allowedCpus = CpuAffinity.allowedCpus();
+        CoreLocalExecutor perCore = CoreLocalExecutor.appliesTo(config.eventLoops(), allowedCpus)
+                ? new CoreLocalExecutor(allowedCpus, CoreLocalExecutor.threadsEach(allowedCpus.size())) : null;
+        EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(),
+                perCore != null ? perCore.loopThreads("http-io-") : Thread.ofPlatform().name("http-io-", 0).factory(),
                 transport.ioHandlerFactory());
         Store store = null;
         ExecutorService storageExecutor = null;
@@ -146,7 +151,7 @@ public final class Node implements AutoCloseable {
                 throw be;
             }
             store = storeOpener.open(config);
-            storageExecutor = StorageExecutors.create();
+            storageExecutor = perCore != null ? perCore : StorageExecutors.create();
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
             cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
                     config.replicaTimeout(), ioGroup, StorageExecutors.batchHandOff(config.syncEveryWrite()));
@@ -161,8 +166,10 @@ public final class Node implements AutoCloseable {
             serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);
-            log.info("node {} listening on port {} ({}), data {}, cluster {}, started in {} ms",
-                    config.self(), node.port, transport.name(), config.dataDir().toAbsolutePath().normalize(),
+            log.info("node {} listening on port {} ({}, {}), data {}, cluster {}, started in {} ms",
+                    config.self(), node.port, transport.name(),
+                    perCore != null ? "threads pinned per CPU " + perCore.cpus() : config.eventLoops() + " event loops",
+                    config.dataDir().toAbsolutePath().normalize(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {

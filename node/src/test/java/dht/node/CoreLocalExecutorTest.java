@@ -1,0 +1,127 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dht.storage.Entry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node that has one event loop per CPU pins loop k and a pool of storage threads to CPU k, and
+ * each loop hands its store calls to its own CPU's pool. The CPUs a thread may use are read from
+ * /proc (Linux), independently of the code under test.
+ */
+class CoreLocalExecutorTest {
+    private static final List<Integer> CPUS = CpuAffinity.allowedCpus();
+
+    /** Where the calling thread may run, as the kernel says: "0", "1", "0-1", ... */
+    private static String allowedHere() {
+        try {
+            return Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
+                    .filter(l -> l.startsWith("Cpus_allowed_list:"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElseThrow();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private record Ran(String thread, String cpus) {
+        static Ran here() {
+            return new Ran(Thread.currentThread().getName(), allowedHere());
+        }
+    }
+
+    @Test
+    void eachLoopsCallsRunOnItsOwnCpusPoolPinnedThere() throws Exception {
+        assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
+        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 2);
+        ThreadFactory loops = executor.loopThreads("test-loop-");
+        try {
+            for (int k = 0; k < CPUS.size(); k++) {
+                CompletableFuture<Ran> loop = new CompletableFuture<>();
+                CompletableFuture<Ran> store = new CompletableFuture<>();
+                Thread t = loops.newThread(() -> {
+                    loop.complete(Ran.here());
+                    executor.execute(() -> store.complete(Ran.here()));
+                });
+                t.start();
+                String cpu = String.valueOf(CPUS.get(k));
+                assertThat(loop.get(5, TimeUnit.SECONDS)).isEqualTo(new Ran("test-loop-" + k, cpu));
+                Ran ran = store.get(5, TimeUnit.SECONDS);
+                assertThat(ran.thread()).startsWith("storage-" + k + "-");
+                assertThat(ran.cpus()).isEqualTo(cpu);
+            }
+        } finally {
+            executor.shutdown();
+        }
+    }
+
+    @Test
+    void callsFromOtherThreadsGoToEveryPoolInTurnAndNoneAfterShutdown() throws Exception {
+        assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
+        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 1);
+        Set<String> cpusUsed = new HashSet<>();
+        for (int i = 0; i < 2 * CPUS.size(); i++) {
+            CompletableFuture<Ran> ran = new CompletableFuture<>();
+            executor.execute(() -> ran.complete(Ran.here()));
+            cpusUsed.add(ran.get(5, TimeUnit.SECONDS).cpus());
+        }
+        assertThat(cpusUsed).hasSize(CPUS.size());
+        executor.shutdown();
+        assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(executor.isTerminated()).isTrue();
+        assertThatThrownBy(() -> executor.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
+    }
+
+    @Test
+    void pinsOnlyANodeWithOneEventLoopPerCpu() {
+        assertThat(CoreLocalExecutor.appliesTo(2, List.of(0, 1))).isTrue();
+        assertThat(CoreLocalExecutor.appliesTo(1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
+        assertThat(CoreLocalExecutor.appliesTo(4, List.of(0, 1))).isFalse();
+        assertThat(CoreLocalExecutor.appliesTo(1, List.of(3))).isFalse();     // one CPU: nothing to choose
+        assertThat(CoreLocalExecutor.appliesTo(0, List.of())).isFalse();      // affinity unknown (not Linux)
+        assertThat(CoreLocalExecutor.threadsEach(2)).isEqualTo(32);
+        assertThat(CoreLocalExecutor.threadsEach(64)).isEqualTo(8);
+    }
+
+    @Test
+    void aNodeReadsOnAStorageThreadPinnedToOneCpuByDefaultAndUnpinnedWithFewerLoops(@TempDir Path dir) throws Exception {
+        assumeTrue(CPUS.size() >= 2 && Runtime.getRuntime().availableProcessors() == CPUS.size(),
+                "needs two CPUs, all of them usable by this process");
+        assertThat(readThrough(TestNode.config(dir.resolve("a")), 0)).matches("[0-9]+");
+        String unpinned = allowedHere();
+        assertThat(readThrough(TestNode.config(dir.resolve("b")), 1)).isEqualTo(unpinned);
+    }
+
+    /** Starts a node with {@code ioThreads} event loops (0: one per CPU), GETs a key, says where the store's read ran. */
+    private static String readThrough(NodeConfig c, int ioThreads) throws Exception {
+        NodeConfig config = new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(),
+                c.maxBodyBytes(), c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(),
+                c.memtableBytes(), c.adminToken(), ioThreads, c.bodyTimeout());
+        CompletableFuture<Ran> read = new CompletableFuture<>();
+        try (TestNode node = TestNode.start(config, s -> new DelegatingStore(s) {
+            @Override
+            public Entry get(byte[] key) throws IOException {
+                read.complete(Ran.here());
+                return super.get(key);
+            }
+        })) {
+            assertThat(node.send("GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(404);
+        }
+        Ran ran = read.get(5, TimeUnit.SECONDS);
+        assertThat(ran.thread()).startsWith("storage-");
+        return ran.cpus();
+    }
+}
