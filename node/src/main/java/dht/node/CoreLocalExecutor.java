@@ -17,11 +17,14 @@ import org.slf4j.LoggerFactory;
  * loop pinned there ({@link #loopThreads}): a loop's store calls run on its own CPU, so handing
  * them over wakes a thread on the core the loop is on, and the answer wakes the loop there too.
  *
- * <p>Why: on a 2-core VM each hand-off between an event loop and a storage thread on the other
- * core was a cross-CPU wake-up, and the hand-off, not the store, was most of the storage threads'
- * CPU. Measured at 60,000 GET/s over 64 connections, p99 fell from 8.7-30 ms to 4.3-7.0 ms (five
- * rounds each, docs/benchmarks.md, "Event loops and storage threads pinned per core"). Store work
- * still never runs on an event loop.
+ * <p>Why try it: on a 2-core VM each hand-off between an event loop and a storage thread on the
+ * other core is a cross-CPU wake-up, and the hand-off, not the store, was most of the storage
+ * threads' CPU. Measured at 60,000 req/s over 64 connections it is not a clear win, so it is off by
+ * default ({@code -Ddht.affinity=cores} turns it on): in one batch of five rounds GET's p99 fell
+ * from 8.7-30 ms to 4.3-7.0 ms, in a later batch on a noisier host it rose from 35-117 ms to
+ * 189-962 ms; PUT's was lower in five pairs of six; node and generator used 5-10% more CPU per
+ * request, leaving the machine 1% idle instead of 7% (docs/benchmarks.md, "Event loops and storage
+ * threads pinned per CPU"). Store work still never runs on an event loop.
  *
  * <p>Invariants: a task handed over by a thread of shard k (its event loop, or one of its storage
  * threads) runs on shard k's pool; from any other thread, on the pools in turn; a thread that
@@ -53,22 +56,29 @@ final class CoreLocalExecutor extends AbstractExecutorService {
     }
 
     /**
-     * Whether to place a node's threads this way: when it runs one event loop per CPU it may use
-     * (the default), so that it has the machine's CPUs to itself as far as it knows. A node given
-     * fewer loops shares the machine (bin/dht cluster's nodes) and is not pinned.
+     * Whether to place a node's threads this way: when asked to ({@code -Ddht.affinity=cores}) and
+     * the node runs one event loop per CPU it may use, so that it has those CPUs to itself as far as
+     * it knows. A node given fewer loops shares the machine (bin/dht cluster's nodes) and is not pinned.
      */
-    static boolean appliesTo(int eventLoops, List<Integer> allowedCpus) {
-        return !System.getProperty(PROPERTY, "cores").equals("none") && StorageExecutors.kind().equals("pool")
+    static boolean appliesTo(String mode, int eventLoops, List<Integer> allowedCpus) {
+        if (!mode.equals("cores") && !mode.equals("none")) {
+            throw new IllegalArgumentException("-D" + PROPERTY + " must be cores or none, not " + mode);
+        }
+        return mode.equals("cores") && StorageExecutors.kind().equals("pool")
                 && allowedCpus.size() >= 2 && eventLoops == allowedCpus.size();
+    }
+
+    /** {@code -Ddht.affinity=cores} pins; {@code none}, the default, keeps the single unpinned pool. */
+    static final String PROPERTY = "dht.affinity";
+
+    static String mode() {
+        return System.getProperty(PROPERTY, "none");
     }
 
     /** The storage pool's size ({@code -Ddht.storage.threads}) shared out, at least 8 a CPU for reads waiting on the disk. */
     static int threadsEach(int cpus) {
         return Math.max(8, Math.ceilDiv(StorageExecutors.poolSize(), cpus));
     }
-
-    /** {@code -Ddht.affinity=none} keeps the single unpinned pool of before, to re-run the comparison. */
-    static final String PROPERTY = "dht.affinity";
 
     List<Integer> cpus() {
         return cpus;

@@ -106,7 +106,7 @@ public final class Node implements AutoCloseable {
         EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1,
                 Thread.ofPlatform().name("http-accept").factory(), transport.ioHandlerFactory());
         List<Integer> allowedCpus = CpuAffinity.allowedCpus();
-        CoreLocalExecutor perCore = CoreLocalExecutor.appliesTo(config.eventLoops(), allowedCpus)
+        CoreLocalExecutor perCore = CoreLocalExecutor.appliesTo(CoreLocalExecutor.mode(), config.eventLoops(), allowedCpus)
                 ? new CoreLocalExecutor(allowedCpus, CoreLocalExecutor.threadsEach(allowedCpus.size())) : null;
         EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(),
                 perCore != null ? perCore.loopThreads("http-io-") : Thread.ofPlatform().name("http-io-", 0).factory(),

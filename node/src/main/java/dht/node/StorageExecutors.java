@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads storage work runs on (never the event loop): a fixed pool of platform threads, the
- * winner of the experiment in docs/http-server.md over virtual threads. The loser stays selectable
+ * winner of the experiment in docs/http-server.md over virtual threads ({@code -Ddht.affinity=cores}
+ * splits it into one pool per CPU, pinned: {@link CoreLocalExecutor}). The loser stays selectable
  * with {@code -Ddht.storage.executor=pool|virtual} (and the pool size with
  * {@code -Ddht.storage.threads}) for re-running it. Either way concurrency is bounded upstream by the node's
  * admission limit, so no queue here can grow without bound.

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node that has one event loop per CPU pins loop k and a pool of storage threads to CPU k, and
- * each loop hands its store calls to its own CPU's pool. The CPUs a thread may use are read from
+ * A node asked to ({@code -Ddht.affinity=cores}) that has one event loop per CPU pins loop k and a
+ * pool of storage threads to CPU k, and each loop hands its store calls to its own CPU's pool. The CPUs a thread may use are read from
  * /proc (Linux), independently of the code under test.
  */
 class CoreLocalExecutorTest {
@@ -86,38 +86,55 @@ class CoreLocalExecutorTest {
     }
 
     @Test
-    void pinsOnlyANodeWithOneEventLoopPerCpu() {
-        assertThat(CoreLocalExecutor.appliesTo(2, List.of(0, 1))).isTrue();
-        assertThat(CoreLocalExecutor.appliesTo(1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
-        assertThat(CoreLocalExecutor.appliesTo(4, List.of(0, 1))).isFalse();
-        assertThat(CoreLocalExecutor.appliesTo(1, List.of(3))).isFalse();     // one CPU: nothing to choose
-        assertThat(CoreLocalExecutor.appliesTo(0, List.of())).isFalse();      // affinity unknown (not Linux)
+    void pinsOnlyWhenAskedAndTheNodeHasOneEventLoopPerCpu() {
+        assertThat(CoreLocalExecutor.appliesTo("cores", 2, List.of(0, 1))).isTrue();
+        assertThat(CoreLocalExecutor.appliesTo("none", 2, List.of(0, 1))).isFalse();  // the default
+        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
+        assertThat(CoreLocalExecutor.appliesTo("cores", 4, List.of(0, 1))).isFalse();
+        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(3))).isFalse();     // one CPU: nothing to choose
+        assertThat(CoreLocalExecutor.appliesTo("cores", 0, List.of())).isFalse();      // affinity unknown (not Linux)
+        assertThatThrownBy(() -> CoreLocalExecutor.appliesTo("core", 2, List.of(0, 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cores or none");
         assertThat(CoreLocalExecutor.threadsEach(2)).isEqualTo(32);
         assertThat(CoreLocalExecutor.threadsEach(64)).isEqualTo(8);
     }
 
     @Test
-    void aNodeReadsOnAStorageThreadPinnedToOneCpuByDefaultAndUnpinnedWithFewerLoops(@TempDir Path dir) throws Exception {
+    void aNodeAskedToPinReadsOnAStorageThreadPinnedToOneCpuAndNotOtherwise(@TempDir Path dir) throws Exception {
         assumeTrue(CPUS.size() >= 2 && Runtime.getRuntime().availableProcessors() == CPUS.size(),
                 "needs two CPUs, all of them usable by this process");
-        assertThat(readThrough(TestNode.config(dir.resolve("a")), 0)).matches("[0-9]+");
         String unpinned = allowedHere();
-        assertThat(readThrough(TestNode.config(dir.resolve("b")), 1)).isEqualTo(unpinned);
+        assertThat(readThrough(TestNode.config(dir.resolve("a")), 0, "cores")).matches("[0-9]+");
+        assertThat(readThrough(TestNode.config(dir.resolve("b")), 0, null)).isEqualTo(unpinned);
+        assertThat(readThrough(TestNode.config(dir.resolve("c")), 1, "cores")).isEqualTo(unpinned);
     }
 
-    /** Starts a node with {@code ioThreads} event loops (0: one per CPU), GETs a key, says where the store's read ran. */
-    private static String readThrough(NodeConfig c, int ioThreads) throws Exception {
+    /**
+     * Starts a node with {@code ioThreads} event loops (0: one per CPU) and {@code -Ddht.affinity=mode}
+     * (null: not set), GETs a key, says where the store's read ran.
+     */
+    private static String readThrough(NodeConfig c, int ioThreads, String mode) throws Exception {
         NodeConfig config = new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(),
                 c.maxBodyBytes(), c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(),
                 c.memtableBytes(), c.adminToken(), ioThreads, c.bodyTimeout());
         CompletableFuture<Ran> read = new CompletableFuture<>();
-        try (TestNode node = TestNode.start(config, s -> new DelegatingStore(s) {
-            @Override
-            public Entry get(byte[] key) throws IOException {
-                read.complete(Ran.here());
-                return super.get(key);
-            }
-        })) {
+        String before = System.getProperty(CoreLocalExecutor.PROPERTY);
+        if (mode == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
+        else System.setProperty(CoreLocalExecutor.PROPERTY, mode);
+        TestNode started;
+        try {
+            started = TestNode.start(config, s -> new DelegatingStore(s) {
+                @Override
+                public Entry get(byte[] key) throws IOException {
+                    read.complete(Ran.here());
+                    return super.get(key);
+                }
+            });
+        } finally {
+            if (before == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
+            else System.setProperty(CoreLocalExecutor.PROPERTY, before);
+        }
+        try (TestNode node = started) {
             assertThat(node.send("GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(404);
         }
         Ran ran = read.get(5, TimeUnit.SECONDS);
