@@ -3,7 +3,6 @@ package dht.node;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * threads' CPU. Measured at 60,000 req/s over 64 connections it is not a clear win, so it is off by
  * default ({@code -Ddht.affinity=cores} turns it on): in one batch of five rounds GET's p99 fell
  * from 8.7-30 ms to 4.3-7.0 ms, in a later batch on a noisier host it rose from 35-117 ms to
- * 189-962 ms; PUT's was lower in five pairs of six; node and generator used 5-10% more CPU per
- * request, leaving the machine 1% idle instead of 7% (docs/benchmarks.md, "Event loops and storage
+ * 189-962 ms, and a third was split; PUT's was lower in five pairs of six; node and generator used 2-11% more CPU per
+ * request, leaving the machine 0-2% idle instead of 5-9% (docs/benchmarks.md, "Event loops and storage
  * threads pinned per CPU"). Store work still never runs on an event loop.
  *
  * <p>Invariants: a task handed over by a thread of shard k (its event loop, or one of its storage
