@@ -103,11 +103,22 @@ public final class Node implements AutoCloseable {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
         Transport transport = Transport.choose();
+        // Pinning is opt-in: unless asked for, CpuAffinity (FFM) is not touched and the node starts
+        // as it did without it. A bad -Ddht.affinity fails here, before any event loop group exists.
+        String affinity = CoreLocalExecutor.mode();
+        CoreLocalExecutor perCore = null;
+        if (!affinity.equals("none")) {
+            List<Integer> allowedCpus = CpuAffinity.allowedCpus();
+            if (CoreLocalExecutor.appliesTo(affinity, config.eventLoops(), allowedCpus)) {
+                perCore = new CoreLocalExecutor(allowedCpus, CoreLocalExecutor.threadsEach(allowedCpus.size()));
+            } else {
+                log.info("-D{}={}: threads not pinned ({} event loops, CPUs this process may use: {}; pinning needs "
+                        + "one loop per CPU, at least two, and the storage pool)", CoreLocalExecutor.PROPERTY, affinity,
+                        config.eventLoops(), allowedCpus);
+            }
+        }
         EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1,
                 Thread.ofPlatform().name("http-accept").factory(), transport.ioHandlerFactory());
-        List<Integer> allowedCpus = CpuAffinity.allowedCpus();
-        CoreLocalExecutor perCore = CoreLocalExecutor.appliesTo(CoreLocalExecutor.mode(), config.eventLoops(), allowedCpus)
-                ? new CoreLocalExecutor(allowedCpus, CoreLocalExecutor.threadsEach(allowedCpus.size())) : null;
         EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(),
                 perCore != null ? perCore.loopThreads("http-io-") : Thread.ofPlatform().name("http-io-", 0).factory(),
                 transport.ioHandlerFactory());
@@ -166,9 +177,9 @@ public final class Node implements AutoCloseable {
             serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);
-            log.info("node {} listening on port {} ({}, {}), data {}, cluster {}, started in {} ms",
+            log.info("node {} listening on port {} ({}{}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(),
-                    perCore != null ? "threads pinned per CPU " + perCore.cpus() : config.eventLoops() + " event loops",
+                    perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
                     config.dataDir().toAbsolutePath().normalize(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
