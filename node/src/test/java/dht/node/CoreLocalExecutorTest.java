@@ -7,14 +7,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dht.storage.Entry;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,14 +114,40 @@ class CoreLocalExecutorTest {
     }
 
     /**
+     * The threads of this process whose names start with {@code prefix}, by task id, each with where
+     * it may run ("name cpus"), read from /proc independently of the code under test.
+     */
+    private static Map<String, String> tasks(String prefix) throws IOException {
+        Map<String, String> found = new HashMap<>();
+        try (Stream<Path> all = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : all.toList()) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).trim();
+                    if (!name.startsWith(prefix)) continue;
+                    String cpus = Files.readAllLines(task.resolve("status")).stream()
+                            .filter(l -> l.startsWith("Cpus_allowed_list:"))
+                            .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElseThrow();
+                    found.put(task.getFileName().toString(), name + " " + cpus);
+                } catch (NoSuchFileException gone) {
+                    // the thread ended while we looked
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
      * Starts a node with {@code ioThreads} event loops (0: one per CPU) and {@code -Ddht.affinity=mode}
-     * (null: not set), GETs a key, says where the store's read ran.
+     * (null: not set), GETs a key, says where the store's read ran; if the node should pin, checks that each of its
+     * event loops runs on its CPU alone and that the read ran on the pool of one of them.
      */
     private static String readThrough(NodeConfig c, int ioThreads, String mode) throws Exception {
         NodeConfig config = new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(),
                 c.maxBodyBytes(), c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(),
                 c.memtableBytes(), c.adminToken(), ioThreads, c.bodyTimeout());
         CompletableFuture<Ran> read = new CompletableFuture<>();
+        boolean pinned = "cores".equals(mode) && ioThreads == 0;
+        Map<String, String> loopsBefore = tasks("http-io-");
         String before = System.getProperty(CoreLocalExecutor.PROPERTY);
         if (mode == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
         else System.setProperty(CoreLocalExecutor.PROPERTY, mode);
@@ -134,11 +164,28 @@ class CoreLocalExecutorTest {
             if (before == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
             else System.setProperty(CoreLocalExecutor.PROPERTY, before);
         }
+        Map<String, String> loops;
         try (TestNode node = started) {
             assertThat(node.send("GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(404);
+            loops = tasks("http-io-");
         }
         Ran ran = read.get(5, TimeUnit.SECONDS);
         assertThat(ran.thread()).startsWith("storage-");
+        if (pinned) {
+            // pinned: every event loop this node started is "http-io-k" on CPU k alone, and the
+            // read ran on the storage pool of the loop that handed it over
+            loops.keySet().removeAll(loopsBefore.keySet());
+            assertThat(loops).isNotEmpty();
+            Set<Integer> shards = new HashSet<>();
+            for (String loop : loops.values()) {
+                int k = Integer.parseInt(loop.substring("http-io-".length(), loop.indexOf(' ')));
+                assertThat(loop).isEqualTo("http-io-" + k + " " + CPUS.get(k));
+                shards.add(k);
+            }
+            int k = Integer.parseInt(ran.thread().split("-")[1]);
+            assertThat(shards).contains(k);
+            assertThat(ran.cpus()).isEqualTo(String.valueOf(CPUS.get(k)));
+        }
         return ran.cpus();
     }
 }
