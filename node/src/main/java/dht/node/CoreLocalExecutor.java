@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: a task handed over by a thread of shard k (its event loop, or one of its storage
  * threads) runs on shard k's pool; from any other thread, on the pools in turn; a thread that
  * cannot be pinned runs unpinned (said once in the log) and keeps its shard; every pool is
- * unbounded only in its queue, which the node's admission limit bounds upstream.
+ * unbounded only in its queue, which the node's admission limit bounds upstream. A thread started
+ * by a pinned thread inherits its CPU (Linux copies the mask), so the store's flush thread (started
+ * by the first memtable rotation, on a storage thread), threads started from it, and virtual
+ * threads' carriers first started from an event loop stay on that one CPU too.
  */
 final class CoreLocalExecutor extends AbstractExecutorService {
     private static final Logger log = LoggerFactory.getLogger(CoreLocalExecutor.class);
