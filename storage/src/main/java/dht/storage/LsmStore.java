@@ -112,14 +112,28 @@ public final class LsmStore implements Store {
         this.opt = opt;
         this.files = opt.files();
         this.dirLock = dirLock;
-        this.flusher = Executors.newSingleThreadExecutor(daemon("dht-storage-flush"));
-        this.compactor = Executors.newSingleThreadExecutor(daemon("dht-storage-compact"));
+        this.flusher = background("dht-storage-flush");
+        this.compactor = background("dht-storage-compact");
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
                 new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
         // shutdown() drops pending retries and periodic syncs without interrupting a running one.
         sync.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         sync.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        sync.prestartCoreThread();
         this.syncer = sync;
+    }
+
+    /**
+     * One background thread, started now, by the thread opening the store: a thread inherits its
+     * creator's scheduling (its CPU mask on Linux), and a flush thread started lazily by whichever
+     * writer first filled a memtable took on that writer's, which on a node that pins its storage
+     * threads to CPUs kept every flush and compaction on one CPU.
+     */
+    private static ExecutorService background(String name) {
+        java.util.concurrent.ThreadPoolExecutor e = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0L,
+                TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), daemon(name));
+        e.prestartCoreThread();
+        return e;
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
