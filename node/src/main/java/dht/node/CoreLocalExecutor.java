@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * threads' CPU. Measured at 60,000 req/s over 64 connections it is not a clear win, so it is off by
  * default ({@code -Ddht.affinity=cores} turns it on): in one batch of five rounds GET's p99 fell
  * from 8.7-30 ms to 4.3-7.0 ms, in a later batch on a noisier host it rose from 35-117 ms to
- * 189-962 ms, and a third was split; PUT's was lower in five pairs of six; node and generator used 2-11% more CPU per
+ * 189-962 ms, a third was split, a fourth lower pinned in all three rounds; PUT's was lower in
+ * eight pairs of nine; node and generator used 2-12% more CPU per
  * request, leaving the machine 0-2% idle instead of 5-9% (docs/benchmarks.md, "Event loops and storage
  * threads pinned per CPU"). Store work still never runs on an event loop.
  *
@@ -29,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * threads) runs on shard k's pool; from any other thread, on the pools in turn; a thread that
  * cannot be pinned runs unpinned (said once in the log) and keeps its shard; every pool is
  * unbounded only in its queue, which the node's admission limit bounds upstream. A thread started
- * by a pinned thread inherits its CPU (Linux copies the mask), so the store's flush thread (started
- * by the first memtable rotation, on a storage thread), threads started from it, and virtual
- * threads' carriers first started from an event loop stay on that one CPU too.
+ * by a pinned thread inherits its CPU (Linux copies the mask): the store starts its flush,
+ * compaction and sync threads when it opens for that reason (before, the first memtable rotation
+ * started the flush thread on a pinned storage thread); virtual threads' carriers first started
+ * from an event loop still stay on that loop's CPU.
  */
 final class CoreLocalExecutor extends AbstractExecutorService {
     private static final Logger log = LoggerFactory.getLogger(CoreLocalExecutor.class);
