@@ -16,13 +16,11 @@ import org.junit.jupiter.api.Test;
 
 /** The wire format read key by key, over a hand-made HTTP answer: complete, cut short, and silent. */
 class NodeKeyStreamTest {
-    ServerSocket server;
-    Thread serving;
+    final StubServer stub = new StubServer();
 
     @AfterEach
     void stop() throws Exception {
-        if (server != null) server.close();
-        if (serving != null) serving.join(5_000);
+        stub.close();
     }
 
     static byte[] record(boolean tombstone, String key, String value) throws IOException {
@@ -41,8 +39,7 @@ class NodeKeyStreamTest {
 
     /** Serves one request: a 200 head, {@code body} as one chunk, the last chunk only if {@code complete}; then closes (or stalls). */
     String serve(byte[] body, boolean complete, boolean stall) throws IOException {
-        server = new ServerSocket(0);
-        serving = new Thread(() -> {
+        return stub.start(server -> {
             try (Socket s = server.accept()) {
                 s.getInputStream().read(new byte[8192]);
                 OutputStream out = s.getOutputStream();
@@ -53,12 +50,8 @@ class NodeKeyStreamTest {
                 if (complete) out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 if (stall) Thread.sleep(3_000);
-            } catch (Exception ignored) {
-                // the test is over
             }
         });
-        serving.start();
-        return "http://localhost:" + server.getLocalPort();
     }
 
     static byte[] concat(byte[]... parts) {

@@ -8,7 +8,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -35,18 +34,15 @@ class ResumingKeyStreamTest {
     final AtomicInteger busyAnswers = new AtomicInteger();
     volatile int cutAfter;
     volatile boolean cutAtOnce;
-    ServerSocket server;
-    Thread serving;
+    final StubServer stub = new StubServer();
 
     @AfterEach
     void stop() throws Exception {
-        if (server != null) server.close();
-        if (serving != null) serving.join(5_000);
+        stub.close();
     }
 
     String node() throws IOException {
-        server = new ServerSocket(0);
-        serving = new Thread(() -> {
+        return stub.start(server -> {
             while (!server.isClosed()) {
                 try (Socket s = server.accept()) {
                     answer(s);
@@ -55,8 +51,6 @@ class ResumingKeyStreamTest {
                 }
             }
         });
-        serving.start();
-        return "http://localhost:" + server.getLocalPort();
     }
 
     private void answer(Socket s) throws IOException {
