@@ -26,9 +26,7 @@ class FrozenPeersScanTest {
 
     @BeforeEach
     void startNodes() throws Exception {
-        for (int i = 0; i < 5; i++) nodes.add(new TestNode(TestNode.freePort()));
-        List<String> urls = nodes.stream().map(n -> n.url).toList();
-        for (TestNode n : nodes) n.start(urls, TIMEOUT);
+        TestNode.startCluster(nodes, 5, TIMEOUT);
     }
 
     @AfterEach

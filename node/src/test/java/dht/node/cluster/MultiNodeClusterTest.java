@@ -24,9 +24,7 @@ class MultiNodeClusterTest {
 
     @BeforeEach
     void startNodes() throws Exception {
-        for (int i = 0; i < 3; i++) nodes.add(new TestNode(TestNode.freePort()));
-        urls = nodes.stream().map(n -> n.url).toList();
-        for (TestNode n : nodes) n.start(urls, TIMEOUT);
+        urls = TestNode.startCluster(nodes, 3, TIMEOUT);
     }
 
     @AfterEach

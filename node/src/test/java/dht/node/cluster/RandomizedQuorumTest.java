@@ -52,9 +52,7 @@ class RandomizedQuorumTest {
         Random r = new Random(seed);
         String ctx = "seed " + seed + " (n=" + n + ", ops=" + ops + ")";
         Duration timeout = Duration.ofMillis(300);
-        for (int i = 0; i < n; i++) nodes.add(new TestNode(TestNode.freePort()));
-        List<String> urls = nodes.stream().map(x -> x.url).toList();
-        for (TestNode x : nodes) x.start(urls, timeout);
+        List<String> urls = TestNode.startCluster(nodes, n, timeout);
         boolean[] down = new boolean[n];
         Map<String, List<Write>> history = new HashMap<>();
         int checkedReads = 0;

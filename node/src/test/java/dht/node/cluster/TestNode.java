@@ -66,6 +66,17 @@ final class TestNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds {@code n} nodes on free ports to {@code nodes} (first, so that a test's clean-up closes
+     * them even if a start fails) and starts each as a member of that cluster; returns their URLs.
+     */
+    static List<String> startCluster(List<TestNode> nodes, int n, Duration timeout) throws InterruptedException {
+        for (int i = 0; i < n; i++) nodes.add(new TestNode(freePort()));
+        List<String> urls = nodes.stream().map(node -> node.url).toList();
+        for (TestNode node : nodes) node.start(urls, timeout);
+        return urls;
+    }
+
     void start(List<String> nodes, Duration timeout) throws InterruptedException {
         cluster = Cluster.start(url, nodes, store, storage, timeout);
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
