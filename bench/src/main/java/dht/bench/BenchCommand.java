@@ -84,8 +84,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             return r.stats().completed > 0 ? 0 : 1;
         } catch (BenchException | IllegalArgumentException e) {
-            System.err.println("bench: " + e.getMessage());
-            return e instanceof BenchException b ? b.exitCode() : 2;
+            return BenchException.report("bench", e);
         }
     }
 

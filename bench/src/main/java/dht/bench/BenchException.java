@@ -26,4 +26,13 @@ public final class BenchException extends RuntimeException {
     public int exitCode() {
         return exitCode;
     }
+
+    /**
+     * Says {@code e} on stderr as {@code command}'s one-line failure and gives the exit code: this
+     * exception's own, or 2 (bad usage) for a rejected argument.
+     */
+    static int report(String command, RuntimeException e) {
+        System.err.println(command + ": " + e.getMessage());
+        return e instanceof BenchException b ? b.exitCode : 2;
+    }
 }

@@ -62,8 +62,7 @@ public final class FillCommand implements Callable<Integer> {
                     Durations.formatMillis(r.latencyMs(100)));
             return created == n ? 0 : 1;
         } catch (BenchException | IllegalArgumentException e) {
-            System.err.println("bench fill: " + e.getMessage());
-            return e instanceof BenchException b ? b.exitCode() : 2;
+            return BenchException.report("bench fill", e);
         }
     }
 

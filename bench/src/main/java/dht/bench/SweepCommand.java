@@ -76,8 +76,7 @@ public final class SweepCommand implements Callable<Integer> {
             }
             return o.highestStable() > 0 ? 0 : 1;
         } catch (BenchException | IllegalArgumentException e) {
-            System.err.println("bench sweep: " + e.getMessage());
-            return e instanceof BenchException b ? b.exitCode() : 2;
+            return BenchException.report("bench sweep", e);
         }
     }
 
