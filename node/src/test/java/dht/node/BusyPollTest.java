@@ -39,12 +39,8 @@ class BusyPollTest {
     }
 
     @Test
-    void aNegativeWindowIsRefused() {
-        System.setProperty(BusyPoll.PROPERTY, "-1");
-        try {
-            assertThatThrownBy(BusyPoll::windowMicros).hasMessageContaining(BusyPoll.PROPERTY);
-        } finally {
-            System.clearProperty(BusyPoll.PROPERTY);
-        }
+    void aNegativeWindowIsRefused() throws Exception {
+        WithProperty.with(BusyPoll.PROPERTY, "-1",
+                () -> assertThatThrownBy(BusyPoll::windowMicros).hasMessageContaining(BusyPoll.PROPERTY));
     }
 }

@@ -142,28 +142,17 @@ class CoreLocalExecutorTest {
      * event loops runs on its CPU alone and that the read ran on the pool of one of them.
      */
     private static String readThrough(NodeConfig c, int ioThreads, String mode) throws Exception {
-        NodeConfig config = new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(),
-                c.maxBodyBytes(), c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(),
-                c.memtableBytes(), c.adminToken(), ioThreads, c.bodyTimeout());
+        NodeConfig config = TestNode.withIoThreads(c, ioThreads);
         CompletableFuture<Ran> read = new CompletableFuture<>();
         boolean pinned = "cores".equals(mode) && ioThreads == 0;
         Map<String, String> loopsBefore = tasks("http-io-");
-        String before = System.getProperty(CoreLocalExecutor.PROPERTY);
-        if (mode == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
-        else System.setProperty(CoreLocalExecutor.PROPERTY, mode);
-        TestNode started;
-        try {
-            started = TestNode.start(config, s -> new DelegatingStore(s) {
-                @Override
-                public Entry get(byte[] key) throws IOException {
-                    read.complete(Ran.here());
-                    return super.get(key);
-                }
-            });
-        } finally {
-            if (before == null) System.clearProperty(CoreLocalExecutor.PROPERTY);
-            else System.setProperty(CoreLocalExecutor.PROPERTY, before);
-        }
+        TestNode started = WithProperty.with(CoreLocalExecutor.PROPERTY, mode, () -> TestNode.start(config, s -> new DelegatingStore(s) {
+            @Override
+            public Entry get(byte[] key) throws IOException {
+                read.complete(Ran.here());
+                return super.get(key);
+            }
+        }));
         Map<String, String> loops;
         try (TestNode node = started) {
             assertThat(node.send("GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(404);

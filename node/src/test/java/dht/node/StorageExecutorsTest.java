@@ -15,15 +15,7 @@ class StorageExecutorsTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "forkjoin", "virtual"})
     void runsTasksOnItsOwnThreadsAndRefusesThemAfterShutdown(String kind) throws Exception {
-        String before = System.getProperty(StorageExecutors.PROPERTY);
-        System.setProperty(StorageExecutors.PROPERTY, kind);
-        ExecutorService executor;
-        try {
-            executor = StorageExecutors.create();
-        } finally {
-            if (before == null) System.clearProperty(StorageExecutors.PROPERTY);
-            else System.setProperty(StorageExecutors.PROPERTY, before);
-        }
+        ExecutorService executor = WithProperty.with(StorageExecutors.PROPERTY, kind, StorageExecutors::create);
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         executor.execute(() -> ranOn.complete(Thread.currentThread()));
         Thread t = ranOn.get(5, TimeUnit.SECONDS);

@@ -48,6 +48,13 @@ final class TestNode implements AutoCloseable {
                 c.adminToken(), c.ioThreads(), bodyTimeout);
     }
 
+    /** {@code c} with another number of event loops (0: one per CPU). */
+    static NodeConfig withIoThreads(NodeConfig c, int ioThreads) {
+        return new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(), c.maxBodyBytes(),
+                c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
+                c.adminToken(), ioThreads, c.bodyTimeout());
+    }
+
     static NodeConfig config(Path dir) throws IOException {
         return config(freePort(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, NodeConfig.DEFAULT_MAX_BODY_BYTES,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES);
