@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * threads' CPU. Measured at 60,000 req/s over 64 connections it is not a clear win, so it is off by
  * default ({@code -Ddht.affinity=cores} turns it on): in one batch of five rounds GET's p99 fell
  * from 8.7-30 ms to 4.3-7.0 ms, in a later batch on a noisier host it rose from 35-117 ms to
- * 189-962 ms, a third was split, a fourth lower pinned in all three rounds; PUT's was lower in
- * eight pairs of nine; node and generator used 2-12% more CPU per
- * request, leaving the machine 0-2% idle instead of 5-9% (docs/benchmarks.md, "Event loops and storage
- * threads pinned per CPU"). Store work still never runs on an event loop.
+ * 189-962 ms, a third was split, a fourth lower pinned in all three rounds, and the longest, on a
+ * quiet host, in one of five; PUT's was lower in twelve pairs of thirteen. Node and generator used
+ * 2-12% more CPU per request, leaving the machine 0-2% idle instead of 5-9% (docs/benchmarks.md,
+ * "Event loops and storage threads pinned per CPU"). Store work still never runs on an event loop.
  *
  * <p>Invariants: a task handed over by a thread of shard k (its event loop, or one of its storage
  * threads) runs on shard k's pool; from any other thread, on the pools in turn; a thread that
