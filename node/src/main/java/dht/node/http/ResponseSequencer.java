@@ -31,7 +31,11 @@ import org.slf4j.LoggerFactory;
  * closes the connection nothing more is written, and what the client still sends is dropped
  * ({@link LingeringClose}: the answer must not be lost to a reset); every slot is written or
  * dropped exactly once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
- * answers are pending, so one client cannot queue unbounded work by pipelining.
+ * answers are pending, so one client cannot queue unbounded work by pipelining. While the channel
+ * is not writable (its outbound buffer past the high-water mark: a client that does not read what
+ * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here,
+ * each holding its admission permit, so a client that pipelines and never reads holds at most
+ * {@link #WINDOW} answers and permits, not an outbound buffer that grows with everything it sent.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
@@ -114,7 +118,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not.
      */
     private boolean mayDispatch(Slot slot) {
-        if (barrier) return false;
+        if (barrier || !ctx.channel().isWritable()) return false;
         return slot.unsafe ? active == 0 : active < WINDOW;
     }
 
@@ -181,7 +185,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** Writes the ready answers at the head; false if the connection is now closing. */
     private boolean writeReady() {
         boolean wrote = false;
-        while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready()) {
+        while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
             if (slot.response != null) {
                 finished(slot);
@@ -317,7 +321,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (activeStream != null) activeStream.writabilityChanged();
+        if (activeStream != null) {
+            activeStream.writabilityChanged();
+        } else if (ctx.channel().isWritable() && !closing) {
+            ready(); // the answers held back while the client was not reading
+        }
         super.channelWritabilityChanged(ctx);
     }
 
