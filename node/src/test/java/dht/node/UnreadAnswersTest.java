@@ -74,6 +74,56 @@ class UnreadAnswersTest {
         }
     }
 
+    @Test
+    void aLargeAnswerNobodyReadsIsNotCopiedWholeIntoDirectMemory() throws Exception {
+        int valueBytes = 8 << 20;
+        int clients = 4;
+        var config = TestNode.config(TestNode.freePort(), dir, 1024, valueBytes, 8192, 16384);
+        try (TestNode node = TestNode.start(config, s -> s)) {
+            byte[] value = new byte[valueBytes];
+            for (int i = 0; i < value.length; i++) value[i] = (byte) (i * 31 + 7);
+            assertThat(node.send("PUT", "/v0/entity?id=big", value).statusCode()).isEqualTo(201);
+            assertThat(node.get("/v0/entity?id=big").body()).isEqualTo(value); // warms the path up
+
+            long before = directBytes();
+            Socket[] sockets = new Socket[clients];
+            try {
+                for (int c = 0; c < clients; c++) {
+                    sockets[c] = new Socket();
+                    sockets[c].setReceiveBufferSize(4096);
+                    sockets[c].connect(new java.net.InetSocketAddress("localhost", node.node.port()));
+                    sockets[c].setSoTimeout(30_000);
+                    sockets[c].getOutputStream().write("GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                }
+                Thread.sleep(2000);
+                long grown = directBytes() - before;
+                // Written whole, each unread answer would take its 8 MiB of direct memory.
+                assertThat(grown).as("direct memory grown while %d clients leave an 8 MiB answer unread", clients)
+                        .isLessThan((long) valueBytes);
+                for (Socket s : sockets) {
+                    InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+                    assertThat(readHead(in)).startsWith("HTTP/1.1 200").contains("content-length: " + valueBytes);
+                    assertThat(Arrays.equals(in.readNBytes(valueBytes), value)).isTrue();
+                }
+            } finally {
+                for (Socket s : sockets) if (s != null) s.close();
+            }
+        }
+    }
+
+    /**
+     * Direct memory in use in this JVM: Netty's own count (its buffers allocated without a cleaner,
+     * as in the tests' JVM; -1 when it does not count) plus the JDK's direct buffers (how Netty
+     * allocates when it cannot do without a cleaner, as in a node started by bin/dht).
+     */
+    private static long directBytes() {
+        long total = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
+        for (var pool : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) total += pool.getMemoryUsed();
+        }
+        return total;
+    }
+
     /** The count once it has not moved for a second (at most 20 s). */
     private static int waitUntilSettled(AtomicInteger count) throws InterruptedException {
         int last = -1;

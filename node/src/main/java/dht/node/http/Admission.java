@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * memory and every client's latency grows without limit.
  *
  * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
- * holds one permit of each) and {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
+ * holds one permit of each), {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld} and
+ * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
  * is written or dropped (for a scan: until its iterator is closed), so the count is real work and
  * memory, not just requests parsed. Once {@link #close()}d no new permit is given out.
  */
@@ -20,6 +21,8 @@ public final class Admission {
     private final AtomicInteger scans = new AtomicInteger();
     private final long maxBodyBytesHeld;
     private final AtomicLong bodyBytesHeld = new AtomicLong();
+    /** Bytes of answers ready but held back because their clients are not reading; bounded like bodies. */
+    private final AtomicLong answerBytesHeld = new AtomicLong();
     private volatile boolean closed;
 
     public Admission(int maxInFlight, int maxScans, long maxBodyBytesHeld) {
@@ -42,10 +45,31 @@ public final class Admission {
 
     /** Reserves room for {@code n} more body bytes; false (nothing reserved) if that would pass the bound. */
     public boolean tryReserveBody(long n) {
+        return tryReserve(bodyBytesHeld, n);
+    }
+
+    /**
+     * Reserves room for an answer of {@code n} bytes that must wait for its client to read (the
+     * connection is not writable); false (nothing reserved) if the answers held that way would pass
+     * the same bound as bodies.
+     */
+    public boolean tryReserveAnswer(long n) {
+        return tryReserve(answerBytesHeld, n);
+    }
+
+    public void releaseAnswer(long n) {
+        if (n > 0) answerBytesHeld.addAndGet(-n);
+    }
+
+    public long answerBytesHeld() {
+        return answerBytesHeld.get();
+    }
+
+    private boolean tryReserve(AtomicLong held, long n) {
         while (true) {
-            long held = bodyBytesHeld.get();
-            if (held + n > maxBodyBytesHeld) return false;
-            if (bodyBytesHeld.compareAndSet(held, held + n)) return true;
+            long h = held.get();
+            if (h + n > maxBodyBytesHeld) return false;
+            if (held.compareAndSet(h, h + n)) return true;
         }
     }
 

@@ -43,6 +43,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int RESUME_DEPTH = 16;
     /** Requests of one connection being worked on at once; later ones wait their turn here. */
     static final int WINDOW = 32;
+    /** Answers smaller than this are not counted by {@link #holdIfUnread}. */
+    static final int HELD_ANSWER_MIN_BYTES = 4096;
 
     private final RequestHandler handler;
     private final Admission admission;
@@ -159,6 +161,25 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return queue.isEmpty() && activeStream == null;
     }
 
+    /**
+     * An answer that becomes ready while its client is not reading (the channel is not writable)
+     * waits here, so its bytes count against the node's bound for answers held that way; past the
+     * bound it is replaced by a 503, so that clients that do not read cannot fill the heap between
+     * them (each holds at most a window of answers). Small answers are left out: the permits bound them.
+     */
+    void holdIfUnread(Slot slot) {
+        FullHttpResponse r = slot.response;
+        if (r == null || ctx.channel().isWritable()) return;
+        int n = r.content().readableBytes();
+        if (n < HELD_ANSWER_MIN_BYTES) return;
+        if (admission.tryReserveAnswer(n)) {
+            slot.holdAnswer(admission, n);
+            return;
+        }
+        ReferenceCountUtil.release(r);
+        slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+    }
+
     /** A slot became ready: write every answer that can go out now. */
     void ready() {
         if (inReady) {
@@ -187,7 +208,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
-            if (slot.response != null) {
+            if (slot.response != null && SlicedBody.worthSlicing(slot.response)) {
+                if (wrote) ctx.flush();
+                wrote = false;
+                FullHttpResponse r = slot.response;
+                slot.response = null;
+                boolean close = !slot.keepAlive || slot.closeAfter;
+                setConnection(r, close, slot.http10);
+                ResponseStream s = new SlicedBody(r, slot::release);
+                activeStream = s;
+                s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
+            } else if (slot.response != null) {
                 finished(slot);
                 FullHttpResponse r = slot.response;
                 slot.response = null;

@@ -24,6 +24,8 @@ public final class Slot {
     private volatile Runnable onRelease;
     private Admission bodyBudget;
     private long bodyBytes;
+    private Admission answerBudget;
+    private long answerBytes;
 
     // Written on the event loop only.
     FullHttpResponse response;
@@ -83,9 +85,16 @@ public final class Slot {
         this.bodyBytes = bytes;
     }
 
+    /** The answer's bytes, reserved while its client was not reading, are given back with this slot. */
+    void holdAnswer(Admission admission, long bytes) {
+        this.answerBudget = admission;
+        this.answerBytes = bytes;
+    }
+
     void release() {
         if (released.compareAndSet(false, true)) {
             if (bodyBudget != null) bodyBudget.releaseBody(bodyBytes);
+            if (answerBudget != null) answerBudget.releaseAnswer(answerBytes);
             Runnable r = onRelease;
             if (r != null) r.run();
         }
@@ -130,6 +139,7 @@ public final class Slot {
         if (dead) {
             drop();
         } else {
+            sequencer.holdIfUnread(this);
             sequencer.ready();
         }
     }

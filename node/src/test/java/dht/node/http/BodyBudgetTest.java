@@ -7,26 +7,19 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Request bodies held node-wide stay within the budget; past it, 503 at once, and the bytes come back. */
 class BodyBudgetTest {
     final Admission admission = new Admission(100, 10, 1500);
-    final List<Slot> held = new ArrayList<>();
+    final HoldingConnections connections = new HoldingConnections(admission);
+    final List<Slot> held = connections.held;
 
     EmbeddedChannel connection() {
-        RequestHandler holdEverything = (request, slot) -> {
-            request.release();
-            held.add(slot);
-        };
-        return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(8192, 1000, admission, Duration.ofSeconds(30)),
-                new ResponseSequencer(holdEverything, admission));
+        return connections.connect();
     }
 
     static ByteBuf put(int bytes) {
