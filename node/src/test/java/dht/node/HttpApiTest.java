@@ -142,6 +142,12 @@ class HttpApiTest {
         assertThat(node.get("/v0/entities?start=a&ack=2").statusCode()).isEqualTo(400);
         assertThat(node.get("/v0/entities?start=a&scope=local&ack=abc").statusCode()).isEqualTo(400);
         assertThat(node.get("/v0/entities?start=a&ack=1").statusCode()).isEqualTo(200);
+        assertThat(node.get("/v0/entities?start=a&from=0").statusCode()).isEqualTo(400);
+        assertThat(node.get("/v0/entities?start=a&from=abc").statusCode()).isEqualTo(400);
+        assertThat(text(node.get("/v0/entities?start=a&from=2")).strip()).isEqualTo("'from' is larger than the cluster (1 node)");
+        assertThat(node.get("/v0/entities?start=a&from=1").statusCode()).isEqualTo(200);
+        assertThat(text(node.get("/v0/entity?id=k&ack=2147483648")).strip())
+                .isEqualTo("'ack' must be a positive integer (decimal digits, at most 2147483647)");
         HttpResponse<byte[]> empty = node.get("/v0/entities?start=b&end=a");
         assertThat(empty.statusCode()).isEqualTo(200);
         assertThat(empty.headers().firstValue("transfer-encoding")).hasValue("chunked");

@@ -73,7 +73,7 @@ public final class QueryParams {
     }
 
     private static BadRequestException notPositive(String name) {
-        return new BadRequestException("'" + name + "' must be a positive integer");
+        return new BadRequestException("'" + name + "' must be a positive integer (decimal digits, at most " + Integer.MAX_VALUE + ")");
     }
 
     private static int indexOf(CharSequence s, char c, int from, int to) {

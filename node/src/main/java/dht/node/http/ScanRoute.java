@@ -74,6 +74,11 @@ public final class ScanRoute implements Route {
             if (ack > clusterSize) {
                 throw new BadRequestException("'ack' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
             }
+            // 'from' means nothing to a scan, which reads every node, but the API's rule for it
+            // holds on every path: a malformed 'from', or one larger than the cluster, is a 400.
+            if (params.positiveInt("from", 1) > clusterSize) {
+                throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
+            }
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
