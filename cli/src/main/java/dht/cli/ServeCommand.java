@@ -263,13 +263,19 @@ public final class ServeCommand implements Callable<Integer> {
                 Duration.ofSeconds(bodyTimeoutSeconds));
     }
 
-    /** URLs are compared as strings across nodes, so spell them one way: no trailing slash. */
+    /**
+     * URLs are compared as strings across nodes (and hashed for placement), so spell them one way:
+     * scheme and host in lower case, as they are case-insensitive (`--self http://LOCALHOST:8080`
+     * is the node `http://localhost:8080` of `--cluster`), and no trailing slash.
+     */
     static String normalize(String url) {
         String u = url.strip();
         while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
-        if (!u.startsWith("http://")) {
+        if (!u.regionMatches(true, 0, "http://", 0, 7)) {
             throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
         }
-        return u;
+        int path = u.indexOf('/', 7);
+        int end = path < 0 ? u.length() : path;
+        return u.substring(0, end).toLowerCase(java.util.Locale.ROOT) + u.substring(end);
     }
 }

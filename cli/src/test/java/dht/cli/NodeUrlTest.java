@@ -1,0 +1,32 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Node URLs are spelled one way, so that --self finds itself in --cluster however either was typed. */
+class NodeUrlTest {
+    @Test
+    void schemeAndHostAreCaseInsensitiveAndATrailingSlashIsDropped() {
+        assertThat(ServeCommand.normalize("HTTP://LocalHost:8080/")).isEqualTo("http://localhost:8080");
+        assertThat(ServeCommand.normalize(" http://a:1// ")).isEqualTo("http://a:1");
+        assertThat(ServeCommand.normalize("http://Host:9/Some/Path")).isEqualTo("http://host:9/Some/Path");
+    }
+
+    @Test
+    void anythingButHttpIsRefused() {
+        assertThatThrownBy(() -> ServeCommand.normalize("https://a:1")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("http://host:port");
+        assertThatThrownBy(() -> ServeCommand.normalize("a:1")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void selfSpelledInUpperCaseIsStillInTheCluster() {
+        ServeCommand c = new ServeCommand();
+        new picocli.CommandLine(c).parseArgs("--port", "8081", "--self", "http://LOCALHOST:8081",
+                "--cluster", "http://localhost:8081,http://Other:8082/");
+        assertThat(c.config().self()).isEqualTo("http://localhost:8081");
+        assertThat(c.config().cluster()).containsExactly("http://localhost:8081", "http://other:8082");
+    }
+}
