@@ -174,6 +174,8 @@ public final class Node implements AutoCloseable {
             Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels));
+            // After Netty's acceptor, which was added when the socket was registered.
+            serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler);
@@ -215,6 +217,11 @@ public final class Node implements AutoCloseable {
     /** The port the server listens on (useful when the config asked for port 0). */
     public int port() {
         return port;
+    }
+
+    /** The listening socket's channel. */
+    Channel listeningChannel() {
+        return serverChannel;
     }
 
     public NodeConfig config() {

@@ -1,0 +1,37 @@
+package dht.node;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last handler of the listening socket's pipeline: a failed accept (the usual cause, the
+ * process out of file descriptors) is logged as one line, at most once every 10 seconds with how
+ * many more there were, instead of Netty's warning with a stack trace for each. Netty's acceptor,
+ * before this handler, has already paused accepting for a second; the node keeps serving the
+ * connections it has and accepts again once descriptors are free.
+ */
+final class AcceptErrorLog extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(AcceptErrorLog.class);
+    private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private long lastLine;
+    private boolean logged;
+    private int since;
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        long now = System.nanoTime();
+        if (logged && now - lastLine < EVERY_NANOS) {
+            since++;
+            return;
+        }
+        log.warn("accepting a connection failed: {}{}", cause.toString(),
+                since > 0 ? " (and " + since + " more times since the last such line)" : "");
+        logged = true;
+        lastLine = now;
+        since = 0;
+    }
+}
