@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
  * holds one permit of each), {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld} and
  * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
- * is written or dropped (for a scan: until its iterator is closed), so the count is real work and
- * memory, not just requests parsed. Once {@link #close()}d no new permit is given out.
+ * is written or dropped, or waits for an earlier answer or a client that is not reading, when the
+ * answer's bytes count against the answer budget instead (for a scan: until its iterator is
+ * closed), so the count is real work, not just requests parsed. Once {@link #close()}d no new permit is given out.
  */
 public final class Admission {
     private final int maxInFlight;

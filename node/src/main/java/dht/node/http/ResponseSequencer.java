@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * dropped exactly once, so its admission permit always comes back. Reading pauses while {@link #PAUSE_DEPTH}
  * answers are pending, so one client cannot queue unbounded work by pipelining. While the channel
  * is not writable (its outbound buffer past the high-water mark: a client that does not read what
- * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here,
- * each holding its admission permit, so a client that pipelines and never reads holds at most
- * {@link #WINDOW} answers and permits, not an outbound buffer that grows with everything it sent.
+ * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here
+ * ({@link #park}), so a client that pipelines and never reads holds at most {@link #WINDOW}
+ * answers, counted against a node-wide budget, not an outbound buffer that grows with everything it sent.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
@@ -43,8 +43,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int RESUME_DEPTH = 16;
     /** Requests of one connection being worked on at once; later ones wait their turn here. */
     static final int WINDOW = 32;
-    /** Answers smaller than this are not counted by {@link #holdIfUnread}. */
-    static final int HELD_ANSWER_MIN_BYTES = 4096;
+    /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
+    static final int ANSWER_OVERHEAD_BYTES = 256;
 
     private final RequestHandler handler;
     private final Admission admission;
@@ -162,22 +162,31 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * An answer that becomes ready while its client is not reading (the channel is not writable)
-     * waits here, so its bytes count against the node's bound for answers held that way; past the
-     * bound it is replaced by a 503, so that clients that do not read cannot fill the heap between
-     * them (each holds at most a window of answers). Small answers are left out: the permits bound them.
+     * An answer that is ready but cannot be written now (an earlier answer is not ready, or the
+     * client is not reading what it asked for) waits in the queue. Its work is over, so its
+     * admission permit goes back (a client that does not read holds no permits, and a graceful stop
+     * does not wait for it); its bytes count against the node's budget for waiting answers
+     * instead, and past that budget it is replaced by a 503, so that clients that do not read cannot
+     * fill the heap between them. The 503s themselves are not counted: a connection holds at most
+     * {@link #PAUSE_DEPTH} answers.
      */
-    void holdIfUnread(Slot slot) {
-        FullHttpResponse r = slot.response;
-        if (r == null || ctx.channel().isWritable()) return;
-        int n = r.content().readableBytes();
-        if (n < HELD_ANSWER_MIN_BYTES) return;
+    private void park(Slot slot) {
+        slot.parked = true;
+        long n = slot.response.content().readableBytes() + ANSWER_OVERHEAD_BYTES;
         if (admission.tryReserveAnswer(n)) {
             slot.holdAnswer(admission, n);
-            return;
+        } else {
+            ReferenceCountUtil.release(slot.response);
+            slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
         }
-        ReferenceCountUtil.release(r);
-        slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+        slot.releaseWork();
+    }
+
+    /** Parks every ready answer left in the queue after a write pass. */
+    private void parkTheRest() {
+        for (Slot slot : queue) {
+            if (slot.response != null && !slot.parked) park(slot);
+        }
     }
 
     /** A slot became ready: write every answer that can go out now. */
@@ -208,6 +217,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
+            // An answer written in slices may wait for its client for as long as the client likes:
+            // it waits as a parked answer does (no permit, its bytes counted), or becomes a 503.
+            if (slot.response != null && !slot.parked && SlicedBody.worthSlicing(slot.response)) park(slot);
             if (slot.response != null && SlicedBody.worthSlicing(slot.response)) {
                 if (wrote) ctx.flush();
                 wrote = false;
@@ -243,6 +255,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             }
         }
         if (wrote) ctx.flush();
+        parkTheRest();
         return !closeIfClientDone();
     }
 

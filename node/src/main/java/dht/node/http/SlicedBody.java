@@ -15,6 +15,9 @@ import io.netty.handler.codec.http.FullHttpResponse;
  * The bytes on the wire are the same as for the answer written at once (head with its
  * Content-Length, then the body).
  *
+ * <p>The sequencer counts the answer as waiting (its permit given back, its bytes against the
+ * budget for waiting answers) while it is written: a client may take as long as it likes to read it.
+ *
  * <p>Invariants (event loop only): the head goes first, the slices in order, each exactly once;
  * {@code done} and {@code onEnd} run exactly once, when the last slice is handed to Netty or when
  * the connection goes; the response is released exactly once.
@@ -52,7 +55,8 @@ final class SlicedBody implements ResponseStream {
     /**
      * Writes slices while the channel is writable. Netty reports writability changes from inside
      * {@code write} and {@code flush}, so a change that arrives while this runs only asks it to go
-     * round again: a nested pump would write from inside Netty's own flush, which then never flushes it.
+     * round again: without that, slices were written from inside Netty's own write and flush, and
+     * answers came out wrong (UnreadAnswersTest failed on the bodies).
      */
     private void pump() {
         if (pumping) {

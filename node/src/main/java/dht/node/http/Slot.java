@@ -24,8 +24,10 @@ public final class Slot {
     private volatile Runnable onRelease;
     private Admission bodyBudget;
     private long bodyBytes;
-    private Admission answerBudget;
-    private long answerBytes;
+    private volatile Admission answerBudget;
+    private final java.util.concurrent.atomic.AtomicLong answerBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** The answer is ready and waits (for its turn, or for the client to read): see ResponseSequencer#park. */
+    boolean parked;
 
     // Written on the event loop only.
     FullHttpResponse response;
@@ -85,16 +87,23 @@ public final class Slot {
         this.bodyBytes = bytes;
     }
 
-    /** The answer's bytes, reserved while its client was not reading, are given back with this slot. */
+    /** The answer's bytes, reserved while it waits to be written, are given back with this slot. */
     void holdAnswer(Admission admission, long bytes) {
         this.answerBudget = admission;
-        this.answerBytes = bytes;
+        this.answerBytes.set(bytes);
     }
 
+    /** Everything: the work's permit and body bytes, and the answer's bytes if it waited. */
     void release() {
+        releaseWork();
+        Admission a = answerBudget;
+        if (a != null) a.releaseAnswer(answerBytes.getAndSet(0));
+    }
+
+    /** The work is over (its answer may still wait): its admission permit and body bytes go back, once. */
+    void releaseWork() {
         if (released.compareAndSet(false, true)) {
             if (bodyBudget != null) bodyBudget.releaseBody(bodyBytes);
-            if (answerBudget != null) answerBudget.releaseAnswer(answerBytes);
             Runnable r = onRelease;
             if (r != null) r.run();
         }
@@ -139,7 +148,6 @@ public final class Slot {
         if (dead) {
             drop();
         } else {
-            sequencer.holdIfUnread(this);
             sequencer.ready();
         }
     }

@@ -13,6 +13,8 @@ import java.util.List;
 final class HoldingConnections {
     final Admission admission;
     final List<Slot> held = new ArrayList<>();
+    /** Slots whose work was declared over (their admission permit would go back). */
+    final java.util.concurrent.atomic.AtomicInteger workReleased = new java.util.concurrent.atomic.AtomicInteger();
 
     HoldingConnections(Admission admission) {
         this.admission = admission;
@@ -21,6 +23,7 @@ final class HoldingConnections {
     EmbeddedChannel connect() {
         RequestHandler holdEverything = (request, slot) -> {
             request.release();
+            slot.onRelease(workReleased::incrementAndGet);
             held.add(slot);
         };
         return new EmbeddedChannel(new HttpServerCodec(), new RequestAssembler(8192, 1000, admission, Duration.ofSeconds(30)),
