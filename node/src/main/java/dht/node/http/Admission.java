@@ -22,7 +22,7 @@ public final class Admission {
     private final AtomicInteger scans = new AtomicInteger();
     private final long maxBodyBytesHeld;
     private final AtomicLong bodyBytesHeld = new AtomicLong();
-    /** Bytes of answers ready but held back because their clients are not reading; bounded like bodies. */
+    /** Bytes of answers ready but waiting (behind an earlier answer, or for a client that is not reading); bounded like bodies. */
     private final AtomicLong answerBytesHeld = new AtomicLong();
     private volatile boolean closed;
 
@@ -50,9 +50,9 @@ public final class Admission {
     }
 
     /**
-     * Reserves room for an answer of {@code n} bytes that must wait for its client to read (the
-     * connection is not writable); false (nothing reserved) if the answers held that way would pass
-     * the same bound as bodies.
+     * Reserves room for an answer of {@code n} bytes that waits (behind an earlier answer, or for a
+     * client that is not reading); false (nothing reserved) if the answers waiting would pass the
+     * same bound as bodies.
      */
     public boolean tryReserveAnswer(long n) {
         return tryReserve(answerBytesHeld, n);

@@ -45,6 +45,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int WINDOW = 32;
     /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
     static final int ANSWER_OVERHEAD_BYTES = 256;
+    /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
+    static final int UNCOUNTED_ANSWER_BYTES = 1024;
 
     private final RequestHandler handler;
     private final Admission admission;
@@ -63,6 +65,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
     private boolean clientDone;
     private boolean paused;
+    /** The slot whose answer is being written in slices, and its body's size. */
+    private Slot slicing;
+    private long slicingBytes;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
         this.handler = handler;
@@ -164,22 +169,52 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /**
      * An answer that is ready but cannot be written now (an earlier answer is not ready, or the
      * client is not reading what it asked for) waits in the queue. Its work is over, so its
-     * admission permit goes back (a client that does not read holds no permits, and a graceful stop
-     * does not wait for it); its bytes count against the node's budget for waiting answers
-     * instead, and past that budget it is replaced by a 503, so that clients that do not read cannot
-     * fill the heap between them. The 503s themselves are not counted: a connection holds at most
-     * {@link #PAUSE_DEPTH} answers.
+     * admission permit goes back (waiting answers hold no permits, and a graceful stop
+     * does not wait for it). Its bytes count against the node's budget for waiting answers instead,
+     * and against its connection's share of it (a quarter), so that clients that do not read cannot
+     * fill the heap, nor one of them the whole budget; past either, it is replaced by a 503. Answers
+     * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
+     * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
+     * The answer at the head of a connection that is reading is never parked: it is being written.
      */
     private void park(Slot slot) {
         slot.parked = true;
-        long n = slot.response.content().readableBytes() + ANSWER_OVERHEAD_BYTES;
-        if (admission.tryReserveAnswer(n)) {
-            slot.holdAnswer(admission, n);
-        } else {
-            ReferenceCountUtil.release(slot.response);
-            slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+        int body = slot.response.content().readableBytes();
+        if (body >= UNCOUNTED_ANSWER_BYTES) {
+            long n = body + ANSWER_OVERHEAD_BYTES;
+            if (parkedBytes() + n <= admission.maxBodyBytesHeld() / 4 && admission.tryReserveAnswer(n)) {
+                slot.holdAnswer(admission, n);
+            } else {
+                ReferenceCountUtil.release(slot.response);
+                slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+            }
         }
         slot.releaseWork();
+    }
+
+    private long parkedBytes() {
+        long sum = slicing != null ? slicing.answerBytes() : 0;
+        for (Slot slot : queue) sum += slot.answerBytes();
+        return sum;
+    }
+
+    /**
+     * The answer being written in slices stopped at a client that is not reading: it waits as a
+     * parked answer does, so it gives its permit back and counts its bytes. Half written, it cannot
+     * become a 503: if the budget cannot take it, the connection is closed.
+     */
+    private void parkSlicing() {
+        Slot slot = slicing;
+        slot.parked = true;
+        long n = slicingBytes + ANSWER_OVERHEAD_BYTES;
+        if (parkedBytes() + n <= admission.maxBodyBytesHeld() / 4 && admission.tryReserveAnswer(n)) {
+            slot.holdAnswer(admission, n);
+            slot.releaseWork();
+            return;
+        }
+        log.info("closing connection {}: it is not reading an answer of {} bytes, and the budget for answers waiting for their clients is spent",
+                ctx.channel().remoteAddress(), slicingBytes);
+        ctx.close();
     }
 
     /** Parks every ready answer left in the queue after a write pass. */
@@ -217,9 +252,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
-            // An answer written in slices may wait for its client for as long as the client likes:
-            // it waits as a parked answer does (no permit, its bytes counted), or becomes a 503.
-            if (slot.response != null && !slot.parked && SlicedBody.worthSlicing(slot.response)) park(slot);
             if (slot.response != null && SlicedBody.worthSlicing(slot.response)) {
                 if (wrote) ctx.flush();
                 wrote = false;
@@ -229,6 +261,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 setConnection(r, close, slot.http10);
                 ResponseStream s = new SlicedBody(r, slot::release);
                 activeStream = s;
+                slicing = slot;
+                slicingBytes = r.content().readableBytes();
                 s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
             } else if (slot.response != null) {
                 finished(slot);
@@ -276,6 +310,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
+        if (slicing == slot) slicing = null;
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         finished(slot);
         if (close || !slot.keepAlive) {
@@ -327,6 +362,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (activeStream != null) {
             ResponseStream s = activeStream;
             activeStream = null;
+            slicing = null;
             s.cancel();
         }
         shutDownQueue();
@@ -366,7 +402,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (activeStream != null) {
-            activeStream.writabilityChanged();
+            if (slicing != null && !slicing.parked && !ctx.channel().isWritable()) parkSlicing();
+            if (activeStream != null) activeStream.writabilityChanged();
         } else if (ctx.channel().isWritable() && !closing) {
             ready(); // the answers held back while the client was not reading
         }

@@ -6,14 +6,15 @@ import io.netty.util.ReferenceCountUtil;
 import java.net.SocketAddress;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One request's place in its connection's answer order. A route completes it exactly once, from any
  * thread, with a full response or a stream; the {@link ResponseSequencer} writes it when all earlier
  * answers are out.
  *
- * <p>{@link #onRelease} registers what to give back (an admission permit) once the answer has been
- * written or dropped; {@link #release()} runs it at most once.
+ * <p>{@link #onRelease} registers what to give back (an admission permit) once the work is over: its
+ * answer written or dropped, or waiting in the queue ({@link #releaseWork()}); it runs at most once.
  */
 public final class Slot {
     private final ResponseSequencer sequencer;
@@ -25,7 +26,7 @@ public final class Slot {
     private Admission bodyBudget;
     private long bodyBytes;
     private volatile Admission answerBudget;
-    private final java.util.concurrent.atomic.AtomicLong answerBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong answerBytes = new AtomicLong();
     /** The answer is ready and waits (for its turn, or for the client to read): see ResponseSequencer#park. */
     boolean parked;
 
@@ -53,7 +54,7 @@ public final class Slot {
         return ctx.channel().remoteAddress();
     }
 
-    /** Run {@code action} once this request's answer is written or dropped. */
+    /** Run {@code action} once this request's work is over: its answer written, dropped, or waiting to be written. */
     public void onRelease(Runnable action) {
         this.onRelease = action;
     }
@@ -91,6 +92,11 @@ public final class Slot {
     void holdAnswer(Admission admission, long bytes) {
         this.answerBudget = admission;
         this.answerBytes.set(bytes);
+    }
+
+    /** The answer's bytes counted while it waits (0 if none). */
+    long answerBytes() {
+        return answerBytes.get();
     }
 
     /** Everything: the work's permit and body bytes, and the answer's bytes if it waited. */

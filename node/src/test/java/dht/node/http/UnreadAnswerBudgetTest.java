@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * replaced by 503, and the bytes come back once the answers are written or dropped.
  */
 class UnreadAnswerBudgetTest {
-    final Admission admission = new Admission(100, 10, 12_000);
+    final Admission admission = new Admission(100, 10, 48_000);
     final HoldingConnections connections = new HoldingConnections(admission);
     final List<Slot> held = connections.held;
 
@@ -55,23 +55,34 @@ class UnreadAnswerBudgetTest {
         ch.writeInbound(gets(4));
         assertThat(held).hasSize(4);
 
-        // Answers 1-3 are ready before the head: they wait for it, counted (body + 256), their work over.
+        // Answers 1-3 are ready before the head: they wait for it, their work over, counted (body
+        // + 256) unless small.
         held.get(1).respond(ok('b', 5000));
         held.get(2).respond(ok('c', 5000));
         held.get(3).respond(ok('d', 100));
-        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256 + 356);
+        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256);
         assertThat(connections.workReleased).hasValue(3);
         assertThat(written(ch)).isEmpty();
 
-        // The client stops reading; the head's answer would pass the 12,000-byte budget: a 503 instead.
+        // The client stops reading; the head's answer would pass the connection's share of the
+        // 48,000-byte budget (a quarter): a 503 instead.
         clientReads(ch, false);
         held.get(0).respond(ok('a', 5000));
         assertThat(connections.workReleased).hasValue(4);
-        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256 + 356);
+        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256);
+
+        // Another connection still has its share.
+        EmbeddedChannel other = connection();
+        other.writeInbound(gets(1));
+        clientReads(other, false);
+        held.get(4).respond(ok('e', 5000));
+        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256 + 5256);
+        other.close();
+        assertThat(admission.answerBytesHeld()).isEqualTo(5256 + 5256);
         assertThat(written(ch)).as("nothing is written while the client does not read").isEmpty();
 
         ch.writeInbound(gets(1));
-        assertThat(held).as("no request is dispatched while the client does not read").hasSize(4);
+        assertThat(held).as("no request is dispatched while the client does not read").hasSize(5);
 
         clientReads(ch, true);
         String out = written(ch);
@@ -81,7 +92,7 @@ class UnreadAnswerBudgetTest {
         assertThat(out.indexOf("bbbb")).isLessThan(out.indexOf("cccc"));
         assertThat(out.indexOf("cccc")).isLessThan(out.indexOf("dddd"));
         assertThat(admission.answerBytesHeld()).isZero();
-        assertThat(held).as("the request that waited is dispatched once the client reads").hasSize(5);
+        assertThat(held).as("the request that waited is dispatched once the client reads").hasSize(6);
         ch.close();
     }
 
