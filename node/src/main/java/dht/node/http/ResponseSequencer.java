@@ -199,7 +199,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The answer being written in slices stopped at a client that is not reading: it waits as a
+     * The answer being written in slices stalled: the socket took less than was written, so the
+     * client is not keeping up (a client that reads empties the socket during the flush). It waits as a
      * parked answer does, so it gives its permit back and counts its bytes. Half written, it cannot
      * become a 503: if the budget cannot take it, the connection is closed.
      */
@@ -259,7 +260,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 slot.response = null;
                 boolean close = !slot.keepAlive || slot.closeAfter;
                 setConnection(r, close, slot.http10);
-                ResponseStream s = new SlicedBody(r, slot::release);
+                ResponseStream s = new SlicedBody(r, slot::release, () -> {
+                    if (slicing == slot && !slot.parked) parkSlicing();
+                });
                 activeStream = s;
                 slicing = slot;
                 slicingBytes = r.content().readableBytes();
@@ -402,8 +405,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (activeStream != null) {
-            if (slicing != null && !slicing.parked && !ctx.channel().isWritable()) parkSlicing();
-            if (activeStream != null) activeStream.writabilityChanged();
+            activeStream.writabilityChanged();
         } else if (ctx.channel().isWritable() && !closing) {
             ready(); // the answers held back while the client was not reading
         }

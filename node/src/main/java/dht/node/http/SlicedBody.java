@@ -28,16 +28,22 @@ final class SlicedBody implements ResponseStream {
 
     private final FullHttpResponse response;
     private final Runnable onEnd;
+    private final Runnable onStall;
     private ChannelHandlerContext ctx;
     private Done done;
     private boolean over;
     private boolean pumping;
     private boolean again;
 
-    /** @param onEnd runs once the whole body is handed to Netty, or the connection is gone */
-    SlicedBody(FullHttpResponse response, Runnable onEnd) {
+    /**
+     * @param onEnd   runs once the whole body is handed to Netty, or the connection is gone
+     * @param onStall runs when what was written could not all go to the socket (the channel is still
+     *                not writable after a flush): the client is not keeping up; may run more than once
+     */
+    SlicedBody(FullHttpResponse response, Runnable onEnd, Runnable onStall) {
         this.response = response;
         this.onEnd = onEnd;
+        this.onStall = onStall;
     }
 
     static boolean worthSlicing(FullHttpResponse r) {
@@ -65,6 +71,7 @@ final class SlicedBody implements ResponseStream {
         }
         pumping = true;
         boolean last = false;
+        boolean stalled = false;
         try {
             do {
                 again = false;
@@ -81,10 +88,15 @@ final class SlicedBody implements ResponseStream {
                 }
                 if (!over) ctx.flush();
             } while (again && !over);
+            stalled = !over && !ctx.channel().isWritable();
         } finally {
             pumping = false;
         }
-        if (last) done.finished(false);
+        if (last) {
+            done.finished(false);
+        } else if (stalled) {
+            onStall.run();
+        }
     }
 
     private void end() {

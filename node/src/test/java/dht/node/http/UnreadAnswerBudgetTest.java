@@ -97,6 +97,28 @@ class UnreadAnswerBudgetTest {
     }
 
     @Test
+    void aReadingClientsAnswerIsWrittenWhenClientsThatDoNotReadHaveTakenTheWholeBudget() {
+        Admission big = new Admission(100, 10, 400_000);
+        HoldingConnections conns = new HoldingConnections(big);
+        for (int c = 0; c < 4; c++) {
+            EmbeddedChannel idle = conns.connect();
+            idle.writeInbound(gets(1));
+            clientReads(idle, false);
+            conns.held.get(c).respond(ok('x', 100_000 - 256)); // a quarter of the budget each
+        }
+        assertThat(big.answerBytesHeld()).isEqualTo(400_000);
+
+        // At the head of a connection that reads, an answer is written (here in slices), not refused.
+        EmbeddedChannel reader = conns.connect();
+        reader.writeInbound(gets(1));
+        conns.held.get(4).respond(ok('r', 70_000));
+        reader.runPendingTasks(); // Netty tells of writability in tasks here; each lets the next slice go
+        String out = written(reader);
+        assertThat(out).startsWith("HTTP/1.1 200").endsWith("r".repeat(70_000));
+        assertThat(big.answerBytesHeld()).isEqualTo(400_000);
+    }
+
+    @Test
     void aConnectionThatClosesGivesItsWaitingAnswerBytesBack() {
         EmbeddedChannel ch = connection();
         ch.writeInbound(gets(1));
