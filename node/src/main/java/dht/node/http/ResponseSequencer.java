@@ -42,7 +42,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
     /** Requests of one connection being worked on at once; later ones wait their turn here. */
-    static final int WINDOW = 32;
+    static final int WINDOW = 8;
     /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
     static final int ANSWER_OVERHEAD_BYTES = 256;
     /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
