@@ -18,7 +18,14 @@ final class RawHttp implements AutoCloseable {
     final OutputStream out;
 
     RawHttp(int port) throws IOException {
-        socket = new Socket("localhost", port);
+        this(port, 0);
+    }
+
+    /** @param receiveBufferBytes the socket's receive buffer, set before connecting (0: the system's) */
+    RawHttp(int port, int receiveBufferBytes) throws IOException {
+        socket = new Socket();
+        if (receiveBufferBytes > 0) socket.setReceiveBufferSize(receiveBufferBytes);
+        socket.connect(new java.net.InetSocketAddress("localhost", port));
         socket.setSoTimeout(30_000);
         in = new java.io.BufferedInputStream(socket.getInputStream());
         out = socket.getOutputStream();

@@ -3,8 +3,6 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.storage.Entry;
-import java.io.InputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UnreadAnswersTest {
     static final int VALUE_BYTES = 256 * 1024;
     static final int REQUESTS = 200;
+    static final String GET_BIG = "GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n";
 
     @TempDir
     Path dir;
@@ -44,13 +43,8 @@ class UnreadAnswersTest {
             assertThat(node.send("PUT", "/v0/entity?id=big", value).statusCode()).isEqualTo(201);
             reads.set(0);
 
-            try (Socket s = new Socket()) {
-                s.setReceiveBufferSize(4096);
-                s.connect(new java.net.InetSocketAddress("localhost", node.node.port()));
-                s.setSoTimeout(30_000);
-                String get = "GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n";
-                s.getOutputStream().write(get.repeat(REQUESTS).getBytes(StandardCharsets.ISO_8859_1));
-                s.getOutputStream().flush();
+            try (RawHttp c = new RawHttp(node.node.port(), 4096)) {
+                c.send(GET_BIG.repeat(REQUESTS));
 
                 // The node reads until the socket's buffers and its outbound high-water mark are full,
                 // plus at most one window of requests already dispatched; then it waits for the client.
@@ -65,11 +59,11 @@ class UnreadAnswersTest {
                 assertThat(status).contains("\"inFlight\":0,");
 
                 // Once the client reads, every answer arrives, whole and in order.
-                InputStream in = new java.io.BufferedInputStream(s.getInputStream());
                 for (int i = 0; i < REQUESTS; i++) {
-                    String head = readHead(in);
-                    assertThat(head).as("answer %d", i).startsWith("HTTP/1.1 200").contains("content-length: " + VALUE_BYTES);
-                    assertThat(Arrays.equals(in.readNBytes(VALUE_BYTES), value)).as("body of answer %d", i).isTrue();
+                    RawHttp.Response r = c.read();
+                    assertThat(r.status()).as("answer %d", i).isEqualTo(200);
+                    assertThat(r.header("content-length")).as("answer %d", i).isEqualTo(String.valueOf(VALUE_BYTES));
+                    assertThat(Arrays.equals(r.body(), value)).as("body of answer %d", i).isTrue();
                 }
             }
             assertThat(reads.get()).isEqualTo(REQUESTS);
@@ -80,11 +74,9 @@ class UnreadAnswersTest {
     void aGracefulStopDoesNotWaitForAClientThatDoesNotRead() throws Exception {
         var config = TestNode.config(TestNode.freePort(), dir, 1024, 1 << 20, 8192, 16384);
         TestNode node = TestNode.start(config, s -> s);
-        try (Socket s = new Socket()) {
-            assertThat(node.send("PUT", "/v0/entity?id=big", new byte[VALUE_BYTES]).statusCode()).isEqualTo(201);
-            s.setReceiveBufferSize(4096);
-            s.connect(new java.net.InetSocketAddress("localhost", node.node.port()));
-            s.getOutputStream().write("GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(40).getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(node.send("PUT", "/v0/entity?id=big", new byte[VALUE_BYTES]).statusCode()).isEqualTo(201);
+        try (RawHttp c = new RawHttp(node.node.port(), 4096)) {
+            c.send(GET_BIG.repeat(40));
             Thread.sleep(1000);
             long t0 = System.nanoTime();
             node.close();
@@ -105,27 +97,25 @@ class UnreadAnswersTest {
             assertThat(node.get("/v0/entity?id=big").body()).isEqualTo(value); // warms the path up
 
             long before = directBytes();
-            Socket[] sockets = new Socket[clients];
+            RawHttp[] conns = new RawHttp[clients];
             try {
                 for (int c = 0; c < clients; c++) {
-                    sockets[c] = new Socket();
-                    sockets[c].setReceiveBufferSize(4096);
-                    sockets[c].connect(new java.net.InetSocketAddress("localhost", node.node.port()));
-                    sockets[c].setSoTimeout(30_000);
-                    sockets[c].getOutputStream().write("GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    conns[c] = new RawHttp(node.node.port(), 4096);
+                    conns[c].send(GET_BIG);
                 }
                 Thread.sleep(2000);
                 long grown = directBytes() - before;
                 // Written whole, each unread answer would take its 8 MiB of direct memory.
                 assertThat(grown).as("direct memory grown while %d clients leave an 8 MiB answer unread", clients)
                         .isLessThan((long) valueBytes);
-                for (Socket s : sockets) {
-                    InputStream in = new java.io.BufferedInputStream(s.getInputStream());
-                    assertThat(readHead(in)).startsWith("HTTP/1.1 200").contains("content-length: " + valueBytes);
-                    assertThat(Arrays.equals(in.readNBytes(valueBytes), value)).isTrue();
+                for (RawHttp c : conns) {
+                    RawHttp.Response r = c.read();
+                    assertThat(r.status()).isEqualTo(200);
+                    assertThat(r.header("content-length")).isEqualTo(String.valueOf(valueBytes));
+                    assertThat(Arrays.equals(r.body(), value)).isTrue();
                 }
             } finally {
-                for (Socket s : sockets) if (s != null) s.close();
+                for (RawHttp c : conns) if (c != null) c.close();
             }
         }
     }
@@ -154,15 +144,5 @@ class UnreadAnswersTest {
             Thread.sleep(1000);
         }
         return count.get();
-    }
-
-    private static String readHead(InputStream in) throws java.io.IOException {
-        StringBuilder b = new StringBuilder();
-        while (!b.toString().endsWith("\r\n\r\n")) {
-            int c = in.read();
-            if (c < 0) throw new java.io.EOFException("connection closed after " + b);
-            b.append((char) c);
-        }
-        return b.toString().toLowerCase(java.util.Locale.ROOT).replace("http/1.1", "HTTP/1.1");
     }
 }

@@ -65,9 +65,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
     private boolean clientDone;
     private boolean paused;
-    /** The slot whose answer is being written in slices, and its body's size. */
+    /** The slot whose answer is being written in slices. */
     private Slot slicing;
-    private long slicingBytes;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
         this.handler = handler;
@@ -181,15 +180,20 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         slot.parked = true;
         int body = slot.response.content().readableBytes();
         if (body >= UNCOUNTED_ANSWER_BYTES) {
-            long n = body + ANSWER_OVERHEAD_BYTES;
-            if (parkedBytes() + n <= admission.maxBodyBytesHeld() / 4 && admission.tryReserveAnswer(n)) {
-                slot.holdAnswer(admission, n);
-            } else {
+            if (!reserveWaiting(slot, body)) {
                 ReferenceCountUtil.release(slot.response);
                 slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
             }
         }
         slot.releaseWork();
+    }
+
+    /** Counts a waiting answer of {@code body} bytes against its connection's share and the node's budget; false if either is spent. */
+    private boolean reserveWaiting(Slot slot, long body) {
+        long n = body + ANSWER_OVERHEAD_BYTES;
+        if (parkedBytes() + n > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveAnswer(n)) return false;
+        slot.holdAnswer(admission, n);
+        return true;
     }
 
     private long parkedBytes() {
@@ -204,17 +208,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * parked answer does, so it gives its permit back and counts its bytes. Half written, it cannot
      * become a 503: if the budget cannot take it, the connection is closed.
      */
-    private void parkSlicing() {
-        Slot slot = slicing;
+    private void parkSlicing(Slot slot, long body) {
         slot.parked = true;
-        long n = slicingBytes + ANSWER_OVERHEAD_BYTES;
-        if (parkedBytes() + n <= admission.maxBodyBytesHeld() / 4 && admission.tryReserveAnswer(n)) {
-            slot.holdAnswer(admission, n);
+        if (reserveWaiting(slot, body)) {
             slot.releaseWork();
             return;
         }
         log.info("closing connection {}: it is not reading an answer of {} bytes, and the budget for answers waiting for their clients is spent",
-                ctx.channel().remoteAddress(), slicingBytes);
+                ctx.channel().remoteAddress(), body);
         ctx.close();
     }
 
@@ -253,26 +254,24 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
-            if (slot.response != null && SlicedBody.worthSlicing(slot.response)) {
-                if (wrote) ctx.flush();
-                wrote = false;
+            if (slot.response != null) {
                 FullHttpResponse r = slot.response;
                 slot.response = null;
                 boolean close = !slot.keepAlive || slot.closeAfter;
                 setConnection(r, close, slot.http10);
-                ResponseStream s = new SlicedBody(r, slot::release, () -> {
-                    if (slicing == slot && !slot.parked) parkSlicing();
-                });
-                activeStream = s;
-                slicing = slot;
-                slicingBytes = r.content().readableBytes();
-                s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
-            } else if (slot.response != null) {
+                if (SlicedBody.worthSlicing(r)) {
+                    if (wrote) ctx.flush();
+                    wrote = false;
+                    long body = r.content().readableBytes();
+                    ResponseStream s = new SlicedBody(r, slot::release, () -> {
+                        if (slicing == slot && !slot.parked) parkSlicing(slot, body);
+                    });
+                    activeStream = s;
+                    slicing = slot;
+                    s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
+                    continue;
+                }
                 finished(slot);
-                FullHttpResponse r = slot.response;
-                slot.response = null;
-                boolean close = !slot.keepAlive || slot.closeAfter;
-                setConnection(r, close, slot.http10);
                 var future = ctx.write(r);
                 slot.release();
                 wrote = true;

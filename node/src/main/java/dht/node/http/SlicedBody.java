@@ -15,8 +15,9 @@ import io.netty.handler.codec.http.FullHttpResponse;
  * The bytes on the wire are the same as for the answer written at once (head with its
  * Content-Length, then the body).
  *
- * <p>The sequencer counts the answer as waiting (its permit given back, its bytes against the
- * budget for waiting answers) while it is written: a client may take as long as it likes to read it.
+ * <p>When a flush leaves the channel unwritable (the socket did not take what was written) it
+ * reports a stall, and the sequencer then counts the answer as waiting (its permit given back, its
+ * bytes against the budget for waiting answers): a client may take as long as it likes to read it.
  *
  * <p>Invariants (event loop only): the head goes first, the slices in order, each exactly once;
  * {@code done} and {@code onEnd} run exactly once, when the last slice is handed to Netty or when
