@@ -70,7 +70,8 @@ final class StatusReport {
                 .append(",\"scans\":").append(admission.scans())
                 .append(",\"maxScans\":").append(admission.maxScans())
                 .append(",\"bodyBytes\":").append(admission.bodyBytesHeld())
-                .append(",\"unreadAnswerBytes\":").append(admission.answerBytesHeld())
+                .append(",\"answerBytes\":").append(admission.answerBytesHeld())
+                .append(",\"unreadAnswerBytes\":").append(admission.waitingAnswerBytes())
                 .append(",\"maxBodyBytes\":").append(admission.maxBodyBytesHeld()).append('}');
         StoreStats s = store.stats();
         b.append(",\"storage\":{\"tables\":").append(s.tables())

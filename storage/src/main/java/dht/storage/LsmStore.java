@@ -905,28 +905,47 @@ public final class LsmStore implements Store {
 
     @Override
     public Entry get(byte[] key) throws IOException {
+        return get(key, ReadBudget.UNLIMITED);
+    }
+
+    @Override
+    public Entry get(byte[] key, ReadBudget budget) throws IOException {
         checkKey(key);
         Version v = acquire();
+        Entry best = null;
         try {
             long hash = Bytes.hash(key);
-            Entry best = v.active.get(key, hash);
-            for (Memtable m : v.immutables) best = newer(best, m.get(key, hash));
+            best = v.active.get(key, hash, budget);
+            for (Memtable m : v.immutables) best = newer(best, m.get(key, hash, budget), budget);
             if (!v.tables.isEmpty()) {
                 for (Table t : v.newestFirst) {
                     // Ties still read on: an equal timestamp can win (Entry.supersedes).
                     if (best != null && t.maxTimestamp < best.timestamp()) break;
-                    best = newer(best, t.get(key, hash));
+                    best = newer(best, t.get(key, hash, budget), budget);
                 }
             }
             return best;
+        } catch (IOException | RuntimeException | Error e) {
+            release(best, budget); // the caller owns a reservation only when get returns
+            throw e;
         } finally {
             v.release();
         }
     }
 
-    private static Entry newer(Entry a, Entry b) {
+    /** The newer of two versions of a key; the other one's reservation goes back. */
+    private static Entry newer(Entry a, Entry b, ReadBudget budget) {
         if (b == null) return a;
-        return b.supersedes(a) ? b : a;
+        if (b.supersedes(a)) {
+            release(a, budget);
+            return b;
+        }
+        release(b, budget);
+        return a;
+    }
+
+    private static void release(Entry e, ReadBudget budget) {
+        if (e != null && !e.isTombstone()) budget.release(e.value().length);
     }
 
     @Override

@@ -175,6 +175,15 @@ final class Memtable {
     }
 
     private Entry entryAt(long node) {
+        try {
+            return entryAt(node, ReadBudget.UNLIMITED);
+        } catch (ReadBudgetExceededException e) {
+            throw new AssertionError("an unlimited budget refused a value", e);
+        }
+    }
+
+    /** The node's entry as of now; its value, if any, reserved in {@code budget} before it is copied. */
+    private Entry entryAt(long node, ReadBudget budget) throws ReadBudgetExceededException {
         MemorySegment s = arena.segment(node);
         long o = MemtableArena.offset(node);
         int height = s.get(ValueLayout.JAVA_INT, o + HEIGHT);
@@ -187,9 +196,15 @@ final class Memtable {
         long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
         int length = r.get(ValueLayout.JAVA_INT, ro + 8);
         if (length < 0) return Entry.tombstone(key, timestamp);
-        byte[] value = new byte[length];
-        MemorySegment.copy(r, ValueLayout.JAVA_BYTE, ro + RECORD_HEADER, value, 0, length);
-        return Entry.value(key, value, timestamp);
+        if (!budget.tryReserve(length)) throw new ReadBudgetExceededException(length);
+        try {
+            byte[] value = new byte[length];
+            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, ro + RECORD_HEADER, value, 0, length);
+            return Entry.value(key, value, timestamp);
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError, most likely: the reservation must not outlive it
+            budget.release(length);
+            throw e;
+        }
     }
 
     Entry get(byte[] key) {
@@ -198,10 +213,19 @@ final class Memtable {
 
     /** The entry of {@code key}, whose {@link Bytes#hash} is {@code hash}, or null. */
     Entry get(byte[] key, long hash) {
+        try {
+            return get(key, hash, ReadBudget.UNLIMITED);
+        } catch (ReadBudgetExceededException e) {
+            throw new AssertionError("an unlimited budget refused a value", e);
+        }
+    }
+
+    /** The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException if it cannot be). */
+    Entry get(byte[] key, long hash, ReadBudget budget) throws ReadBudgetExceededException {
         if (!filter.mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         long node = seek(k, null);
-        return node != 0 && compare(k, node) == 0 ? entryAt(node) : null;
+        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget) : null;
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */

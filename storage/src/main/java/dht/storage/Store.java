@@ -33,6 +33,20 @@ public interface Store extends AutoCloseable {
     Entry get(byte[] key) throws IOException;
 
     /**
+     * {@link #get(byte[])} with the returned value's length reserved in {@code budget} (see
+     * {@link ReadBudget} for who gives it back). Throws {@link ReadBudgetExceededException}, with
+     * nothing reserved, if the budget cannot take the value. An engine that can should reserve
+     * before it copies the value: this default reads first, so it bounds only what is held after.
+     */
+    default Entry get(byte[] key, ReadBudget budget) throws IOException {
+        Entry e = get(key);
+        if (e != null && !e.isTombstone() && !budget.tryReserve(e.value().length)) {
+            throw new ReadBudgetExceededException(e.value().length);
+        }
+        return e;
+    }
+
+    /**
      * The newest version of every key in {@code [from, to)}, sorted, tombstones included, read
      * lazily. {@code to == null} means no upper bound. The iterator sees a consistent set of
      * tables until it is closed, even if compaction replaces them meanwhile. A damaged table block

@@ -227,6 +227,17 @@ final class Table {
 
     /** Point read with the key's bloom hash computed once by the caller for all tables. */
     Entry get(byte[] key, long hash) throws CorruptionException {
+        try {
+            return get(key, hash, ReadBudget.UNLIMITED);
+        } catch (CorruptionException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new AssertionError("an unlimited budget refused a value", e);
+        }
+    }
+
+    /** The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException if it cannot be). */
+    Entry get(byte[] key, long hash, ReadBudget budget) throws IOException {
         if (!mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         int b = findBlock(k);
@@ -240,7 +251,16 @@ final class Table {
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
             int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
-            if (c == 0) return decode(p, kl, vl);
+            if (c == 0) {
+                if (vl == TableFormat.TOMBSTONE_LEN) return decode(p, kl, vl);
+                if (!budget.tryReserve(vl)) throw new ReadBudgetExceededException(vl);
+                try {
+                    return decode(p, kl, vl);
+                } catch (RuntimeException | Error e) { // an OutOfMemoryError, most likely: the reservation must not outlive it
+                    budget.release(vl);
+                    throw e;
+                }
+            }
             if (c < 0) return null;
             p = entryEnd;
         }

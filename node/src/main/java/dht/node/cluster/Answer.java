@@ -15,7 +15,9 @@ public record Answer(Kind kind, byte[] value) {
         /** DELETE acknowledged by ack replicas (202). */
         DELETED,
         /** Fewer than ack replicas answered in time (504). */
-        NOT_ENOUGH_REPLICAS
+        NOT_ENOUGH_REPLICAS,
+        /** GET: short of ack answers because this node had no room to hold the value now (503). */
+        OVERLOADED
     }
 
     public static Answer found(byte[] value) { return new Answer(Kind.FOUND, value); }
@@ -23,4 +25,5 @@ public record Answer(Kind kind, byte[] value) {
     public static final Answer STORED = new Answer(Kind.STORED, null);
     public static final Answer DELETED = new Answer(Kind.DELETED, null);
     public static final Answer NOT_ENOUGH_REPLICAS = new Answer(Kind.NOT_ENOUGH_REPLICAS, null);
+    public static final Answer OVERLOADED = new Answer(Kind.OVERLOADED, null);
 }

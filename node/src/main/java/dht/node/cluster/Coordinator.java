@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.ReadBudget;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,6 +11,16 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Coordinator extends AutoCloseable {
     CompletableFuture<Answer> get(byte[] key, Quorum quorum);
+
+    /**
+     * A GET whose value, when this node's store reads it, is reserved in {@code budget} before it is
+     * copied onto the heap. Refused by the budget and short of {@code ack} other answers, it is
+     * {@link Answer.Kind#OVERLOADED}. Reservations made before the answer is complete are the
+     * caller's to give back; the default, for a coordinator without a store of its own, reserves nothing.
+     */
+    default CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget) {
+        return get(key, quorum);
+    }
 
     CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum);
 

@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.ReadBudget;
 import dht.storage.Store;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,8 +29,13 @@ final class LocalReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
+        return read(key, ReadBudget.UNLIMITED);
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key, ReadBudget budget) {
         CompletableFuture<Entry> result = new CompletableFuture<>();
-        reads.submit(result, () -> result.complete(store.get(key)));
+        reads.submit(result, () -> result.complete(store.get(key, budget)));
         return result;
     }
 

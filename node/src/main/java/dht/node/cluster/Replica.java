@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.ReadBudget;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -13,6 +14,14 @@ interface Replica {
 
     /** The replica's newest version of the key (a value or a tombstone), or {@code null} if it has none. */
     CompletableFuture<Entry> read(byte[] key);
+
+    /**
+     * {@link #read(byte[])} with the value reserved in {@code budget} before this node copies it onto
+     * its heap (see {@link ReadBudget}); a peer's value arrives over the network, so by default nothing is reserved.
+     */
+    default CompletableFuture<Entry> read(byte[] key, ReadBudget budget) {
+        return read(key);
+    }
 
     /** Applies a timestamped value or tombstone; the replica keeps the newer of it and what it has. */
     CompletableFuture<Void> write(Entry entry);

@@ -1,6 +1,8 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.ReadBudget;
+import dht.storage.ReadBudgetExceededException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,12 +46,18 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> get(byte[] key, Quorum quorum) {
+        return get(key, quorum, ReadBudget.UNLIMITED);
+    }
+
+    @Override
+    public CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget) {
         List<String> targets = targets(key, quorum);
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
-        for (String url : targets) calls.add(replicas.get(url).read(key));
+        for (String url : targets) calls.add(replicas.get(url).read(key, budget));
         readRepair.afterRead(targets, calls);
         return QuorumCall.collect(calls, quorum.ack()).handle((answers, failure) -> {
             if (failure != null) {
+                if (refusedByBudget(calls)) return Answer.OVERLOADED;
                 log.debug("GET not enough replicas: {}", failure.getMessage());
                 return Answer.NOT_ENOUGH_REPLICAS;
             }
@@ -59,6 +67,17 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
         });
+    }
+
+    /** This node's read failed because its budget could not hold the value: a 503 (retry), not a replica down. */
+    private static boolean refusedByBudget(List<CompletableFuture<Entry>> calls) {
+        for (CompletableFuture<Entry> call : calls) {
+            if (call.state() == java.util.concurrent.Future.State.FAILED
+                    && call.exceptionNow() instanceof ReadBudgetExceededException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // Its own path rather than a flag on get(): an ordinary GET keeps answering after ack replicas,

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
  * holds one permit of each), {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld} and
+ * {@code 0 <= waitingAnswerBytes <= maxBodyBytesHeld / 2} and
  * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
  * is written or dropped, or waits for an earlier answer or a client that is not reading, when the
  * answer's bytes count against the answer budget instead (for a scan: until its iterator is
@@ -22,8 +23,17 @@ public final class Admission {
     private final AtomicInteger scans = new AtomicInteger();
     private final long maxBodyBytesHeld;
     private final AtomicLong bodyBytesHeld = new AtomicLong();
-    /** Bytes of answers ready but waiting (behind an earlier answer, or for a client that is not reading); bounded like bodies. */
+    /**
+     * Bytes of large answers held: GET values from the moment the store reads them until they are
+     * written, and any answer while it waits (behind an earlier answer, or for a client that is not
+     * reading); bounded like bodies.
+     */
     private final AtomicLong answerBytesHeld = new AtomicLong();
+    /**
+     * The part of {@link #answerBytesHeld} that waits: at most half of the budget, so that clients
+     * that do not read cannot take the room that the GETs of clients that do read are served from.
+     */
+    private final AtomicLong waitingAnswerBytes = new AtomicLong();
     private volatile boolean closed;
 
     public Admission(int maxInFlight, int maxScans, long maxBodyBytesHeld) {
@@ -46,16 +56,15 @@ public final class Admission {
 
     /** Reserves room for {@code n} more body bytes; false (nothing reserved) if that would pass the bound. */
     public boolean tryReserveBody(long n) {
-        return tryReserve(bodyBytesHeld, n);
+        return tryReserve(bodyBytesHeld, n, maxBodyBytesHeld);
     }
 
     /**
-     * Reserves room for an answer of {@code n} bytes that waits (behind an earlier answer, or for a
-     * client that is not reading); false (nothing reserved) if the answers waiting would pass the
-     * same bound as bodies.
+     * Reserves room for an answer of {@code n} bytes (a GET's value as it is read, or an answer
+     * that waits); false (nothing reserved) if the answers held would pass the same bound as bodies.
      */
     public boolean tryReserveAnswer(long n) {
-        return tryReserve(answerBytesHeld, n);
+        return tryReserve(answerBytesHeld, n, maxBodyBytesHeld);
     }
 
     public void releaseAnswer(long n) {
@@ -66,10 +75,23 @@ public final class Admission {
         return answerBytesHeld.get();
     }
 
-    private boolean tryReserve(AtomicLong held, long n) {
+    /** Marks {@code n} bytes of held answers as waiting; false (nothing marked) past half the budget. */
+    public boolean tryReserveWaiting(long n) {
+        return tryReserve(waitingAnswerBytes, n, maxBodyBytesHeld / 2);
+    }
+
+    public void releaseWaiting(long n) {
+        if (n > 0) waitingAnswerBytes.addAndGet(-n);
+    }
+
+    public long waitingAnswerBytes() {
+        return waitingAnswerBytes.get();
+    }
+
+    private static boolean tryReserve(AtomicLong held, long n, long max) {
         while (true) {
             long h = held.get();
-            if (h + n > maxBodyBytesHeld) return false;
+            if (h + n > max) return false;
             if (held.compareAndSet(h, h + n)) return true;
         }
     }

@@ -51,11 +51,13 @@ public final class EntityRoute implements Route {
             repair(id, quorum, slot);
             return;
         }
+        if (method.equals(HttpMethod.GET)) {
+            get(id, quorum, slot);
+            return;
+        }
         CompletableFuture<Answer> answer;
         try {
-            if (method.equals(HttpMethod.GET)) {
-                answer = coordinator.get(id, quorum);
-            } else if (method.equals(HttpMethod.PUT)) {
+            if (method.equals(HttpMethod.PUT)) {
                 answer = coordinator.put(id, ByteBufUtil.getBytes(request.http().content()), quorum);
             } else {
                 answer = coordinator.delete(id, quorum);
@@ -64,6 +66,26 @@ public final class EntityRoute implements Route {
             answer = CompletableFuture.failedFuture(e);
         }
         answer.whenComplete((a, e) -> slot.respond(toResponse(method, a, e)));
+    }
+
+    /**
+     * The value is reserved in the answer budget before the store copies it ({@link AnswerReservation}),
+     * and stays reserved until the answer is written or dropped.
+     */
+    private void get(byte[] id, Quorum quorum, Slot slot) {
+        AnswerReservation reservation = new AnswerReservation(admission);
+        CompletableFuture<Answer> answer;
+        try {
+            answer = coordinator.get(id, quorum, reservation);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((a, e) -> {
+            long held = reservation.close();
+            if (a != null && a.kind() == Answer.Kind.FOUND) slot.holdAnswer(admission, held);
+            else admission.releaseAnswer(held);
+            slot.respond(toResponse(HttpMethod.GET, a, e));
+        });
     }
 
     /** {@code repair=all} (GET only); absent is false; any other value, or on PUT or DELETE, a 400. */
@@ -119,6 +141,7 @@ public final class EntityRoute implements Route {
             case STORED -> Responses.empty(HttpResponseStatus.CREATED);
             case DELETED -> Responses.empty(HttpResponseStatus.ACCEPTED);
             case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, "not enough replicas answered");
+            case OVERLOADED -> Responses.overloaded("overloaded: too many large answers held at once; retry later");
         };
     }
 }

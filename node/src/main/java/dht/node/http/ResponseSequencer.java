@@ -169,9 +169,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * An answer that is ready but cannot be written now (an earlier answer is not ready, or the
      * client is not reading what it asked for) waits in the queue. Its work is over, so its
      * admission permit goes back (waiting answers hold no permits, and a graceful stop
-     * does not wait for it). Its bytes count against the node's budget for waiting answers instead,
-     * and against its connection's share of it (a quarter), so that clients that do not read cannot
-     * fill the heap, nor one of them the whole budget; past either, it is replaced by a 503. Answers
+     * does not wait for it). Its bytes count against the node's budget for answers instead (a GET's
+     * value has counted since it was read), against the half of it that waiting answers may take,
+     * and against its connection's share (a quarter), so that clients that do not read cannot
+     * fill the heap, nor crowd out the GETs of clients that do, nor one of them take the whole
+     * budget; past any, it is replaced by a 503. Answers
      * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
      * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
      * The answer at the head of a connection that is reading is never parked: it is being written.
@@ -181,6 +183,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         int body = slot.response.content().readableBytes();
         if (body >= UNCOUNTED_ANSWER_BYTES) {
             if (!reserveWaiting(slot, body)) {
+                slot.releaseAnswer();
                 ReferenceCountUtil.release(slot.response);
                 slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
             }
@@ -188,11 +191,26 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         slot.releaseWork();
     }
 
-    /** Counts a waiting answer of {@code body} bytes against its connection's share and the node's budget; false if either is spent. */
+    /**
+     * Counts a waiting answer of {@code body} bytes against its connection's share, the node's
+     * budget and the half of it that waiting answers may take; false if any is spent. A GET's value
+     * counted since it was read (EntityRoute) is in the budget and the share already.
+     */
     private boolean reserveWaiting(Slot slot, long body) {
-        long n = body + ANSWER_OVERHEAD_BYTES;
-        if (parkedBytes() + n > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveAnswer(n)) return false;
+        long counted = slot.answerBytes();
+        if (counted > 0) {
+            if (parkedBytes() > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveWaiting(counted)) return false;
+            slot.holdWaiting(counted);
+            return true;
+        }
+        long n = HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
+        if (parkedBytes() + n > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveWaiting(n)) return false;
+        if (!admission.tryReserveAnswer(n)) {
+            admission.releaseWaiting(n);
+            return false;
+        }
         slot.holdAnswer(admission, n);
+        slot.holdWaiting(n);
         return true;
     }
 

@@ -27,6 +27,8 @@ public final class Slot {
     private long bodyBytes;
     private volatile Admission answerBudget;
     private final AtomicLong answerBytes = new AtomicLong();
+    /** The part of answerBytes marked as waiting (Admission#tryReserveWaiting); event loop only. */
+    private long waitingBytes;
     /** The answer is ready and waits (for its turn, or for the client to read): see ResponseSequencer#park. */
     boolean parked;
 
@@ -88,7 +90,10 @@ public final class Slot {
         this.bodyBytes = bytes;
     }
 
-    /** The answer's bytes, reserved while it waits to be written, are given back with this slot. */
+    /**
+     * The answer's bytes, reserved while its value was read or while it waits to be written, are
+     * given back with this slot. Called once per slot, before the answer is ready.
+     */
     void holdAnswer(Admission admission, long bytes) {
         this.answerBudget = admission;
         this.answerBytes.set(bytes);
@@ -99,11 +104,24 @@ public final class Slot {
         return answerBytes.get();
     }
 
-    /** Everything: the work's permit and body bytes, and the answer's bytes if it waited. */
+    /** The answer waits: {@code bytes} of it are marked as waiting, given back with the rest. */
+    void holdWaiting(long bytes) {
+        this.waitingBytes = bytes;
+    }
+
+    /** Everything: the work's permit and body bytes, and the answer's bytes if they were counted. */
     void release() {
         releaseWork();
+        releaseAnswer();
+    }
+
+    /** The answer's counted bytes go back (its answer was replaced or is out), once. */
+    void releaseAnswer() {
         Admission a = answerBudget;
-        if (a != null) a.releaseAnswer(answerBytes.getAndSet(0));
+        if (a == null) return;
+        a.releaseAnswer(answerBytes.getAndSet(0));
+        a.releaseWaiting(waitingBytes);
+        waitingBytes = 0;
     }
 
     /** The work is over (its answer may still wait): its admission permit and body bytes go back, once. */

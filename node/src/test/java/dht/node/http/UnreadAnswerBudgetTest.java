@@ -97,16 +97,21 @@ class UnreadAnswerBudgetTest {
     }
 
     @Test
-    void aReadingClientsAnswerIsWrittenWhenClientsThatDoNotReadHaveTakenTheWholeBudget() {
+    void clientsThatDoNotReadTakeAtMostHalfTheBudgetAndAReadingClientsAnswerIsWritten() {
         Admission big = new Admission(100, 10, 400_000);
         HoldingConnections conns = new HoldingConnections(big);
+        List<EmbeddedChannel> idle = new java.util.ArrayList<>();
         for (int c = 0; c < 4; c++) {
-            EmbeddedChannel idle = conns.connect();
-            idle.writeInbound(gets(1));
-            clientReads(idle, false);
+            EmbeddedChannel ch = conns.connect();
+            idle.add(ch);
+            ch.writeInbound(gets(1));
+            clientReads(ch, false);
             conns.held.get(c).respond(ok('x', 100_000 - 256)); // a quarter of the budget each
         }
-        assertThat(big.answerBytesHeld()).isEqualTo(400_000);
+        assertThat(big.waitingAnswerBytes()).as("waiting answers: half the budget").isEqualTo(200_000);
+        assertThat(big.answerBytesHeld()).isEqualTo(200_000);
+        clientReads(idle.get(3), true);
+        assertThat(written(idle.get(3))).as("the answer past half the budget").startsWith("HTTP/1.1 503");
 
         // At the head of a connection that reads, an answer is written (here in slices), not refused.
         EmbeddedChannel reader = conns.connect();
@@ -115,7 +120,10 @@ class UnreadAnswerBudgetTest {
         reader.runPendingTasks(); // Netty tells of writability in tasks here; each lets the next slice go
         String out = written(reader);
         assertThat(out).startsWith("HTTP/1.1 200").endsWith("r".repeat(70_000));
-        assertThat(big.answerBytesHeld()).isEqualTo(400_000);
+        assertThat(big.answerBytesHeld()).isEqualTo(200_000);
+        for (EmbeddedChannel ch : idle) ch.close();
+        assertThat(big.answerBytesHeld()).isZero();
+        assertThat(big.waitingAnswerBytes()).isZero();
     }
 
     @Test
