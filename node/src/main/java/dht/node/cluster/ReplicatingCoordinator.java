@@ -69,15 +69,18 @@ final class ReplicatingCoordinator implements Coordinator {
         });
     }
 
-    /** This node's read failed because its budget could not hold the value: a 503 (retry), not a replica down. */
+    /**
+     * The quorum failed only because this node's budget could not hold the value: a 503 (retry), not
+     * a 504. A replica that failed otherwise makes it a 504, as the contract says for fewer than ack answers.
+     */
     private static boolean refusedByBudget(List<CompletableFuture<Entry>> calls) {
+        boolean refused = false;
         for (CompletableFuture<Entry> call : calls) {
-            if (call.state() == java.util.concurrent.Future.State.FAILED
-                    && call.exceptionNow() instanceof ReadBudgetExceededException) {
-                return true;
-            }
+            if (call.state() != java.util.concurrent.Future.State.FAILED) continue;
+            if (!(call.exceptionNow() instanceof ReadBudgetExceededException)) return false;
+            refused = true;
         }
-        return false;
+        return refused;
     }
 
     // Its own path rather than a flag on get(): an ordinary GET keeps answering after ack replicas,

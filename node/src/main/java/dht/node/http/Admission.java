@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
  * holds one permit of each), {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld} and
  * {@code 0 <= waitingAnswerBytes <= maxBodyBytesHeld / 2} and
- * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}. A permit is held from the moment a request is accepted until its answer
+ * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}, except for one answer larger than that bound,
+ * let through alone. A permit is held from the moment a request is accepted until its answer
  * is written or dropped, or waits for an earlier answer or a client that is not reading, when the
  * answer's bytes count against the answer budget instead (for a scan: until its iterator is
  * closed), so the count is real work, not just requests parsed. Once {@link #close()}d no new permit is given out.
@@ -62,9 +63,15 @@ public final class Admission {
     /**
      * Reserves room for an answer of {@code n} bytes (a GET's value as it is read, or an answer
      * that waits); false (nothing reserved) if the answers held would pass the same bound as bodies.
+     * An answer larger than the whole bound is let through when no other is held, else a value
+     * written under a larger {@code --max-body}, or a heap since made smaller, could never be read.
      */
     public boolean tryReserveAnswer(long n) {
-        return tryReserve(answerBytesHeld, n, maxBodyBytesHeld);
+        while (true) {
+            long h = answerBytesHeld.get();
+            if (h + n > maxBodyBytesHeld && h > 0) return false;
+            if (answerBytesHeld.compareAndSet(h, h + n)) return true;
+        }
     }
 
     public void releaseAnswer(long n) {

@@ -65,12 +65,12 @@ public final class EntityRoute implements Route {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        answer.whenComplete((a, e) -> slot.respond(toResponse(method, a, e)));
+        answer.whenComplete((a, e) -> slot.respond(() -> toResponse(method, a, e)));
     }
 
     /**
      * The value is reserved in the answer budget before the store copies it ({@link AnswerReservation}),
-     * and stays reserved until the answer is written or dropped.
+     * and stays reserved until the answer is handed to the socket or dropped.
      */
     private void get(byte[] id, Quorum quorum, Slot slot) {
         AnswerReservation reservation = new AnswerReservation(admission);
@@ -84,7 +84,7 @@ public final class EntityRoute implements Route {
             long held = reservation.close();
             if (a != null && a.kind() == Answer.Kind.FOUND) slot.holdAnswer(admission, held);
             else admission.releaseAnswer(held);
-            slot.respond(toResponse(HttpMethod.GET, a, e));
+            slot.respond(() -> toResponse(HttpMethod.GET, a, e));
         });
     }
 
@@ -105,11 +105,11 @@ public final class EntityRoute implements Route {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        answer.whenComplete((a, e) -> {
+        answer.whenComplete((a, e) -> slot.respond(() -> {
             FullHttpResponse r = toResponse(HttpMethod.GET, a == null ? null : a.answer(), e);
             if (a != null) r.headers().set(REPAIR_HEADER, a.header());
-            slot.respond(r);
-        });
+            return r;
+        }));
     }
 
     /** The counts of a {@code repair=all} GET: {@code sent=S failed=F unreachable=U}. */

@@ -37,16 +37,15 @@ public final class ReplicaRoute implements Route {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        answer.whenComplete((r, e) -> {
+        answer.whenComplete((r, e) -> slot.respond(() -> {
             if (e != null || r == null) {
                 log.error("replica endpoint failed on {}", method, e);
-                slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
-                return;
+                return Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error");
             }
             if (!r.headers().contains(HttpHeaderNames.CONTENT_LENGTH) && !HttpUtil.isTransferEncodingChunked(r)) {
                 HttpUtil.setContentLength(r, r.content().readableBytes());
             }
-            slot.respond(r);
-        });
+            return r;
+        }));
     }
 }

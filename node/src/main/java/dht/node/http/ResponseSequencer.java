@@ -173,21 +173,25 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * value has counted since it was read), against the half of it that waiting answers may take,
      * and against its connection's share (a quarter), so that clients that do not read cannot
      * fill the heap, nor crowd out the GETs of clients that do, nor one of them take the whole
-     * budget; past any, it is replaced by a 503. Answers
+     * budget; past any, it is replaced by a 503, unless it is a GET's value counted since it was
+     * read and next to be written (then it stays, with its permit). Answers
      * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
      * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
      * The answer at the head of a connection that is reading is never parked: it is being written.
      */
     private void park(Slot slot) {
-        slot.parked = true;
         int body = slot.response.content().readableBytes();
-        if (body >= UNCOUNTED_ANSWER_BYTES) {
-            if (!reserveWaiting(slot, body)) {
-                slot.releaseAnswer();
-                ReferenceCountUtil.release(slot.response);
-                slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+        if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
+            if (slot.answerBytes() > 0 && slot == queue.peekFirst()) {
+                // Next to be written, and within the budget since its value was read: it keeps its
+                // permit and is asked again at the next pass, as in parkSlicing.
+                return;
             }
+            slot.releaseAnswer();
+            ReferenceCountUtil.release(slot.response);
+            slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
         }
+        slot.parked = true;
         slot.releaseWork();
     }
 
@@ -197,14 +201,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * counted since it was read (EntityRoute) is in the budget and the share already.
      */
     private boolean reserveWaiting(Slot slot, long body) {
+        long share = admission.maxBodyBytesHeld() / 4;
         long counted = slot.answerBytes();
         if (counted > 0) {
-            if (parkedBytes() > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveWaiting(counted)) return false;
+            if (waitingBytes() + counted > share || !admission.tryReserveWaiting(counted)) return false;
             slot.holdWaiting(counted);
             return true;
         }
         long n = HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
-        if (parkedBytes() + n > admission.maxBodyBytesHeld() / 4 || !admission.tryReserveWaiting(n)) return false;
+        if (waitingBytes() + n > share || !admission.tryReserveWaiting(n)) return false;
         if (!admission.tryReserveAnswer(n)) {
             admission.releaseWaiting(n);
             return false;
@@ -214,9 +219,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    private long parkedBytes() {
-        long sum = slicing != null ? slicing.answerBytes() : 0;
-        for (Slot slot : queue) sum += slot.answerBytes();
+    /** This connection's answers that wait: what its share of the budget limits. */
+    private long waitingBytes() {
+        long sum = slicing != null ? slicing.waitingBytes() : 0;
+        for (Slot slot : queue) sum += slot.waitingBytes();
         return sum;
     }
 
@@ -224,14 +230,19 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * The answer being written in slices stalled: the socket took less than was written, so the
      * client is not keeping up (a client that reads empties the socket during the flush). It waits as a
      * parked answer does, so it gives its permit back and counts its bytes. Half written, it cannot
-     * become a 503: if the budget cannot take it, the connection is closed.
+     * become a 503. A GET's value counted since it was read is within the budget already: if it
+     * cannot be marked as waiting (the connection's share or the half for waiting answers is spent),
+     * it stays as it is, keeping its permit, and is written as the client reads, so a client that
+     * reads slowly is not cut off. Any other answer the budget cannot take closes the connection.
      */
     private void parkSlicing(Slot slot, long body) {
-        slot.parked = true;
         if (reserveWaiting(slot, body)) {
+            slot.parked = true;
             slot.releaseWork();
             return;
         }
+        if (slot.answerBytes() > 0) return; // asked again at its next stall
+        slot.parked = true;
         log.info("closing connection {}: it is not reading an answer of {} bytes, and the budget for answers waiting for their clients is spent",
                 ctx.channel().remoteAddress(), body);
         ctx.close();

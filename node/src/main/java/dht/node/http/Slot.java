@@ -7,6 +7,7 @@ import java.net.SocketAddress;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's place in its connection's answer order. A route completes it exactly once, from any
@@ -65,6 +66,24 @@ public final class Slot {
         complete(r, null, false);
     }
 
+    /**
+     * Answers with what {@code build} makes. If making it fails (under memory pressure, an
+     * OutOfMemoryError), answers a 500 and closes instead: a completion callback that throws is
+     * swallowed by its future, and the slot would never complete, keeping its permit and every
+     * later answer of the connection waiting for good.
+     */
+    public void respond(java.util.function.Supplier<FullHttpResponse> build) {
+        FullHttpResponse r;
+        try {
+            r = build.get();
+        } catch (RuntimeException | Error e) {
+            LoggerFactory.getLogger(Slot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
+            respondAndClose(Responses.text(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+            return;
+        }
+        respond(r);
+    }
+
     /** Answer, then close the connection (the request left it in a state we cannot trust). */
     public void respondAndClose(FullHttpResponse r) {
         complete(r, null, true);
@@ -107,6 +126,11 @@ public final class Slot {
     /** The answer waits: {@code bytes} of it are marked as waiting, given back with the rest. */
     void holdWaiting(long bytes) {
         this.waitingBytes = bytes;
+    }
+
+    /** The bytes marked as waiting (0 unless the answer waits); event loop only. */
+    long waitingBytes() {
+        return waitingBytes;
     }
 
     /** Everything: the work's permit and body bytes, and the answer's bytes if they were counted. */

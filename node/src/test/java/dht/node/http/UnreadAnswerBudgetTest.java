@@ -136,4 +136,63 @@ class UnreadAnswerBudgetTest {
         ch.close();
         assertThat(admission.answerBytesHeld()).isZero();
     }
+
+    /** A GET's value, counted in the budget since the store read it, as EntityRoute does. */
+    static void respondCounted(Admission budget, Slot slot, char c, int bytes) {
+        assertThat(budget.tryReserveAnswer(bytes)).isTrue();
+        slot.holdAnswer(budget, bytes);
+        slot.respond(ok(c, bytes));
+    }
+
+    @Test
+    void theNextAnswerOfASlowReaderKeepsItsCountedValueThoughItPassesTheConnectionsShare() {
+        Admission big = new Admission(100, 10, 400_000); // a connection's share: 100,000
+        HoldingConnections conns = new HoldingConnections(big);
+        EmbeddedChannel ch = conns.connect();
+        ch.writeInbound(gets(1));
+        clientReads(ch, false);
+        respondCounted(big, conns.held.get(0), 'r', 150_000);
+
+        assertThat(ch.isOpen()).isTrue();
+        assertThat(conns.workReleased).as("it keeps its permit, as an answer being written does").hasValue(0);
+        assertThat(big.answerBytesHeld()).isEqualTo(150_000);
+        assertThat(big.waitingAnswerBytes()).isZero();
+
+        clientReads(ch, true);
+        ch.runPendingTasks();
+        String out = written(ch);
+        assertThat(out).startsWith("HTTP/1.1 200").endsWith("r".repeat(150_000));
+        assertThat(big.answerBytesHeld()).isZero();
+        assertThat(conns.workReleased).hasValue(1);
+    }
+
+    @Test
+    void aCountedValueWaitingBehindAnotherIsReplacedPastTheShareAndGivesItsBytesBackAtOnce() {
+        Admission big = new Admission(100, 10, 400_000);
+        HoldingConnections conns = new HoldingConnections(big);
+        EmbeddedChannel ch = conns.connect();
+        ch.writeInbound(gets(2));
+        respondCounted(big, conns.held.get(1), 's', 150_000); // the head is not ready: it would wait
+
+        assertThat(big.answerBytesHeld()).isZero();
+        assertThat(conns.workReleased).hasValue(1);
+        conns.held.get(0).respond(ok('h', 10));
+        String out = written(ch);
+        assertThat(out).startsWith("HTTP/1.1 200").contains("HTTP/1.1 503").doesNotContain("sssss");
+    }
+
+    @Test
+    void anAnswerThatCannotBeBuiltIsA500ThatClosesAndGivesEverythingBack() {
+        EmbeddedChannel ch = connection();
+        ch.writeInbound(gets(2));
+        assertThat(admission.tryReserveAnswer(5000)).isTrue();
+        held.get(0).holdAnswer(admission, 5000);
+        held.get(0).respond(() -> {
+            throw new OutOfMemoryError("Java heap space (a test's)");
+        });
+        assertThat(written(ch)).startsWith("HTTP/1.1 500").contains("connection: close");
+        assertThat(admission.answerBytesHeld()).isZero();
+        assertThat(connections.workReleased).as("the permit came back; the pipelined request behind it is dropped").hasValue(1);
+        assertThat(ch.isOpen()).isFalse();
+    }
 }
