@@ -41,6 +41,24 @@ class RawProtocolTest {
     }
 
     @Test
+    void aControlCharacterInTheRequestTargetIsA400AndStoresNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=a\u0000b HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nv"
+                    + "PUT /v0/entity?id=a\u0001b HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nv"
+                    + "GET /v0/entity?id=a\u007fb HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + get("/v0/entity?id=a%00b") + get("/v0/entity?id=a%01b") + get("/v0/status"));
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.text()).contains("control character");
+            assertThat(c.read().status()).isEqualTo(400);
+            assertThat(c.read().status()).isEqualTo(400);
+            assertThat(c.read().status()).as("nothing stored under the key with a NUL").isEqualTo(404);
+            assertThat(c.read().status()).isEqualTo(404);
+            assertThat(c.read().status()).as("the connection keeps serving").isEqualTo(200);
+        }
+    }
+
+    @Test
     void pipelinedAnswersComeInRequestOrder() throws Exception {
         try (RawHttp c = connect()) {
             c.send(put("p1", "one") + get("/v0/entity?id=p1") + get("/nowhere") + put("p2", "two")

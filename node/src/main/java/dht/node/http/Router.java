@@ -19,6 +19,10 @@ public final class Router implements RequestHandler {
     public void handle(FullHttpRequest http, Slot slot) {
         try {
             String uri = http.uri();
+            if (hasControlCharacter(uri)) {
+                slot.respond(Responses.badRequest("control character in the request target (percent-encode bytes like %00)"));
+                return;
+            }
             int start = pathStart(uri);
             int hash = uri.indexOf('#', start);
             int end = hash < 0 ? uri.length() : hash;
@@ -37,6 +41,19 @@ public final class Router implements RequestHandler {
         } finally {
             http.release();
         }
+    }
+
+    /**
+     * RFC 9112 allows only visible characters in a request target; a raw NUL or other control byte
+     * is a malformed request (a 400), not part of a key. Bytes above 0x7F are let through: clients
+     * send UTF-8 keys unescaped, and they reach the key as the same bytes.
+     */
+    private static boolean hasControlCharacter(String uri) {
+        for (int i = 0; i < uri.length(); i++) {
+            char c = uri.charAt(i);
+            if (c < 0x21 || c == 0x7F) return true;
+        }
+        return false;
     }
 
     /** Origin form ({@code /path}) or absolute form ({@code http://host/path}), as HTTP/1.1 requires of servers. */
