@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Invariants: {@code 0 <= inFlight <= maxInFlight}, {@code 0 <= scans <= maxScans} (a scan
  * holds one permit of each), {@code 0 <= bodyBytesHeld <= maxBodyBytesHeld} and
  * {@code 0 <= waitingAnswerBytes <= maxBodyBytesHeld / 2} and
- * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}, except for one answer larger than that bound,
+ * {@code 0 <= answerBytesHeld <= maxBodyBytesHeld}, except for one answer larger than its bound,
  * let through alone. A permit is held from the moment a request is accepted until its answer
  * is written or dropped, or waits for an earlier answer or a client that is not reading, when the
  * answer's bytes count against the answer budget instead (for a scan: until its iterator is
@@ -67,11 +67,7 @@ public final class Admission {
      * written under a larger {@code --max-body}, or a heap since made smaller, could never be read.
      */
     public boolean tryReserveAnswer(long n) {
-        while (true) {
-            long h = answerBytesHeld.get();
-            if (h + n > maxBodyBytesHeld && h > 0) return false;
-            if (answerBytesHeld.compareAndSet(h, h + n)) return true;
-        }
+        return tryReserveOrFirst(answerBytesHeld, n, maxBodyBytesHeld);
     }
 
     public void releaseAnswer(long n) {
@@ -82,9 +78,9 @@ public final class Admission {
         return answerBytesHeld.get();
     }
 
-    /** Marks {@code n} bytes of held answers as waiting; false (nothing marked) past half the budget. */
+    /** Marks {@code n} bytes of held answers as waiting; false (nothing marked) past half the budget, unless none waits. */
     public boolean tryReserveWaiting(long n) {
-        return tryReserve(waitingAnswerBytes, n, maxBodyBytesHeld / 2);
+        return tryReserveOrFirst(waitingAnswerBytes, n, maxBodyBytesHeld / 2);
     }
 
     public void releaseWaiting(long n) {
@@ -93,6 +89,15 @@ public final class Admission {
 
     public long waitingAnswerBytes() {
         return waitingAnswerBytes.get();
+    }
+
+    /** As {@link #tryReserve}, but anything fits when nothing is held. */
+    private static boolean tryReserveOrFirst(AtomicLong held, long n, long max) {
+        while (true) {
+            long h = held.get();
+            if (h > 0 && h + n > max) return false;
+            if (held.compareAndSet(h, h + n)) return true;
+        }
     }
 
     private static boolean tryReserve(AtomicLong held, long n, long max) {

@@ -173,8 +173,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * value has counted since it was read), against the half of it that waiting answers may take,
      * and against its connection's share (a quarter), so that clients that do not read cannot
      * fill the heap, nor crowd out the GETs of clients that do, nor one of them take the whole
-     * budget; past any, it is replaced by a 503, unless it is a GET's value counted since it was
-     * read and next to be written (then it stays, with its permit). Answers
+     * budget; past any, it is replaced by a 503. Answers
      * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
      * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
      * The answer at the head of a connection that is reading is never parked: it is being written.
@@ -182,11 +181,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void park(Slot slot) {
         int body = slot.response.content().readableBytes();
         if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
-            if (slot.answerBytes() > 0 && slot == queue.peekFirst()) {
-                // Next to be written, and within the budget since its value was read: it keeps its
-                // permit and is asked again at the next pass, as in parkSlicing.
-                return;
-            }
             slot.releaseAnswer();
             ReferenceCountUtil.release(slot.response);
             slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
@@ -201,15 +195,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * counted since it was read (EntityRoute) is in the budget and the share already.
      */
     private boolean reserveWaiting(Slot slot, long body) {
-        long share = admission.maxBodyBytesHeld() / 4;
         long counted = slot.answerBytes();
         if (counted > 0) {
-            if (waitingBytes() + counted > share || !admission.tryReserveWaiting(counted)) return false;
+            if (!withinShare(counted) || !admission.tryReserveWaiting(counted)) return false;
             slot.holdWaiting(counted);
             return true;
         }
         long n = HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
-        if (waitingBytes() + n > share || !admission.tryReserveWaiting(n)) return false;
+        if (!withinShare(n) || !admission.tryReserveWaiting(n)) return false;
         if (!admission.tryReserveAnswer(n)) {
             admission.releaseWaiting(n);
             return false;
@@ -217,6 +210,16 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         slot.holdAnswer(admission, n);
         slot.holdWaiting(n);
         return true;
+    }
+
+    /**
+     * A connection's waiting answers stay within a quarter of the budget, except its first: one
+     * answer larger than the share (an 8 MiB value against the 8 MiB share of a 128 MB heap) may
+     * still wait for a client that reads slowly, instead of closing its connection mid-body.
+     */
+    private boolean withinShare(long n) {
+        long waiting = waitingBytes();
+        return waiting == 0 || waiting + n <= admission.maxBodyBytesHeld() / 4;
     }
 
     /** This connection's answers that wait: what its share of the budget limits. */
@@ -230,19 +233,16 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * The answer being written in slices stalled: the socket took less than was written, so the
      * client is not keeping up (a client that reads empties the socket during the flush). It waits as a
      * parked answer does, so it gives its permit back and counts its bytes. Half written, it cannot
-     * become a 503. A GET's value counted since it was read is within the budget already: if it
-     * cannot be marked as waiting (the connection's share or the half for waiting answers is spent),
-     * it stays as it is, keeping its permit, and is written as the client reads, so a client that
-     * reads slowly is not cut off. Any other answer the budget cannot take closes the connection.
+     * become a 503: if the half of the budget that waiting answers may take is spent, the connection
+     * is closed. (Kept instead, with its permit, such answers of clients that do not read took
+     * the whole budget between them, and every reading client's large GET got a 503.)
      */
     private void parkSlicing(Slot slot, long body) {
+        slot.parked = true;
         if (reserveWaiting(slot, body)) {
-            slot.parked = true;
             slot.releaseWork();
             return;
         }
-        if (slot.answerBytes() > 0) return; // asked again at its next stall
-        slot.parked = true;
         log.info("closing connection {}: it is not reading an answer of {} bytes, and the budget for answers waiting for their clients is spent",
                 ctx.channel().remoteAddress(), body);
         ctx.close();

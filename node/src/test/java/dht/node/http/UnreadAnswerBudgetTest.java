@@ -145,7 +145,7 @@ class UnreadAnswerBudgetTest {
     }
 
     @Test
-    void theNextAnswerOfASlowReaderKeepsItsCountedValueThoughItPassesTheConnectionsShare() {
+    void aConnectionsFirstWaitingAnswerMayBeLargerThanItsShare() {
         Admission big = new Admission(100, 10, 400_000); // a connection's share: 100,000
         HoldingConnections conns = new HoldingConnections(big);
         EmbeddedChannel ch = conns.connect();
@@ -154,16 +154,16 @@ class UnreadAnswerBudgetTest {
         respondCounted(big, conns.held.get(0), 'r', 150_000);
 
         assertThat(ch.isOpen()).isTrue();
-        assertThat(conns.workReleased).as("it keeps its permit, as an answer being written does").hasValue(0);
+        assertThat(conns.workReleased).as("it waits, its work over").hasValue(1);
         assertThat(big.answerBytesHeld()).isEqualTo(150_000);
-        assertThat(big.waitingAnswerBytes()).isZero();
+        assertThat(big.waitingAnswerBytes()).isEqualTo(150_000);
 
         clientReads(ch, true);
         ch.runPendingTasks();
         String out = written(ch);
         assertThat(out).startsWith("HTTP/1.1 200").endsWith("r".repeat(150_000));
         assertThat(big.answerBytesHeld()).isZero();
-        assertThat(conns.workReleased).hasValue(1);
+        assertThat(big.waitingAnswerBytes()).isZero();
     }
 
     @Test
@@ -171,14 +171,18 @@ class UnreadAnswerBudgetTest {
         Admission big = new Admission(100, 10, 400_000);
         HoldingConnections conns = new HoldingConnections(big);
         EmbeddedChannel ch = conns.connect();
-        ch.writeInbound(gets(2));
-        respondCounted(big, conns.held.get(1), 's', 150_000); // the head is not ready: it would wait
+        ch.writeInbound(gets(3));
+        // The head is not ready: these two wait behind it, and the second would pass the share.
+        respondCounted(big, conns.held.get(1), 'w', 90_000);
+        respondCounted(big, conns.held.get(2), 's', 150_000);
 
-        assertThat(big.answerBytesHeld()).isZero();
-        assertThat(conns.workReleased).hasValue(1);
+        assertThat(big.answerBytesHeld()).isEqualTo(90_000);
+        assertThat(big.waitingAnswerBytes()).isEqualTo(90_000);
+        assertThat(conns.workReleased).hasValue(2);
         conns.held.get(0).respond(ok('h', 10));
         String out = written(ch);
-        assertThat(out).startsWith("HTTP/1.1 200").contains("HTTP/1.1 503").doesNotContain("sssss");
+        assertThat(out).startsWith("HTTP/1.1 200").contains("w".repeat(90_000)).contains("HTTP/1.1 503").doesNotContain("sssss");
+        assertThat(big.answerBytesHeld()).isZero();
     }
 
     @Test
