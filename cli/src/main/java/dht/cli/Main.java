@@ -47,6 +47,16 @@ public final class Main {
     private static int badUsage(CommandLine.ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         PrintWriter err = cmd.getErr();
+        String dashed = unknownDashedArgument(e);
+        if (dashed != null) {
+            // picocli reports the missing KEY, not the option it did not know: the usual cause is a
+            // key that starts with '-' (dht get -dash), which only '--' makes a key
+            err.println(cmd.getColorScheme().errorText("Unknown option: '" + dashed + "' (a KEY that starts with '-' goes after '--': "
+                    + cmd.getCommandSpec().qualifiedName() + " -- " + dashed + ")"));
+            err.println(HELP_POINTER.formatted(cmd.getCommandSpec().qualifiedName()));
+            err.flush();
+            return cmd.getCommandSpec().exitCodeOnInvalidInput();
+        }
         err.println(cmd.getColorScheme().errorText(e.getMessage()));
         if (args.length == 0) {
             cmd.usage(err, cmd.getColorScheme());
@@ -56,6 +66,17 @@ public final class Main {
         }
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The first argument that looked like an option and matched none, when picocli reported a missing parameter instead. */
+    private static String unknownDashedArgument(CommandLine.ParameterException e) {
+        if (!(e instanceof CommandLine.MissingParameterException)) return null;
+        CommandLine.ParseResult parsed = e.getCommandLine().getParseResult();
+        if (parsed == null) return null;
+        for (String a : parsed.unmatched()) {
+            if (a.startsWith("-") && !a.equals("-") && !a.equals("--")) return a;
+        }
+        return null;
     }
 
     // An unreachable or silent node is an everyday situation for a client, so it gets one line instead of a

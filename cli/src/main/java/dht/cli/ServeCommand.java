@@ -42,7 +42,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
     Path data;
 
-    @Option(names = "--cluster", split = ",", paramLabel = "URL",
+    // Split here, not by picocli, whose split drops a trailing empty item ("a,b," with $C unset)
+    @Option(names = "--cluster", paramLabel = "URL[,URL...]",
             description = "Every node's URL, comma-separated, the same on every node (default: --self alone).")
     List<String> cluster;
 
@@ -230,8 +231,13 @@ public final class ServeCommand implements Callable<Integer> {
         if (cluster == null || cluster.isEmpty()) {
             nodes.add(me);
         } else {
-            for (String url : cluster) {
-                if (url.isBlank()) continue;
+            for (String url : cluster.stream().flatMap(list -> java.util.Arrays.stream(list.split(",", -1))).toList()) {
+                // --cluster $A,$B,$C with $B unset: dropping the gap would make this node compute
+                // the placement of a smaller cluster than its peers do
+                if (url.isBlank()) {
+                    throw new IllegalArgumentException("--cluster has an empty item (two commas in a row, or one at either end): "
+                            + String.join(",", cluster));
+                }
                 String n = normalize(url);
                 if (!nodes.contains(n)) {
                     nodes.add(n);

@@ -29,4 +29,15 @@ class NodeUrlTest {
         assertThat(c.config().self()).isEqualTo("http://localhost:8081");
         assertThat(c.config().cluster()).containsExactly("http://localhost:8081", "http://other:8082");
     }
+
+    /** {@code --cluster $A,$B,$C} with $B unset must not start a node that computes a two-node placement. */
+    @Test
+    void anEmptyItemInTheClusterIsRefused() {
+        for (String list : new String[] {"http://a:1,,http://b:2", "http://a:1,http://b:2,", ",http://a:1,http://b:2"}) {
+            ServeCommand c = new ServeCommand();
+            new picocli.CommandLine(c).parseArgs("--self", "http://a:1", "--cluster", list);
+            assertThatThrownBy(c::config).as(list).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("--cluster has an empty item");
+        }
+    }
 }

@@ -43,6 +43,19 @@ class UsageProcessTest {
     }
 
     /**
+     * A key that starts with '-' is taken for an option; picocli reported only the missing KEY,
+     * which left the user guessing. The answer names the option and how to pass such a key.
+     */
+    @Test
+    void aKeyThatLooksLikeAnOptionIsNamedWithTheWayToPassIt() throws Exception {
+        DhtRun o = dht("get", "-dash");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stdout()).isEmpty();
+        assertThat(o.stderr()).isEqualTo("Unknown option: '-dash' (a KEY that starts with '-' goes after '--': dht get -- -dash)" + NL
+                + "Try 'dht get --help' for more information." + NL);
+    }
+
+    /**
      * The reason first, then one line saying where the usage is; not the 40 lines of serve's usage,
      * which pushed the reason off the screen (failed before: the usage followed the reason).
      */
