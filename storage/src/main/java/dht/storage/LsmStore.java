@@ -915,13 +915,14 @@ public final class LsmStore implements Store {
         Entry best = null;
         try {
             long hash = Bytes.hash(key);
-            best = v.active.get(key, hash, budget);
-            for (Memtable m : v.immutables) best = newer(best, m.get(key, hash, budget), budget);
+            best = v.active.get(key, hash, budget, Long.MIN_VALUE);
+            // A version older than the best so far loses: it is not copied (nor reserved). Ties
+            // are read: an equal timestamp can win (Entry.supersedes).
+            for (Memtable m : v.immutables) best = newer(best, m.get(key, hash, budget, floor(best)), budget);
             if (!v.tables.isEmpty()) {
                 for (Table t : v.newestFirst) {
-                    // Ties still read on: an equal timestamp can win (Entry.supersedes).
                     if (best != null && t.maxTimestamp < best.timestamp()) break;
-                    best = newer(best, t.get(key, hash, budget), budget);
+                    best = newer(best, t.get(key, hash, budget, floor(best)), budget);
                 }
             }
             return best;
@@ -931,6 +932,10 @@ public final class LsmStore implements Store {
         } finally {
             v.release();
         }
+    }
+
+    private static long floor(Entry best) {
+        return best == null ? Long.MIN_VALUE : best.timestamp();
     }
 
     /** The newer of two versions of a key; the other one's reservation goes back. */

@@ -176,24 +176,28 @@ final class Memtable {
 
     private Entry entryAt(long node) {
         try {
-            return entryAt(node, ReadBudget.UNLIMITED);
+            return entryAt(node, ReadBudget.UNLIMITED, Long.MIN_VALUE);
         } catch (ReadBudgetExceededException e) {
             throw new AssertionError("an unlimited budget refused a value", e);
         }
     }
 
-    /** The node's entry as of now; its value, if any, reserved in {@code budget} before it is copied. */
-    private Entry entryAt(long node, ReadBudget budget) throws ReadBudgetExceededException {
+    /**
+     * The node's entry as of now, or null if its timestamp is below {@code atLeast} (it would lose
+     * to what the caller has: nothing is copied); its value, if any, reserved in {@code budget} before it is copied.
+     */
+    private Entry entryAt(long node, ReadBudget budget, long atLeast) throws ReadBudgetExceededException {
         MemorySegment s = arena.segment(node);
         long o = MemtableArena.offset(node);
-        int height = s.get(ValueLayout.JAVA_INT, o + HEIGHT);
-        int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
-        byte[] key = new byte[keyLength];
-        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
         long record = (long) LONG.getAcquire(s, o + VALUE);
         MemorySegment r = arena.segment(record);
         long ro = MemtableArena.offset(record);
         long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
+        if (timestamp < atLeast) return null;
+        int height = s.get(ValueLayout.JAVA_INT, o + HEIGHT);
+        int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
+        byte[] key = new byte[keyLength];
+        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
         int length = r.get(ValueLayout.JAVA_INT, ro + 8);
         if (length < 0) return Entry.tombstone(key, timestamp);
         if (!budget.tryReserve(length)) throw new ReadBudgetExceededException(length);
@@ -214,18 +218,21 @@ final class Memtable {
     /** The entry of {@code key}, whose {@link Bytes#hash} is {@code hash}, or null. */
     Entry get(byte[] key, long hash) {
         try {
-            return get(key, hash, ReadBudget.UNLIMITED);
+            return get(key, hash, ReadBudget.UNLIMITED, Long.MIN_VALUE);
         } catch (ReadBudgetExceededException e) {
             throw new AssertionError("an unlimited budget refused a value", e);
         }
     }
 
-    /** The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException if it cannot be). */
-    Entry get(byte[] key, long hash, ReadBudget budget) throws ReadBudgetExceededException {
+    /**
+     * The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException
+     * if it cannot be), and null for a version older than {@code atLeast}, which is not copied.
+     */
+    Entry get(byte[] key, long hash, ReadBudget budget, long atLeast) throws ReadBudgetExceededException {
         if (!filter.mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         long node = seek(k, null);
-        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget) : null;
+        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget, atLeast) : null;
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */

@@ -228,7 +228,7 @@ final class Table {
     /** Point read with the key's bloom hash computed once by the caller for all tables. */
     Entry get(byte[] key, long hash) throws CorruptionException {
         try {
-            return get(key, hash, ReadBudget.UNLIMITED);
+            return get(key, hash, ReadBudget.UNLIMITED, Long.MIN_VALUE);
         } catch (CorruptionException e) {
             throw e;
         } catch (IOException e) {
@@ -236,8 +236,11 @@ final class Table {
         }
     }
 
-    /** The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException if it cannot be). */
-    Entry get(byte[] key, long hash, ReadBudget budget) throws IOException {
+    /**
+     * The same, with a value reserved in {@code budget} before it is copied (ReadBudgetExceededException
+     * if it cannot be), and null for a version older than {@code atLeast}, which is not copied.
+     */
+    Entry get(byte[] key, long hash, ReadBudget budget, long atLeast) throws IOException {
         if (!mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         int b = findBlock(k);
@@ -252,6 +255,7 @@ final class Table {
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
             int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
             if (c == 0) {
+                if (seg.get(Bytes.LONG, p + 8) < atLeast) return null;
                 if (vl == TableFormat.TOMBSTONE_LEN) return decode(p, kl, vl);
                 if (!budget.tryReserve(vl)) throw new ReadBudgetExceededException(vl);
                 try {

@@ -114,4 +114,18 @@ class ReadBudgetTest {
             assertThat(budget.held).isZero();
         }
     }
+
+    @Test
+    void aVersionOlderThanOneAlreadyFoundIsNeitherCopiedNorReserved() throws Exception {
+        try (LsmStore s = LsmStore.open(dir, LsmStoreTest.small())) {
+            s.put(b("k"), new byte[5000], 5);
+            s.put(b("j"), new byte[10], 20); // so the table's newest timestamp does not rule it out
+            s.flush(); // the older version of k in a table
+            s.put(b("k"), new byte[2000], 10);
+            CountingBudget budget = new CountingBudget(4000); // the newest fits, the older one would not
+            assertThat(s.get(b("k"), budget).value()).hasSize(2000);
+            assertThat(budget.asked).containsExactly(2000);
+            assertThat(budget.held).isEqualTo(2000);
+        }
+    }
 }
