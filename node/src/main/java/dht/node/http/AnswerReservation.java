@@ -25,6 +25,11 @@ final class AnswerReservation implements ReadBudget {
         this.admission = admission;
     }
 
+    /** What a value of {@code bytes} is counted as (0 if it is not counted). */
+    static long cost(int bytes) {
+        return bytes < ResponseSequencer.UNCOUNTED_ANSWER_BYTES ? 0 : HeapCost.ofArray(bytes);
+    }
+
     @Override
     public synchronized boolean tryReserve(int bytes) {
         if (closed || bytes < ResponseSequencer.UNCOUNTED_ANSWER_BYTES) return true;

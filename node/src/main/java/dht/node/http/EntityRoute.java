@@ -82,8 +82,13 @@ public final class EntityRoute implements Route {
         }
         answer.whenComplete((a, e) -> {
             long held = reservation.close();
-            if (a != null && a.kind() == Answer.Kind.FOUND) slot.holdAnswer(admission, held);
-            else admission.releaseAnswer(held);
+            // What was reserved is the answer's only if this node's read is the answer (in a
+            // cluster a peer's newer value may win): else the answer is counted if it has to wait
+            if (held > 0 && a != null && a.kind() == Answer.Kind.FOUND && held == AnswerReservation.cost(a.value().length)) {
+                slot.holdAnswer(admission, held);
+            } else {
+                admission.releaseAnswer(held);
+            }
             slot.respond(() -> toResponse(HttpMethod.GET, a, e));
         });
     }
