@@ -679,7 +679,10 @@ public final class LsmStore implements Store {
             }
             try {
                 flush(m, n);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // An Error too (an OutOfMemoryError while the heap is full of request bodies): if it
+                // escaped, the flusher thread died with no retry scheduled, writes stalled behind the
+                // memtables waiting for it, and every PUT timed out until a restart.
                 log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
                         giveUp ? "" : ", retrying in 1 s", e.toString());
                 try {

@@ -82,6 +82,32 @@ class FaultInjectionTest {
         }
     }
 
+    /**
+     * An Error in a flush (an OutOfMemoryError on a full heap) once escaped the flusher: its thread
+     * died with no retry scheduled, and writers stalled behind the memtable waiting for it for good.
+     */
+    @Test
+    void aFlushThatFailsWithAnErrorIsRetriedAndWritersGoOn() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
+        ff.errorOnCreate = p -> isTable(p) && errors.getAndIncrement() == 0; // the first table only
+        StoreOptions o = StoreOptions.defaults().withFiles(ff).withSyncPolicy(SyncPolicy.PERIODIC)
+                .withMemtableBytes(16 << 10).withMaxImmutableMemtables(1);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < 1500; i++) s.put(b("k" + i), new byte[100], 1); // ~10 memtables
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.join(20_000);
+            assertThat(writer.isAlive()).as("writers stalled behind a flush that was never retried").isFalse();
+            assertThat(errors.get()).isGreaterThan(1);
+            for (int i = 0; i < 1500; i += 100) assertThat(s.get(b("k" + i)).value()).hasSize(100);
+        }
+    }
+
     @Test
     void slowFlushesSlowWritersDownWithoutFailingThemOrGrowingTheQueue() throws Exception {
         FaultyFiles ff = new FaultyFiles();

@@ -17,6 +17,8 @@ final class FaultyFiles implements StorageFiles {
     /** Writes to matching files put half of the buffer on disk and then fail. */
     volatile Predicate<Path> shortWrite = p -> false;
     volatile Predicate<Path> failCreate = p -> false;
+    /** Creating a matching file throws an OutOfMemoryError, as an allocation does on a full heap. */
+    volatile Predicate<Path> errorOnCreate = p -> false;
     volatile Predicate<Path> failRename = p -> false;
     /** fsyncs of matching files take this long (a slow disk). */
     volatile Predicate<Path> slowSync = p -> false;
@@ -25,6 +27,7 @@ final class FaultyFiles implements StorageFiles {
     @Override
     public WritableFile create(Path file) throws IOException {
         if (failCreate.test(file)) throw new IOException("injected: create " + file);
+        if (errorOnCreate.test(file)) throw new OutOfMemoryError("injected: create " + file);
         WritableFile f = real.create(file);
         return new WritableFile() {
             @Override

@@ -55,6 +55,14 @@ public final class Admission {
         return new Admission(maxInFlight, Math.max(2, Math.min(64, maxInFlight / 16)), bodies);
     }
 
+    /**
+     * What a whole body of {@code bytes} is counted as once it is complete: the heap its copy takes
+     * ({@link HeapCost}). While it is being read, its pieces count at their length.
+     */
+    public static long bodyCost(long bytes) {
+        return HeapCost.ofArray(bytes);
+    }
+
     /** Reserves room for {@code n} more body bytes; false (nothing reserved) if that would pass the bound. */
     public boolean tryReserveBody(long n) {
         return tryReserve(bodyBytesHeld, n, maxBodyBytesHeld);

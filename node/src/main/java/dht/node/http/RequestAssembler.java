@@ -218,6 +218,16 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
                 }
             }
             if (content instanceof LastHttpContent last) {
+                // The body is copied onto the heap once it is handed on: count what that array takes
+                // (a 1 MiB body is 2 MiB of G1 regions on a 128 MB heap), given back with the answer.
+                long extra = Admission.bodyCost(reserved) - reserved;
+                if (extra > 0 && !admission.tryReserveBody(extra)) {
+                    boolean keepAlive = HttpUtil.isKeepAlive(head);
+                    if (whole != null) whole.release();
+                    discardBody();
+                    reject(ctx, Responses.overloaded("overloaded: too many request bodies held"), keepAlive);
+                    return;
+                }
                 HttpRequest h = head;
                 ByteBuf b = whole != null ? whole : body == null ? Unpooled.EMPTY_BUFFER : body;
                 head = null;

@@ -81,7 +81,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closing || inputClosed) {
-            if (msg instanceof FullHttpRequest ignored) admission.releaseBody(ignored.content().readableBytes());
+            if (msg instanceof FullHttpRequest ignored) admission.releaseBody(Admission.bodyCost(ignored.content().readableBytes()));
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -95,7 +95,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
-            slot.holdBody(admission, request.content().readableBytes());
+            slot.holdBody(admission, Admission.bodyCost(request.content().readableBytes()));
             slot.unsafe = !isSafe(request.method());
             admit(slot);
         } else {
