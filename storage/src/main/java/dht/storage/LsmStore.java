@@ -775,7 +775,9 @@ public final class LsmStore implements Store {
                     while (!stopping) {
                         List<Table> inputs = pickTiered();
                         if (inputs.isEmpty()) return;
-                        compact(inputs);
+                        // After a failure the same inputs would be picked at once, failing again in
+                        // a tight loop (a full disk): the next flush schedules compaction again.
+                        if (!compact(inputs)) return;
                     }
                 });
             } catch (RejectedExecutionException e) {
@@ -800,7 +802,9 @@ public final class LsmStore implements Store {
         Future<?> f = compactor.submit(() -> {
             List<Table> all = new ArrayList<>();
             for (Table t : current.tables) if (!t.damaged) all.add(t);
-            if (!all.isEmpty()) compact(all); // even one table: rewriting it drops expired tombstones
+            // even one table: rewriting it drops expired tombstones
+            if (!all.isEmpty() && !compact(all)) throw new IOException("compaction did not complete (the log says why)");
+            return null;
         });
         try {
             f.get();
@@ -812,10 +816,10 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** On the compactor thread: merges {@code inputs} into one new table and installs it. */
-    private void compact(List<Table> inputs) {
+    /** On the compactor thread: merges {@code inputs} into one new table and installs it; false if it did not. */
+    private boolean compact(List<Table> inputs) {
         Version v = acquire0();
-        if (v == null) return;
+        if (v == null) return false;
         compacting.addAll(inputs);
         long n;
         mutex.lock();
@@ -830,6 +834,7 @@ public final class LsmStore implements Store {
         long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
         log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
                 out.getFileName());
+        boolean manifestWritten = false;
         try {
             List<Table> others = new ArrayList<>(v.tables);
             others.removeAll(inputs);
@@ -853,6 +858,7 @@ public final class LsmStore implements Store {
                 } finally {
                     mutex.unlock();
                 }
+                manifestWritten = true;
                 new Manifest(next, logNumber, numbers(tables)).write(files, dir);
                 mutex.lock();
                 try {
@@ -871,6 +877,7 @@ public final class LsmStore implements Store {
                     inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
                     t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
                     String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
+            return true;
         } catch (UncheckedIOException | IOException | CompactionFilter.Cancelled e) {
             Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
             if (c instanceof CompactionFilter.Cancelled) {
@@ -878,11 +885,17 @@ public final class LsmStore implements Store {
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
             }
+            if (manifestWritten) {
+                // The manifest may name the new table already (renamed in place, then its directory's
+                // fsync failed): it must stay. If the manifest does not name it, the next open removes it.
+                return false;
+            }
             try {
                 files.delete(out);
             } catch (IOException ex) {
                 log.warn("could not delete {}: {}", out, ex.toString());
             }
+            return false;
         } finally {
             compacting.removeAll(inputs);
             v.release();

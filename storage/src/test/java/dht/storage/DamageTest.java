@@ -616,7 +616,8 @@ class DamageTest {
         Path first = files(".sst").getFirst();
         flip(first, 30);
         try (LsmStore s = LsmStore.open(dir, opts())) {
-            s.compact(); // meets the damage mid-merge: aborts, keeps both inputs
+            // meets the damage mid-merge: aborts, keeps both inputs, and says it did not compact
+            assertThatThrownBy(s::compact).isInstanceOf(IOException.class).hasMessageContaining("compaction failed");
             assertThat(files(".sst")).hasSize(2);
             assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
             assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));

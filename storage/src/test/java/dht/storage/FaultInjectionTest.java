@@ -108,6 +108,31 @@ class FaultInjectionTest {
         }
     }
 
+    /**
+     * A compaction that fails (here its output cannot be created; a full disk in real life) was
+     * picked again at once with the same inputs, failing again in a tight loop; and a requested
+     * compaction reported success whatever happened.
+     */
+    @Test
+    void aFailedCompactionWaitsForTheNextFlushAndARequestedOneReportsTheFailure() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        ff.failCreate = p -> isTable(p) && Thread.currentThread().getName().equals("dht-storage-compact")
+                && attempts.incrementAndGet() > 0;
+        StoreOptions o = StoreOptions.defaults().withFiles(ff).withSyncPolicy(SyncPolicy.PERIODIC).withMemtableBytes(16 << 10);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            for (int i = 0; i < 1500; i++) s.put(b("k" + i), new byte[100], 1); // ~10 flushes, each asking for a compaction
+            s.flush();
+            Thread.sleep(500);
+            int afterLoad = attempts.get();
+            assertThat(afterLoad).as("compactions were attempted").isPositive();
+            Thread.sleep(1000);
+            assertThat(attempts.get() - afterLoad).as("attempts with no flush to ask for them").isZero();
+            assertThatThrownBy(s::compact).isInstanceOf(IOException.class).hasMessageContaining("compaction failed");
+            for (int i = 0; i < 1500; i += 100) assertThat(s.get(b("k" + i)).value()).hasSize(100);
+        }
+    }
+
     @Test
     void slowFlushesSlowWritersDownWithoutFailingThemOrGrowingTheQueue() throws Exception {
         FaultyFiles ff = new FaultyFiles();
