@@ -685,10 +685,14 @@ public final class LsmStore implements Store {
                 // memtables waiting for it, and every PUT timed out until a restart.
                 log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
                         giveUp ? "" : ", retrying in 1 s", e.toString());
-                try {
-                    files.delete(FileNames.table(dir, n));
-                } catch (IOException ex) {
-                    log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
+                // Unless the manifest may name the table already (renamed in place, then the directory's
+                // fsync failed): then it stays, and the next open removes it if the manifest does not.
+                if (!(e instanceof ManifestUncertainException)) {
+                    try {
+                        files.delete(FileNames.table(dir, n));
+                    } catch (IOException ex) {
+                        log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
+                    }
                 }
                 if (!giveUp && !stopping) {
                     // Retry later without holding the flusher thread, so a waiting flush() or
@@ -703,6 +707,13 @@ public final class LsmStore implements Store {
             } finally {
                 m.release(); // after the install, when no reader holds it: its native memory goes here, outside the mutex
             }
+        }
+    }
+
+    /** Writing the manifest failed, perhaps after it was renamed into place: it may name the new table. */
+    private static final class ManifestUncertainException extends IOException {
+        ManifestUncertainException(IOException cause) {
+            super(cause.getMessage(), cause);
         }
     }
 
@@ -722,7 +733,11 @@ public final class LsmStore implements Store {
             } finally {
                 mutex.unlock();
             }
-            new Manifest(next, logNumber, numbers(tables)).write(files, dir);
+            try {
+                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
+            } catch (IOException e) {
+                throw new ManifestUncertainException(e);
+            }
             mutex.lock();
             try {
                 Version v = current;
@@ -1036,18 +1051,27 @@ public final class LsmStore implements Store {
 
     @Override
     public void close() throws IOException {
+        IOException failure = null;
         mutex.lock();
         try {
             if (closed || stopping) return;
             stopping = true;
             while (!writers.isEmpty()) changed.awaitUninterruptibly();
-            if (!current.active.isEmpty() && writeError == null) rotate();
+            if (!current.active.isEmpty() && writeError == null) {
+                try {
+                    rotate();
+                } catch (IOException e) {
+                    // Reported below, after the rest of the close: thrown from here it left the
+                    // store half-stopped with its directory lock held, and a second close did nothing.
+                    // The memtable's writes are in the log, synced below, and replayed at the next open.
+                    failure = e;
+                }
+            }
         } finally {
             mutex.unlock();
         }
-        IOException failure = null;
         try {
-            if (writeError == null) waitForFlushes();
+            if (writeError == null && failure == null) waitForFlushes();
         } catch (IOException e) {
             failure = e;
         }

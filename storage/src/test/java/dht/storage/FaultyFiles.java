@@ -80,7 +80,10 @@ final class FaultyFiles implements StorageFiles {
     public void delete(Path file) throws IOException { real.delete(file); }
 
     @Override
-    public void syncDirectory(Path dir) throws IOException { real.syncDirectory(dir); }
+    public void syncDirectory(Path dir) throws IOException {
+        if (failSync.test(dir)) throw new IOException("injected: fsync of directory " + dir);
+        real.syncDirectory(dir);
+    }
 
     @Override
     public List<Path> list(Path dir) throws IOException { return real.list(dir); }
