@@ -7,13 +7,33 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.zip.CRC32C;
 
-/** Byte helpers shared by the file formats: unsigned order, little-endian layouts, CRC32C, hashing. */
+/**
+ * Byte helpers shared by the file formats and the memtable: unsigned order, little-endian layouts,
+ * CRC32C, hashing, and the copy of a value a point read returns.
+ */
 final class Bytes {
     static final Comparator<byte[]> ORDER = Arrays::compareUnsigned;
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Bytes() {}
+
+    /**
+     * {@code len} bytes of {@code seg} from {@code off} in a new array, reserved in {@code budget}
+     * before the array is allocated; the reservation goes back if the copy fails (an
+     * OutOfMemoryError, most likely), so it never outlives a value that was not made.
+     */
+    static byte[] copyReserved(MemorySegment seg, long off, int len, ReadBudget budget) throws ReadBudgetExceededException {
+        if (!budget.tryReserve(len)) throw new ReadBudgetExceededException(len);
+        try {
+            byte[] value = new byte[len];
+            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, value, 0, len);
+            return value;
+        } catch (RuntimeException | Error e) {
+            budget.release(len);
+            throw e;
+        }
+    }
 
     static int crc(byte[] a, int off, int len) {
         CRC32C c = new CRC32C();

@@ -900,15 +900,14 @@ public final class LsmStore implements Store {
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
             }
-            if (manifestWritten) {
-                // The manifest may name the new table already (renamed in place, then its directory's
-                // fsync failed): it must stay. If the manifest does not name it, the next open removes it.
-                return false;
-            }
-            try {
-                files.delete(out);
-            } catch (IOException ex) {
-                log.warn("could not delete {}: {}", out, ex.toString());
+            // Once the manifest may name the new table (renamed in place, then its directory's fsync
+            // failed), it must stay: if the manifest does not name it, the next open removes it.
+            if (!manifestWritten) {
+                try {
+                    files.delete(out);
+                } catch (IOException ex) {
+                    log.warn("could not delete {}: {}", out, ex.toString());
+                }
             }
             return false;
         } finally {

@@ -200,15 +200,7 @@ final class Memtable {
         MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
         int length = r.get(ValueLayout.JAVA_INT, ro + 8);
         if (length < 0) return Entry.tombstone(key, timestamp);
-        if (!budget.tryReserve(length)) throw new ReadBudgetExceededException(length);
-        try {
-            byte[] value = new byte[length];
-            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, ro + RECORD_HEADER, value, 0, length);
-            return Entry.value(key, value, timestamp);
-        } catch (RuntimeException | Error e) { // an OutOfMemoryError, most likely: the reservation must not outlive it
-            budget.release(length);
-            throw e;
-        }
+        return Entry.value(key, Bytes.copyReserved(r, ro + RECORD_HEADER, length, budget), timestamp);
     }
 
     Entry get(byte[] key) {

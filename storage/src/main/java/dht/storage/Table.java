@@ -254,17 +254,7 @@ final class Table {
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
             int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
-            if (c == 0) {
-                if (seg.get(Bytes.LONG, p + 8) < atLeast) return null;
-                if (vl == TableFormat.TOMBSTONE_LEN) return decode(p, kl, vl);
-                if (!budget.tryReserve(vl)) throw new ReadBudgetExceededException(vl);
-                try {
-                    return decode(p, kl, vl);
-                } catch (RuntimeException | Error e) { // an OutOfMemoryError, most likely: the reservation must not outlive it
-                    budget.release(vl);
-                    throw e;
-                }
-            }
+            if (c == 0) return seg.get(Bytes.LONG, p + 8) < atLeast ? null : decode(p, kl, vl, budget);
             if (c < 0) return null;
             p = entryEnd;
         }
@@ -272,14 +262,21 @@ final class Table {
     }
 
     private Entry decode(long p, int kl, int vl) {
+        try {
+            return decode(p, kl, vl, ReadBudget.UNLIMITED);
+        } catch (ReadBudgetExceededException e) {
+            throw new AssertionError("an unlimited budget refused a value", e);
+        }
+    }
+
+    /** The entry at {@code p}; its value, if any, reserved in {@code budget} before it is copied. */
+    private Entry decode(long p, int kl, int vl, ReadBudget budget) throws ReadBudgetExceededException {
         long ts = seg.get(Bytes.LONG, p + 8);
         long k = p + TableFormat.ENTRY_HEADER;
         byte[] key = new byte[kl];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
         if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
-        byte[] value = new byte[vl];
-        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k + kl, value, 0, vl);
-        return Entry.value(key, value, ts);
+        return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts);
     }
 
     /**

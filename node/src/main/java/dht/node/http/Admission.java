@@ -65,7 +65,7 @@ public final class Admission {
 
     /** Reserves room for {@code n} more body bytes; false (nothing reserved) if that would pass the bound. */
     public boolean tryReserveBody(long n) {
-        return tryReserve(bodyBytesHeld, n, maxBodyBytesHeld);
+        return tryReserve(bodyBytesHeld, n, maxBodyBytesHeld, false);
     }
 
     /**
@@ -75,7 +75,7 @@ public final class Admission {
      * written under a larger {@code --max-body}, or a heap since made smaller, could never be read.
      */
     public boolean tryReserveAnswer(long n) {
-        return tryReserveOrFirst(answerBytesHeld, n, maxBodyBytesHeld);
+        return tryReserve(answerBytesHeld, n, maxBodyBytesHeld, true);
     }
 
     public void releaseAnswer(long n) {
@@ -88,7 +88,7 @@ public final class Admission {
 
     /** Marks {@code n} bytes of held answers as waiting; false (nothing marked) past half the budget, unless none waits. */
     public boolean tryReserveWaiting(long n) {
-        return tryReserveOrFirst(waitingAnswerBytes, n, maxBodyBytesHeld / 2);
+        return tryReserve(waitingAnswerBytes, n, maxBodyBytesHeld / 2, true);
     }
 
     public void releaseWaiting(long n) {
@@ -99,19 +99,11 @@ public final class Admission {
         return waitingAnswerBytes.get();
     }
 
-    /** As {@link #tryReserve}, but anything fits when nothing is held. */
-    private static boolean tryReserveOrFirst(AtomicLong held, long n, long max) {
+    /** Adds {@code n} to {@code held} if that stays within {@code max} (or, with {@code firstFits}, if nothing is held). */
+    private static boolean tryReserve(AtomicLong held, long n, long max, boolean firstFits) {
         while (true) {
             long h = held.get();
-            if (h > 0 && h + n > max) return false;
-            if (held.compareAndSet(h, h + n)) return true;
-        }
-    }
-
-    private static boolean tryReserve(AtomicLong held, long n, long max) {
-        while (true) {
-            long h = held.get();
-            if (h + n > max) return false;
+            if (h + n > max && !(firstFits && h == 0)) return false;
             if (held.compareAndSet(h, h + n)) return true;
         }
     }

@@ -32,8 +32,8 @@ final class AnswerReservation implements ReadBudget {
 
     @Override
     public synchronized boolean tryReserve(int bytes) {
-        if (closed || bytes < ResponseSequencer.UNCOUNTED_ANSWER_BYTES) return true;
-        long cost = HeapCost.ofArray(bytes);
+        long cost = cost(bytes);
+        if (closed || cost == 0) return true;
         if (!admission.tryReserveAnswer(cost)) return false;
         held += cost;
         return true;
@@ -41,8 +41,8 @@ final class AnswerReservation implements ReadBudget {
 
     @Override
     public synchronized void release(int bytes) {
-        if (closed || bytes < ResponseSequencer.UNCOUNTED_ANSWER_BYTES) return;
-        long cost = HeapCost.ofArray(bytes);
+        long cost = cost(bytes);
+        if (closed || cost == 0) return;
         admission.releaseAnswer(cost);
         held -= cost;
     }

@@ -196,18 +196,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     private boolean reserveWaiting(Slot slot, long body) {
         long counted = slot.answerBytes();
-        if (counted > 0) {
-            if (!withinShare(counted) || !admission.tryReserveWaiting(counted)) return false;
-            slot.holdWaiting(counted);
-            return true;
-        }
-        long n = HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
+        long n = counted > 0 ? counted : HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
         if (!withinShare(n) || !admission.tryReserveWaiting(n)) return false;
-        if (!admission.tryReserveAnswer(n)) {
-            admission.releaseWaiting(n);
-            return false;
+        if (counted == 0) {
+            if (!admission.tryReserveAnswer(n)) {
+                admission.releaseWaiting(n);
+                return false;
+            }
+            slot.holdAnswer(admission, n);
         }
-        slot.holdAnswer(admission, n);
         slot.holdWaiting(n);
         return true;
     }

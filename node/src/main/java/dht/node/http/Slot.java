@@ -118,7 +118,7 @@ public final class Slot {
         this.answerBytes.set(bytes);
     }
 
-    /** The answer's bytes counted while it waits (0 if none). */
+    /** The answer's bytes counted in the answer budget, since its value was read or since it began to wait (0 if none). */
     long answerBytes() {
         return answerBytes.get();
     }
