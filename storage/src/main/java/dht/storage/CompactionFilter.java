@@ -67,7 +67,7 @@ final class CompactionFilter implements Iterator<Entry> {
         while (in.hasNext()) {
             if (stopping.getAsBoolean()) throw new Cancelled();
             Entry e = in.next();
-            seenBytes += TableFormat.ENTRY_HEADER + e.key().length + (e.value() == null ? 0 : e.value().length);
+            seenBytes += TableFormat.ENTRY_HEADER + e.key().length + e.valueLength();
             progress();
             throttle();
             if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {

@@ -1,42 +1,89 @@
 package dht.storage;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
  * One version of one key, as the engine stores it: a value or a tombstone, with the timestamp of
  * the write that made it.
  *
- * <p>Invariant: {@code value == null} exactly when this is a tombstone. Arrays are owned by the
- * entry once it is built; callers must not mutate them.
+ * <p>A value is held either as an array or as a borrowed {@link MemorySegment} (a request body off
+ * the heap, a table's mapping, a memtable's arena): a large value then passes from the socket to the
+ * log and the memtable, and from the memtable or tables to a new table, without ever being an array
+ * on the heap, where each value of half a G1 region or more is a humongous object. A borrowed segment
+ * is valid only as long as its owner says: the engine copies what it keeps before {@link Store#write}
+ * returns, and entries the engine hands out ({@link Store#get}, {@link Store#scan}) always hold arrays.
+ *
+ * <p>Invariant: {@code array == null && segment == null} exactly when this is a tombstone. Arrays
+ * are owned by the entry once it is built; callers must not mutate them.
  */
 public final class Entry {
     private final byte[] key;
-    private final byte[] value;
+    private final byte[] array;
+    private final MemorySegment segment;
     private final long timestamp;
 
-    private Entry(byte[] key, byte[] value, long timestamp) {
+    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp) {
         this.key = key;
-        this.value = value;
+        this.array = array;
+        this.segment = segment;
         this.timestamp = timestamp;
     }
 
     public static Entry value(byte[] key, byte[] value, long timestamp) {
         if (value == null) throw new IllegalArgumentException("value must not be null; use tombstone()");
-        return new Entry(key, value, timestamp);
+        return new Entry(key, value, null, timestamp);
+    }
+
+    /**
+     * A value held in {@code value}, not copied: the caller keeps it valid and unchanged until the
+     * entry is no longer used (for {@link Store#write}, until the call returns).
+     */
+    public static Entry value(byte[] key, MemorySegment value, long timestamp) {
+        if (value == null) throw new IllegalArgumentException("value must not be null; use tombstone()");
+        if (value.byteSize() > Integer.MAX_VALUE) throw new IllegalArgumentException("value larger than 2 GiB");
+        return new Entry(key, null, value, timestamp);
     }
 
     public static Entry tombstone(byte[] key, long timestamp) {
-        return new Entry(key, null, timestamp);
+        return new Entry(key, null, null, timestamp);
     }
 
     public byte[] key() { return key; }
 
-    /** The value, or {@code null} for a tombstone. */
-    public byte[] value() { return value; }
+    /**
+     * The value, or {@code null} for a tombstone. For a value held in a segment this is a new copy
+     * on each call: code that can take a segment uses {@link #valueSegment()}.
+     */
+    public byte[] value() {
+        if (array != null || segment == null) return array;
+        return segment.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** The value as a segment (a view of the array, for an array), or {@code null} for a tombstone. */
+    public MemorySegment valueSegment() {
+        if (segment != null) return segment;
+        return array == null ? null : MemorySegment.ofArray(array);
+    }
+
+    /** The value's length in bytes; 0 for a tombstone. */
+    public int valueLength() {
+        if (array != null) return array.length;
+        return segment == null ? 0 : (int) segment.byteSize();
+    }
+
+    /** Whether the value is a borrowed segment, valid only as long as its owner says. */
+    public boolean isBorrowed() { return segment != null; }
+
+    /** This entry, or, if its value is borrowed, the same entry with the value copied into an array it owns. */
+    public Entry owned() {
+        return segment == null ? this : new Entry(key, segment.toArray(ValueLayout.JAVA_BYTE), null, timestamp);
+    }
 
     public long timestamp() { return timestamp; }
 
-    public boolean isTombstone() { return value == null; }
+    public boolean isTombstone() { return array == null && segment == null; }
 
     /**
      * Last write wins: is this version newer than {@code other} (of the same key)? Ties on the
@@ -48,13 +95,18 @@ public final class Entry {
         if (timestamp != other.timestamp) return timestamp > other.timestamp;
         if (isTombstone() != other.isTombstone()) return isTombstone();
         if (isTombstone()) return false;
-        return Arrays.compareUnsigned(value, other.value) > 0;
+        if (array != null && other.array != null) return Arrays.compareUnsigned(array, other.array) > 0;
+        MemorySegment o = other.valueSegment();
+        return Bytes.compare(valueSegment(), o, 0, (int) o.byteSize()) > 0;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Entry e && timestamp == e.timestamp
-                && Arrays.equals(key, e.key) && Arrays.equals(value, e.value);
+        if (!(o instanceof Entry e) || timestamp != e.timestamp || !Arrays.equals(key, e.key)) return false;
+        if (isTombstone() || e.isTombstone()) return isTombstone() == e.isTombstone();
+        if (array != null && e.array != null) return Arrays.equals(array, e.array);
+        MemorySegment a = valueSegment(), b = e.valueSegment();
+        return MemorySegment.mismatch(a, 0, a.byteSize(), b, 0, b.byteSize()) < 0;
     }
 
     @Override
@@ -65,6 +117,6 @@ public final class Entry {
     @Override
     public String toString() {
         return "Entry[" + new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + timestamp
-                + (isTombstone() ? " tombstone" : " " + value.length + " bytes") + "]";
+                + (isTombstone() ? " tombstone" : " " + valueLength() + " bytes") + "]";
     }
 }

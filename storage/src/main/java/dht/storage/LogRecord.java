@@ -15,19 +15,42 @@ final class LogRecord {
 
     private LogRecord() {}
 
+    /** The whole record of {@code e}, in one array: for tests and tools; the log writes {@link #head} and the value. */
     static byte[] encode(Entry e) {
+        byte[] head = head(e);
+        byte[] r = java.util.Arrays.copyOf(head, head.length + e.valueLength());
+        if (!e.isTombstone()) {
+            java.lang.foreign.MemorySegment.copy(e.valueSegment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, r, head.length,
+                    e.valueLength());
+        }
+        return r;
+    }
+
+    /** The record's length in the log: its head and its value. */
+    static long size(Entry e) {
+        return HEADER + BODY_FIXED + e.key().length + (long) e.valueLength();
+    }
+
+    /**
+     * The record's bytes up to its value (crc, length, type, timestamp, expiry, key), with the CRC
+     * already taken over the value too: the value itself is never copied into a record array, so a
+     * large one is not a second large array on the heap (or any array, when it is off the heap).
+     */
+    static byte[] head(Entry e) {
         byte[] k = e.key();
-        byte[] v = e.value();
-        int body = BODY_FIXED + k.length + (v == null ? 0 : v.length);
-        byte[] r = new byte[HEADER + body];
-        Bytes.putInt(r, 4, body);
+        int v = e.valueLength();
+        byte[] r = new byte[HEADER + BODY_FIXED + k.length];
+        Bytes.putInt(r, 4, BODY_FIXED + k.length + v);
         r[8] = e.isTombstone() ? DELETE : PUT;
         Bytes.putLong(r, 9, e.timestamp());
         Bytes.putLong(r, 17, 0L);
         Bytes.putInt(r, 25, k.length);
         System.arraycopy(k, 0, r, 29, k.length);
-        if (v != null) System.arraycopy(v, 0, r, 29 + k.length, v.length);
-        Bytes.putInt(r, 0, Bytes.crc(r, 4, r.length - 4));
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(r, 4, r.length - 4);
+        if (e.isBorrowed()) crc.update(e.valueSegment().asByteBuffer());
+        else if (v > 0) crc.update(e.value());
+        Bytes.putInt(r, 0, (int) crc.getValue());
         return r;
     }
 

@@ -94,14 +94,17 @@ public final class LsmStore implements Store {
 
     private static final class Writer {
         final Entry entry;
-        final byte[] record;
+        /** The log record up to the value (the value is copied into the log from where it is). */
+        final byte[] head;
+        final long recordBytes;
         final Condition turn;
         boolean done;
         IOException error;
 
         Writer(Entry entry, Condition turn) {
             this.entry = entry;
-            this.record = LogRecord.encode(entry);
+            this.head = LogRecord.head(entry);
+            this.recordBytes = LogRecord.size(entry);
             this.turn = turn;
         }
     }
@@ -402,7 +405,7 @@ public final class LsmStore implements Store {
         Path p = FileNames.table(dir, n);
         log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
                 p.getFileName());
-        long count = TableWriter.write(files, p, mem.iterator(null, null), mem.count(), opt);
+        long count = TableWriter.write(files, p, mem.borrowingIterator(), mem.count(), opt);
         Table t = Table.open(files, p, n);
         log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
                 count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
@@ -444,7 +447,7 @@ public final class LsmStore implements Store {
         for (Entry e : entries) {
             checkKey(e.key());
             Writer w = new Writer(e, turn);
-            if (w.record.length > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
+            if (w.recordBytes > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
             mine.add(w);
         }
         Writer last = mine.getLast();
@@ -490,20 +493,22 @@ public final class LsmStore implements Store {
             throw ex;
         }
         List<Writer> batch = new ArrayList<>();
-        List<byte[]> records = new ArrayList<>();
+        List<byte[]> heads = new ArrayList<>();
+        List<Entry> entries = new ArrayList<>();
         long bytes = 0;
         for (Writer x : writers) {
-            if (!batch.isEmpty() && bytes + x.record.length > MAX_BATCH_BYTES) break;
+            if (!batch.isEmpty() && bytes + x.recordBytes > MAX_BATCH_BYTES) break;
             batch.add(x);
-            records.add(x.record);
-            bytes += x.record.length;
+            heads.add(x.head);
+            entries.add(x.entry);
+            bytes += x.recordBytes;
         }
         Memtable mem = current.active;
         WalWriter log = wal;
         IOException err = null;
         mutex.unlock();
         try {
-            log.append(records);
+            log.append(heads, entries);
             if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
             for (Writer x : batch) mem.put(x.entry);
         } catch (IOException ex) {
@@ -854,7 +859,7 @@ public final class LsmStore implements Store {
             List<Table> others = new ArrayList<>(v.tables);
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
-            for (Table t : inputs) sources.add(t.iterator(null, null));
+            for (Table t : inputs) sources.add(t.borrowingIterator());
             Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             Table t = count == 0 ? null : Table.open(files, out, n);
@@ -980,7 +985,7 @@ public final class LsmStore implements Store {
     }
 
     private static void release(Entry e, ReadBudget budget) {
-        if (e != null && !e.isTombstone()) budget.release(e.value().length);
+        if (e != null && !e.isTombstone()) budget.release(e.valueLength());
     }
 
     @Override

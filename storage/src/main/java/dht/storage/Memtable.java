@@ -98,14 +98,13 @@ final class Memtable {
     }
 
     private long writeRecord(Entry e) {
-        byte[] v = e.value();
-        int length = v == null ? 0 : v.length;
+        int length = e.valueLength();
         long record = arena.allocate(RECORD_HEADER + length);
         MemorySegment s = arena.segment(record);
         long o = MemtableArena.offset(record);
         s.set(ValueLayout.JAVA_LONG, o, e.timestamp());
-        s.set(ValueLayout.JAVA_INT, o + 8, v == null ? -1 : length);
-        if (length > 0) MemorySegment.copy(v, 0, s, ValueLayout.JAVA_BYTE, o + RECORD_HEADER, length);
+        s.set(ValueLayout.JAVA_INT, o + 8, e.isTombstone() ? -1 : length);
+        if (length > 0) MemorySegment.copy(e.valueSegment(), 0, s, o + RECORD_HEADER, length);
         return record;
     }
 
@@ -119,7 +118,7 @@ final class Memtable {
         boolean tombstone = length < 0;
         if (e.isTombstone() != tombstone) return e.isTombstone();
         if (tombstone) return false;
-        return Bytes.compare(e.value(), s, o + RECORD_HEADER, length) > 0;
+        return Bytes.compare(e.valueSegment(), s, o + RECORD_HEADER, length) > 0;
     }
 
     /** LevelDB's: height h with probability 3/4 × (1/4)^(h-1). */
@@ -203,6 +202,22 @@ final class Memtable {
         return Entry.value(key, Bytes.copyReserved(r, ro + RECORD_HEADER, length, budget), timestamp);
     }
 
+    /** The node's entry as of now, its value a view of the arena. */
+    private Entry borrowedEntryAt(long node) {
+        MemorySegment s = arena.segment(node);
+        long o = MemtableArena.offset(node);
+        long record = (long) LONG.getAcquire(s, o + VALUE);
+        MemorySegment r = arena.segment(record);
+        long ro = MemtableArena.offset(record);
+        long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
+        int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
+        byte[] key = new byte[keyLength];
+        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * s.get(ValueLayout.JAVA_INT, o + HEIGHT), key, 0, keyLength);
+        int length = r.get(ValueLayout.JAVA_INT, ro + 8);
+        if (length < 0) return Entry.tombstone(key, timestamp);
+        return Entry.value(key, r.asSlice(ro + RECORD_HEADER, length), timestamp);
+    }
+
     Entry get(byte[] key) {
         return get(key, Bytes.hash(key));
     }
@@ -229,6 +244,19 @@ final class Memtable {
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
+        return iterator(from, to, false);
+    }
+
+    /**
+     * Every entry, its value borrowed from the arena ({@link Entry#isBorrowed}) rather than copied:
+     * for the flush, which holds a reference to this memtable until it is done with them, so a
+     * large value is never copied onto the heap on its way to a table.
+     */
+    Iterator<Entry> borrowingIterator() {
+        return iterator(null, null, true);
+    }
+
+    private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
         byte[] start = from == null ? new byte[0] : from;
         if (to != null && Bytes.ORDER.compare(start, to) >= 0) return Collections.emptyIterator();
         MemorySegment end = to == null ? null : MemorySegment.ofArray(to);
@@ -243,7 +271,7 @@ final class Memtable {
             @Override
             public Entry next() {
                 if (!hasNext()) throw new NoSuchElementException();
-                Entry e = entryAt(node);
+                Entry e = borrow ? borrowedEntryAt(node) : entryAt(node);
                 node = Memtable.this.next(node, 0);
                 return e;
             }

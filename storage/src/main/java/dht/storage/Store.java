@@ -40,8 +40,8 @@ public interface Store extends AutoCloseable {
      */
     default Entry get(byte[] key, ReadBudget budget) throws IOException {
         Entry e = get(key);
-        if (e != null && !e.isTombstone() && !budget.tryReserve(e.value().length)) {
-            throw new ReadBudgetExceededException(e.value().length);
+        if (e != null && !e.isTombstone() && !budget.tryReserve(e.valueLength())) {
+            throw new ReadBudgetExceededException(e.valueLength());
         }
         return e;
     }

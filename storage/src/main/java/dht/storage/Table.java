@@ -279,6 +279,16 @@ final class Table {
         return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts);
     }
 
+    /** The entry at {@code p}, its value a view of the mapping. */
+    private Entry borrowed(long p, int kl, int vl) {
+        long ts = seg.get(Bytes.LONG, p + 8);
+        long k = p + TableFormat.ENTRY_HEADER;
+        byte[] key = new byte[kl];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
+        if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
+        return Entry.value(key, seg.asSlice(k + kl, vl), ts);
+    }
+
     /**
      * Entries with keys in {@code [from, to)}. A damaged block fails the iteration with an
      * {@link UncheckedIOException} wrapping a {@link CorruptionException}, never skips it: a
@@ -286,6 +296,19 @@ final class Table {
      * version from another table through, and compaction must never silently drop data.
      */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
+        return iterator(from, to, false);
+    }
+
+    /**
+     * Every entry, its value borrowed from the mapping ({@link Entry#isBorrowed}) rather than copied:
+     * for compaction, which holds a reference to this table until it is done with them, so a large
+     * value is never copied onto the heap on its way to the new table.
+     */
+    Iterator<Entry> borrowingIterator() {
+        return iterator(null, null, true);
+    }
+
+    private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
         MemorySegment fromKey = from == null ? null : MemorySegment.ofArray(from);
         MemorySegment toKey = to == null ? null : MemorySegment.ofArray(to);
         return new Iterator<>() {
@@ -323,7 +346,7 @@ final class Table {
                         done = true;
                         return;
                     }
-                    next = decode(kp - TableFormat.ENTRY_HEADER, kl, vl);
+                    next = borrow ? borrowed(kp - TableFormat.ENTRY_HEADER, kl, vl) : decode(kp - TableFormat.ENTRY_HEADER, kl, vl);
                     return;
                 }
             }

@@ -2,6 +2,7 @@ package dht.storage;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ final class TableWriter {
     private final int blockSize;
     private final BloomFilter.Builder bloom;
     private final ByteBuffer buf = ByteBuffer.allocate(1 << 18).order(ByteOrder.LITTLE_ENDIAN);
+    private final MemorySegment bufSegment = MemorySegment.ofBuffer(buf);
     private final ByteArrayOutputStream indexEntries = new ByteArrayOutputStream();
     private int[] indexOffsets = new int[64];
     private int blocks;
@@ -60,15 +62,15 @@ final class TableWriter {
             throw new IllegalStateException("keys out of order while writing " + path);
         }
         if (blockLen == 0) startBlock(k);
-        byte[] v = e.value();
         byte[] header = entryHeader;
         Bytes.putInt(header, 0, k.length);
-        Bytes.putInt(header, 4, v == null ? TableFormat.TOMBSTONE_LEN : v.length);
+        Bytes.putInt(header, 4, e.isTombstone() ? TableFormat.TOMBSTONE_LEN : e.valueLength());
         Bytes.putLong(header, 8, e.timestamp());
         Bytes.putLong(header, 16, 0L);
         blockBytes(header);
         blockBytes(k);
-        if (v != null) blockBytes(v);
+        if (e.isBorrowed()) blockBytes(e.valueSegment());
+        else if (!e.isTombstone()) blockBytes(e.value());
         bloom.add(k);
         lastKey = k;
         count++;
@@ -103,6 +105,21 @@ final class TableWriter {
         blockCrc.update(b, 0, b.length);
         blockLen += b.length;
         raw(b);
+    }
+
+    /** A value where it is (a memtable's arena, another table's mapping): copied into the buffer a piece at a time. */
+    private void blockBytes(MemorySegment v) throws IOException {
+        blockCrc.update(v.asByteBuffer());
+        long n = v.byteSize();
+        blockLen += (int) n;
+        long off = 0;
+        while (off < n) {
+            if (!buf.hasRemaining()) drain();
+            int c = (int) Math.min(buf.remaining(), n - off);
+            MemorySegment.copy(v, off, bufSegment, buf.position(), c);
+            buf.position(buf.position() + c);
+            off += c;
+        }
     }
 
     private void raw(byte[] b) throws IOException {

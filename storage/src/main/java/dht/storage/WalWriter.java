@@ -2,6 +2,7 @@ package dht.storage;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +16,12 @@ final class WalWriter implements Closeable {
     final Path path;
     private final StorageFiles.WritableFile file;
     private volatile long bytes;
-    private final ByteBuffer staging = ByteBuffer.allocate(1 << 20);
+    /**
+     * Below half a G1 region (1 MiB at the smallest), so it is never a humongous object: a new one
+     * comes with every log file, which is every memtable.
+     */
+    private final ByteBuffer staging = ByteBuffer.allocate(256 << 10);
+    private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -24,24 +30,35 @@ final class WalWriter implements Closeable {
     }
 
     /**
-     * Appends the records with as few write() calls as the staging buffer allows. The buffer is
-     * reused: only the group-commit leader appends.
+     * Appends the records of {@code entries}, each its {@code heads} entry ({@link LogRecord#head})
+     * followed by its value, with as few write() calls as the staging buffer allows. The buffer is
+     * reused: only the group-commit leader appends. A value is copied from where it is (an array or
+     * a borrowed segment) straight into the buffer, never into a record of its own.
      */
-    void append(List<byte[]> records) throws IOException {
+    void append(List<byte[]> heads, List<Entry> entries) throws IOException {
         long total = 0;
         staging.clear();
-        for (byte[] r : records) {
-            int off = 0;
-            while (off < r.length) {
-                if (!staging.hasRemaining()) drain();
-                int n = Math.min(staging.remaining(), r.length - off);
-                staging.put(r, off, n);
-                off += n;
-            }
-            total += r.length;
+        for (int i = 0; i < heads.size(); i++) {
+            byte[] head = heads.get(i);
+            total += stage(MemorySegment.ofArray(head));
+            Entry e = entries.get(i);
+            if (!e.isTombstone()) total += stage(e.valueSegment());
         }
         drain();
         bytes += total;
+    }
+
+    private long stage(MemorySegment from) throws IOException {
+        long n = from.byteSize();
+        long off = 0;
+        while (off < n) {
+            if (!staging.hasRemaining()) drain();
+            int c = (int) Math.min(staging.remaining(), n - off);
+            MemorySegment.copy(from, off, stagingSegment, staging.position(), c);
+            staging.position(staging.position() + c);
+            off += c;
+        }
+        return n;
     }
 
     private void drain() throws IOException {

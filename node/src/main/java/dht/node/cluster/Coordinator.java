@@ -1,6 +1,8 @@
 package dht.node.cluster;
 
 import dht.storage.ReadBudget;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,6 +25,15 @@ public interface Coordinator extends AutoCloseable {
     }
 
     CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum);
+
+    /**
+     * A PUT of {@code value}'s readable bytes, which the caller keeps valid (its reference held,
+     * its bytes unchanged) until this method returns; a coordinator that uses them later retains
+     * what it needs and releases that itself. The default copies them onto the heap at once.
+     */
+    default CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
+        return put(key, ByteBufUtil.getBytes(value), quorum);
+    }
 
     CompletableFuture<Answer> delete(byte[] key, Quorum quorum);
 

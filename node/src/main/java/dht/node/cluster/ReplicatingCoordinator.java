@@ -3,6 +3,9 @@ package dht.node.cluster;
 import dht.storage.Entry;
 import dht.storage.ReadBudget;
 import dht.storage.ReadBudgetExceededException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,25 +98,90 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum) {
-        return write(Entry.value(key, value, clock.next()), quorum, Answer.STORED);
+        return write(Entry.value(key, value, clock.next()), quorum, Answer.STORED, null);
+    }
+
+    /**
+     * A value of {@link #BORROW_AT} bytes or more goes to this node's store straight from
+     * {@code value} (off the heap, as the socket delivered it), held here until the store has
+     * written it; only peers and hints get a copy on the heap. A smaller one is copied at once:
+     * cheaper than keeping the request's buffer, and no burden to the garbage collector.
+     */
+    @Override
+    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
+        if (value.readableBytes() < BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
+        ByteBuf held = contiguous(value);
+        try {
+            Entry entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
+            return write(entry, quorum, Answer.STORED, held::release);
+        } catch (RuntimeException | Error e) {
+            held.release();
+            throw e;
+        }
+    }
+
+    /** Values this large are borrowed from the request rather than copied onto the heap: a quarter of G1's smallest humongous size. */
+    static final int BORROW_AT = 128 << 10;
+
+    /**
+     * {@code value}'s readable bytes as one buffer this method's caller owns a reference to: the
+     * same buffer, retained, when it is one piece already, else a copy into one direct buffer (a
+     * body read from the socket in many pieces).
+     */
+    private static ByteBuf contiguous(ByteBuf value) {
+        if (value.nioBufferCount() == 1) return value.retainedSlice();
+        ByteBuf copy = value.alloc().directBuffer(value.readableBytes());
+        try {
+            copy.writeBytes(value, value.readerIndex(), value.readableBytes());
+            return copy;
+        } catch (RuntimeException | Error e) {
+            copy.release();
+            throw e;
+        }
     }
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
-        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED);
+        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED, null);
     }
 
-    private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success) {
+    /**
+     * Sends {@code entry} to every replica of its key. A borrowed entry ({@link Entry#isBorrowed})
+     * goes as it is only to this node's store, and {@code release} runs once that write is over
+     * (or at once, when this node is not a replica of the key): peers and hints, which keep or send
+     * it later, get one copy on the heap between them.
+     */
+    private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success, Runnable release) {
         List<String> targets = targets(entry.key(), quorum);
         List<CompletableFuture<Void>> calls = new ArrayList<>(targets.size());
-        for (String url : targets) {
-            CompletableFuture<Void> call = replicas.get(url).write(entry);
-            if (hints != null) {
-                call.whenComplete((ok, failure) -> {
-                    if (failure != null) hints.hold(url, entry);
-                });
+        Entry owned = entry.isBorrowed() ? null : entry;
+        boolean released = release == null;
+        try {
+            for (String url : targets) {
+                Replica replica = replicas.get(url);
+                boolean borrowing = entry.isBorrowed() && replica instanceof LocalReplica;
+                if (!borrowing && owned == null) owned = entry.owned();
+                Entry sent = borrowing ? entry : owned;
+                CompletableFuture<Void> call = replica.write(sent);
+                if (borrowing) {
+                    // One callback, so that a hint takes its copy before the memory goes back.
+                    call.whenComplete((ok, failure) -> {
+                        try {
+                            if (failure != null && hints != null) hints.hold(url, entry.owned());
+                        } finally {
+                            release.run();
+                        }
+                    });
+                    released = true;
+                } else if (hints != null) {
+                    call.whenComplete((ok, failure) -> {
+                        if (failure != null) hints.hold(url, sent);
+                    });
+                }
+                calls.add(call);
             }
-            calls.add(call);
+        } finally {
+            if (!released) release.run();
         }
         return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
             if (failure != null) {

@@ -4,7 +4,6 @@ import dht.node.cluster.Answer;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.Quorum;
 import dht.node.cluster.RepairAnswer;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -58,7 +57,7 @@ public final class EntityRoute implements Route {
         CompletableFuture<Answer> answer;
         try {
             if (method.equals(HttpMethod.PUT)) {
-                answer = coordinator.put(id, ByteBufUtil.getBytes(request.http().content()), quorum);
+                answer = coordinator.put(id, request.http().content(), quorum);
             } else {
                 answer = coordinator.delete(id, quorum);
             }

@@ -43,7 +43,9 @@ final class MemoryStore implements Store {
 
     private void apply(Entry e) throws IOException {
         if (failing) throw new IOException("injected failure");
-        map.compute(e.key(), (k, old) -> e.supersedes(old) ? e : old);
+        // A borrowed value is the caller's until the write returns: keep a copy, as the engine does.
+        Entry kept = e.owned();
+        map.compute(e.key(), (k, old) -> kept.supersedes(old) ? kept : old);
     }
 
     @Override

@@ -71,6 +71,32 @@ class MultiNodeClusterTest {
         for (int i = 0; i < 3; i++) assertThat(await(via(i).get(b("k"), q23))).isEqualTo(Answer.NOT_FOUND);
     }
 
+    /**
+     * A value large enough to be borrowed from the request's buffer: this node's store writes it from
+     * there, peers get a copy, and the buffer is the caller's again once the writes are over (even
+     * when this node is not a replica of the key).
+     */
+    @Test
+    void aLargeValueReachesEveryReplicaAndTheRequestBufferIsGivenBack() throws Exception {
+        byte[] big = new byte[ReplicatingCoordinator.BORROW_AT * 2];
+        new java.util.Random(7).nextBytes(big);
+        for (int from = 1; from <= 3; from++) {
+            String key = "big" + from;
+            io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
+            assertThat(await(via(from - 1).put(b(key), body, new Quorum(from, from)))).isEqualTo(Answer.STORED);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (body.refCnt() != 1 && System.nanoTime() < deadline) sleep(5);
+            assertThat(body.refCnt()).isEqualTo(1);
+            body.setZero(0, big.length);
+            body.release();
+            assertThat(copies(key)).isEqualTo(from);
+            for (TestNode n : nodes) {
+                Entry e = n.store.map.get(b(key));
+                if (e != null) assertThat(e.value()).as("%s on %s", key, n.url).isEqualTo(big);
+            }
+        }
+    }
+
     @Test
     void writesThroughDifferentNodesOneAfterTheOtherAreOrdered() throws Exception {
         Quorum q = new Quorum(2, 3);

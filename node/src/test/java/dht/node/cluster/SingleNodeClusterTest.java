@@ -88,4 +88,65 @@ class SingleNodeClusterTest {
         }
         assertThat(seen).containsExactly("b+", "c-");
     }
+
+    private static byte[] pattern(int length, int seed) {
+        byte[] v = new byte[length];
+        for (int i = 0; i < length; i++) v[i] = (byte) (i * 7 + seed);
+        return v;
+    }
+
+    /** A body in many pieces, as a large one comes off the socket. */
+    private static io.netty.buffer.ByteBuf inPieces(byte[] value, int pieces) {
+        io.netty.buffer.CompositeByteBuf c = io.netty.buffer.Unpooled.compositeBuffer(pieces);
+        int step = value.length / pieces;
+        for (int i = 0; i < pieces; i++) {
+            int from = i * step;
+            int to = i == pieces - 1 ? value.length : from + step;
+            io.netty.buffer.ByteBuf piece = io.netty.buffer.Unpooled.directBuffer(to - from);
+            piece.writeBytes(value, from, to - from);
+            c.addComponent(true, piece);
+        }
+        return c;
+    }
+
+    private static void awaitRefCnt(io.netty.buffer.ByteBuf b, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (b.refCnt() != expected && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(b.refCnt()).as("references to the request's buffer once the write is over").isEqualTo(expected);
+    }
+
+    /**
+     * A large value goes to the store from the request's own buffer, in one piece or many, and the
+     * coordinator gives back what it held once the store is done, whether the write succeeded or not.
+     */
+    @Test
+    void aLargeValueIsStoredFromTheRequestBufferWhichIsGivenBack() throws Exception {
+        Coordinator c = cluster.coordinator();
+        Quorum q = Quorum.defaultFor(1);
+        byte[] big = pattern(ReplicatingCoordinator.BORROW_AT + 1000, 1);
+        io.netty.buffer.ByteBuf onePiece = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
+        assertThat(c.put(b("one"), onePiece, q).join()).isEqualTo(Answer.STORED);
+        awaitRefCnt(onePiece, 1);
+        io.netty.buffer.ByteBuf many = inPieces(pattern(big.length, 2), 9);
+        assertThat(c.put(b("many"), many, q).join()).isEqualTo(Answer.STORED);
+        awaitRefCnt(many, 1);
+        onePiece.setZero(0, big.length); // the caller's to reuse now: what was stored is a copy
+        onePiece.release();
+        many.release();
+        assertThat(c.get(b("one"), q).join().value()).isEqualTo(big);
+        assertThat(c.get(b("many"), q).join().value()).isEqualTo(pattern(big.length, 2));
+
+        store.failing = true;
+        io.netty.buffer.ByteBuf failed = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
+        assertThat(c.put(b("failed"), failed, q).join()).isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+        awaitRefCnt(failed, 1);
+        failed.release();
+        store.failing = false;
+
+        storage.shutdownNow();
+        io.netty.buffer.ByteBuf rejected = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
+        assertThat(c.put(b("rejected"), rejected, q).join()).isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+        awaitRefCnt(rejected, 1);
+        rejected.release();
+    }
 }
