@@ -29,9 +29,18 @@ final class TestNode implements AutoCloseable {
         this.store = store;
     }
 
+    /** Ports handed out by {@link #freePort} in this JVM: the kernel may offer one again as soon as it is closed. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A port nothing listens on now, never the same twice in one JVM (two calls in a row got the same
+     * port once, and a cluster of three listed one node twice).
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (HANDED_OUT.add(s.getLocalPort())) return s.getLocalPort();
+            }
         }
     }
 

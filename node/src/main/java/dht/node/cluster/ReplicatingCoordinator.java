@@ -111,13 +111,14 @@ final class ReplicatingCoordinator implements Coordinator {
     public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
         if (value.readableBytes() < BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
         ByteBuf held = contiguous(value);
+        Entry entry;
         try {
-            Entry entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
-            return write(entry, quorum, Answer.STORED, held::release);
+            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
         } catch (RuntimeException | Error e) {
             held.release();
             throw e;
         }
+        return write(entry, quorum, Answer.STORED, held::release); // releases it, exactly once, whatever happens
     }
 
     /** Values this large are borrowed from the request rather than copied onto the heap: a quarter of G1's smallest humongous size. */
@@ -147,33 +148,39 @@ final class ReplicatingCoordinator implements Coordinator {
 
     /**
      * Sends {@code entry} to every replica of its key. A borrowed entry ({@link Entry#isBorrowed})
-     * goes as it is only to this node's store, and {@code release} runs once that write is over
-     * (or at once, when this node is not a replica of the key): peers and hints, which keep or send
-     * it later, get one copy on the heap between them.
+     * goes as it is only to this node's store; peers and hints, which keep or send it later, get one
+     * copy on the heap between them, made before anything is sent. {@code release} (null for an
+     * entry that is not borrowed) runs exactly once, however this ends: when this node's write is
+     * over, or before this returns or throws if it never began (this node is not a replica of the
+     * key, or something failed first).
      */
     private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success, Runnable release) {
-        List<String> targets = targets(entry.key(), quorum);
-        List<CompletableFuture<Void>> calls = new ArrayList<>(targets.size());
-        Entry owned = entry.isBorrowed() ? null : entry;
-        boolean released = release == null;
+        List<CompletableFuture<Void>> calls;
+        boolean handedToStore = false;
         try {
+            List<String> targets = targets(entry.key(), quorum);
+            calls = new ArrayList<>(targets.size());
+            Entry owned = entry;
+            if (entry.isBorrowed()) {
+                for (String url : targets) {
+                    if (!(replicas.get(url) instanceof LocalReplica)) {
+                        owned = entry.owned();
+                        break;
+                    }
+                }
+            }
             for (String url : targets) {
                 Replica replica = replicas.get(url);
-                boolean borrowing = entry.isBorrowed() && replica instanceof LocalReplica;
-                if (!borrowing && owned == null) owned = entry.owned();
-                Entry sent = borrowing ? entry : owned;
-                CompletableFuture<Void> call = replica.write(sent);
-                if (borrowing) {
-                    // One callback, so that a hint takes its copy before the memory goes back.
-                    call.whenComplete((ok, failure) -> {
-                        try {
-                            if (failure != null && hints != null) hints.hold(url, entry.owned());
-                        } finally {
-                            release.run();
-                        }
-                    });
-                    released = true;
-                } else if (hints != null) {
+                if (entry.isBorrowed() && replica instanceof LocalReplica) {
+                    CompletableFuture<Void> call = callOf(replica, entry);
+                    handedToStore = true;
+                    call.whenComplete((ok, failure) -> release.run());
+                    calls.add(call);
+                    continue;
+                }
+                Entry sent = owned;
+                CompletableFuture<Void> call = callOf(replica, sent);
+                if (hints != null) {
                     call.whenComplete((ok, failure) -> {
                         if (failure != null) hints.hold(url, sent);
                     });
@@ -181,7 +188,7 @@ final class ReplicatingCoordinator implements Coordinator {
                 calls.add(call);
             }
         } finally {
-            if (!released) release.run();
+            if (!handedToStore && release != null) release.run();
         }
         return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
             if (failure != null) {
@@ -190,6 +197,15 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             return success;
         });
+    }
+
+    /** The replica's write, a failed future if it threw: once this node's store has a borrowed entry, nothing else may throw past its release. */
+    private static CompletableFuture<Void> callOf(Replica replica, Entry entry) {
+        try {
+            return replica.write(entry);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private List<String> targets(byte[] key, Quorum quorum) {

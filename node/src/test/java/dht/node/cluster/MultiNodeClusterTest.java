@@ -81,18 +81,21 @@ class MultiNodeClusterTest {
         byte[] big = new byte[ReplicatingCoordinator.BORROW_AT * 2];
         new java.util.Random(7).nextBytes(big);
         for (int from = 1; from <= 3; from++) {
-            String key = "big" + from;
-            io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
-            assertThat(await(via(from - 1).put(b(key), body, new Quorum(from, from)))).isEqualTo(Answer.STORED);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (body.refCnt() != 1 && System.nanoTime() < deadline) sleep(5);
-            assertThat(body.refCnt()).isEqualTo(1);
-            body.setZero(0, big.length);
-            body.release();
-            assertThat(copies(key)).isEqualTo(from);
-            for (TestNode n : nodes) {
-                Entry e = n.store.map.get(b(key));
-                if (e != null) assertThat(e.value()).as("%s on %s", key, n.url).isEqualTo(big);
+            for (int coordinator = 0; coordinator < 3; coordinator++) {
+                // every coordinator: a replica of the key or not, with peers to copy for or none
+                String key = "big" + from + "." + coordinator;
+                io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
+                assertThat(await(via(coordinator).put(b(key), body, new Quorum(from, from)))).isEqualTo(Answer.STORED);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (body.refCnt() != 1 && System.nanoTime() < deadline) sleep(5);
+                assertThat(body.refCnt()).as("references to the request's buffer after %s", key).isEqualTo(1);
+                body.setZero(0, big.length);
+                body.release();
+                assertThat(copies(key)).isEqualTo(from);
+                for (TestNode n : nodes) {
+                    Entry e = n.store.map.get(b(key));
+                    if (e != null) assertThat(e.value()).as("%s on %s", key, n.url).isEqualTo(big);
+                }
             }
         }
     }

@@ -58,11 +58,17 @@ final class TestNode implements AutoCloseable {
         this.url = "http://localhost:" + port;
     }
 
+    /** Ports handed out by {@link #freePort} in this JVM: the kernel may offer one again as soon as it is closed. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A port nothing listens on now, never the same twice in one JVM (so never twice in one cluster). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new RuntimeException(e);
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (HANDED_OUT.add(s.getLocalPort())) return s.getLocalPort();
+            } catch (java.io.IOException e) {
+                throw new RuntimeException(e);
+            }
         }
     }
 
