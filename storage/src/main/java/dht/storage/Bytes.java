@@ -35,6 +35,29 @@ final class Bytes {
         }
     }
 
+    /** Empties a full buffer (writes it out) so that more can be put in. */
+    interface Drain {
+        void drain() throws java.io.IOException;
+    }
+
+    /**
+     * Puts all of {@code from} into {@code buf} (whose whole capacity {@code bufSegment} views), a
+     * piece at a time, draining the buffer whenever it is full: how a value of any size is written
+     * through a small buffer without a copy of its own.
+     */
+    static void putInPieces(MemorySegment from, java.nio.ByteBuffer buf, MemorySegment bufSegment, Drain drain)
+            throws java.io.IOException {
+        long n = from.byteSize();
+        long off = 0;
+        while (off < n) {
+            if (!buf.hasRemaining()) drain.drain();
+            int c = (int) Math.min(buf.remaining(), n - off);
+            MemorySegment.copy(from, off, bufSegment, buf.position(), c);
+            buf.position(buf.position() + c);
+            off += c;
+        }
+    }
+
     static int crc(byte[] a, int off, int len) {
         CRC32C c = new CRC32C();
         c.update(a, off, len);

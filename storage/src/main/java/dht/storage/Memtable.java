@@ -173,9 +173,9 @@ final class Memtable {
         return next(x, 0);
     }
 
-    private Entry entryAt(long node) {
+    private Entry entryAt(long node, boolean borrow) {
         try {
-            return entryAt(node, ReadBudget.UNLIMITED, Long.MIN_VALUE);
+            return entryAt(node, ReadBudget.UNLIMITED, Long.MIN_VALUE, borrow);
         } catch (ReadBudgetExceededException e) {
             throw new AssertionError("an unlimited budget refused a value", e);
         }
@@ -183,9 +183,10 @@ final class Memtable {
 
     /**
      * The node's entry as of now, or null if its timestamp is below {@code atLeast} (it would lose
-     * to what the caller has: nothing is copied); its value, if any, reserved in {@code budget} before it is copied.
+     * to what the caller has: nothing is copied); its value, if any, reserved in {@code budget} before
+     * it is copied, or, with {@code borrow}, a view of the arena (nothing reserved or copied).
      */
-    private Entry entryAt(long node, ReadBudget budget, long atLeast) throws ReadBudgetExceededException {
+    private Entry entryAt(long node, ReadBudget budget, long atLeast, boolean borrow) throws ReadBudgetExceededException {
         MemorySegment s = arena.segment(node);
         long o = MemtableArena.offset(node);
         long record = (long) LONG.getAcquire(s, o + VALUE);
@@ -199,23 +200,8 @@ final class Memtable {
         MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
         int length = r.get(ValueLayout.JAVA_INT, ro + 8);
         if (length < 0) return Entry.tombstone(key, timestamp);
+        if (borrow) return Entry.value(key, r.asSlice(ro + RECORD_HEADER, length), timestamp);
         return Entry.value(key, Bytes.copyReserved(r, ro + RECORD_HEADER, length, budget), timestamp);
-    }
-
-    /** The node's entry as of now, its value a view of the arena. */
-    private Entry borrowedEntryAt(long node) {
-        MemorySegment s = arena.segment(node);
-        long o = MemtableArena.offset(node);
-        long record = (long) LONG.getAcquire(s, o + VALUE);
-        MemorySegment r = arena.segment(record);
-        long ro = MemtableArena.offset(record);
-        long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
-        int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
-        byte[] key = new byte[keyLength];
-        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * s.get(ValueLayout.JAVA_INT, o + HEIGHT), key, 0, keyLength);
-        int length = r.get(ValueLayout.JAVA_INT, ro + 8);
-        if (length < 0) return Entry.tombstone(key, timestamp);
-        return Entry.value(key, r.asSlice(ro + RECORD_HEADER, length), timestamp);
     }
 
     Entry get(byte[] key) {
@@ -239,7 +225,7 @@ final class Memtable {
         if (!filter.mightContain(hash)) return null;
         MemorySegment k = MemorySegment.ofArray(key);
         long node = seek(k, null);
-        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget, atLeast) : null;
+        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget, atLeast, false) : null;
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */
@@ -271,7 +257,7 @@ final class Memtable {
             @Override
             public Entry next() {
                 if (!hasNext()) throw new NoSuchElementException();
-                Entry e = borrow ? borrowedEntryAt(node) : entryAt(node);
+                Entry e = entryAt(node, borrow);
                 node = Memtable.this.next(node, 0);
                 return e;
             }

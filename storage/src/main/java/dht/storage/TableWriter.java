@@ -112,14 +112,7 @@ final class TableWriter {
         blockCrc.update(v.asByteBuffer());
         long n = v.byteSize();
         blockLen += (int) n;
-        long off = 0;
-        while (off < n) {
-            if (!buf.hasRemaining()) drain();
-            int c = (int) Math.min(buf.remaining(), n - off);
-            MemorySegment.copy(v, off, bufSegment, buf.position(), c);
-            buf.position(buf.position() + c);
-            off += c;
-        }
+        Bytes.putInPieces(v, buf, bufSegment, this::drain);
     }
 
     private void raw(byte[] b) throws IOException {

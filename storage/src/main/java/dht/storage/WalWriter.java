@@ -49,16 +49,8 @@ final class WalWriter implements Closeable {
     }
 
     private long stage(MemorySegment from) throws IOException {
-        long n = from.byteSize();
-        long off = 0;
-        while (off < n) {
-            if (!staging.hasRemaining()) drain();
-            int c = (int) Math.min(staging.remaining(), n - off);
-            MemorySegment.copy(from, off, stagingSegment, staging.position(), c);
-            staging.position(staging.position() + c);
-            off += c;
-        }
-        return n;
+        Bytes.putInPieces(from, staging, stagingSegment, this::drain);
+        return from.byteSize();
     }
 
     private void drain() throws IOException {
