@@ -41,19 +41,22 @@ final class Bytes {
     }
 
     /**
-     * Puts all of {@code from} into {@code buf} (whose whole capacity {@code bufSegment} views), a
-     * piece at a time, draining the buffer whenever it is full: how a value of any size is written
-     * through a small buffer without a copy of its own.
+     * Puts all of {@code from} into {@code buf} (a heap buffer whose whole capacity {@code bufSegment}
+     * views), a piece at a time, draining the buffer whenever it is full: how a value of any size is
+     * written through a small buffer without a copy of its own. With {@code crc}, also adds the
+     * bytes to it, read back from the heap buffer (cheaper than a checksum over a view of {@code from}).
      */
-    static void putInPieces(MemorySegment from, java.nio.ByteBuffer buf, MemorySegment bufSegment, Drain drain)
+    static void putInPieces(MemorySegment from, java.nio.ByteBuffer buf, MemorySegment bufSegment, CRC32C crc, Drain drain)
             throws java.io.IOException {
         long n = from.byteSize();
         long off = 0;
         while (off < n) {
             if (!buf.hasRemaining()) drain.drain();
             int c = (int) Math.min(buf.remaining(), n - off);
-            MemorySegment.copy(from, off, bufSegment, buf.position(), c);
-            buf.position(buf.position() + c);
+            int at = buf.position();
+            MemorySegment.copy(from, off, bufSegment, at, c);
+            if (crc != null) crc.update(buf.array(), buf.arrayOffset() + at, c);
+            buf.position(at + c);
             off += c;
         }
     }

@@ -109,10 +109,8 @@ final class TableWriter {
 
     /** A value where it is (a memtable's arena, another table's mapping): copied into the buffer a piece at a time. */
     private void blockBytes(MemorySegment v) throws IOException {
-        blockCrc.update(v.asByteBuffer());
-        long n = v.byteSize();
-        blockLen += (int) n;
-        Bytes.putInPieces(v, buf, bufSegment, this::drain);
+        blockLen += (int) v.byteSize();
+        Bytes.putInPieces(v, buf, bufSegment, blockCrc, this::drain);
     }
 
     private void raw(byte[] b) throws IOException {

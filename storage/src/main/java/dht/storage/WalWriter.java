@@ -40,17 +40,28 @@ final class WalWriter implements Closeable {
         staging.clear();
         for (int i = 0; i < heads.size(); i++) {
             byte[] head = heads.get(i);
-            total += stage(MemorySegment.ofArray(head));
+            stage(head);
+            total += head.length;
             Entry e = entries.get(i);
-            if (!e.isTombstone()) total += stage(e.valueSegment());
+            if (e.isBorrowed()) {
+                Bytes.putInPieces(e.valueSegment(), staging, stagingSegment, null, this::drain);
+            } else if (!e.isTombstone()) {
+                stage(e.value());
+            }
+            total += e.valueLength();
         }
         drain();
         bytes += total;
     }
 
-    private long stage(MemorySegment from) throws IOException {
-        Bytes.putInPieces(from, staging, stagingSegment, this::drain);
-        return from.byteSize();
+    private void stage(byte[] b) throws IOException {
+        int off = 0;
+        while (off < b.length) {
+            if (!staging.hasRemaining()) drain();
+            int n = Math.min(staging.remaining(), b.length - off);
+            staging.put(b, off, n);
+            off += n;
+        }
     }
 
     private void drain() throws IOException {
