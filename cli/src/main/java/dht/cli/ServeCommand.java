@@ -272,7 +272,10 @@ public final class ServeCommand implements Callable<Integer> {
     /**
      * URLs are compared as strings across nodes (and hashed for placement), so spell them one way:
      * scheme and host in lower case, as they are case-insensitive (`--self http://LOCALHOST:8080`
-     * is the node `http://localhost:8080` of `--cluster`), and no trailing slash.
+     * is the node `http://localhost:8080` of `--cluster`), and no trailing slash. Anything that is
+     * not {@code http://host[:port]} is refused here, before the data directory is touched: a port
+     * out of range or a path would otherwise surface later as a stack trace, or as peers that
+     * never answer.
      */
     static String normalize(String url) {
         String u = url.strip();
@@ -280,8 +283,19 @@ public final class ServeCommand implements Callable<Integer> {
         if (!u.regionMatches(true, 0, "http://", 0, 7)) {
             throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
         }
-        int path = u.indexOf('/', 7);
-        int end = path < 0 ? u.length() : path;
-        return u.substring(0, end).toLowerCase(java.util.Locale.ROOT) + u.substring(end);
+        java.net.URI parsed;
+        try {
+            parsed = new java.net.URI(u);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url + " (" + e.getReason() + ")");
+        }
+        if (parsed.getHost() == null || parsed.getRawUserInfo() != null || parsed.getRawQuery() != null
+                || parsed.getRawFragment() != null || !parsed.getRawPath().isEmpty()) {
+            throw new IllegalArgumentException("node URLs must look like http://host:port (no path, query or user), got " + url);
+        }
+        if (parsed.getPort() == 0 || parsed.getPort() > 65535 || (parsed.getPort() == -1 && parsed.getRawAuthority().matches(".*:[^\\]]*"))) {
+            throw new IllegalArgumentException("the port of a node URL must be 1..65535, got " + url);
+        }
+        return u.toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -11,7 +11,18 @@ class NodeUrlTest {
     void schemeAndHostAreCaseInsensitiveAndATrailingSlashIsDropped() {
         assertThat(ServeCommand.normalize("HTTP://LocalHost:8080/")).isEqualTo("http://localhost:8080");
         assertThat(ServeCommand.normalize(" http://a:1// ")).isEqualTo("http://a:1");
-        assertThat(ServeCommand.normalize("http://Host:9/Some/Path")).isEqualTo("http://host:9/Some/Path");
+        assertThat(ServeCommand.normalize("http://Host")).isEqualTo("http://host");
+        assertThat(ServeCommand.normalize("http://[::1]:8080")).isEqualTo("http://[::1]:8080");
+    }
+
+    /** What is not a node's address is refused before anything starts, with the reason. */
+    @Test
+    void aPortOutOfRangeAPathOrAMalformedHostIsRefused() {
+        for (String bad : new String[] {"http://localhost:99999", "http://localhost:0", "http://a b:1", "http://localhost:8080/foo",
+                "http://localhost:8080?x=1", "http://user@localhost:8080", "http://:8080", "http://localhost:port"}) {
+            assertThatThrownBy(() -> ServeCommand.normalize(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(bad.strip());
+        }
     }
 
     @Test

@@ -134,6 +134,17 @@ class UsageProcessTest {
         }
     }
 
+    /** A peer URL that is no node's address is bad usage, said before the data directory is made (was: exit 1, a stack trace). */
+    @Test
+    void aMalformedNodeUrlInTheClusterIsBadUsageBeforeTheDataDirectoryIsMade(@TempDir java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path data = tmp.resolve("d");
+        DhtRun o = dht("serve", "--port", "19999", "--data", data.toString(), "--cluster", "http://localhost:19999,http://localhost:99999");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr()).isEqualTo("dht serve: the port of a node URL must be 1..65535, got http://localhost:99999"
+                + NL + "Try 'dht serve --help' for more information." + NL);
+        assertThat(data).doesNotExist();
+    }
+
     private static final String NL = System.lineSeparator();
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {

@@ -55,6 +55,18 @@ class ThreeNodeTest {
         return client.send(r, HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A scan reads every node whatever 'from' says, but 'ack' larger than a given 'from' is a 400 there too. */
+    @Test
+    void aScanRefusesAnAckLargerThanItsFrom() throws Exception {
+        for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        HttpResponse<String> bad = send(0, "GET", "/v0/entities?start=a&ack=2&from=1", null);
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body().strip()).isEqualTo("'ack' (2) is larger than 'from' (1)");
+        assertThat(send(0, "GET", "/v0/entities?start=a&ack=1&from=1", null).statusCode()).isEqualTo(200);
+        assertThat(send(0, "GET", "/v0/entities?start=a&from=1", null).statusCode()).isEqualTo(200);
+        assertThat(send(0, "GET", "/v0/entities?start=a&ack=3&from=3", null).statusCode()).isEqualTo(200);
+    }
+
     @Test
     void writesThroughOneNodeAreSeenThroughTheOthersAndSurviveANodeDown() throws Exception {
         for (NodeConfig c : configs()) nodes.add(Node.start(c));

@@ -74,10 +74,15 @@ public final class ScanRoute implements Route {
             if (ack > clusterSize) {
                 throw new BadRequestException("'ack' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
             }
-            // 'from' means nothing to a scan, which reads every node, but the API's rule for it
-            // holds on every path: a malformed 'from', or one larger than the cluster, is a 400.
-            if (params.positiveInt("from", 1) > clusterSize) {
+            // 'from' means nothing to a scan, which reads every node, but the API's rules for it
+            // hold on every path: a malformed 'from', one larger than the cluster, or one smaller
+            // than an 'ack' given with it, is a 400.
+            int from = params.positiveInt("from", -1);
+            if (from > clusterSize) {
                 throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
+            }
+            if (from != -1 && params.string("ack") != null && ack > from) {
+                throw new BadRequestException("'ack' (" + ack + ") is larger than 'from' (" + from + ")");
             }
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
