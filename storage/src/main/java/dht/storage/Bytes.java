@@ -61,6 +61,17 @@ final class Bytes {
         }
     }
 
+    /** The same for an array, put with {@link java.nio.ByteBuffer#put(byte[], int, int)}. */
+    static void putInPieces(byte[] from, java.nio.ByteBuffer buf, Drain drain) throws java.io.IOException {
+        int off = 0;
+        while (off < from.length) {
+            if (!buf.hasRemaining()) drain.drain();
+            int n = Math.min(buf.remaining(), from.length - off);
+            buf.put(from, off, n);
+            off += n;
+        }
+    }
+
     static int crc(byte[] a, int off, int len) {
         CRC32C c = new CRC32C();
         c.update(a, off, len);

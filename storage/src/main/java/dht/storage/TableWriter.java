@@ -22,6 +22,8 @@ final class TableWriter {
     private final BloomFilter.Builder bloom;
     private final ByteBuffer buf = ByteBuffer.allocate(1 << 18).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment bufSegment = MemorySegment.ofBuffer(buf);
+    /** One object for every put, not a new method reference each time. */
+    private final Bytes.Drain drainer = this::drain;
     private final ByteArrayOutputStream indexEntries = new ByteArrayOutputStream();
     private int[] indexOffsets = new int[64];
     private int blocks;
@@ -110,17 +112,11 @@ final class TableWriter {
     /** A value where it is (a memtable's arena, another table's mapping): copied into the buffer a piece at a time. */
     private void blockBytes(MemorySegment v) throws IOException {
         blockLen += (int) v.byteSize();
-        Bytes.putInPieces(v, buf, bufSegment, blockCrc, this::drain);
+        Bytes.putInPieces(v, buf, bufSegment, blockCrc, drainer);
     }
 
     private void raw(byte[] b) throws IOException {
-        int off = 0;
-        while (off < b.length) {
-            if (!buf.hasRemaining()) drain();
-            int n = Math.min(buf.remaining(), b.length - off);
-            buf.put(b, off, n);
-            off += n;
-        }
+        Bytes.putInPieces(b, buf, drainer);
     }
 
     private void drain() throws IOException {

@@ -22,6 +22,8 @@ final class WalWriter implements Closeable {
      */
     private final ByteBuffer staging = ByteBuffer.allocate(256 << 10);
     private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
+    /** One object for every put, not a new method reference each time. */
+    private final Bytes.Drain drainer = this::drain;
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -44,7 +46,7 @@ final class WalWriter implements Closeable {
             total += head.length;
             Entry e = entries.get(i);
             if (e.isBorrowed()) {
-                Bytes.putInPieces(e.valueSegment(), staging, stagingSegment, null, this::drain);
+                Bytes.putInPieces(e.valueSegment(), staging, stagingSegment, null, drainer);
             } else if (!e.isTombstone()) {
                 stage(e.value());
             }
@@ -55,13 +57,7 @@ final class WalWriter implements Closeable {
     }
 
     private void stage(byte[] b) throws IOException {
-        int off = 0;
-        while (off < b.length) {
-            if (!staging.hasRemaining()) drain();
-            int n = Math.min(staging.remaining(), b.length - off);
-            staging.put(b, off, n);
-            off += n;
-        }
+        Bytes.putInPieces(b, staging, drainer);
     }
 
     private void drain() throws IOException {
