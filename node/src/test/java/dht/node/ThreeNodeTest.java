@@ -55,6 +55,31 @@ class ThreeNodeTest {
         return client.send(r, HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * A value large enough to be borrowed from request buffers (the client's PUT on the coordinator,
+     * the replica batch on each peer) is stored byte for byte on every replica.
+     */
+    @Test
+    void aLargeValueIsStoredWholeOnEveryReplica() throws Exception {
+        for (NodeConfig c : configs()) nodes.add(Node.start(c));
+        byte[] big = new byte[400_000];
+        new java.util.Random(11).nextBytes(big);
+        for (int round = 0; round < 3; round++) {
+            HttpRequest put = HttpRequest.newBuilder(URI.create("http://localhost:" + nodes.get(round).port()
+                    + "/v0/entity?id=big" + round + "&ack=3&from=3")).PUT(HttpRequest.BodyPublishers.ofByteArray(big))
+                    .timeout(Duration.ofSeconds(20)).build();
+            assertThat(client.send(put, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(201);
+            for (Node n : nodes) {
+                // the internal read asks that node's own store alone
+                HttpRequest get = HttpRequest.newBuilder(URI.create("http://localhost:" + n.port() + "/internal/v0/entity?id=big" + round))
+                        .timeout(Duration.ofSeconds(20)).build();
+                HttpResponse<byte[]> r = client.send(get, HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(r.statusCode()).as("big%d on %d", round, n.port()).isEqualTo(200);
+                assertThat(r.body()).as("big%d on %d", round, n.port()).isEqualTo(big);
+            }
+        }
+    }
+
     /** A scan reads every node whatever 'from' says, but 'ack' larger than a given 'from' is a 400 there too. */
     @Test
     void aScanRefusesAnAckLargerThanItsFrom() throws Exception {

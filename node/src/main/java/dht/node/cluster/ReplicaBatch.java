@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import java.lang.foreign.MemorySegment;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -43,8 +44,16 @@ final class ReplicaBatch {
 
     private ReplicaBatch() {}
 
-    /** One operation: a read of {@code key}, or a write of an entry (value or tombstone) with its timestamp. */
-    record Op(byte kind, byte[] key, long timestamp, byte[] value) {
+    /**
+     * One operation: a read of {@code key}, or a write of an entry (value or tombstone) with its
+     * timestamp. A decoded PUT's value is an array, or, when decoded with borrowing, {@code borrowed}:
+     * a view of the message's buffer, valid as long as that is.
+     */
+    record Op(byte kind, byte[] key, long timestamp, byte[] value, MemorySegment borrowed) {
+        Op(byte kind, byte[] key, long timestamp, byte[] value) {
+            this(kind, key, timestamp, value, null);
+        }
+
         static Op read(byte[] key) {
             return new Op(GET, key, 0, null);
         }
@@ -59,7 +68,8 @@ final class ReplicaBatch {
         }
 
         Entry entry() {
-            return kind == PUT ? Entry.value(key, value, timestamp) : Entry.tombstone(key, timestamp);
+            if (kind != PUT) return Entry.tombstone(key, timestamp);
+            return borrowed != null ? Entry.value(key, borrowed, timestamp) : Entry.value(key, value, timestamp);
         }
 
         int encodedSize() {
@@ -114,7 +124,15 @@ final class ReplicaBatch {
     }
 
     static List<Op> decodeOps(byte[] body) throws Malformed {
-        ByteBuffer b = ByteBuffer.wrap(body);
+        return decodeOps(ByteBuffer.wrap(body), false);
+    }
+
+    /**
+     * The operations of {@code b}'s remaining bytes; with {@code borrow}, each PUT's value is a view
+     * of {@code b} ({@link Op#borrowed}), not copied: the caller keeps {@code b}'s memory valid until
+     * the store is done with them.
+     */
+    static List<Op> decodeOps(ByteBuffer b, boolean borrow) throws Malformed {
         try {
             int n = count(b);
             List<Op> ops = new ArrayList<>(n);
@@ -124,6 +142,12 @@ final class ReplicaBatch {
                 byte[] key = bytes(b, "operation " + i + " key");
                 if (key.length == 0) throw new Malformed("operation " + i + ": empty key");
                 long ts = kind == GET ? 0 : b.getLong();
+                if (kind == PUT && borrow) {
+                    int len = length(b, "operation " + i + " value");
+                    ops.add(new Op(kind, key, ts, null, MemorySegment.ofBuffer(b.slice(b.position(), len))));
+                    b.position(b.position() + len);
+                    continue;
+                }
                 byte[] value = kind == PUT ? bytes(b, "operation " + i + " value") : null;
                 ops.add(new Op(kind, key, ts, value));
             }
@@ -203,10 +227,14 @@ final class ReplicaBatch {
         return n;
     }
 
-    private static byte[] bytes(ByteBuffer b, String what) throws Malformed {
+    private static int length(ByteBuffer b, String what) throws Malformed {
         int len = b.getInt();
         if (len < 0 || len > b.remaining()) throw new Malformed(what + ": length " + len + " beyond the message");
-        byte[] out = new byte[len];
+        return len;
+    }
+
+    private static byte[] bytes(ByteBuffer b, String what) throws Malformed {
+        byte[] out = new byte[length(b, what)];
         b.get(out);
         return out;
     }

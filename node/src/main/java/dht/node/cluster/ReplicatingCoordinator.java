@@ -110,7 +110,7 @@ final class ReplicatingCoordinator implements Coordinator {
     @Override
     public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
         if (value.readableBytes() < BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
-        ByteBuf held = contiguous(value);
+        ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
         try {
             entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
@@ -121,25 +121,8 @@ final class ReplicatingCoordinator implements Coordinator {
         return write(entry, quorum, Answer.STORED, held::release); // releases it, exactly once, whatever happens
     }
 
-    /** Values this large are borrowed from the request rather than copied onto the heap: a quarter of G1's smallest humongous size. */
-    static final int BORROW_AT = 128 << 10;
-
-    /**
-     * {@code value}'s readable bytes as one buffer this method's caller owns a reference to: the
-     * same buffer, retained, when it is one piece already, else a copy into one direct buffer (a
-     * body read from the socket in many pieces).
-     */
-    private static ByteBuf contiguous(ByteBuf value) {
-        if (value.nioBufferCount() == 1) return value.retainedSlice();
-        ByteBuf copy = value.alloc().directBuffer(value.readableBytes());
-        try {
-            copy.writeBytes(value, value.readerIndex(), value.readableBytes());
-            return copy;
-        } catch (RuntimeException | Error e) {
-            copy.release();
-            throw e;
-        }
-    }
+    /** Values this large are borrowed from the request rather than copied onto the heap. */
+    static final int BORROW_AT = BorrowedBody.BORROW_AT;
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves {@code /internal/v0/entity} from this node's store (protocol in docs/wire-format.md).
  *
- * <p>Invariants: {@link #handle} reads everything it needs from the request before it returns, so
- * the caller may release the request right after; store work is handed to the storage threads; every
+ * <p>Invariants: {@link #handle} reads everything it needs from the request before it returns, or
+ * retains what it still needs (a large batch's buffer, until its writes are done), so the caller
+ * may release the request right after; store work is handed to the storage threads; every
  * incoming write's timestamp is observed by this node's clock before it is applied, and every
  * response carries the clock, so coordinators learn how far this node has gone.
  */
@@ -91,10 +92,23 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
         if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));
         List<ReplicaBatch.Op> ops;
+        // A large batch's values go to the store from the request's buffer, held here until every
+        // operation is done (the caller releases the request as soon as this returns).
+        ByteBuf held = null;
         try {
-            ops = ReplicaBatch.decodeOps(ByteBufUtil.getBytes(request.content()));
+            ByteBuf content = request.content();
+            if (content.readableBytes() >= BorrowedBody.BORROW_AT) {
+                held = BorrowedBody.contiguous(content);
+                ops = ReplicaBatch.decodeOps(held.nioBuffer().order(java.nio.ByteOrder.BIG_ENDIAN), true);
+            } else {
+                ops = ReplicaBatch.decodeOps(ByteBufUtil.getBytes(content));
+            }
         } catch (ReplicaBatch.Malformed e) {
+            if (held != null) held.release();
             return done(text(HttpResponseStatus.BAD_REQUEST, "malformed batch: " + e.getMessage()));
+        } catch (RuntimeException | Error e) {
+            if (held != null) held.release();
+            throw e;
         }
         List<CompletableFuture<ReplicaBatch.Result>> results = new ArrayList<>(ops.size());
         // values kept for this answer so far: a read past the budget lets its value go at once
@@ -120,7 +134,13 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
                 return ReplicaBatch.Result.failed(cause.toString());
             }));
         }
-        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(x -> {
+        CompletableFuture<Void> all = CompletableFuture.allOf(results.toArray(CompletableFuture[]::new));
+        if (held != null) {
+            // Only once every operation is over: a write still queued for the store reads from it.
+            ByteBuf borrowed = held;
+            all.whenComplete((x, e) -> borrowed.release());
+        }
+        return all.thenApply(x -> {
             List<ReplicaBatch.Result> out = new ArrayList<>(results.size());
             for (CompletableFuture<ReplicaBatch.Result> r : results) out.add(r.join());
             byte[] body = ReplicaBatch.encodeResults(out);

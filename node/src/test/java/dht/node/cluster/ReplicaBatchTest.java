@@ -18,6 +18,33 @@ class ReplicaBatchTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Decoded with borrowing, a PUT's value is a view of the message, not a copy; the rest is as without. */
+    @Test
+    void borrowedValuesAreViewsOfTheMessage() throws Exception {
+        byte[] big = new byte[300_000];
+        new java.util.Random(3).nextBytes(big);
+        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), big, 42)), Op.write(Entry.tombstone(b("k3"), 43)),
+                Op.write(Entry.value(b("k4"), new byte[0], 44)));
+        byte[] encoded = ReplicaBatch.encodeOps(ops);
+        ByteBuffer message = ByteBuffer.allocateDirect(encoded.length).put(encoded).flip();
+        List<Op> back = ReplicaBatch.decodeOps(message, true);
+        assertThat(back).hasSize(4);
+        assertThat(back.get(0).kind()).isEqualTo(ReplicaBatch.GET);
+        Entry put = back.get(1).entry();
+        assertThat(put.isBorrowed()).isTrue();
+        assertThat(put.timestamp()).isEqualTo(42);
+        assertThat(put.value()).isEqualTo(big);
+        assertThat(back.get(2).entry().isTombstone()).isTrue();
+        assertThat(back.get(3).entry().value()).isEmpty();
+        message.put(encoded.length - 20, (byte) ~message.get(encoded.length - 20)); // in the ops after k2
+        assertThat(put.value()).as("a view of the message, not a copy").isEqualTo(big);
+        int inValue = 4 + 1 + 4 + 2 + 1 + 4 + 2 + 8 + 4 + 10; // count, GET k1, PUT k2 head, 10 bytes in
+        message.put(inValue, (byte) ~message.get(inValue));
+        assertThat(put.value()).as("a view of the message, not a copy").isNotEqualTo(big);
+        byte[] truncated = java.util.Arrays.copyOf(encoded, encoded.length - 1);
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(ByteBuffer.wrap(truncated), true)).isInstanceOf(ReplicaBatch.Malformed.class);
+    }
+
     @Test
     void operationsRoundTripInOrder() throws Exception {
         List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42)),
