@@ -61,7 +61,7 @@ class BorrowedValueTest {
     }
 
     @Test
-    void aBorrowedValueInTheLogIsReplayedAfterACrash() throws Exception {
+    void aBorrowedValueInTheLogIsReplayedAfterACrash(@TempDir Path crashed) throws Exception {
         byte[] big = pattern(600 << 10, 3);
         try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults());
              Arena a = Arena.ofConfined()) {
@@ -69,9 +69,8 @@ class BorrowedValueTest {
             MemorySegment.copy(big, 0, off, ValueLayout.JAVA_BYTE, 0, big.length);
             s.write(List.of(Entry.value(b("k"), off, 5)));
             // a copy of the directory now is what a crash right after the acknowledgement leaves
-            copyTree(dir, dir.resolveSibling(dir.getFileName() + "-crashed"));
+            copyTree(dir, crashed);
         }
-        Path crashed = dir.resolveSibling(dir.getFileName() + "-crashed");
         java.nio.file.Files.deleteIfExists(crashed.resolve("LOCK"));
         try (LsmStore s = LsmStore.open(crashed, StoreOptions.defaults())) {
             assertThat(s.get(b("k")).value()).isEqualTo(big);
@@ -112,7 +111,7 @@ class BorrowedValueTest {
             for (Path p : (Iterable<Path>) paths::iterator) {
                 Path target = to.resolve(from.relativize(p).toString());
                 if (java.nio.file.Files.isDirectory(p)) java.nio.file.Files.createDirectories(target);
-                else java.nio.file.Files.copy(p, target);
+                else java.nio.file.Files.copy(p, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
