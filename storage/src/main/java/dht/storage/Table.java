@@ -254,39 +254,34 @@ final class Table {
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
             int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
-            if (c == 0) return seg.get(Bytes.LONG, p + 8) < atLeast ? null : decode(p, kl, vl, budget);
+            if (c == 0) return seg.get(Bytes.LONG, p + 8) < atLeast ? null : decode(p, kl, vl, budget, false);
             if (c < 0) return null;
             p = entryEnd;
         }
         return null;
     }
 
-    private Entry decode(long p, int kl, int vl) {
+    /** The entry at {@code p}, its value copied without a budget, or, with {@code borrow}, a view of the mapping. */
+    private Entry decode(long p, int kl, int vl, boolean borrow) {
         try {
-            return decode(p, kl, vl, ReadBudget.UNLIMITED);
+            return decode(p, kl, vl, ReadBudget.UNLIMITED, borrow);
         } catch (ReadBudgetExceededException e) {
             throw new AssertionError("an unlimited budget refused a value", e);
         }
     }
 
-    /** The entry at {@code p}; its value, if any, reserved in {@code budget} before it is copied. */
-    private Entry decode(long p, int kl, int vl, ReadBudget budget) throws ReadBudgetExceededException {
+    /**
+     * The entry at {@code p}; its value, if any, reserved in {@code budget} before it is copied, or,
+     * with {@code borrow}, a view of the mapping (nothing reserved or copied).
+     */
+    private Entry decode(long p, int kl, int vl, ReadBudget budget, boolean borrow) throws ReadBudgetExceededException {
         long ts = seg.get(Bytes.LONG, p + 8);
         long k = p + TableFormat.ENTRY_HEADER;
         byte[] key = new byte[kl];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
         if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
+        if (borrow) return Entry.value(key, seg.asSlice(k + kl, vl), ts);
         return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts);
-    }
-
-    /** The entry at {@code p}, its value a view of the mapping. */
-    private Entry borrowed(long p, int kl, int vl) {
-        long ts = seg.get(Bytes.LONG, p + 8);
-        long k = p + TableFormat.ENTRY_HEADER;
-        byte[] key = new byte[kl];
-        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
-        if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
-        return Entry.value(key, seg.asSlice(k + kl, vl), ts);
     }
 
     /**
@@ -346,7 +341,7 @@ final class Table {
                         done = true;
                         return;
                     }
-                    next = borrow ? borrowed(kp - TableFormat.ENTRY_HEADER, kl, vl) : decode(kp - TableFormat.ENTRY_HEADER, kl, vl);
+                    next = decode(kp - TableFormat.ENTRY_HEADER, kl, vl, borrow);
                     return;
                 }
             }

@@ -89,12 +89,17 @@ class ReadBudgetTest {
         }
     }
 
+    /** 3000 bytes at timestamp 10 in a table, then 1000 at timestamp 5 in the memtable: later, but the older write. */
+    private static void newerInATableOlderInTheMemtable(LsmStore s) throws Exception {
+        s.put(b("k"), new byte[3000], 10);
+        s.flush();
+        s.put(b("k"), new byte[1000], 5);
+    }
+
     @Test
     void anOlderVersionReadOnTheWayGivesItsReservationBack() throws Exception {
         try (LsmStore s = LsmStore.open(dir, LsmStoreTest.small())) {
-            s.put(b("k"), new byte[3000], 10);
-            s.flush();
-            s.put(b("k"), new byte[1000], 5); // arrives later, but is the older write: the table's wins
+            newerInATableOlderInTheMemtable(s); // the table's wins
             CountingBudget budget = new CountingBudget(10_000);
             assertThat(s.get(b("k"), budget).value()).hasSize(3000);
             assertThat(budget.asked).containsExactly(1000, 3000);
@@ -105,9 +110,7 @@ class ReadBudgetTest {
     @Test
     void aRefusalPartWayThroughGivesBackWhatWasReservedBefore() throws Exception {
         try (LsmStore s = LsmStore.open(dir, LsmStoreTest.small())) {
-            s.put(b("k"), new byte[3000], 10);
-            s.flush();
-            s.put(b("k"), new byte[1000], 5);
+            newerInATableOlderInTheMemtable(s);
             CountingBudget budget = new CountingBudget(3500); // takes the memtable's 1000, not then the table's 3000
             assertThatThrownBy(() -> s.get(b("k"), budget)).isInstanceOf(ReadBudgetExceededException.class);
             assertThat(budget.asked).containsExactly(1000, 3000);

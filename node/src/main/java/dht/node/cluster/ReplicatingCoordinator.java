@@ -102,14 +102,14 @@ final class ReplicatingCoordinator implements Coordinator {
     }
 
     /**
-     * A value of {@link #BORROW_AT} bytes or more goes to this node's store straight from
+     * A value of {@link BorrowedBody#BORROW_AT} bytes or more goes to this node's store straight from
      * {@code value} (off the heap, as the socket delivered it), held here until the store has
      * written it; only peers and hints get a copy on the heap. A smaller one is copied at once:
      * cheaper than keeping the request's buffer, and no burden to the garbage collector.
      */
     @Override
     public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
-        if (value.readableBytes() < BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
+        if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
         ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
         try {
@@ -120,9 +120,6 @@ final class ReplicatingCoordinator implements Coordinator {
         }
         return write(entry, quorum, Answer.STORED, held::release); // releases it, exactly once, whatever happens
     }
-
-    /** Values this large are borrowed from the request rather than copied onto the heap. */
-    static final int BORROW_AT = BorrowedBody.BORROW_AT;
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {

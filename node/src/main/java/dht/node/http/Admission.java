@@ -56,8 +56,9 @@ public final class Admission {
     }
 
     /**
-     * What a whole body of {@code bytes} is counted as once it is complete: the heap its copy takes
-     * ({@link HeapCost}). While it is being read, its pieces count at their length.
+     * What a whole body of {@code bytes} is counted as once it is complete: the heap a copy of it
+     * takes ({@link HeapCost}), whether or not one is made. While it is being read, its pieces count
+     * at their length.
      */
     public static long bodyCost(long bytes) {
         return HeapCost.ofArray(bytes);

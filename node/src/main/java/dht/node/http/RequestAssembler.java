@@ -218,8 +218,10 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
                 }
             }
             if (content instanceof LastHttpContent last) {
-                // The body is copied onto the heap once it is handed on: count what that array takes
-                // (a 1 MiB body is 2 MiB of G1 regions on a 128 MB heap), given back with the answer.
+                // Counted as the array a copy of it takes on the heap (a 1 MiB body is 2 MiB of G1
+                // regions on a 128 MB heap), given back with the answer. A body under 128 KiB is
+                // copied; a larger one is copied only for peers in a cluster, and written from this
+                // buffer on a single node: counted as a copy all the same, to keep one bound.
                 long extra = Admission.bodyCost(reserved) - reserved;
                 if (extra > 0 && !admission.tryReserveBody(extra)) {
                     boolean keepAlive = HttpUtil.isKeepAlive(head);

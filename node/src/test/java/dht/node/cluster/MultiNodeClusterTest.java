@@ -78,7 +78,7 @@ class MultiNodeClusterTest {
      */
     @Test
     void aLargeValueReachesEveryReplicaAndTheRequestBufferIsGivenBack() throws Exception {
-        byte[] big = new byte[ReplicatingCoordinator.BORROW_AT * 2];
+        byte[] big = new byte[BorrowedBody.BORROW_AT * 2];
         new java.util.Random(7).nextBytes(big);
         for (int from = 1; from <= 3; from++) {
             for (int coordinator = 0; coordinator < 3; coordinator++) {

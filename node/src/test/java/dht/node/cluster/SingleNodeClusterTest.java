@@ -123,7 +123,7 @@ class SingleNodeClusterTest {
     void aLargeValueIsStoredFromTheRequestBufferWhichIsGivenBack() throws Exception {
         Coordinator c = cluster.coordinator();
         Quorum q = Quorum.defaultFor(1);
-        byte[] big = pattern(ReplicatingCoordinator.BORROW_AT + 1000, 1);
+        byte[] big = pattern(BorrowedBody.BORROW_AT + 1000, 1);
         io.netty.buffer.ByteBuf onePiece = io.netty.buffer.Unpooled.directBuffer(big.length).writeBytes(big);
         assertThat(c.put(b("one"), onePiece, q).join()).isEqualTo(Answer.STORED);
         awaitRefCnt(onePiece, 1);
