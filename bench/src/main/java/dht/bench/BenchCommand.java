@@ -63,7 +63,8 @@ public final class BenchCommand implements Callable<Integer> {
             }
             LoadSpec s = load.spec(target, rate, load.warmup, duration, true);
             String name = title != null ? title : load.workload + " " + (s.openModel() ? (long) s.rate() + " req/s" : "max") + " "
-                    + s.connections() + "c " + Durations.formatMillis(duration.toMillis());
+                    + s.connections() + "c " + (s.pipeline() > 1 ? "pipeline " + s.pipeline() + " " : "")
+                    + Durations.formatMillis(duration.toMillis());
             CompletableFuture<List<String>> profiles = null;
             if (!profile.isEmpty()) {
                 if (out == null) {

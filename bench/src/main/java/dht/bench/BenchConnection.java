@@ -19,13 +19,22 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One keep-alive HTTP/1.1 connection with at most one request in flight, following its own
- * schedule of intended send times. Every field is touched only by the connection's event loop,
- * except {@link #completedAll}, which the progress monitor reads.
+ * One keep-alive HTTP/1.1 connection with at most {@code depth} requests in flight (HTTP/1.1
+ * pipelining when more than one), following its own schedule of intended send times. Every field
+ * is touched only by the connection's event loop, except {@link #completedAll}, which the progress
+ * monitor reads.
+ *
+ * <p>Invariants: at most one send is pending (chosen but not written) at a time, and one is pending
+ * only while fewer than {@code depth} requests are in flight or a reconnect is under way; answers
+ * arrive in the order their requests were written (HTTP/1.1), so the oldest request in flight is
+ * the one an answer completes. A request that cannot go out at its intended time because
+ * {@code depth} are in flight goes out when an answer makes room and is still measured from its
+ * intended time (coordinated omission corrected, as for a late answer).
  *
  * <p>Precise sending: a send more than {@code spinNanos} away is scheduled on the event loop (epoll
  * timers have microsecond resolution) for {@code spinNanos} early, and the rest is spun. A send
@@ -64,12 +73,18 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     private long measureFrom;
     private long endAt;
     private long intended;
-    private long sentAt;
     private boolean onTime;
-    private boolean outstanding;
+    /** Requests written and not yet answered, oldest first: a ring of their intended and send times. */
+    private final int depth;
+    private final long[] inFlightIntended;
+    private final long[] inFlightSent;
+    private int inFlightHead;
+    private int inFlight;
     private boolean closeAfter;
     private int status;
     private boolean done;
+    /** The schedule (or the run's tickets) has no more sends: finish once the last answer is in. */
+    private boolean ended;
     private boolean started;
     /** An intended send was chosen but not written yet (waiting for its time or a reconnect). */
     private boolean pendingSend;
@@ -88,8 +103,14 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
 
     BenchConnection(int index, Target target, EventLoop loop, Bootstrap bootstrap, RequestFactory requests,
                     Tickets tickets, long seed, long spinNanos, long maxAdaptiveSpin, long timerSlack,
-                    CountDownLatch finished) {
+                    int depth, CountDownLatch finished) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("depth must be at least 1");
+        }
         this.index = index;
+        this.depth = depth;
+        this.inFlightIntended = new long[depth];
+        this.inFlightSent = new long[depth];
         this.target = target;
         this.hostHeader = target.hostHeader().getBytes(StandardCharsets.US_ASCII);
         this.loop = loop;
@@ -168,13 +189,16 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void sendNext() {
-        if (done) {
+        if (done || ended) {
             return;
         }
         long now = System.nanoTime();
         intended = openModel ? schedule.next() : Math.max(now, startAt);
         if (intended >= endAt || !tickets.take()) {
-            finish();
+            ended = true;
+            if (inFlight == 0) {
+                finish();
+            }
             return;
         }
         statsFor(intended).due++;
@@ -224,21 +248,24 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         while ((now = System.nanoTime()) < intended) {
             Thread.onSpinWait();
         }
-        sentAt = now;
         pendingSend = false;
         ConnectionStats s = statsFor(intended);
         if (onTime) {
             s.sendLag.recordValue(Math.min(now - intended, s.sendLag.getHighestTrackableValue()));
         }
-        outstanding = true;
-        status = 0;
-        closeAfter = false;
+        int tail = (inFlightHead + inFlight) % depth;
+        inFlightIntended[tail] = intended;
+        inFlightSent[tail] = now;
+        inFlight++;
         ByteBuf req = requests.next(channel.alloc(), hostHeader, random);
         if (s.sent == 0 && openModel) {
             s.windowOpenLag = now - intended;
         }
         s.sent++;
         channel.writeAndFlush(req, channel.voidPromise());
+        if (inFlight < depth) {
+            sendNext(); // pipelining: the next send does not wait for this answer
+        }
     }
 
     @Override
@@ -269,25 +296,44 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void complete(long now) {
-        if (!outstanding) {
+        if (inFlight == 0) {
             return;
         }
-        outstanding = false;
+        long itsIntended = inFlightIntended[inFlightHead];
+        long itsSentAt = inFlightSent[inFlightHead];
+        inFlightHead = (inFlightHead + 1) % depth;
+        inFlight--;
         completedAll.lazySet(completedAll.get() + 1);
-        int phase = phase(intended);
+        int phase = phase(itsIntended);
         ConnectionStats s = byPhase[phase];
-        long latency = now - (openModel ? intended : sentAt);
+        long latency = now - (openModel ? itsIntended : itsSentAt);
         s.latency.recordValue(Math.min(latency, s.latency.getHighestTrackableValue()));
-        s.timeline.record(intended - phaseStart[phase], latency);
+        s.timeline.record(itsIntended - phaseStart[phase], latency);
         s.completed++;
         if (status >= 0 && status < s.statusCounts.length) {
             s.statusCounts[status]++;
         }
+        status = 0;
         if (closeAfter) {
-            channel.close(); // channelInactive reconnects
-        } else {
+            closeAfter = false;
+            channel.close(); // channelInactive counts what is still in flight and reconnects
+        } else if (ended) {
+            if (inFlight == 0) {
+                finish();
+            }
+        } else if (!pendingSend) {
             sendNext();
         }
+    }
+
+    /** Charges every request still in flight to the counter chosen for it, oldest first, and forgets them. */
+    private void dropInFlight(Consumer<ConnectionStats> charge) {
+        for (; inFlight > 0; inFlight--) {
+            charge.accept(statsFor(inFlightIntended[inFlightHead]));
+            inFlightHead = (inFlightHead + 1) % depth;
+        }
+        status = 0;
+        closeAfter = false;
     }
 
     /**
@@ -308,12 +354,9 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         channel = null;
-        if (outstanding) {
-            outstanding = false;
-            statsFor(intended).readErrors++;
-        }
+        dropInFlight(s -> s.readErrors++);
         if (!done && started) {
-            if (System.nanoTime() >= endAt) {
+            if (ended || System.nanoTime() >= endAt) {
                 finish();
             } else {
                 connect(); // sendNext resumes the schedule; late sends are charged from their intended time
@@ -323,20 +366,14 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (outstanding) {
-            statsFor(intended).writeErrors++;
-        }
-        outstanding = false;
+        dropInFlight(s -> s.writeErrors++);
         log.debug("connection {} to {}: {}", index, target.url(), cause.toString());
         ctx.close();
     }
 
-    /** Ends the run for this connection: an unanswered request counts as a timeout. */
+    /** Ends the run for this connection: each unanswered request counts as a timeout. */
     void abort() {
-        if (outstanding) {
-            outstanding = false;
-            statsFor(intended).timeouts++;
-        }
+        dropInFlight(s -> s.timeouts++);
         finish();
     }
 

@@ -38,7 +38,7 @@ public final class FillCommand implements Callable<Integer> {
             KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.sequential, Keys.MAX_INDEX + 1, start);
             RequestFactory f = new RequestFactory(Workload.put, keys, target.valueSize, 0, 0, 1, target.ack, target.from, target.seed);
             LoadSpec s = new LoadSpec(target.targets(), target.connections, target.threads(), 0, Duration.ZERO, null,
-                    target.timeout, 0, f, n, true, target.seed);
+                    target.timeout, 0, f, n, true, target.seed, -1, target.pipeline);
             boolean tty = System.console() != null;
             System.err.printf(Locale.ROOT, "filling %,d keys (k%010d..) of %d bytes over %d connections to %s%n",
                     n, start, target.valueSize, s.connections(), target.urls);

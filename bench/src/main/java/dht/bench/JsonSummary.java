@@ -26,6 +26,7 @@ public final class JsonSummary {
         field(j, "mode", quote(spec.openModel() ? "constant-rate" : "closed-loop"));
         field(j, "requested_rate", num(spec.rate()));
         field(j, "connections", Integer.toString(spec.connections()));
+        field(j, "pipeline", Integer.toString(spec.pipeline()));
         field(j, "threads", Integer.toString(r.reqPerSecByThread().size()));
         field(j, "warmup_s", num(spec.warmup().toNanos() / 1e9));
         field(j, "duration_s", num(r.elapsedSeconds()));

@@ -113,7 +113,7 @@ public final class LoadGenerator {
                 EventLoop loop = loops.get(i % loops.size());
                 Target t = spec.targets().get(i % spec.targets().size());
                 BenchConnection c = new BenchConnection(i, t, loop, base, spec.requests(), tickets, spec.seed(),
-                        spec.spinNanos(), maxAdaptiveSpin, timerSlack, finished);
+                        spec.spinNanos(), maxAdaptiveSpin, timerSlack, spec.pipeline(), finished);
                 conns.add(c);
                 connecting.add(c.connect());
             }

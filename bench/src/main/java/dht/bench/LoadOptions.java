@@ -62,6 +62,6 @@ public final class LoadOptions {
         RequestFactory f = new RequestFactory(workload, keys, t.valueSize, missRatio, readRatio, rangeLength,
                 t.ack, t.from, t.seed);
         return new LoadSpec(t.targets(), t.connections, t.threads(), rate, warmup, duration, t.timeout,
-                spin.toNanos(), f, -1, progress, t.seed, timerSlack == null ? -1 : timerSlack.toNanos());
+                spin.toNanos(), f, -1, progress, t.seed, timerSlack == null ? -1 : timerSlack.toNanos(), t.pipeline);
     }
 }

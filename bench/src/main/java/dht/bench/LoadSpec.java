@@ -8,17 +8,26 @@ import java.util.List;
  * its next request as soon as the previous answer arrives (latency is then measured from the
  * actual send, as in plain wrk). maxRequests bounds the total (for fill), or -1. timerSlackNanos:
  * the grid send timers are rounded up to ({@link LoadGenerator#timerSlackNanos}), -1 for the default.
+ * pipeline: requests in flight on each connection at most (1: the next is sent only after the answer;
+ * more: HTTP/1.1 pipelining).
  */
 public record LoadSpec(List<Target> targets, int connections, int threads, double rate,
                        Duration warmup, Duration duration, Duration timeout, long spinNanos,
                        RequestFactory requests, long maxRequests, boolean progress, long seed,
-                       long timerSlackNanos) {
+                       long timerSlackNanos, int pipeline) {
+
+    public LoadSpec(List<Target> targets, int connections, int threads, double rate, Duration warmup,
+                    Duration duration, Duration timeout, long spinNanos, RequestFactory requests,
+                    long maxRequests, boolean progress, long seed, long timerSlackNanos) {
+        this(targets, connections, threads, rate, warmup, duration, timeout, spinNanos, requests, maxRequests,
+                progress, seed, timerSlackNanos, 1);
+    }
 
     public LoadSpec(List<Target> targets, int connections, int threads, double rate, Duration warmup,
                     Duration duration, Duration timeout, long spinNanos, RequestFactory requests,
                     long maxRequests, boolean progress, long seed) {
         this(targets, connections, threads, rate, warmup, duration, timeout, spinNanos, requests, maxRequests,
-                progress, seed, -1);
+                progress, seed, -1, 1);
     }
 
     public LoadSpec {
@@ -30,6 +39,9 @@ public record LoadSpec(List<Target> targets, int connections, int threads, doubl
         }
         if (rate < 0) {
             throw new IllegalArgumentException("--rate must not be negative");
+        }
+        if (pipeline < 1) {
+            throw new IllegalArgumentException("--pipeline must be at least 1");
         }
     }
 

@@ -6,6 +6,9 @@ import picocli.CommandLine.Option;
 
 /** Where to send load and how: shared by bench, fill and sweep. */
 public final class TargetOptions {
+    /** Far beyond what helps: a node works on a few of a connection's requests at once. */
+    static final int MAX_PIPELINE = 1024;
+
     // The default first, on the description's first line: picocli may wrap after "http:", and at
     // the end of the text it split the URL in two.
     @Option(names = "--url", defaultValue = "http://localhost:8080", split = ",",
@@ -14,8 +17,13 @@ public final class TargetOptions {
     List<String> urls;
 
     @Option(names = {"-c", "--connections"}, defaultValue = "16",
-            description = "Keep-alive connections, one request in flight on each (default: ${DEFAULT-VALUE}).")
+            description = "Keep-alive connections (default: ${DEFAULT-VALUE}).")
     int connections;
+
+    @Option(names = "--pipeline", defaultValue = "1",
+            description = {"Requests in flight on each connection at most (default: ${DEFAULT-VALUE}: the next is "
+                + "sent after the answer; more: HTTP/1.1 pipelining, sent on schedule without waiting)."})
+    int pipeline;
 
     @Option(names = {"-t", "--threads"},
             description = "Event-loop threads of the generator (default: min(connections, cores)).")
@@ -62,6 +70,9 @@ public final class TargetOptions {
         }
         if (connections < 1) {
             throw new BenchException("--connections must be at least 1");
+        }
+        if (pipeline < 1 || pipeline > MAX_PIPELINE) {
+            throw new BenchException("--pipeline must be between 1 and " + MAX_PIPELINE);
         }
     }
 }

@@ -29,8 +29,10 @@ public final class TextSummary {
         Histogram h = s.latency;
         out.printf(Locale.ROOT, "Running %s test @ %s%n", title, spec.targets().getFirst().url()
                 + (spec.targets().size() > 1 ? " (+" + (spec.targets().size() - 1) + " more, round-robin by connection)" : ""));
-        out.printf(Locale.ROOT, "  %d threads and %d connections (%s), workload %s, %s%n",
-                r.reqPerSecByThread().size(), spec.connections(), r.transport(), spec.requests().workload(),
+        out.printf(Locale.ROOT, "  %d threads and %d connections%s (%s), workload %s, %s%n",
+                r.reqPerSecByThread().size(), spec.connections(),
+                spec.pipeline() > 1 ? ", pipelining up to " + spec.pipeline() + " requests on each" : "",
+                r.transport(), spec.requests().workload(),
                 spec.openModel() ? String.format(Locale.ROOT, "constant rate %.0f req/s (latency from intended send time%s)",
                         spec.rate(), slackNote(LoadGenerator.timerSlackNanos(spec)))
                         : "closed loop (latency from actual send time)");
