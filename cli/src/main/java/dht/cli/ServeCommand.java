@@ -179,6 +179,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + reason(config.dataDir(), e));
             exitCode.set(1);
             return 1;
+        } catch (IllegalArgumentException e) {
+            // A setting the node refuses (a -D option in DHT_JAVA_OPTS): the message names it.
+            System.err.println("dht serve: " + e.getMessage());
+            exitCode.set(2);
+            return 2;
         } catch (Exception | Error e) {
             exitCode.set(1);
             throw e;

@@ -6,6 +6,7 @@ import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.ReplicaEndpoint;
+import dht.storage.BackgroundPriority;
 import dht.storage.LsmStore;
 import dht.storage.MissingFilesException;
 import dht.storage.Store;
@@ -27,7 +28,24 @@ final class Production {
     /** The operator's consent to start without tables that are gone for good (StoreOptions.acceptMissingTables). */
     static final String ACCEPT_MISSING_TABLES = "dht.storage.acceptMissingTables";
 
+    /** The flush and compaction threads' CPU priority: normal, low (nice 19) or idle (SCHED_IDLE). */
+    static final String BACKGROUND_PRIORITY = "dht.storage.backgroundPriority";
+    static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.NORMAL;
+
     private Production() {
+    }
+
+    /**
+     * The flush and compaction threads' CPU priority (docs/benchmarks.md, "Flushes and compactions at
+     * the lowest CPU priority"): {@value #BACKGROUND_PRIORITY} = normal | low | idle.
+     */
+    static BackgroundPriority backgroundPriority() {
+        String v = System.getProperty(BACKGROUND_PRIORITY, DEFAULT_BACKGROUND_PRIORITY.name());
+        try {
+            return BackgroundPriority.valueOf(v.strip().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-D" + BACKGROUND_PRIORITY + "=" + v + ": expected normal, low or idle");
+        }
     }
 
     static Store openStore(NodeConfig config) throws IOException {
@@ -41,7 +59,8 @@ final class Production {
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
                 .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
-                .withMissingTablesAccepted(Boolean.getBoolean(ACCEPT_MISSING_TABLES));
+                .withMissingTablesAccepted(Boolean.getBoolean(ACCEPT_MISSING_TABLES))
+                .withBackgroundPriority(backgroundPriority());
         try {
             return LsmStore.open(config.dataDir(), options);
         } catch (MissingFilesException e) {

@@ -114,8 +114,8 @@ public final class LsmStore implements Store {
         this.opt = opt;
         this.files = opt.files();
         this.dirLock = dirLock;
-        this.flusher = background("dht-storage-flush");
-        this.compactor = background("dht-storage-compact");
+        this.flusher = background("dht-storage-flush", opt.backgroundPriority());
+        this.compactor = background("dht-storage-compact", opt.backgroundPriority());
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
                 new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
         // shutdown() drops pending retries and periodic syncs without interrupting a running one.
@@ -129,14 +129,25 @@ public final class LsmStore implements Store {
      * One background thread, started now, by the thread opening the store: a thread inherits its
      * creator's scheduling (its CPU mask on Linux), and a flush thread started lazily by whichever
      * writer first filled a memtable took on that writer's, which on a node that pins its storage
-     * threads to CPUs kept every flush and compaction on one CPU.
+     * threads to CPUs kept every flush and compaction on one CPU. The thread sets its own CPU priority
+     * ({@link StoreOptions#backgroundPriority}) as it starts: on Linux that is a per-thread attribute.
      */
-    private static ExecutorService background(String name) {
+    private static ExecutorService background(String name, BackgroundPriority priority) {
+        java.util.concurrent.ThreadFactory daemon = daemon(name);
         java.util.concurrent.ThreadPoolExecutor e = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0L,
-                TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), daemon(name));
+                TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> daemon.newThread(() -> {
+                    if (!priority.applyToCurrentThread() && priorityRefusalLogged.compareAndSet(false, true)) {
+                        log.info("background threads keep their CPU priority: the system refused {}", priority);
+                    }
+                    r.run();
+                }));
         e.prestartCoreThread();
         return e;
     }
+
+    /** A refused priority is said once per process, not once per store and thread. */
+    private static final java.util.concurrent.atomic.AtomicBoolean priorityRefusalLogged =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
         return r -> {

@@ -32,16 +32,20 @@ import java.util.function.LongUnaryOperator;
  *                              (their entries are lost); by default (false) such an open fails
  *                              and changes nothing, so that a file moved away by mistake can be
  *                              put back
+ * @param backgroundPriority    the CPU priority of the flush and compaction threads (default
+ *                              {@link BackgroundPriority#NORMAL})
  * @param files                 the file-I/O seam
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
-                           double flushJitter, boolean acceptMissingTables, StorageFiles files) {
+                           double flushJitter, boolean acceptMissingTables, BackgroundPriority backgroundPriority,
+                           StorageFiles files) {
 
     public StoreOptions {
-        if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || files == null) {
+        if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || backgroundPriority == null
+                || files == null) {
             throw new IllegalArgumentException("null option");
         }
         if (syncIntervalMillis < 1) throw new IllegalArgumentException("syncIntervalMillis < 1");
@@ -57,68 +61,75 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
-                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, NioStorageFiles.INSTANCE);
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, BackgroundPriority.NORMAL,
+                NioStorageFiles.INSTANCE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
         return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
         return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withBlockSize(int size) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withCompactionBytesPerSecond(long rate) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, backgroundPriority, files);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, f);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, f);
     }
 
     public StoreOptions withFlushJitter(double fraction) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                fraction, acceptMissingTables, files);
+                fraction, acceptMissingTables, backgroundPriority, files);
+    }
+
+    public StoreOptions withBackgroundPriority(BackgroundPriority p) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
+                flushJitter, acceptMissingTables, p, files);
     }
 
     public StoreOptions withMissingTablesAccepted(boolean accept) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, accept, files);
+                flushJitter, accept, backgroundPriority, files);
     }
 }

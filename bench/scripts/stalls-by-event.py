@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+# Where a run's slow requests fall: from `dht bench --out DIR`'s DIR/timeline.txt (the worst latency
+# of the requests intended in each 100 ms) and the node's log (its "flushing"/"flushed" and
+# "compacting"/"compacted" lines), prints the worst latency among the requests intended during each
+# compaction and each flush of the measured window, and the worst elsewhere (200 ms after each
+# event excluded). Usage: bench/scripts/stalls-by-event.py DIR/timeline.txt NODE.log
+import sys, re, datetime
+tl, logf = sys.argv[1], sys.argv[2]
+slots = []
+for line in open(tl):
+    if line.startswith('#'): continue
+    f = line.split()
+    if len(f) < 3: continue
+    t = datetime.datetime.fromisoformat(f[0].replace('Z','')[:26])
+    slots.append((t, float(f[2])))
+if not slots: print("no timeline"); sys.exit()
+day = slots[0][0].date()
+t0, t1 = slots[0][0], slots[-1][0] + datetime.timedelta(milliseconds=100)
+def ts(s): return datetime.datetime.combine(day, datetime.time.fromisoformat(s))
+ev = []  # (kind, start, end)
+start = {}
+for line in open(logf):
+    m = re.match(r'(\d\d:\d\d:\d\d\.\d+) .*LsmStore - (flushing|flushed|compacting|compacted) ', line)
+    if not m: continue
+    k = m.group(2)
+    if k in ('flushing','compacting'): start[k] = ts(m.group(1))
+    else:
+        kind = 'flush' if k == 'flushed' else 'compaction'
+        s = start.pop('flushing' if kind == 'flush' else 'compacting', None)
+        if s: ev.append((kind, s, ts(m.group(1))))
+out = {'flush': [], 'compaction': []}
+for kind, s, e in ev:
+    if e < t0 or s > t1: continue
+    w = max([v for (t, v) in slots if t + datetime.timedelta(milliseconds=100) > s and t <= e] or [0])
+    out[kind].append(w)
+quiet = [v for (t, v) in slots if not any(t + datetime.timedelta(milliseconds=100) > s and t <= e + datetime.timedelta(milliseconds=200) for _, s, e in ev)]
+quiet.sort()
+print("worst during compactions %s ms; during flushes %s ms; elsewhere worst %.1f ms" % (
+    [round(x,1) for x in out['compaction']], [round(x,1) for x in out['flush']], quiet[-1] if quiet else 0))

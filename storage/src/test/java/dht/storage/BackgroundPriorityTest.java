@@ -1,0 +1,91 @@
+package dht.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The flush and compaction threads' CPU priority, as Linux reports it for each thread ("policy nice"). */
+class BackgroundPriorityTest {
+    private static final String SCHED_OTHER = "0";
+    private static final String SCHED_IDLE = "5";
+
+    @BeforeAll
+    static void linuxOnly() {
+        assumeTrue(BackgroundPriority.describeCurrentThread() != null, "needs Linux's /proc/thread-self");
+    }
+
+    @Test
+    void lowIsNice19AndIdleIsSchedIdle() throws Exception {
+        assertThat(onNewThread(BackgroundPriority.NORMAL)).isEqualTo(SCHED_OTHER + " 0");
+        assertThat(onNewThread(BackgroundPriority.LOW)).isEqualTo(SCHED_OTHER + " 19");
+        assertThat(onNewThread(BackgroundPriority.IDLE)).startsWith(SCHED_IDLE + " ");
+    }
+
+    @Test
+    void aStoreRunsItsFlushAndCompactionThreadsAtItsPriority(@TempDir Path dir) throws Exception {
+        try (LsmStore store = LsmStore.open(dir, StoreOptions.defaults().withBackgroundPriority(BackgroundPriority.IDLE))) {
+            // Each thread sets its own priority when it starts, which may be a moment after open returns.
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (count(backgroundThreads(), SCHED_IDLE) < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(backgroundThreads()).as("policies of the threads named dht-storage-flush/-compact")
+                    .filteredOn(SCHED_IDLE::equals).hasSizeGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void byDefaultTheyRunAsEveryOtherThread(@TempDir Path dir) throws Exception {
+        long idleBefore = count(backgroundThreads(), SCHED_IDLE);
+        long normalBefore = count(backgroundThreads(), SCHED_OTHER);
+        try (LsmStore store = LsmStore.open(dir, StoreOptions.defaults())) {
+            Thread.sleep(200); // time to take a priority, had they been given one
+            // Threads of stores other tests left open may be there too: only the new ones count.
+            assertThat(count(backgroundThreads(), SCHED_OTHER)).isGreaterThanOrEqualTo(normalBefore + 2);
+            assertThat(count(backgroundThreads(), SCHED_IDLE)).isLessThanOrEqualTo(idleBefore);
+        }
+    }
+
+    private static long count(List<String> policies, String policy) {
+        return policies.stream().filter(policy::equals).count();
+    }
+
+    private static String onNewThread(BackgroundPriority p) throws InterruptedException {
+        AtomicReference<String> seen = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            assertThat(p.applyToCurrentThread()).isTrue();
+            seen.set(BackgroundPriority.describeCurrentThread());
+        });
+        t.join();
+        return seen.get();
+    }
+
+    /** The scheduling policy of every live thread named for a store's flush or compaction. */
+    private static List<String> backgroundThreads() throws IOException {
+        List<String> policies = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    if (!comm.startsWith("dht-storage-flu") && !comm.startsWith("dht-storage-com")) continue;
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    policies.add(f[41 - 3]);
+                } catch (IOException e) {
+                    // the thread ended while we looked
+                }
+            }
+        }
+        return policies;
+    }
+}
