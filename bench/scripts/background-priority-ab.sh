@@ -39,15 +39,18 @@ for tt in /proc/"${pids[1]}"/task/*; do
 done
 load=(-w put --distribution sequential --keys 2000000000)
 machine_line
+# Each run writes keys of its own (fresh_keys), as the recorded runs of 27 Nov did not: theirs each
+# began at k0000000000, so compactions met the earlier runs' keys again.
 for port in 19601 19602; do
-  B --url http://127.0.0.1:$port "${load[@]}" -c 64 -t 2 -R 0 -d 20s --warmup 0s --seed $RANDOM >/dev/null
-  B --url http://127.0.0.1:$port "${load[@]}" -c "$conns" -t $t --pipeline "$pipe" -R 0 -d 10s --warmup 0s --seed $RANDOM >/dev/null
+  fresh_keys; B --url http://127.0.0.1:$port "${load[@]}" --start "$start_at" -c 64 -t 2 -R 0 -d 20s --warmup 0s --seed $RANDOM >/dev/null
+  fresh_keys; B --url http://127.0.0.1:$port "${load[@]}" --start "$start_at" -c "$conns" -t $t --pipeline "$pipe" -R 0 -d 10s --warmup 0s --seed $RANDOM >/dev/null
 done
 for r in $(seq 1 "$rounds"); do
   for n in A B; do
     port=$([ $n = A ] && echo 19601 || echo 19602); name=$([ $n = A ] && echo "default${A_OPTS:+ $A_OPTS}" || echo "$mode${B_OPTS:+ $B_OPTS}")
     out="$dir/r$r$n"
-    line=$(B --url http://127.0.0.1:$port "${load[@]}" -c "$conns" -t $t --pipeline "$pipe" -R "$rate" -d "${secs}s" --warmup 5s --seed $RANDOM --out "$out" \
+    fresh_keys
+    line=$(B --url http://127.0.0.1:$port "${load[@]}" --start "$start_at" -c "$conns" -t $t --pipeline "$pipe" -R "$rate" -d "${secs}s" --warmup 5s --seed $RANDOM --out "$out" \
       | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {max=$2} END {printf "p50 %s, p99 %s, p99.9 %s, max %s", p50, p99, p999, max}')
     echo "round $r $name c=$conns pipe=$pipe rate=$rate: $line; $(python3 "$root/bench/scripts/stalls-by-event.py" "$out/timeline.txt" "$dir/node$n.log")"
   done

@@ -71,3 +71,10 @@ start_nodes() {
     wait_ready "http://127.0.0.1:$p"
   done
 }
+
+# fresh_keys: sets $start_at to the first key index of a range no earlier call in this script
+# handed out (100 million keys apart, within the 2e9 key space of the PUT runs), for
+# `--distribution sequential --start "$start_at"`: without it every run begins at k0000000000 and
+# a run that follows another on the same node rewrites its keys instead of writing new ones.
+start_at=-100000000
+fresh_keys() { start_at=$(( (start_at + 100000000) % 2000000000 )); }

@@ -44,8 +44,10 @@ for heap in 128m 1g; do
   for c in 1 64; do
     t=$(threads "$c")
     # Unique keys: each wrk thread writes its own sequential slice (bench/wrk2/common.lua).
-    w=$(KEYS=2000000000 DISTRIBUTION=sequential SEED=$RANDOM wrk_rate -t"$t" -c"$c" -d"${secs}s" -s "$root/bench/wrk2/put.lua" "$url")
-    b=$(bench_line --url "$url" -w put --distribution sequential --keys 2000000000 -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s --seed $RANDOM)
+    fresh_keys
+    w=$(KEYS=2000000000 DISTRIBUTION=sequential START="$start_at" SEED=$RANDOM wrk_rate -t"$t" -c"$c" -d"${secs}s" -s "$root/bench/wrk2/put.lua" "$url")
+    fresh_keys
+    b=$(bench_line --url "$url" -w put --distribution sequential --keys 2000000000 --start "$start_at" -c "$c" -t "$t" -R "$(target "$c")" -d "${secs}s" --warmup 3s --seed $RANDOM)
     echo "node -Xmx$heap PUT c=$c: wrk $w req/s; dht bench at $(target "$c") req/s: $b"
   done
   kill "$pid"; wait "$pid" || true

@@ -30,13 +30,17 @@ bench_line() { # prints "achieved p50 p99 p99.9 max" of a dht bench run
   bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {max=$2}
     /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s, max %s", rps, p50, p99, p999, max}'
 }
-# runs NAME ARGS...: the four runs (closed loop and RATE, depth 1 and D) against one target.
+# runs NAME ARGS...: the four runs (closed loop and RATE, depth 1 and D) against one target. With
+# FRESH=1, each run is given a key range of its own (a sequential PUT run writes new keys).
 runs() {
   local name="$1"; shift
+  local s=()
   for r in $(seq 1 "$rounds"); do
     for p in 1 "$depth"; do
-      echo "$name round $r depth $p closed loop: $(bench_line "$@" -c 1 -t 1 --pipeline "$p" -R 0 -d "${secs}s" --warmup 3s --seed $RANDOM)"
-      echo "$name round $r depth $p at $rate req/s: $(bench_line "$@" -c 1 -t 1 --pipeline "$p" -R "$rate" -d "${secs}s" --warmup 3s --seed $RANDOM)"
+      if [ "${FRESH:-0}" = 1 ]; then fresh_keys; s=(--start "$start_at"); fi
+      echo "$name round $r depth $p closed loop: $(bench_line "$@" "${s[@]}" -c 1 -t 1 --pipeline "$p" -R 0 -d "${secs}s" --warmup 3s --seed $RANDOM)"
+      if [ "${FRESH:-0}" = 1 ]; then fresh_keys; s=(--start "$start_at"); fi
+      echo "$name round $r depth $p at $rate req/s: $(bench_line "$@" "${s[@]}" -c 1 -t 1 --pipeline "$p" -R "$rate" -d "${secs}s" --warmup 3s --seed $RANDOM)"
     done
   done
 }
@@ -51,7 +55,7 @@ machine_line
 echo "date: $(date -u +%FT%TZ), ${secs}s per run after 3 s of warm-up, depth $depth, rate $rate, $keys keys for GET, node -Xmx$heap"
 runs nginx --url "http://127.0.0.1:$nginx_port" -w get
 start_node put
-runs "node PUT" --url "$url" -w put --distribution sequential --keys 2000000000
+FRESH=1 runs "node PUT" --url "$url" -w put --distribution sequential --keys 2000000000
 kill "$pid"; wait "$pid" || true
 start_node get
 bench fill --url "$url" --count "$keys" --value-size 100 -c 64 | tail -n 1

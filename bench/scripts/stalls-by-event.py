@@ -3,7 +3,9 @@
 # of the requests intended in each 100 ms) and the node's log (its "flushing"/"flushed" and
 # "compacting"/"compacted" lines), prints the worst latency among the requests intended during each
 # compaction and each flush of the measured window, and the worst elsewhere (200 ms after each
-# event excluded). Usage: bench/scripts/stalls-by-event.py DIR/timeline.txt NODE.log
+# event excluded). The timeline is in UTC, the node log in the local time of the machine (no date):
+# run this on the machine, and the day, the node's, that the window began on (a run across midnight
+# is not handled). Usage: bench/scripts/stalls-by-event.py DIR/timeline.txt NODE.log
 import sys, re, datetime
 tl, logf = sys.argv[1], sys.argv[2]
 slots = []
@@ -11,12 +13,13 @@ for line in open(tl):
     if line.startswith('#'): continue
     f = line.split()
     if len(f) < 3: continue
-    t = datetime.datetime.fromisoformat(f[0].replace('Z','')[:26])
+    t = datetime.datetime.fromisoformat(f[0].replace('Z','')[:26]).replace(tzinfo=datetime.timezone.utc)
     slots.append((t, float(f[2])))
 if not slots: print("no timeline"); sys.exit()
-day = slots[0][0].date()
+day = slots[0][0].astimezone().date()  # the node's local date
 t0, t1 = slots[0][0], slots[-1][0] + datetime.timedelta(milliseconds=100)
-def ts(s): return datetime.datetime.combine(day, datetime.time.fromisoformat(s))
+def ts(s):  # a log time (local, HH:MM:SS.mmm) as an aware UTC instant
+    return datetime.datetime.combine(day, datetime.time.fromisoformat(s)).astimezone().astimezone(datetime.timezone.utc)
 ev = []  # (kind, start, end)
 start = {}
 for line in open(logf):

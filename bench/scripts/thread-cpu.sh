@@ -41,7 +41,8 @@ pin=(); [ -z "${GEN_CPUS:-}" ] || pin=(taskset -c "$GEN_CPUS")
 bench() { "${pin[@]}" "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 if [ "$workload" = put ]; then
   load=(-w put --distribution sequential --keys 2000000000)
-  bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
+  fresh_keys
+  bench --url "$list" "${load[@]}" --start "$start_at" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
 else
   keys="${KEYS:-200000}"
   load=(-w get --keys "$keys")
@@ -63,7 +64,10 @@ fi
 # REWARM (seconds, default 0): a second warm-up run on fresh connections, so that the JIT's
 # recompiles when a new generator connects (see benchmarks.md, "Batched replica writes") fall
 # before the measured run instead of into it.
-[ "${REWARM:-0}" = 0 ] || bench --url "$list" "${load[@]}" -c 64 -t 2 -R 0 -d "${REWARM}s" --warmup 0s --seed $RANDOM >/dev/null
+# A PUT run writes keys no earlier run wrote: each gets its own range (fresh_keys, common.sh).
+if [ "$workload" = put ]; then fresh_keys; load_start=(--start "$start_at"); else load_start=(); fi
+[ "${REWARM:-0}" = 0 ] || bench --url "$list" "${load[@]}" "${load_start[@]}" -c 64 -t 2 -R 0 -d "${REWARM}s" --warmup 0s --seed $RANDOM >/dev/null
+if [ "$workload" = put ]; then fresh_keys; load_start=(--start "$start_at"); fi
 cpu() { awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $5}' /proc/stat; }
 names=()
 if [ "$setup" = nginx ]; then
@@ -78,7 +82,7 @@ fi
 # the CPU figures cover SECS - 2 whole seconds of the window, and so do the requests counted (the
 # sum of those lines). The generator's CPU comes from /proc at the same instants.
 proc_cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-"${pin[@]}" "${java[@]}" ${GEN_JAVA_OPTS:-} -cp "$jar" dht.bench.BenchMain --url "$list" "${load[@]}" -c 64 -t 2 -R "$rate" -d "${secs}s" \
+"${pin[@]}" "${java[@]}" ${GEN_JAVA_OPTS:-} -cp "$jar" dht.bench.BenchMain --url "$list" "${load[@]}" "${load_start[@]}" -c 64 -t 2 -R "$rate" -d "${secs}s" \
   --warmup "${GEN_WARMUP:-5}s" --seed $RANDOM ${GEN_ARGS:-} >"$dir/gen.out" 2>"$dir/gen.err" &
 gen=$!
 seen=0; ops=0

@@ -3,12 +3,14 @@
 -- globals because wrk calls setup/init/request in each thread's own Lua state.
 -- Settings come from the environment, with the same meaning as dht bench's flags:
 --   KEYS=1000000 DISTRIBUTION=uniform|sequential|zipfian VALUE_SIZE=100 SEED=42
+--   START=0 (sequential: thread i begins at key START + i * 1000003, as dht bench's --start)
 --   ACK= FROM= (optional) MISS_RATIO=0 READ_RATIO=0.9 RANGE_LENGTH=100
 -- Keys are "k" .. zero-padded 10-digit index, as in dht bench, so both tools hit the same keys.
 keys = tonumber(os.getenv("KEYS") or "1000000")
 distribution = os.getenv("DISTRIBUTION") or "uniform"
 value_size = tonumber(os.getenv("VALUE_SIZE") or "100")
 seed = tonumber(os.getenv("SEED") or "42")
+start = tonumber(os.getenv("START") or "0")
 miss_ratio = tonumber(os.getenv("MISS_RATIO") or "0")
 read_ratio = tonumber(os.getenv("READ_RATIO") or "0.9")
 range_length = tonumber(os.getenv("RANGE_LENGTH") or "100")
@@ -47,7 +49,7 @@ end
 
 function init(args)
   math.randomseed(seed + (thread_id or 0))
-  seq = (thread_id or 0) * 1000003
+  seq = start + (thread_id or 0) * 1000003
   if distribution == "zipfian" then zipf_init() end
 end
 

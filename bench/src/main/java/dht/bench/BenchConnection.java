@@ -275,16 +275,14 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
                 if (r.decoderResult().isFailure()) {
                     log.warn("connection {}: bad response from {}: {}", index, target.url(),
                             r.decoderResult().cause().toString());
-                    stats.readErrors++;
-                    ctx.close();
+                    ctx.close(); // channelInactive charges each request in flight as a read error, in its phase
                     return;
                 }
                 status = r.status().code();
                 closeAfter = r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
             }
             if (msg instanceof HttpContent c && c.decoderResult().isFailure()) {
-                stats.readErrors++;
-                ctx.close();
+                ctx.close(); // as above
                 return;
             }
             if (msg instanceof LastHttpContent) {

@@ -18,6 +18,12 @@ public final class LoadOptions {
             description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     KeyDistribution.Kind distribution;
 
+    // Every run of a sequential PUT used to begin at k0000000000, so a run that followed another on
+    // the same node overwrote its keys instead of writing new ones: scripts give each run its own range.
+    @Option(names = "--start", defaultValue = "0",
+            description = "sequential: the first key index; the run writes k(start), k(start+1), ... (default: ${DEFAULT-VALUE}).")
+    long start;
+
     @Option(names = "--warmup", defaultValue = "5s", converter = Durations.Converter.class,
             description = "Load before the measured window (sweep: closed loop, before the first step), not recorded "
                 + "(default: ${DEFAULT-VALUE}).")
@@ -47,6 +53,12 @@ public final class LoadOptions {
         if (missRatio < 0 || missRatio > 1 || readRatio < 0 || readRatio > 1) {
             throw new BenchException("--miss-ratio and --read-ratio must be between 0 and 1");
         }
+        if (start < 0) {
+            throw new BenchException("--start must not be negative");
+        }
+        if (start > 0 && distribution != KeyDistribution.Kind.sequential) {
+            throw new BenchException("--start is for --distribution sequential");
+        }
         if (rangeLength < 1) {
             throw new BenchException("--range-length must be at least 1");
         }
@@ -58,7 +70,10 @@ public final class LoadOptions {
     LoadSpec spec(TargetOptions t, double rate, Duration warmup, Duration duration, boolean progress) {
         t.validate();
         validate();
-        KeyDistribution keys = KeyDistribution.of(distribution, t.keys, 0);
+        if (start >= t.keys) {
+            throw new BenchException("--start must be below --keys (" + t.keys + ")");
+        }
+        KeyDistribution keys = KeyDistribution.of(distribution, t.keys, start);
         RequestFactory f = new RequestFactory(workload, keys, t.valueSize, missRatio, readRatio, rangeLength,
                 t.ack, t.from, t.seed);
         return new LoadSpec(t.targets(), t.connections, t.threads(), rate, warmup, duration, t.timeout,

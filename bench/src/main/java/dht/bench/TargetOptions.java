@@ -23,7 +23,7 @@ public final class TargetOptions {
     @Option(names = "--pipeline", defaultValue = "1",
             description = {"Requests in flight on each connection at most (default: ${DEFAULT-VALUE}: the next is "
                 + "sent after the answer; more: HTTP/1.1 pipelining, sent on schedule without waiting)."})
-    int pipeline;
+    int pipeline = 1; // also when built by hand, without picocli: bench report, tests
 
     @Option(names = {"-t", "--threads"},
             description = "Event-loop threads of the generator (default: min(connections, cores)).")

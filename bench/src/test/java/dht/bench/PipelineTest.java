@@ -38,6 +38,16 @@ class PipelineTest {
     }
 
     @Test
+    void neverMoreThanDepthInFlight() throws Exception {
+        // A server that never answers: the client sends its depth and then waits, at any rate.
+        try (BatchingServer server = new BatchingServer(Integer.MAX_VALUE)) {
+            RunResult r = run(server.url(), 2000, 5, Duration.ofSeconds(1), -1);
+            assertThat(server.mostHeld.get()).isEqualTo(5);
+            assertThat(r.stats().completed).isZero();
+        }
+    }
+
+    @Test
     void withoutPipeliningTheSameServerNeverAnswers() throws Exception {
         try (BatchingServer server = new BatchingServer(4)) {
             RunResult r = run(server.url(), 0, 1, Duration.ofSeconds(1), 400);

@@ -179,8 +179,8 @@ public final class ServeCommand implements Callable<Integer> {
                     + reason(config.dataDir(), e));
             exitCode.set(1);
             return 1;
-        } catch (IllegalArgumentException e) {
-            // A setting the node refuses (a -D option in DHT_JAVA_OPTS): the message names it.
+        } catch (dht.node.BadSettingException e) {
+            // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
             System.err.println("dht serve: " + e.getMessage());
             exitCode.set(2);
             return 2;

@@ -44,7 +44,7 @@ final class Production {
         try {
             return BackgroundPriority.valueOf(v.strip().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("-D" + BACKGROUND_PRIORITY + "=" + v + ": expected normal, low or idle");
+            throw new BadSettingException("-D" + BACKGROUND_PRIORITY + "=" + v + ": expected normal, low or idle");
         }
     }
 
