@@ -21,7 +21,8 @@ data="${DATA:-$dir}"
 B() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 t=2; [ "$conns" = 1 ] && t=1
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+# At exit: the nodes stop and their data goes (about 1.4 GB a run); logs and timelines stay in $dir.
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$data/dA" "$data/dB"' EXIT
 for n in A B; do
   port=$([ $n = A ] && echo 19601 || echo 19602)
   extra=$([ $n = A ] && echo "${A_OPTS:-}" || echo "${B_OPTS:-}")
