@@ -72,6 +72,13 @@ start_nodes() {
   done
 }
 
+# percentiles: reads a dht bench summary on stdin and prints its rate and tail in one line,
+# "R req/s, p50 A, p99 B, p99.9 C, max D".
+percentiles() {
+  awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {mx=$2}
+    /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s, max %s", rps, p50, p99, p999, mx}'
+}
+
 # fresh_keys: sets $start_at to the first key index of a range no earlier call in this script
 # handed out (100 million keys apart, within the 2e9 key space of the PUT runs), for
 # `--distribution sequential --start "$start_at"`: without it every run begins at k0000000000 and

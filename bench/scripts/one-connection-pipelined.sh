@@ -26,21 +26,18 @@ start_nginx "$nginx_port" "$dir"
 jar="${JAR:-$root/cli/target/dht.jar}"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
-bench_line() { # prints "achieved p50 p99 p99.9 max" of a dht bench run
-  bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {max=$2}
-    /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s, max %s", rps, p50, p99, p999, max}'
-}
 # runs NAME ARGS...: the four runs (closed loop and RATE, depth 1 and D) against one target. With
 # FRESH=1, each run is given a key range of its own (a sequential PUT run writes new keys).
 runs() {
   local name="$1"; shift
-  local s=()
+  local s=() what
   for r in $(seq 1 "$rounds"); do
     for p in 1 "$depth"; do
-      if [ "${FRESH:-0}" = 1 ]; then fresh_keys; s=(--start "$start_at"); fi
-      echo "$name round $r depth $p closed loop: $(bench_line "$@" "${s[@]}" -c 1 -t 1 --pipeline "$p" -R 0 -d "${secs}s" --warmup 3s --seed $RANDOM)"
-      if [ "${FRESH:-0}" = 1 ]; then fresh_keys; s=(--start "$start_at"); fi
-      echo "$name round $r depth $p at $rate req/s: $(bench_line "$@" "${s[@]}" -c 1 -t 1 --pipeline "$p" -R "$rate" -d "${secs}s" --warmup 3s --seed $RANDOM)"
+      for R in 0 "$rate"; do
+        if [ "${FRESH:-0}" = 1 ]; then fresh_keys; s=(--start "$start_at"); fi
+        if [ "$R" = 0 ]; then what="closed loop"; else what="at $R req/s"; fi
+        echo "$name round $r depth $p $what: $(bench "$@" "${s[@]}" -c 1 -t 1 --pipeline "$p" -R "$R" -d "${secs}s" --warmup 3s --seed $RANDOM | percentiles)"
+      done
     done
   done
 }

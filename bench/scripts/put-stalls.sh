@@ -40,9 +40,7 @@ for round in $(seq 1 "$rounds"); do
       "${java[@]}" "${load[@]}" -R 0 -d 20s --warmup 0s >/dev/null 2>&1
       for rate in "${rates[@]}"; do
         since=$(awk 'END {print $1}' "$dir/gc.log" | tr -d '[]s') # the JVM's uptime at the last GC line
-        line=$("${java[@]}" "${load[@]}" -R "$rate" -d 30s --warmup "$measure_warmup" --seed $RANDOM 2>/dev/null | awk '
-          /^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^ +100\.000%/ {mx=$2}
-          /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s, max %s", rps, p50, p99, p999, mx}')
+        line=$("${java[@]}" "${load[@]}" -R "$rate" -d 30s --warmup "$measure_warmup" --seed $RANDOM 2>/dev/null | percentiles)
         pauses=$(awk -v since="${since:-0}" '/Pause Young/ { t = $1; gsub(/[][s]/, "", t); if (t + 0 <= since + 0) next;
           d = $NF; sub(/ms$/, "", d); n++; sum += d; if (d + 0 > mx) mx = d + 0 }
           END {printf "young pauses %d, %.0f ms in all, longest %.1f ms", n, sum, mx}' "$dir/gc.log")

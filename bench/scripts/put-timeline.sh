@@ -23,8 +23,9 @@ wait_ready "$url"
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 machine_line
 echo "date: $(date -u +%FT%TZ), PUT at $rate/s for 30 s after 40 s of closed-loop warm-up${SERVE_ARGS:+, serve $SERVE_ARGS}${RENICE:+, background threads reniced to $RENICE}"
-bench --url "$url" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 -R 0 -d 40s --warmup 0s >/dev/null
-fresh_keys; fresh_keys # the warm-up began at 0: the measured run writes new keys
+fresh_keys # the warm-up and the measured run each write keys of their own
+bench --url "$url" -w put --distribution sequential --keys 2000000000 --start "$start_at" -c 64 -t 2 -R 0 -d 40s --warmup 0s >/dev/null
+fresh_keys
 if [ -n "${RENICE:-}" ]; then
   for t in /proc/$pid/task/*; do
     case "$(cat "$t/comm")" in dht-storage-fl*|dht-storage-co*) renice -n "$RENICE" -p "$(basename "$t")" >/dev/null ;; esac

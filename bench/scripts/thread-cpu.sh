@@ -39,10 +39,13 @@ fi
 if [ -n "${NODE_CPUS:-}" ]; then for p in "${pids[@]}"; do taskset -a -cp "$NODE_CPUS" "$p" >/dev/null; done; fi
 pin=(); [ -z "${GEN_CPUS:-}" ] || pin=(taskset -c "$GEN_CPUS")
 bench() { "${pin[@]}" "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+# A PUT run writes keys no earlier run wrote: each gets its own range (fresh_keys, common.sh).
+load_start=()
+new_range() { if [ "$workload" = put ]; then fresh_keys; load_start=(--start "$start_at"); fi; }
 if [ "$workload" = put ]; then
   load=(-w put --distribution sequential --keys 2000000000)
-  fresh_keys
-  bench --url "$list" "${load[@]}" --start "$start_at" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
+  new_range
+  bench --url "$list" "${load[@]}" "${load_start[@]}" -c 64 -t 2 -R 0 -d 40s --warmup 0s --seed $RANDOM >/dev/null
 else
   keys="${KEYS:-200000}"
   load=(-w get --keys "$keys")
@@ -64,10 +67,9 @@ fi
 # REWARM (seconds, default 0): a second warm-up run on fresh connections, so that the JIT's
 # recompiles when a new generator connects (see benchmarks.md, "Batched replica writes") fall
 # before the measured run instead of into it.
-# A PUT run writes keys no earlier run wrote: each gets its own range (fresh_keys, common.sh).
-if [ "$workload" = put ]; then fresh_keys; load_start=(--start "$start_at"); else load_start=(); fi
+new_range
 [ "${REWARM:-0}" = 0 ] || bench --url "$list" "${load[@]}" "${load_start[@]}" -c 64 -t 2 -R 0 -d "${REWARM}s" --warmup 0s --seed $RANDOM >/dev/null
-if [ "$workload" = put ]; then fresh_keys; load_start=(--start "$start_at"); fi
+new_range
 cpu() { awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $5}' /proc/stat; }
 names=()
 if [ "$setup" = nginx ]; then

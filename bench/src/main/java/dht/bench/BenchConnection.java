@@ -103,10 +103,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
 
     BenchConnection(int index, Target target, EventLoop loop, Bootstrap bootstrap, RequestFactory requests,
                     Tickets tickets, long seed, long spinNanos, long maxAdaptiveSpin, long timerSlack,
-                    int depth, CountDownLatch finished) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("depth must be at least 1");
-        }
+                    int depth, CountDownLatch finished) { // depth >= 1: LoadSpec's invariant
         this.index = index;
         this.depth = depth;
         this.inFlightIntended = new long[depth];

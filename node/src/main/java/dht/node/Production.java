@@ -30,7 +30,6 @@ final class Production {
 
     /** The flush and compaction threads' CPU priority: normal, low (nice 19) or idle (SCHED_IDLE). */
     static final String BACKGROUND_PRIORITY = "dht.storage.backgroundPriority";
-    static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.NORMAL;
 
     private Production() {
     }
@@ -40,7 +39,8 @@ final class Production {
      * the lowest CPU priority"): {@value #BACKGROUND_PRIORITY} = normal | low | idle.
      */
     static BackgroundPriority backgroundPriority() {
-        String v = System.getProperty(BACKGROUND_PRIORITY, DEFAULT_BACKGROUND_PRIORITY.name());
+        String v = System.getProperty(BACKGROUND_PRIORITY);
+        if (v == null) return StoreOptions.defaults().backgroundPriority();
         try {
             return BackgroundPriority.valueOf(v.strip().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {

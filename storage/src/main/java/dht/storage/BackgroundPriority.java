@@ -67,16 +67,4 @@ public enum BackgroundPriority {
             return false;
         }
     }
-
-    /** The calling thread's scheduling, as Linux reports it ("policy nice"), or null where it cannot be read. */
-    static String describeCurrentThread() {
-        try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
-            // Fields after the command (which may hold spaces), from field 3 on: nice is 19, policy 41.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return f[41 - 3] + " " + f[19 - 3];
-        } catch (Exception e) {
-            return null;
-        }
-    }
 }

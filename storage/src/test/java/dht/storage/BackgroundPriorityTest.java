@@ -18,16 +18,17 @@ import org.junit.jupiter.api.io.TempDir;
 class BackgroundPriorityTest {
     private static final String SCHED_OTHER = "0";
     private static final String SCHED_IDLE = "5";
+    private static final Path THREAD_SELF = Path.of("/proc/thread-self/stat");
 
     @BeforeAll
     static void linuxOnly() {
-        assumeTrue(BackgroundPriority.describeCurrentThread() != null, "needs Linux's /proc/thread-self");
+        assumeTrue(Files.isReadable(THREAD_SELF), "needs Linux's /proc/thread-self");
     }
 
     @Test
     void lowIsNice19AndIdleIsSchedIdle() throws Exception {
         // NORMAL changes nothing: the thread keeps what it inherited (a build run under nice included).
-        assertThat(onNewThread(BackgroundPriority.NORMAL)).isEqualTo(BackgroundPriority.describeCurrentThread());
+        assertThat(onNewThread(BackgroundPriority.NORMAL)).isEqualTo(policyAndNice(THREAD_SELF));
         assertThat(onNewThread(BackgroundPriority.LOW)).isEqualTo(SCHED_OTHER + " 19");
         assertThat(onNewThread(BackgroundPriority.IDLE)).startsWith(SCHED_IDLE + " ");
     }
@@ -59,12 +60,24 @@ class BackgroundPriorityTest {
         return policies.stream().filter(policy::equals).count();
     }
 
-    private static String onNewThread(BackgroundPriority p) throws InterruptedException {
+    /** A thread's scheduling as Linux reports it in its {@code stat} file: "policy nice". */
+    private static String policyAndNice(Path stat) throws IOException {
+        String line = Files.readString(stat);
+        // Fields after the command (which may hold spaces), from field 3 on: nice is 19, policy 41.
+        String[] f = line.substring(line.lastIndexOf(')') + 2).split(" ");
+        return f[41 - 3] + " " + f[19 - 3];
+    }
+
+    private static String onNewThread(BackgroundPriority p) throws Exception {
         AtomicReference<String> seen = new AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean applied = new java.util.concurrent.atomic.AtomicBoolean();
         Thread t = Thread.ofPlatform().start(() -> {
             applied.set(p.applyToCurrentThread());
-            seen.set(BackgroundPriority.describeCurrentThread());
+            try {
+                seen.set(policyAndNice(THREAD_SELF));
+            } catch (IOException e) {
+                seen.set(e.toString());
+            }
         });
         t.join();
         assertThat(applied).as("the system accepted %s", p).isTrue();
@@ -79,9 +92,7 @@ class BackgroundPriorityTest {
                 try {
                     String comm = Files.readString(task.resolve("comm")).strip();
                     if (!comm.startsWith("dht-storage-flu") && !comm.startsWith("dht-storage-com")) continue;
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    policies.add(f[41 - 3]);
+                    policies.add(policyAndNice(task.resolve("stat")).split(" ")[0]);
                 } catch (IOException e) {
                     // the thread ended while we looked
                 }

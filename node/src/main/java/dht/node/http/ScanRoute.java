@@ -76,14 +76,9 @@ public final class ScanRoute implements Route {
             }
             // 'from' means nothing to a scan, which reads every node, but the API's rules for it
             // hold on every path: a malformed 'from', one larger than the cluster, or one smaller
-            // than an 'ack' given with it, is a 400.
-            int from = params.positiveInt("from", -1);
-            if (from > clusterSize) {
-                throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
-            }
-            if (from != -1 && params.string("ack") != null && ack > from) {
-                throw new BadRequestException("'ack' (" + ack + ") is larger than 'from' (" + from + ")");
-            }
+            // than an 'ack' given with it, is a 400, checked as /v0/entity checks it (an 'ack'
+            // beyond the cluster was refused just above, so the default 'from' never is).
+            Quorums.parse(params, clusterSize);
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
