@@ -39,8 +39,16 @@ final class CompactionFilter implements Iterator<Entry> {
     private final StoreOptions opt;
     private final BooleanSupplier stopping;
     private final long t0 = System.nanoTime();
+    /**
+     * Tombstones written before this instant are past their grace. Fixed when the compaction starts:
+     * reading the clock for every entry was 8% of a compaction's CPU time on a VM (clock_gettime).
+     */
+    private final long horizon;
     private long lastLog = t0;
     private long seenBytes;
+    /** Entries read since the clock was last consulted for progress and pacing, and {@link #seenBytes} then. */
+    private int sinceClock;
+    private long bytesAtClock;
     private Entry next;
 
     /**
@@ -58,18 +66,24 @@ final class CompactionFilter implements Iterator<Entry> {
         this.outNumber = outNumber;
         this.opt = opt;
         this.stopping = stopping;
+        this.horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
         advance();
     }
 
     private void advance() {
         next = null;
-        long horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
         while (in.hasNext()) {
             if (stopping.getAsBoolean()) throw new Cancelled();
             Entry e = in.next();
             seenBytes += TableFormat.ENTRY_HEADER + e.key().length + e.valueLength();
-            progress();
-            throttle();
+            // Every 64 entries (a few microseconds of work) or 64 KiB, whichever first: the pacing stays
+            // within a millisecond, and a run of large values still checks the clock often.
+            if (++sinceClock >= 64 || seenBytes - bytesAtClock >= 65_536) {
+                sinceClock = 0;
+                bytesAtClock = seenBytes;
+                progress();
+                throttle();
+            }
             if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
                 continue;
             }

@@ -11,8 +11,9 @@ import java.lang.invoke.VarHandle;
  * probe here touches four words of a small array instead.
  *
  * <p>Sized once, at one bit per {@value #BYTES_PER_BIT} bytes of the memtable's expected size (about
- * 19 bits per key for 100-byte values, 6 for empty ones; four probes), with the probe sequence of
- * the tables' {@link BloomFilter} over the same {@link Bytes#hash}. A memtable that outgrows the
+ * 19 bits per key for 100-byte values, 6 for empty ones; four probes), blocked as the tables'
+ * {@link BloomFilter} is, over the same {@link Bytes#hash}: a key's probes fall in one 512-bit block,
+ * so a write's add and a read's probe touch one cache line or two. A memtable that outgrows the
  * size gets more false positives, never a wrong answer.
  *
  * <p>Invariants: only the memtable's one writer adds (a plain read of a word, then a release store
@@ -28,28 +29,33 @@ final class MemtableFilter {
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] words;
-    private final long bits;
+    private final int blocks;
 
     MemtableFilter(long expectedBytes) {
-        long wanted = Math.max(64, expectedBytes / BYTES_PER_BIT);
-        this.words = new long[(int) Math.min((wanted + 63) / 64, MAX_WORDS)];
-        this.bits = (long) words.length * 64;
+        blocks = (int) Math.min(BloomFilter.blocksFor(expectedBytes / BYTES_PER_BIT), MAX_WORDS / BloomFilter.BLOCK_WORDS);
+        this.words = new long[blocks * BloomFilter.BLOCK_WORDS];
     }
 
     /** Records a key of hash {@code hash}; the memtable's writer only. */
     void add(long hash) {
+        int base = BloomFilter.block(hash, blocks) * BloomFilter.BLOCK_WORDS;
+        int x = BloomFilter.firstProbe(hash);
         for (int i = 0; i < HASHES; i++) {
-            long bit = BloomFilter.bit(hash, i, bits);
-            int w = (int) (bit >>> 6);
-            WORD.setRelease(words, w, words[w] | 1L << (bit & 63));
+            int bit = BloomFilter.bitInBlock(x);
+            int w = base + (bit >>> 6);
+            WORD.setRelease(words, w, words[w] | 1L << bit);
+            x = BloomFilter.nextProbe(x);
         }
     }
 
     /** False only if no key of hash {@code hash} was added. */
     boolean mightContain(long hash) {
+        int base = BloomFilter.block(hash, blocks) * BloomFilter.BLOCK_WORDS;
+        int x = BloomFilter.firstProbe(hash);
         for (int i = 0; i < HASHES; i++) {
-            long bit = BloomFilter.bit(hash, i, bits);
-            if (((long) WORD.getAcquire(words, (int) (bit >>> 6)) & 1L << (bit & 63)) == 0) return false;
+            int bit = BloomFilter.bitInBlock(x);
+            if (((long) WORD.getAcquire(words, base + (bit >>> 6)) & 1L << bit) == 0) return false;
+            x = BloomFilter.nextProbe(x);
         }
         return true;
     }

@@ -36,6 +36,8 @@ final class Table {
     private final int blocks;
     /** Where the bloom filter starts; -1 when it failed its checksum and every read looks inside. */
     private final long bloomOffset;
+    /** The filter is blocked (format version 3), not classic (versions 1 and 2): see {@link BloomFilter}. */
+    private final boolean blockedBloom;
     final long entryCount;
     final long sizeBytes;
     /**
@@ -57,7 +59,7 @@ final class Table {
     private final java.util.Set<Long> reportedDamage = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
-                  int blocks, long bloomOffset, long entryCount, long maxTimestamp) {
+                  int blocks, long bloomOffset, boolean blockedBloom, long entryCount, long maxTimestamp) {
         this.number = number;
         this.path = path;
         this.files = files;
@@ -66,6 +68,7 @@ final class Table {
         this.indexOffset = indexOffset;
         this.blocks = blocks;
         this.bloomOffset = bloomOffset;
+        this.blockedBloom = blockedBloom;
         this.entryCount = entryCount;
         this.maxTimestamp = maxTimestamp;
         this.sizeBytes = seg.byteSize();
@@ -117,13 +120,14 @@ final class Table {
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
             long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
             boolean bloomIntact = Bytes.crc(seg, bloomOffset, bloomLen - 4) == seg.get(Bytes.INT, bloomOffset + bloomLen - 4)
-                    && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen;
+                    && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen
+                    && (version < 3 || nwords % BloomFilter.BLOCK_WORDS == 0);
             if (!bloomIntact) {
                 // The entries are all still there, each block under its own checksum: only the
                 // filter that skips the table for absent keys is lost, so every read looks inside.
                 log.warn("{}: bloom filter damaged (checksum or size) at offset {}; reading the table without it", path, bloomOffset);
             }
-            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1,
+            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1, version >= 3,
                     count, maxTimestamp);
         } catch (IOException | RuntimeException e) {
             arena.close();
@@ -221,7 +225,10 @@ final class Table {
     boolean mightContain(byte[] key) { return mightContain(Bytes.hash(key)); }
 
     /** Without an intact bloom filter every key might be here. */
-    private boolean mightContain(long hash) { return bloomOffset < 0 || BloomFilter.mightContain(seg, bloomOffset, hash); }
+    private boolean mightContain(long hash) {
+        if (bloomOffset < 0) return true;
+        return blockedBloom ? BloomFilter.mightContain(seg, bloomOffset, hash) : BloomFilter.mightContainClassic(seg, bloomOffset, hash);
+    }
 
     Entry get(byte[] key) throws CorruptionException { return get(key, Bytes.hash(key)); }
 

@@ -26,7 +26,7 @@ class MemtableFilterTest {
 
     @Test
     void aMemtableStillFindsEveryKeyWhenItOutgrowsItsFilter() {
-        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK, 1024); // a filter of 128 bits, soon all set
+        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK, 1024); // a filter of one block (512 bits), soon all set
         for (int i = 0; i < 5_000; i++) m.put(Entry.value(("k" + i).getBytes(), ("v" + i).getBytes(), i));
         for (int i = 0; i < 5_000; i++) assertThat(m.get(("k" + i).getBytes()).value()).isEqualTo(("v" + i).getBytes());
         assertThat(m.get("absent".getBytes())).isNull();

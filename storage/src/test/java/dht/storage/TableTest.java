@@ -73,25 +73,79 @@ class TableTest {
         }
     }
 
+    /**
+     * A table of format version 2 (classic bloom filter), written by the build of 27 Nov 2026 before
+     * the blocked filter: {@link #write}'s contents for 2,000 entries, 256-byte blocks.
+     */
+    private Path versionTwoTable(String name) throws IOException {
+        Path p = dir.resolve(name);
+        try (var in = TableTest.class.getResourceAsStream("/tables/v2-2000-keys.sst")) {
+            Files.copy(in, p);
+        }
+        return p;
+    }
+
+    /** Every key of the 2,000 is found, the odd keys in between are not, and few of those get past the bloom filter. */
+    private static void assertHoldsTheTwoThousand(Table t) throws IOException {
+        int passed = 0;
+        for (int i = 0; i < 2000; i++) {
+            Entry e = t.get(k(i * 2));
+            assertThat(e).as("key %d", i * 2).isNotNull();
+            assertThat(e.timestamp()).isEqualTo(i);
+            assertThat(e.isTombstone()).isEqualTo(i % 10 == 3);
+            if (!e.isTombstone()) assertThat(e.value()).isEqualTo(("v" + i).getBytes(StandardCharsets.UTF_8));
+            assertThat(t.get(k(i * 2 + 1))).isNull();
+            if (t.mightContain(k(i * 2 + 1))) passed++;
+        }
+        // Probed the wrong way, the filter would pass about half the absent keys (as many bits are set) or reject present ones.
+        assertThat(passed).as("absent keys the bloom filter let through").isLessThan(60);
+    }
+
+    /** Tables written before the blocked bloom filter are read with the filter they were written with. */
+    @Test
+    void aVersionTwoTableIsStillRead() throws IOException {
+        Table t = Table.open(NioStorageFiles.INSTANCE, versionTwoTable("000002.sst"), 2);
+        t.retain();
+        try {
+            assertThat(t.entryCount).isEqualTo(2000);
+            assertThat(t.maxTimestamp).isEqualTo(1999);
+            assertHoldsTheTwoThousand(t);
+        } finally {
+            t.release();
+        }
+    }
+
     /** Tables written before the stats region existed are read as they are, and never skipped. */
     @Test
     void aVersionOneTableIsStillRead() throws IOException {
-        write(1000, 256).release();
-        byte[] v2 = Files.readAllBytes(dir.resolve("000001.sst"));
+        byte[] v2 = Files.readAllBytes(versionTwoTable("000002.sst"));
         int footerAt = v2.length - TableFormat.FOOTER;
         byte[] footer = Arrays.copyOfRange(v2, footerAt, v2.length);
         Bytes.putInt(footer, 32, 1);
         Bytes.putInt(footer, 36, Bytes.crc(footer, 0, 36));
-        Path p = dir.resolve("000002.sst");
+        Path p = dir.resolve("000003.sst");
         try (var out = Files.newOutputStream(p)) {
             out.write(v2, 0, footerAt - TableFormat.STATS); // version 1: the bloom filter ends at the footer
             out.write(footer);
         }
-        Table t = Table.open(NioStorageFiles.INSTANCE, p, 2);
+        Table t = Table.open(NioStorageFiles.INSTANCE, p, 3);
         t.retain();
         try {
             assertThat(t.maxTimestamp).isEqualTo(Long.MAX_VALUE);
-            for (int i = 0; i < 1000; i++) assertThat(t.get(k(i * 2)).timestamp()).isEqualTo(i);
+            assertHoldsTheTwoThousand(t);
+        } finally {
+            t.release();
+        }
+    }
+
+    /** A table written now has the current format, whose blocked filter is probed as it was built. */
+    @Test
+    void aNewTableHasTheBlockedFilter() throws IOException {
+        Table t = write(2000, 256);
+        try {
+            byte[] bytes = Files.readAllBytes(dir.resolve("000001.sst"));
+            assertThat(Bytes.getInt(bytes, bytes.length - TableFormat.FOOTER + 32)).isEqualTo(3);
+            assertHoldsTheTwoThousand(t);
         } finally {
             t.release();
         }
