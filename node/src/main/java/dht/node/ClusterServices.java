@@ -28,6 +28,16 @@ public interface ClusterServices extends AutoCloseable {
     void close();
 
     /**
+     * Whether the writes the coordinator is asked for from one event loop in one pass of its loop
+     * reach the store in the order they were asked for, as one batch, and nowhere else: then the
+     * HTTP layer may start a connection's pipelined writes together. False unless an
+     * implementation guarantees it.
+     */
+    default boolean writesOfOnePassInOrder() {
+        return false;
+    }
+
+    /**
      * Starts the cluster layer over a store that is already open; {@code loops} are the HTTP
      * server's event loops, which the inter-node client may share (the node keeps owning them);
      * {@code batchStoreCalls}: hand store calls from those loops to the storage executor in batches.

@@ -173,7 +173,8 @@ public final class Node implements AutoCloseable {
             profiler = new Profiler();
             Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
-                    config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels));
+                    config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
+                    cluster.writesOfOnePassInOrder()));
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);

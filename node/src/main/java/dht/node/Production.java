@@ -96,6 +96,11 @@ final class Production {
             public void close() {
                 cluster.close();
             }
+
+            @Override
+            public boolean writesOfOnePassInOrder() {
+                return cluster.writesOfOnePassInOrder();
+            }
         };
     }
 }

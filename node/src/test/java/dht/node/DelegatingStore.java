@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 class DelegatingStore implements Store {
     final Store inner;
     final Semaphore entered = new Semaphore(0);
+    /** The number of entries of each {@link #write(java.util.List)} call, in the order made. */
+    final java.util.List<Integer> batchSizes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     volatile CountDownLatch gate = new CountDownLatch(0);
 
     DelegatingStore(Store inner) {
@@ -60,6 +62,7 @@ class DelegatingStore implements Store {
     /** One pass of the gate per entry, as separate writes would take, then the store's own batch path. */
     @Override
     public void write(java.util.List<dht.storage.Entry> entries) throws IOException {
+        batchSizes.add(entries.size());
         pass(entries.size());
         inner.write(entries);
     }

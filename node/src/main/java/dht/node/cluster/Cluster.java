@@ -30,13 +30,25 @@ public final class Cluster implements AutoCloseable {
     private final HybridLogicalClock clock;
 
     private Cluster(Coordinator coordinator, ReplicaEndpoint replicaEndpoint, ClusterView view,
-                    ClusterScanner scanner, PeerClient peerClient, HybridLogicalClock clock) {
+                    ClusterScanner scanner, PeerClient peerClient, HybridLogicalClock clock, boolean writesOfOnePassInOrder) {
+        this.writesOfOnePassInOrder = writesOfOnePassInOrder;
         this.coordinator = coordinator;
         this.replicaEndpoint = replicaEndpoint;
         this.view = view;
         this.scanner = scanner;
         this.peerClient = peerClient;
         this.clock = clock;
+    }
+
+    private final boolean writesOfOnePassInOrder;
+
+    /**
+     * Whether the coordinator's writes made from one event loop in one pass of its loop reach the
+     * store in the order they were made, as one batch, with no other replica to reach: then a
+     * connection's pipelined writes may start together ({@code ResponseSequencer}).
+     */
+    public boolean writesOfOnePassInOrder() {
+        return writesOfOnePassInOrder;
     }
 
     /**
@@ -104,7 +116,10 @@ public final class Cluster implements AutoCloseable {
                         + "hints up to {} bytes, concurrent store writes {}", self, Counts.of(nodes.size(), "node"),
                 replicaTimeout.toMillis(), loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
-        return new Cluster(coordinator, endpoint, view, scanner, client, clock);
+        // This node is the only replica, and the writes an event loop makes in one pass reach the
+        // store as one task, in the order made (StorageHandOff).
+        boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
+        return new Cluster(coordinator, endpoint, view, scanner, client, clock, inOrder);
     }
 
     static final String PEER_BATCH_PROPERTY = "dht.peer.batch";

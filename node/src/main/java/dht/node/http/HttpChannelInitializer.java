@@ -45,10 +45,13 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final Admission admission;
     private final ChannelGroup channels;
     private final Duration bodyTimeout;
+    private final boolean writeRuns;
 
+    /** @param writeRuns pipelined entity writes may start together ({@link ResponseSequencer}) */
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
-                                  RequestHandler handler, Admission admission, ChannelGroup channels) {
+                                  RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns) {
         this.bodyTimeout = bodyTimeout;
+        this.writeRuns = writeRuns;
         this.admission = admission;
         this.maxUriBytes = maxUriBytes;
         this.maxHeaderBytes = maxHeaderBytes;
@@ -68,6 +71,6 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
                 .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission, bodyTimeout))
-                .addLast("sequencer", new ResponseSequencer(handler, admission));
+                .addLast("sequencer", new ResponseSequencer(handler, admission, writeRuns));
     }
 }

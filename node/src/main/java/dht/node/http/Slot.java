@@ -41,6 +41,8 @@ public final class Slot {
     boolean dispatched;
     /** The request changes state (not GET/HEAD/OPTIONS/TRACE): it runs alone on its connection. */
     boolean unsafe;
+    /** An entity write that may start together with the entity writes pipelined right behind it (ResponseSequencer#start). */
+    boolean writeRun;
     /** The request until it is dispatched (it may wait for the connection's window). */
     io.netty.handler.codec.http.FullHttpRequest request;
     /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */
