@@ -18,6 +18,8 @@ class DelegatingStore implements Store {
     final Semaphore entered = new Semaphore(0);
     /** The number of entries of each {@link #write(java.util.List)} call, in the order made. */
     final java.util.List<Integer> batchSizes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    /** The timestamps of the entries {@link #write(java.util.List)} received, in the order received. */
+    final java.util.List<Long> writtenTimestamps = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     volatile CountDownLatch gate = new CountDownLatch(0);
 
     DelegatingStore(Store inner) {
@@ -62,7 +64,10 @@ class DelegatingStore implements Store {
     /** One pass of the gate per entry, as separate writes would take, then the store's own batch path. */
     @Override
     public void write(java.util.List<dht.storage.Entry> entries) throws IOException {
-        batchSizes.add(entries.size());
+        synchronized (writtenTimestamps) {
+            batchSizes.add(entries.size());
+            for (dht.storage.Entry e : entries) writtenTimestamps.add(e.timestamp());
+        }
         pass(entries.size());
         inner.write(entries);
     }

@@ -40,9 +40,12 @@ final class BloomFilter {
 
     static int hashes(int bitsPerKey) { return Math.max(1, Math.min(30, (int) Math.round(bitsPerKey * 0.69))); }
 
-    /** Number of blocks for {@code bits} bits: at least one. */
+    /** Blocks at most: the region (8 + 64 bytes a block + 4) must fit an int, as {@link Builder#toBytes} builds it in one array. */
+    static final int MAX_BLOCKS = (Integer.MAX_VALUE - 12) / (BLOCK_WORDS * 8);
+
+    /** Number of blocks for {@code bits} bits: at least one, at most {@link #MAX_BLOCKS}. */
     static int blocksFor(long bits) {
-        return (int) Math.min(Math.max(1, (bits + 511) / 512), (Integer.MAX_VALUE - 8) / BLOCK_WORDS);
+        return (int) Math.min(Math.max(1, (bits + 511) / 512), MAX_BLOCKS);
     }
 
     static final class Builder {

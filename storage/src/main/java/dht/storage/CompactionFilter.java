@@ -49,6 +49,12 @@ final class CompactionFilter implements Iterator<Entry> {
     /** Entries read since the clock was last consulted for progress and pacing, and {@link #seenBytes} then. */
     private int sinceClock;
     private long bytesAtClock;
+    /**
+     * Bytes between looks at the clock: 64 KiB, or a millisecond's worth at the paced rate if that
+     * is less, so the pacing still sleeps no more than about a millisecond at a time and a closing
+     * store waits no longer for it.
+     */
+    private final long clockBytes;
     private Entry next;
 
     /**
@@ -67,6 +73,8 @@ final class CompactionFilter implements Iterator<Entry> {
         this.opt = opt;
         this.stopping = stopping;
         this.horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
+        long rate = opt.compactionBytesPerSecond();
+        this.clockBytes = rate == 0 ? 65_536 : Math.max(1, Math.min(65_536, rate / 1000));
         advance();
     }
 
@@ -76,9 +84,9 @@ final class CompactionFilter implements Iterator<Entry> {
             if (stopping.getAsBoolean()) throw new Cancelled();
             Entry e = in.next();
             seenBytes += TableFormat.ENTRY_HEADER + e.key().length + e.valueLength();
-            // Every 64 entries (a few microseconds of work) or 64 KiB, whichever first: the pacing stays
-            // within a millisecond, and a run of large values still checks the clock often.
-            if (++sinceClock >= 64 || seenBytes - bytesAtClock >= 65_536) {
+            // Every 64 entries (a few microseconds of work) or clockBytes, whichever first: a run of
+            // large values still checks the clock often.
+            if (++sinceClock >= 64 || seenBytes - bytesAtClock >= clockBytes) {
                 sinceClock = 0;
                 bytesAtClock = seenBytes;
                 progress();

@@ -163,7 +163,12 @@ final class StorageHandOff {
             this.loop = loop;
         }
 
-        /** Adds the call, scheduling the hand-off after this pass's I/O; false if the loop takes no more tasks. */
+        /**
+         * Adds the call, scheduling the hand-off after this pass's I/O; false if the loop takes no
+         * more tasks (it is shutting down, after its channels closed): the call is then handed over on
+         * its own, so the order of one pass's writes ({@code Cluster#writesOfOnePassInOrder}) is
+         * no longer kept, but no connection is left to have pipelined them.
+         */
         boolean add(Call call) {
             if (calls.isEmpty()) {
                 try {
