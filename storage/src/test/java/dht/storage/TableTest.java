@@ -115,21 +115,32 @@ class TableTest {
         }
     }
 
+    /** The footer of table file {@code file} with the int at {@code offset} set to {@code value}, its checksum redone. */
+    private static byte[] footerWith(byte[] file, int offset, int value) {
+        byte[] footer = Arrays.copyOfRange(file, file.length - TableFormat.FOOTER, file.length);
+        Bytes.putInt(footer, offset, value);
+        Bytes.putInt(footer, 36, Bytes.crc(footer, 0, 36));
+        return footer;
+    }
+
+    /** Writes {@code pieces} one after another as table {@code number}, and opens it (retained). */
+    private Table openPieces(long number, byte[]... pieces) throws IOException {
+        Path p = dir.resolve(String.format("%06d.sst", number));
+        try (var out = Files.newOutputStream(p)) {
+            for (byte[] piece : pieces) out.write(piece);
+        }
+        Table t = Table.open(NioStorageFiles.INSTANCE, p, number);
+        t.retain();
+        return t;
+    }
+
     /** Tables written before the stats region existed are read as they are, and never skipped. */
     @Test
     void aVersionOneTableIsStillRead() throws IOException {
         byte[] v2 = Files.readAllBytes(versionTwoTable("000002.sst"));
         int footerAt = v2.length - TableFormat.FOOTER;
-        byte[] footer = Arrays.copyOfRange(v2, footerAt, v2.length);
-        Bytes.putInt(footer, 32, 1);
-        Bytes.putInt(footer, 36, Bytes.crc(footer, 0, 36));
-        Path p = dir.resolve("000003.sst");
-        try (var out = Files.newOutputStream(p)) {
-            out.write(v2, 0, footerAt - TableFormat.STATS); // version 1: the bloom filter ends at the footer
-            out.write(footer);
-        }
-        Table t = Table.open(NioStorageFiles.INSTANCE, p, 3);
-        t.retain();
+        // version 1: the bloom filter ends at the footer
+        Table t = openPieces(3, Arrays.copyOfRange(v2, 0, footerAt - TableFormat.STATS), footerWith(v2, 32, 1));
         try {
             assertThat(t.maxTimestamp).isEqualTo(Long.MAX_VALUE);
             assertHoldsTheTwoThousand(t);
@@ -165,18 +176,8 @@ class TableTest {
         Bytes.putInt(bloom, 0, 7);
         Bytes.putInt(bloom, 4, 7);
         Bytes.putInt(bloom, bloom.length - 4, Bytes.crc(bloom, 0, bloom.length - 4));
-        byte[] footer = Arrays.copyOfRange(v3, f, v3.length);
-        Bytes.putInt(footer, 20, bloom.length);
-        Bytes.putInt(footer, 36, Bytes.crc(footer, 0, 36));
-        Path p = dir.resolve("000004.sst");
-        try (var out = Files.newOutputStream(p)) {
-            out.write(v3, 0, bloomAt);
-            out.write(bloom);
-            out.write(v3, f - TableFormat.STATS, TableFormat.STATS);
-            out.write(footer);
-        }
-        Table t = Table.open(NioStorageFiles.INSTANCE, p, 4);
-        t.retain();
+        Table t = openPieces(4, Arrays.copyOfRange(v3, 0, bloomAt), bloom, Arrays.copyOfRange(v3, f - TableFormat.STATS, f),
+                footerWith(v3, 20, bloom.length));
         try {
             for (int i = 0; i < 2000; i++) assertThat(t.get(k(i * 2))).as("key %d", i * 2).isNotNull();
             assertThat(t.mightContain(k(1))).as("no filter: every key may be there").isTrue();
