@@ -4,6 +4,7 @@
 # keys over one connection with --pipeline DEPTH: 10 s closed loop, then 30 s at RATE, with the
 # worst latency during each compaction and flush (stalls-by-event.py). Each run writes keys of its
 # own (fresh_keys). Logs and timelines stay in a new directory under /tmp; node data is removed.
+# A JARS entry may carry JVM options for its node: jar@-Dx=y,-Dz=w (common.sh's build_spec).
 # Usage: JARS="a/dht.jar b/dht.jar" bench/scripts/pipelined-put-ab.sh
 #        env ROUNDS (3), DEPTH (16), RATE (15000), PORT (19621)
 set -euo pipefail
@@ -18,9 +19,10 @@ pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$out_dir"/*/data' EXIT
 machine_line
 for r in $(seq 1 "$rounds"); do
-  for jar in $JARS; do
-    name=$(basename "$(dirname "$jar")"); dir=$out_dir/$name-r$r; mkdir -p "$dir"
-    "${java[@]}" -Xmx128m -jar "$jar" serve --port "$port" --data "$dir/data" >"$dir/node.log" 2>&1 &
+  for spec in $JARS; do
+    build_spec "$spec"; name=$label; dir=$out_dir/r$r-$(echo "$label" | tr -c 'A-Za-z0-9.=-' _); mkdir -p "$dir"
+    # shellcheck disable=SC2086
+    "${java[@]}" -Xmx128m $opts -jar "$jar" serve --port "$port" --data "$dir/data" >"$dir/node.log" 2>&1 &
     pid=$!
     wait_ready "$url"
     fresh_keys; B "${load[@]}" --start "$start_at" -c 64 -t 2 -R 0 -d 20s --warmup 0s >/dev/null

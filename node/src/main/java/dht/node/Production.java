@@ -56,6 +56,7 @@ final class Production {
                 .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
                 // An experiment's knob (docs/benchmarks.md, "A compaction rate limit"): MB/s, 0 = no limit.
                 .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20)
+                .withYieldEveryEntries(yieldEveryEntries())
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
                 .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
@@ -66,6 +67,21 @@ final class Production {
         } catch (MissingFilesException e) {
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + ACCEPT_MISSING_TABLES + "=true)");
         }
+    }
+
+    static final String YIELD_EVERY = "dht.storage.yieldEvery";
+
+    /** -Ddht.storage.yieldEvery=N: a flush or compaction yields its CPU every N entries (0: never; StoreOptions's default if unset). */
+    static int yieldEveryEntries() {
+        String v = System.getProperty(YIELD_EVERY);
+        if (v == null) return StoreOptions.defaults().yieldEveryEntries();
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 0) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadSettingException("-D" + YIELD_EVERY + " must be a whole number of entries, 0 or more, not " + v);
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,

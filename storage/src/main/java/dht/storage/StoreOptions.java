@@ -34,6 +34,11 @@ import java.util.function.LongUnaryOperator;
  *                              put back
  * @param backgroundPriority    the CPU priority of the flush and compaction threads (default
  *                              {@link BackgroundPriority#NORMAL})
+ * @param yieldEveryEntries     a flush or compaction yields its CPU ({@link Thread#yield}) after
+ *                              writing this many entries, so that request threads waiting for a
+ *                              CPU run before it goes on; 0 never yields. Default 1024 (about
+ *                              0.3 ms of a compaction's work on our VMs): measured in
+ *                              docs/benchmarks.md, "A flush or compaction that yields".
  * @param files                 the file-I/O seam
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
@@ -41,7 +46,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
                            double flushJitter, boolean acceptMissingTables, BackgroundPriority backgroundPriority,
-                           StorageFiles files) {
+                           int yieldEveryEntries, StorageFiles files) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || backgroundPriority == null
@@ -57,79 +62,86 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         if (slowdownTables < compactionMinTables) throw new IllegalArgumentException("slowdownTables");
         if (compactionBytesPerSecond < 0) throw new IllegalArgumentException("compactionBytesPerSecond < 0");
         if (!(flushJitter >= 0 && flushJitter <= 0.5)) throw new IllegalArgumentException("flushJitter not in [0, 0.5]");
+        if (yieldEveryEntries < 0) throw new IllegalArgumentException("yieldEveryEntries < 0");
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
-                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, BackgroundPriority.NORMAL,
+                Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, BackgroundPriority.NORMAL, 1024,
                 NioStorageFiles.INSTANCE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
         return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
         return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withBlockSize(int size) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withCompactionBytesPerSecond(long rate) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, backgroundPriority, files);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, f);
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, f);
     }
 
     public StoreOptions withFlushJitter(double fraction) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                fraction, acceptMissingTables, backgroundPriority, files);
+                fraction, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
     }
 
     public StoreOptions withBackgroundPriority(BackgroundPriority p) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, acceptMissingTables, p, files);
+                flushJitter, acceptMissingTables, p, yieldEveryEntries, files);
+    }
+
+    public StoreOptions withYieldEveryEntries(int entries) {
+        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
+                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
+                flushJitter, acceptMissingTables, backgroundPriority, entries, files);
     }
 
     public StoreOptions withMissingTablesAccepted(boolean accept) {
         return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
                 blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, accept, backgroundPriority, files);
+                flushJitter, accept, backgroundPriority, yieldEveryEntries, files);
     }
 }

@@ -50,7 +50,18 @@ final class TableWriter {
             throws IOException {
         TableWriter w = new TableWriter(files, path, expectedKeys, options);
         try {
-            while (it.hasNext()) w.add(it.next());
+            // A flush or compaction takes a core for as long as it runs; on a machine whose cores
+            // the request path already keeps busy, the requests that wait meanwhile form the tail.
+            // Yielding every so often lets a waiting request thread run first (StoreOptions#yieldEveryEntries).
+            int yieldEvery = options.yieldEveryEntries();
+            int n = 0;
+            while (it.hasNext()) {
+                w.add(it.next());
+                if (yieldEvery > 0 && ++n >= yieldEvery) {
+                    n = 0;
+                    Thread.yield();
+                }
+            }
             w.finish();
             return w.count;
         } finally {
