@@ -31,10 +31,7 @@ class StartOptionTest {
     @Test
     void aStartOutsideTheKeySpaceOrForAnotherDistributionIsBadUsageAndSendsNothing() throws Exception {
         List<String> requests = new CopyOnWriteArrayList<>();
-        try (TestServers.Running server = TestServers.start(ex -> {
-            requests.add(ex.getRequestURI().toString());
-            TestServers.answer(ex, 201, new byte[0]);
-        }, 1)) {
+        try (TestServers.Running server = TestServers.start(TestServers.recording(requests, 201), 1)) {
             // The reason goes to the process's stderr (BenchException.report), not picocli's writer.
             assertThat(bench("--url", server.url(), "-w", "put", "--distribution", "uniform", "--start", "5",
                     "-d", "1s").exitCode()).isEqualTo(2);

@@ -111,10 +111,7 @@ class SweepCommandTest {
     @Test
     void sweepRefusesTheLoadRunsRateAndDuration() throws Exception {
         List<String> requests = new CopyOnWriteArrayList<>();
-        try (TestServers.Running server = TestServers.start(ex -> {
-            requests.add(ex.getRequestURI().toString());
-            TestServers.answer(ex, 200, new byte[0]);
-        }, 1)) {
+        try (TestServers.Running server = TestServers.start(TestServers.recording(requests, 200), 1)) {
             for (List<String> option : List.of(List.of("-d", "10s"), List.of("--rate", "500"))) {
                 List<String> args = new ArrayList<>(List.of("sweep", "--url", server.url(), "-c", "1",
                         "--warmup", "0s", "--max-steps", "1", "--step-duration", "200ms", "--step-warmup", "0s"));

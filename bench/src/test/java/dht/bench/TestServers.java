@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -47,6 +48,14 @@ final class TestServers {
         s.createContext("/", handler);
         s.start();
         return new Running(s, ex);
+    }
+
+    /** A handler that adds each request's URI to {@code uris} and answers {@code status} with no body. */
+    static HttpHandler recording(List<String> uris, int status) {
+        return ex -> {
+            uris.add(ex.getRequestURI().toString());
+            answer(ex, status, new byte[0]);
+        };
     }
 
     static void answer(HttpExchange ex, int status, byte[] body) throws IOException {

@@ -31,6 +31,9 @@ final class Production {
     /** The flush and compaction threads' CPU priority: normal, low (nice 19) or idle (SCHED_IDLE). */
     static final String BACKGROUND_PRIORITY = "dht.storage.backgroundPriority";
 
+    /** Entries a flush or compaction writes between yields of its CPU (0: never). */
+    static final String YIELD_EVERY = "dht.storage.yieldEvery";
+
     private Production() {
     }
 
@@ -46,6 +49,19 @@ final class Production {
         } catch (IllegalArgumentException e) {
             throw new BadSettingException("-D" + BACKGROUND_PRIORITY + "=" + v + ": expected normal, low or idle");
         }
+    }
+
+    /** -Ddht.storage.yieldEvery=N: a flush or compaction yields its CPU every N entries (0: never; StoreOptions's default if unset). */
+    static int yieldEveryEntries() {
+        String v = System.getProperty(YIELD_EVERY);
+        if (v == null) return StoreOptions.defaults().yieldEveryEntries();
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 0) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadSettingException("-D" + YIELD_EVERY + " must be a whole number of entries, 0 or more, not " + v);
     }
 
     static Store openStore(NodeConfig config) throws IOException {
@@ -67,21 +83,6 @@ final class Production {
         } catch (MissingFilesException e) {
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + ACCEPT_MISSING_TABLES + "=true)");
         }
-    }
-
-    static final String YIELD_EVERY = "dht.storage.yieldEvery";
-
-    /** -Ddht.storage.yieldEvery=N: a flush or compaction yields its CPU every N entries (0: never; StoreOptions's default if unset). */
-    static int yieldEveryEntries() {
-        String v = System.getProperty(YIELD_EVERY);
-        if (v == null) return StoreOptions.defaults().yieldEveryEntries();
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n >= 0) return n;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new BadSettingException("-D" + YIELD_EVERY + " must be a whole number of entries, 0 or more, not " + v);
     }
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,

@@ -54,13 +54,9 @@ final class TableWriter {
             // the request path already keeps busy, the requests that wait meanwhile form the tail.
             // Yielding every so often lets a waiting request thread run first (StoreOptions#yieldEveryEntries).
             int yieldEvery = options.yieldEveryEntries();
-            int n = 0;
             while (it.hasNext()) {
                 w.add(it.next());
-                if (yieldEvery > 0 && ++n >= yieldEvery) {
-                    n = 0;
-                    Thread.yield();
-                }
+                if (yieldEvery > 0 && w.count % yieldEvery == 0) Thread.yield();
             }
             w.finish();
             return w.count;

@@ -29,6 +29,9 @@ public final class Cluster implements AutoCloseable {
     private final PeerClient peerClient;
     private final HybridLogicalClock clock;
 
+    /** See {@link #writesOfOnePassInOrder()}. */
+    private final boolean writesOfOnePassInOrder;
+
     private Cluster(Coordinator coordinator, ReplicaEndpoint replicaEndpoint, ClusterView view,
                     ClusterScanner scanner, PeerClient peerClient, HybridLogicalClock clock, boolean writesOfOnePassInOrder) {
         this.writesOfOnePassInOrder = writesOfOnePassInOrder;
@@ -39,8 +42,6 @@ public final class Cluster implements AutoCloseable {
         this.peerClient = peerClient;
         this.clock = clock;
     }
-
-    private final boolean writesOfOnePassInOrder;
 
     /**
      * Whether the coordinator's writes made from one event loop in one pass of its loop reach the
