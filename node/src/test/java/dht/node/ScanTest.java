@@ -109,7 +109,7 @@ class ScanTest {
         try (TestNode node = TestNode.start(TestNode.config(dir), s -> generated)) {
             for (String version : new String[] {"HTTP/1.1\r\nConnection: close", "HTTP/1.0"}) {
                 try (RawHttp c = new RawHttp(node.node.port())) {
-                    c.socket.setReceiveBufferSize(8 * 1024);
+                    c.socket.setReceiveBufferSize(64 * 1024);
                     c.send("GET /v0/entities?start=g " + version + "\r\n\r\n");
                     Thread.sleep(500); // let the server fill the socket and queue the rest before we read
                     RawHttp.Response r = c.read();
