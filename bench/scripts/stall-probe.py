@@ -1,0 +1,15 @@
+#!/usr/bin/env python3
+# A process that only sleeps: 1 ms at a time, until killed, writing "UTC-time late_ms" for every
+# wake-up more than 2 ms late. It needs a CPU for microseconds per millisecond, so a late wake-up
+# means every CPU was taken (or the VM itself was not running) for that long: a stall of the
+# machine that any process would have seen, not one of the node.
+# Usage: bench/scripts/stall-probe.py OUT
+import sys, time, datetime
+with open(sys.argv[1], 'w') as out:
+    while True:
+        t = time.monotonic()
+        time.sleep(0.001)
+        late = time.monotonic() - t - 0.001
+        if late > 0.002:
+            out.write("%s %.2f\n" % (datetime.datetime.now(datetime.timezone.utc).isoformat(), late * 1e3))
+            out.flush()
