@@ -22,6 +22,8 @@ build_spec() {
 wait_ready() {
   local url="$1" tries="${2:-300}"
   for _ in $(seq 1 "$tries"); do curl -fs "$url/v0/status" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "no answer from $url/v0/status after $tries tries, 0.2 s apart" >&2
+  return 1
 }
 
 # Waits until every node at the given URLs reports no pending flush or compaction (polling every

@@ -3,7 +3,8 @@
 # compaction (node.log), a GC pause or other safepoint of the node or the generator (node-gc.log,
 # gen-gc.log), late wake-ups of the sleeping probe (probe.txt). A slot's requests were intended in
 # its 100 ms and answered within its worst latency after, so that is the span searched.
-# The node log has local times without a date: run this on the machine, on the run's day.
+# The node log has local times without a date: run this in the node's time zone (a run across
+# local midnight is not handled).
 # Usage: bench/scripts/stall-causes.py DIR [N]   (N slowest slots, default 8)
 import sys, os, re, datetime as dt
 d, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 8

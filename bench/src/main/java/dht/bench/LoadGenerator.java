@@ -126,10 +126,11 @@ public final class LoadGenerator {
                 }
             }
 
-            // What the run keeps (histograms, timelines, connection state) now exists: a full
-            // collection moves it to the old generation before the first send. The generator's
-            // longest pause during the run fell from 12-15 to 4 ms (G1; docs/benchmarks.md, "The
-            // generator's own pauses"), and every request intended in a pause is charged for it.
+            // Most of what the run keeps (connections, their histograms) now exists: a full
+            // collection moves it to the old generation before the first send (the timelines still
+            // grow as they fill). Every request intended during a pause of ours is charged for it;
+            // the longest pause during a run fell from 11.6-14.9 to 3.7-4.0 ms (G1;
+            // docs/benchmarks.md, "The generator's own pauses").
             System.gc();
             long start = System.nanoTime() + 20_000_000L;
             long measureFrom = start + spec.warmup().toNanos();
