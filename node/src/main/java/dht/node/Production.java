@@ -34,6 +34,9 @@ final class Production {
     /** Entries a flush or compaction writes between yields of its CPU (0: never). */
     static final String YIELD_EVERY = "dht.storage.yieldEvery";
 
+    /** An experiment's knob (docs/benchmarks.md, "A compaction rate limit"): MiB/s, 0 = no limit. */
+    static final String COMPACTION_MBPS = "dht.storage.compactionMBps";
+
     private Production() {
     }
 
@@ -53,15 +56,25 @@ final class Production {
 
     /** -Ddht.storage.yieldEvery=N: a flush or compaction yields its CPU every N entries (0: never; StoreOptions's default if unset). */
     static int yieldEveryEntries() {
-        String v = System.getProperty(YIELD_EVERY);
-        if (v == null) return StoreOptions.defaults().yieldEveryEntries();
+        return (int) wholeNumber(YIELD_EVERY, StoreOptions.defaults().yieldEveryEntries(), Integer.MAX_VALUE, "entries");
+    }
+
+    /** -Ddht.storage.compactionMBps=N: compaction writes at most N MiB/s (0 or unset: no limit), in bytes/s. */
+    static long compactionBytesPerSecond() {
+        return wholeNumber(COMPACTION_MBPS, 0, 1L << 20, "MiB/s") << 20;
+    }
+
+    /** A system property that must be a whole number from 0 to max, or absent (then fallback). */
+    private static long wholeNumber(String property, long fallback, long max, String unit) {
+        String v = System.getProperty(property);
+        if (v == null) return fallback;
         try {
-            int n = Integer.parseInt(v.trim());
-            if (n >= 0) return n;
+            long n = Long.parseLong(v.trim());
+            if (n >= 0 && n <= max) return n;
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new BadSettingException("-D" + YIELD_EVERY + " must be a whole number of entries, 0 or more, not " + v);
+        throw new BadSettingException("-D" + property + " must be a whole number of " + unit + " from 0 to " + max + ", not " + v);
     }
 
     static Store openStore(NodeConfig config) throws IOException {
@@ -70,8 +83,7 @@ final class Production {
                 .withMemtableBytes(config.memtableBytes())
                 // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
                 .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
-                // An experiment's knob (docs/benchmarks.md, "A compaction rate limit"): MB/s, 0 = no limit.
-                .withCompactionBytesPerSecond(Long.getLong("dht.storage.compactionMBps", 0L) << 20)
+                .withCompactionBytesPerSecond(compactionBytesPerSecond())
                 .withYieldEveryEntries(yieldEveryEntries())
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.

@@ -1,0 +1,38 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.storage.StoreOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The storage settings a node takes from -D system properties: absent means the default, a bad value
+ * is refused with a message naming the property (bin/dht serve prints it and exits 2), never read as
+ * something else.
+ */
+class ProductionSettingsTest {
+    @Test
+    void yieldEveryIsTheDefaultWhenUnsetAndAWholeNumberOtherwise() throws Exception {
+        assertThat(WithProperty.with(Production.YIELD_EVERY, null, Production::yieldEveryEntries))
+                .isEqualTo(StoreOptions.defaults().yieldEveryEntries());
+        assertThat(WithProperty.with(Production.YIELD_EVERY, "0", Production::yieldEveryEntries)).isZero();
+        assertThat(WithProperty.with(Production.YIELD_EVERY, " 4096 ", Production::yieldEveryEntries)).isEqualTo(4096);
+        for (String bad : new String[] {"x", "-1", "1.5", "", "3000000000"}) {
+            assertThatThrownBy(() -> WithProperty.with(Production.YIELD_EVERY, bad, Production::yieldEveryEntries))
+                    .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.yieldEvery");
+        }
+    }
+
+    @Test
+    void compactionRateIsUnlimitedWhenUnsetAndMebibytesPerSecondOtherwise() throws Exception {
+        assertThat(WithProperty.with(Production.COMPACTION_MBPS, null, Production::compactionBytesPerSecond)).isZero();
+        assertThat(WithProperty.with(Production.COMPACTION_MBPS, "50", Production::compactionBytesPerSecond))
+                .isEqualTo(50L << 20);
+        // Before, Long.getLong read these as no limit, a negative rate or an overflowed one, without a word.
+        for (String bad : new String[] {"fast", "-5", "2.5", "99999999999999"}) {
+            assertThatThrownBy(() -> WithProperty.with(Production.COMPACTION_MBPS, bad, Production::compactionBytesPerSecond))
+                    .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.compactionMBps");
+        }
+    }
+}
