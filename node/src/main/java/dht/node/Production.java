@@ -59,7 +59,7 @@ final class Production {
         return (int) wholeNumber(YIELD_EVERY, StoreOptions.defaults().yieldEveryEntries(), Integer.MAX_VALUE, "entries");
     }
 
-    /** -Ddht.storage.compactionMBps=N: compaction writes at most N MiB/s (0 or unset: no limit), in bytes/s. */
+    /** -Ddht.storage.compactionMBps=N: a compaction reads at most N MiB/s of its input (0 or unset: no limit), in bytes/s. */
     static long compactionBytesPerSecond() {
         return wholeNumber(COMPACTION_MBPS, 0, 1L << 20, "MiB/s") << 20;
     }
@@ -74,7 +74,7 @@ final class Production {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new BadSettingException("-D" + property + " must be a whole number of " + unit + " from 0 to " + max + ", not " + v);
+        throw new BadSettingException("-D" + property + " must be a whole number of " + unit + " from 0 to " + max + ", not '" + v + "'");
     }
 
     static Store openStore(NodeConfig config) throws IOException {

@@ -29,8 +29,10 @@ class ProductionSettingsTest {
         assertThat(WithProperty.with(Production.COMPACTION_MBPS, null, Production::compactionBytesPerSecond)).isZero();
         assertThat(WithProperty.with(Production.COMPACTION_MBPS, "50", Production::compactionBytesPerSecond))
                 .isEqualTo(50L << 20);
+        assertThat(WithProperty.with(Production.COMPACTION_MBPS, "1048576", Production::compactionBytesPerSecond))
+                .isEqualTo(1L << 40); // the largest allowed, far from overflowing once shifted to bytes
         // Before, Long.getLong read these as no limit, a negative rate or an overflowed one, without a word.
-        for (String bad : new String[] {"fast", "-5", "2.5", "99999999999999"}) {
+        for (String bad : new String[] {"fast", "-5", "2.5", "1048577", "99999999999999"}) {
             assertThatThrownBy(() -> WithProperty.with(Production.COMPACTION_MBPS, bad, Production::compactionBytesPerSecond))
                     .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.compactionMBps");
         }
