@@ -19,7 +19,7 @@ for n in "${counts[@]}"; do
   d="$(mktemp -d /tmp/dht-large-answers.XXXXXX)"
   "${java[@]}" -Xmx128m -jar "$jar" serve --port "$port" --data "$d/data" --io-threads 1 >"$d/log" 2>&1 &
   pid=$!
-  wait_ready "http://127.0.0.1:$port"
+  wait_ready "http://127.0.0.1:$port" || { kill "$pid"; exit 1; }
   head -c 1048576 /dev/zero | tr '\0' v >"$d/big"
   curl -fs -o /dev/null -X PUT --data-binary @"$d/big" "http://127.0.0.1:$port/v0/entity?id=big"
   timeout $((secs + 40)) python3 "$root/bench/scripts/large-answers-probe.py" "$port" "$n" "$secs" 2>&1 | tail -n 1 || true

@@ -36,7 +36,7 @@ done
 start_node() { # heap workload: a node on a fresh data directory
   "${java[@]}" "-Xmx$1" -jar "$jar" serve --port "$node_port" --data "$dir/node-$1-$2" >"$dir/node-$1-$2.log" 2>&1 &
   pid=$!
-  wait_ready "http://127.0.0.1:$node_port"
+  wait_ready "http://127.0.0.1:$node_port" || { kill "$pid"; exit 1; }
 }
 url="http://127.0.0.1:$node_port"
 for heap in 128m 1g; do

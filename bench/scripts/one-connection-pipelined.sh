@@ -44,7 +44,7 @@ runs() {
 start_node() { # workload: a node on a fresh data directory
   "${java[@]}" "-Xmx$heap" -jar "$jar" serve --port "$node_port" --data "$dir/node-$1" >"$dir/node-$1.log" 2>&1 &
   pid=$!
-  wait_ready "http://127.0.0.1:$node_port"
+  wait_ready "http://127.0.0.1:$node_port" || { kill "$pid"; exit 1; }
 }
 url="http://127.0.0.1:$node_port"
 

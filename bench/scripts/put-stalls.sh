@@ -34,7 +34,7 @@ for round in $(seq 1 "$rounds"); do
       "${java[@]}" -Xmx"$heap" "$gc" $opts -Xlog:gc:file="$dir/gc.log":uptime -jar "$jar" serve --port "$port" \
         --data "$dir/data" >"$dir/node.log" 2>&1 &
       pid=$!
-      wait_ready "http://127.0.0.1:$port" 100
+      wait_ready "http://127.0.0.1:$port" 100 || { kill "$pid"; exit 1; }
       load=(-cp "$jar" dht.bench.BenchMain --url "http://127.0.0.1:$port" -w put --distribution sequential
             --keys 2000000000 --value-size "$value_size" -c 64 -t 2)
       "${java[@]}" "${load[@]}" -R 0 -d 20s --warmup 0s >/dev/null 2>&1
