@@ -5,6 +5,7 @@
 # in that window; the 12 worst windows (all with a third argument), then medians over all.
 # Usage: bench/scripts/sched-windows.py SCHED.txt DIR/timeline.txt [all]
 import sys, collections, datetime
+from runlog import timeline
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     t, pid, tid, comm, cpu, wait, sl = line.split()
@@ -25,12 +26,7 @@ for tid, r in rows.items():
         b = t1 // W
         a = acc[b][group(c)]
         a[0] += cpu1 - cpu0; a[1] += w1 - w0; a[2] += s1 - s0
-tl = {}
-for line in open(sys.argv[2]):
-    if line.startswith('#'): continue
-    f = line.split()
-    ts = datetime.datetime.fromisoformat(f[0].replace('Z', '')[:26]).replace(tzinfo=datetime.timezone.utc).timestamp()
-    tl[int(ts * 1e9) // W] = float(f[2])
+tl = {int(t.timestamp() * 1e9) // W: worst for t, worst in timeline(sys.argv[2])}
 G = ['machine', 'io', 'stor', 'gen', 'comp', 'flush', 'jit']
 print('window        worst_ms | ' + ' '.join(f'{g:>5}cpu {g:>5}wait' for g in G) + ' | io_wait/slice_us')
 keys = sorted(acc)

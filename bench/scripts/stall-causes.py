@@ -7,32 +7,15 @@
 # local midnight is not handled).
 # Usage: bench/scripts/stall-causes.py DIR [N]   (N slowest slots, default 8)
 import sys, os, re, datetime as dt
+from runlog import utc, timeline, storage_events
 d, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 8
-UTC = dt.timezone.utc
 ms = lambda x: dt.timedelta(milliseconds=x)
 
-def utc(s):  # ISO time with Z, +0000 or +00:00
-    s = s.replace('Z', '').replace('+0000', '').replace('+00:00', '')
-    return dt.datetime.fromisoformat(s[:26]).replace(tzinfo=UTC)
-
-slots = []
-for line in open(f'{d}/out/timeline.txt'):
-    f = line.split()
-    if line.startswith('#') or len(f) < 3: continue
-    slots.append((utc(f[0]), float(f[2])))
+slots = timeline(f'{d}/out/timeline.txt')
 if not slots: sys.exit('no timeline in ' + d)
 t0, t1 = slots[0][0], slots[-1][0] + ms(100)
-day = t0.astimezone().date()
 
-spans = []  # (start, end, description)
-start = {}
-for line in open(f'{d}/node.log'):
-    m = re.match(r'(\d\d:\d\d:\d\d\.\d+) .*LsmStore - (flushing|flushed|compacting|compacted) ', line)
-    if not m: continue
-    t = dt.datetime.combine(day, dt.time.fromisoformat(m.group(1))).astimezone().astimezone(UTC)
-    kind = 'flush' if m.group(2).startswith('flush') else 'compaction'
-    if m.group(2) in ('flushing', 'compacting'): start[kind] = t
-    elif kind in start: spans.append((start.pop(kind), t, kind))
+spans = [(s, e, kind) for kind, s, e in storage_events(f'{d}/node.log', t0.astimezone().date())]  # (start, end, description)
 pauses = {}  # who -> [(start, end, ms, what)]
 for who, fn in (('node', 'node-gc.log'), ('generator', 'gen-gc.log')):
     pauses[who] = []

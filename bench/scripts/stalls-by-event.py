@@ -6,31 +6,13 @@
 # event excluded). The timeline is in UTC, the node log in the local time of the machine (no date):
 # run this on the machine, and the day, the node's, that the window began on (a run across midnight
 # is not handled). Usage: bench/scripts/stalls-by-event.py DIR/timeline.txt NODE.log
-import sys, re, datetime
+import sys, datetime
+from runlog import timeline, storage_events
 tl, logf = sys.argv[1], sys.argv[2]
-slots = []
-for line in open(tl):
-    if line.startswith('#'): continue
-    f = line.split()
-    if len(f) < 3: continue
-    t = datetime.datetime.fromisoformat(f[0].replace('Z','')[:26]).replace(tzinfo=datetime.timezone.utc)
-    slots.append((t, float(f[2])))
+slots = timeline(tl)
 if not slots: print("no timeline"); sys.exit()
-day = slots[0][0].astimezone().date()  # the node's local date
 t0, t1 = slots[0][0], slots[-1][0] + datetime.timedelta(milliseconds=100)
-def ts(s):  # a log time (local, HH:MM:SS.mmm) as an aware UTC instant
-    return datetime.datetime.combine(day, datetime.time.fromisoformat(s)).astimezone().astimezone(datetime.timezone.utc)
-ev = []  # (kind, start, end)
-start = {}
-for line in open(logf):
-    m = re.match(r'(\d\d:\d\d:\d\d\.\d+) .*LsmStore - (flushing|flushed|compacting|compacted) ', line)
-    if not m: continue
-    k = m.group(2)
-    if k in ('flushing','compacting'): start[k] = ts(m.group(1))
-    else:
-        kind = 'flush' if k == 'flushed' else 'compaction'
-        s = start.pop('flushing' if kind == 'flush' else 'compacting', None)
-        if s: ev.append((kind, s, ts(m.group(1))))
+ev = storage_events(logf, slots[0][0].astimezone().date())  # (kind, start, end); the node's local date
 out = {'flush': [], 'compaction': []}
 for kind, s, e in ev:
     if e < t0 or s > t1: continue
