@@ -1,6 +1,7 @@
 package dht.storage;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -72,76 +73,117 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
-        return new StoreOptions(p, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.syncPolicy = p);
     }
 
     public StoreOptions withSyncIntervalMillis(long ms) {
-        return new StoreOptions(syncPolicy, ms, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.syncIntervalMillis = ms);
     }
 
     public StoreOptions withMemtableBytes(long bytes) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, bytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.memtableBytes = bytes);
     }
 
     public StoreOptions withMaxImmutableMemtables(int n) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, n, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.maxImmutableMemtables = n);
     }
 
     public StoreOptions withBloomBitsPerKey(int bits) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bits,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.bloomBitsPerKey = bits);
     }
 
     public StoreOptions withBlockSize(int size) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                size, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.blockSize = size);
     }
 
     public StoreOptions withTombstoneGrace(Duration grace, LongUnaryOperator toMillis) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, grace, toMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> {
+            b.tombstoneGrace = grace;
+            b.timestampMillis = toMillis;
+        });
     }
 
     public StoreOptions withCompaction(int minTables, int slowdown) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, minTables, slowdown, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> {
+            b.compactionMinTables = minTables;
+            b.slowdownTables = slowdown;
+        });
     }
 
     public StoreOptions withCompactionBytesPerSecond(long rate) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, rate, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.compactionBytesPerSecond = rate);
     }
 
     public StoreOptions withFiles(StorageFiles f) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond, flushJitter, acceptMissingTables, backgroundPriority, yieldEveryEntries, f);
+        return with(b -> b.files = f);
     }
 
     public StoreOptions withFlushJitter(double fraction) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                fraction, acceptMissingTables, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.flushJitter = fraction);
     }
 
     public StoreOptions withBackgroundPriority(BackgroundPriority p) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, acceptMissingTables, p, yieldEveryEntries, files);
+        return with(b -> b.backgroundPriority = p);
     }
 
     public StoreOptions withYieldEveryEntries(int entries) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, acceptMissingTables, backgroundPriority, entries, files);
+        return with(b -> b.yieldEveryEntries = entries);
     }
 
     public StoreOptions withMissingTablesAccepted(boolean accept) {
-        return new StoreOptions(syncPolicy, syncIntervalMillis, memtableBytes, maxImmutableMemtables, bloomBitsPerKey,
-                blockSize, tombstoneGrace, timestampMillis, compactionMinTables, slowdownTables, compactionBytesPerSecond,
-                flushJitter, accept, backgroundPriority, yieldEveryEntries, files);
+        return with(b -> b.acceptMissingTables = accept);
+    }
+
+    /**
+     * A copy with the changes {@code change} makes to a draft of this one's components; the
+     * canonical constructor checks the result. The one place that lists every component in
+     * order, so that a new option touches this, the record header and {@link #defaults} only.
+     */
+    private StoreOptions with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return new StoreOptions(d.syncPolicy, d.syncIntervalMillis, d.memtableBytes, d.maxImmutableMemtables,
+                d.bloomBitsPerKey, d.blockSize, d.tombstoneGrace, d.timestampMillis, d.compactionMinTables,
+                d.slowdownTables, d.compactionBytesPerSecond, d.flushJitter, d.acceptMissingTables,
+                d.backgroundPriority, d.yieldEveryEntries, d.files);
+    }
+
+    /** The components of a {@link StoreOptions} while one is being changed; never escapes {@link #with}. */
+    private static final class Draft {
+        SyncPolicy syncPolicy;
+        long syncIntervalMillis;
+        long memtableBytes;
+        int maxImmutableMemtables;
+        int bloomBitsPerKey;
+        int blockSize;
+        Duration tombstoneGrace;
+        LongUnaryOperator timestampMillis;
+        int compactionMinTables;
+        int slowdownTables;
+        long compactionBytesPerSecond;
+        double flushJitter;
+        boolean acceptMissingTables;
+        BackgroundPriority backgroundPriority;
+        int yieldEveryEntries;
+        StorageFiles files;
+
+        Draft(StoreOptions o) {
+            syncPolicy = o.syncPolicy;
+            syncIntervalMillis = o.syncIntervalMillis;
+            memtableBytes = o.memtableBytes;
+            maxImmutableMemtables = o.maxImmutableMemtables;
+            bloomBitsPerKey = o.bloomBitsPerKey;
+            blockSize = o.blockSize;
+            tombstoneGrace = o.tombstoneGrace;
+            timestampMillis = o.timestampMillis;
+            compactionMinTables = o.compactionMinTables;
+            slowdownTables = o.slowdownTables;
+            compactionBytesPerSecond = o.compactionBytesPerSecond;
+            flushJitter = o.flushJitter;
+            acceptMissingTables = o.acceptMissingTables;
+            backgroundPriority = o.backgroundPriority;
+            yieldEveryEntries = o.yieldEveryEntries;
+            files = o.files;
+        }
     }
 }
