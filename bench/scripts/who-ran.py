@@ -12,7 +12,7 @@
 A request is slow either because its thread worked or because it waited; on two shared cores it is
 mostly the waiting, and the question is for whom. Linux only; reads nothing but /proc.
 """
-import datetime
+import runlog
 import os
 import sys
 import time
@@ -69,14 +69,8 @@ def explain(samples_path, timeline_path, n=5):
                 pid, tid, name, cpu, wait = item.split(":")
                 threads[(pid, tid, name)] = (int(cpu), int(wait))
             samples.append((float(fields[0]), threads))
-    slots = []
-    with open(timeline_path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            at, _, worst = line.split()[:3]
-            t = datetime.datetime.fromisoformat(at.rstrip("Z")[:26]).replace(tzinfo=datetime.timezone.utc)
-            slots.append((float(worst), t.timestamp() * 1000, at))
+    slots = [(worst, t.timestamp() * 1000, t.isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+             for t, worst in runlog.timeline(timeline_path)]
     seen = {}  # thread -> (time, cpu, wait) when first and last sampled
     for when, threads in samples:
         for key, (cpu, wait) in threads.items():
