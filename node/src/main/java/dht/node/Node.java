@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
     static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
+    /** Since the stop began: answers ready are written to clients reading them until then, not later. */
+    static final Duration WRITE_OUT_DEADLINE = Duration.ofSeconds(6);
     private static final Duration EXECUTOR_TIMEOUT = Duration.ofSeconds(2);
 
     /** Opens the storage engine for a node. */
@@ -256,10 +259,27 @@ public final class Node implements AutoCloseable {
             if (left > 0) log.warn("stopping with {} requests still in flight after {} ms", left, DRAIN_TIMEOUT.toMillis());
             // Everything answered is written or queued on its connection. Each connection closes
             // after it; one whose request body is still arriving is answered 503 first
-            // (GracefulStop). A client that got a last answer has up to a second to close its side
-            // (LingeringClose) before the rest are closed at once.
+            // (GracefulStop). Answers ready but not yet taken by a client that reads them (a large
+            // value read slowly) go on until WRITE_OUT_DEADLINE after the stop began, unless the
+            // client takes nothing for a second (ResponseSequencer.writeOut). A client that got a
+            // last answer has up to a second to close its side (LingeringClose) before the rest
+            // are closed at once.
+            List<io.netty.util.concurrent.Future<?>> told = new ArrayList<>();
             for (Channel ch : channels) {
-                ch.pipeline().fireUserEventTriggered(GracefulStop.STOP);
+                told.add(ch.eventLoop().submit(() -> ch.pipeline().fireUserEventTriggered(GracefulStop.STOP)));
+            }
+            for (var f : told) f.await(1, TimeUnit.SECONDS); // each connection has chosen: close, or write out
+            long writeOutDeadline = t0 + WRITE_OUT_DEADLINE.toNanos();
+            int writingOut = admission.writingOut();
+            while (admission.writingOut() > 0 && System.nanoTime() < writeOutDeadline) {
+                Thread.sleep(5);
+            }
+            if (admission.writingOut() > 0) {
+                log.warn("stopping with answers still being written to {} connections after {} ms", admission.writingOut(),
+                        WRITE_OUT_DEADLINE.toMillis());
+            } else if (writingOut > 0) {
+                log.info("stopping: the answers ready at the stop are written out (or their clients stopped reading), connections: {}",
+                        writingOut);
             }
             channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             channels.close().await(1, TimeUnit.SECONDS);

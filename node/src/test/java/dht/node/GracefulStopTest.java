@@ -171,4 +171,90 @@ class GracefulStopTest {
             stop.get(10, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * A large answer to a client that reads it slowly waits in the socket (it gave its admission
+     * permit back, so the drain does not wait for it), and an answer is queued behind it: the stop
+     * writes both out while the client reads, then ends the connection.
+     */
+    @Test
+    void aLargeAnswerReadSlowlyWhenTheStopBeginsArrivesWholeWithTheAnswerBehindIt() throws Exception {
+        TestNode node = TestNode.start(dir);
+        byte[] value = largeValue();
+        assertThat(node.send("PUT", "/v0/entity?id=large", value).statusCode()).isEqualTo(201);
+        assertThat(node.send("PUT", "/v0/entity?id=small", bytes("s")).statusCode()).isEqualTo(201);
+        try (RawHttp client = new RawHttp(node.node.port(), 64 * 1024)) {
+            client.send(RawProtocolTest.get("/v0/entity?id=large") + RawProtocolTest.get("/v0/entity?id=small"));
+            int length = head(client);
+            byte[] body = new byte[length];
+            int got = client.in.readNBytes(body, 0, 100_000);
+            Thread.sleep(300); // the node's send buffer fills: the answer waits for its client
+
+            long t0 = System.nanoTime();
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+            while (got < length) {
+                int n = client.in.readNBytes(body, got, Math.min(16 * 1024, length - got));
+                if (n == 0) break; // end of stream
+                got += n;
+                Thread.sleep(1);
+            }
+            assertThat(got).as("bytes of the value received").isEqualTo(length);
+            assertThat(body).as("the whole value").isEqualTo(value);
+            RawHttp.Response behind = client.read();
+            assertThat(behind.status()).isEqualTo(200);
+            assertThat(behind.text()).isEqualTo("s");
+            assertThat(client.in.read()).as("then the stop ends the connection").isEqualTo(-1);
+            stop.get(10, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(8));
+        }
+    }
+
+    /** A client that takes nothing more of its answer does not hold the stop: a second without progress closes it. */
+    @Test
+    void aClientThatStopsReadingALargeAnswerIsClosedWithinSeconds() throws Exception {
+        TestNode node = TestNode.start(dir);
+        byte[] value = largeValue();
+        assertThat(node.send("PUT", "/v0/entity?id=large", value).statusCode()).isEqualTo(201);
+        try (RawHttp client = new RawHttp(node.node.port(), 64 * 1024)) {
+            client.send(RawProtocolTest.get("/v0/entity?id=large"));
+            int length = head(client);
+            client.in.readNBytes(100_000);
+            Thread.sleep(300);
+
+            long t0 = System.nanoTime();
+            node.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the stop").isLessThan(Duration.ofSeconds(4));
+            byte[] rest = readUntilClosed(client);
+            assertThat(100_000 + rest.length).as("the answer was cut short").isLessThan(length);
+        }
+    }
+
+    private static byte[] largeValue() {
+        byte[] value = new byte[4 * 1024 * 1024];
+        new java.util.Random(7).nextBytes(value);
+        return value;
+    }
+
+    /** Reads a 200's head; returns its Content-Length. */
+    private static int head(RawHttp client) throws java.io.IOException {
+        assertThat(client.line()).isEqualTo("HTTP/1.1 200 OK");
+        int length = -1;
+        String l;
+        while (!(l = client.line()).isEmpty()) {
+            if (l.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) length = Integer.parseInt(l.substring(15).trim());
+        }
+        return length;
+    }
+
+    private static byte[] readUntilClosed(RawHttp client) throws java.io.IOException {
+        var out = new java.io.ByteArrayOutputStream();
+        byte[] buf = new byte[64 * 1024];
+        try {
+            int n;
+            while ((n = client.in.read(buf)) != -1) out.write(buf, 0, n);
+        } catch (java.net.SocketException reset) {
+            // closed with unread bytes on the node's side: a reset ends it as well
+        }
+        return out.toByteArray();
+    }
 }

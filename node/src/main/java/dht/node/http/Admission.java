@@ -36,6 +36,7 @@ public final class Admission {
      */
     private final AtomicLong waitingAnswerBytes = new AtomicLong();
     private volatile boolean closed;
+    private final AtomicInteger writingOut = new AtomicInteger();
 
     public Admission(int maxInFlight, int maxScans, long maxBodyBytesHeld) {
         if (maxInFlight < 1 || maxScans < 1 || maxBodyBytesHeld < 1) throw new IllegalArgumentException("limits must be positive");
@@ -139,6 +140,20 @@ public final class Admission {
     public void releaseScan() {
         inFlight.decrementAndGet();
         scans.decrementAndGet();
+    }
+
+    /** A graceful stop writes out a connection's ready answers (ResponseSequencer): the stop waits for it. */
+    void writeOutStarted() {
+        writingOut.incrementAndGet();
+    }
+
+    void writeOutEnded() {
+        writingOut.decrementAndGet();
+    }
+
+    /** Connections a graceful stop is still writing answers out to, for clients that read them. */
+    public int writingOut() {
+        return writingOut.get();
     }
 
     /** Refuse everything from now on (graceful stop). */

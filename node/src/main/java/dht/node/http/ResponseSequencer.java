@@ -16,6 +16,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +81,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean paused;
     /** The slot whose answer is being written in slices. */
     private Slot slicing;
+    /** That answer's body, for what is left of it. */
+    private SlicedBody slicedBody;
+    /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
+    private boolean writingOut;
+    private ScheduledFuture<?> writeOutWatch;
+    /** What was left to write at the write-out's last look. */
+    private long unwrittenAtLastLook;
+    /** A write-out whose client takes nothing for this long is closed. */
+    static final long WRITE_OUT_STALL_MILLIS = 1000;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
         this(handler, admission, false);
@@ -334,11 +345,12 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                     if (wrote) ctx.flush();
                     wrote = false;
                     long body = r.content().readableBytes();
-                    ResponseStream s = new SlicedBody(r, slot::release, () -> {
+                    SlicedBody s = new SlicedBody(r, slot::release, () -> {
                         if (slicing == slot && !slot.parked) parkSlicing(slot, body);
                     });
                     activeStream = s;
                     slicing = slot;
+                    slicedBody = s;
                     s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
                     continue;
                 }
@@ -366,9 +378,12 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return !closeIfClientDone();
     }
 
-    /** Closes the connection once the client has ended its side and its last answer is out. */
+    /**
+     * Closes the connection once its last answer is out, if the client has ended its side or a
+     * graceful stop is writing out what was ready.
+     */
     private boolean closeIfClientDone() {
-        if (!clientDone || closing || !queue.isEmpty() || activeStream != null) return false;
+        if (!(clientDone || writingOut) || closing || !queue.isEmpty() || activeStream != null) return false;
         LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
         shutDownQueue();
         return true;
@@ -383,7 +398,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
-        if (slicing == slot) slicing = null;
+        if (slicing == slot) {
+            slicing = null;
+            slicedBody = null;
+        }
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         finished(slot);
         if (close || !slot.keepAlive) {
@@ -408,20 +426,86 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void shutDownQueue() {
         closing = true;
         Slot slot;
-        while ((slot = queue.pollFirst()) != null) {
-            slot.dead = true;
-            if (slot.request != null) {
-                ReferenceCountUtil.release(slot.request);
-                slot.request = null;
-                slot.release(); // never dispatched: only its body bytes to give back
-            }
-            if (slot.rejection != null) {
-                ReferenceCountUtil.release(slot.rejection);
-                slot.rejection = null;
-            }
-            slot.drop();
-        }
+        while ((slot = queue.pollFirst()) != null) kill(slot);
         waiting.clear();
+        endWriteOut();
+    }
+
+    /** Drops a slot whose answer will never be written, with whatever it holds. */
+    private static void kill(Slot slot) {
+        slot.dead = true;
+        if (slot.request != null) {
+            ReferenceCountUtil.release(slot.request);
+            slot.request = null;
+            slot.release(); // never dispatched: only its body bytes to give back
+        }
+        if (slot.rejection != null) {
+            ReferenceCountUtil.release(slot.rejection);
+            slot.rejection = null;
+        }
+        slot.drop();
+    }
+
+    /**
+     * A graceful stop found answers ready to go on this connection: an answer being written in slices
+     * to a client that reads it slowly (it gave its permit back, so the drain did not wait for it),
+     * answers done and queued behind it. They go out while the client keeps reading, then the
+     * connection closes, as it would have at once. Requests without an answer yet are dropped and
+     * nothing more is read, as before. A client that takes nothing for {@link #WRITE_OUT_STALL_MILLIS}
+     * is closed, and the node closes what is left at its own deadline, so the stop stays bounded.
+     *
+     * @return false if there is nothing to write out: a scan in progress (the drain waited for it
+     *         already) or no ready answer at the head
+     */
+    private boolean writeOut() {
+        if (activeStream != null && slicedBody == null) return false;
+        int ready = 0;
+        for (Slot slot : queue) {
+            if (slot.response == null) break;
+            ready++;
+        }
+        if (ready == 0 && slicedBody == null) return false;
+        while (queue.size() > ready) kill(queue.pollLast());
+        waiting.clear(); // never dispatched: they were in the queue's tail
+        inputClosed = true;
+        ctx.channel().config().setAutoRead(false);
+        writingOut = true;
+        admission.writeOutStarted();
+        unwrittenAtLastLook = Long.MAX_VALUE;
+        writeOutWatch = ctx.executor().scheduleAtFixedRate(this::watchWriteOut, WRITE_OUT_STALL_MILLIS,
+                WRITE_OUT_STALL_MILLIS, TimeUnit.MILLISECONDS);
+        ready();
+        return true;
+    }
+
+    private void watchWriteOut() {
+        if (!writingOut) return;
+        long unwritten = unwrittenBytes();
+        if (unwritten < unwrittenAtLastLook) {
+            unwrittenAtLastLook = unwritten;
+            return;
+        }
+        log.info("stopping: closing connection {}, whose client took none of the {} bytes of answers left to it in {} ms",
+                ctx.channel().remoteAddress(), unwritten, WRITE_OUT_STALL_MILLIS);
+        ctx.close();
+    }
+
+    /** Bytes of this connection's answers not yet taken by the socket. */
+    private long unwrittenBytes() {
+        long n = slicedBody != null ? slicedBody.unwritten() : 0;
+        for (Slot slot : queue) {
+            if (slot.response != null) n += slot.response.content().readableBytes();
+        }
+        var outbound = ctx.channel().unsafe().outboundBuffer();
+        return outbound == null ? n : n + outbound.totalPendingWriteBytes();
+    }
+
+    /** The write-out is over (done, or the connection went): the node stops waiting for it. Once. */
+    private void endWriteOut() {
+        if (!writingOut) return;
+        writingOut = false;
+        if (writeOutWatch != null) writeOutWatch.cancel(false);
+        admission.writeOutEnded();
     }
 
     @Override
@@ -436,6 +520,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             ResponseStream s = activeStream;
             activeStream = null;
             slicing = null;
+            slicedBody = null;
             s.cancel();
         }
         shutDownQueue();
@@ -443,9 +528,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /**
      * A graceful stop, after the requests in flight were answered (or the wait for them gave up):
-     * close the connection, unless its last answer is out already and the close under way (the 503
-     * the assembler just gave a request still arriving, for one). Whatever is still pending is
-     * dropped, so the stop stays bounded.
+     * write out the answers ready at the head of the queue while the client reads them
+     * ({@link #writeOut}), else close the connection, unless its last answer is out already and the
+     * close under way (the 503 the assembler just gave a request still arriving, for one). Whatever
+     * else is still pending is dropped, so the stop stays bounded.
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
@@ -462,7 +548,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             super.userEventTriggered(ctx, evt);
             return;
         }
-        if (closing) return;
+        if (closing || writingOut) return;
+        if (stop == GracefulStop.STOP && writeOut()) return;
         var flushed = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
         if (stop == GracefulStop.STOP_WHILE_CLIENT_SENDS) {
             LingeringClose.after(flushed);

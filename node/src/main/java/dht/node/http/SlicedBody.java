@@ -106,6 +106,11 @@ final class SlicedBody implements ResponseStream {
         onEnd.run();
     }
 
+    /** Body bytes not yet handed to Netty. */
+    long unwritten() {
+        return over ? 0 : response.content().readableBytes();
+    }
+
     @Override
     public void writabilityChanged() {
         if (!over) pump();
