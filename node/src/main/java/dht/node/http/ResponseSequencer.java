@@ -415,10 +415,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     private static void setConnection(FullHttpResponse r, boolean close, boolean http10) {
+        // A sender of Upgrade (a 426) must name it in Connection too (RFC 9110, 7.8).
+        String upgrade = r.headers().contains(HttpHeaderNames.UPGRADE) ? "upgrade, " : "";
         if (close) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.CLOSE);
         } else if (http10) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.KEEP_ALIVE);
+        } else if (!upgrade.isEmpty()) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
         }
     }
 

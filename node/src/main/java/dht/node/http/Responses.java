@@ -67,6 +67,13 @@ public final class Responses {
         return overloaded("node is shutting down");
     }
 
+    /** 426: this request needs HTTP/1.1 (RFC 9110, 15.5.22); the sequencer adds {@code upgrade} to Connection. */
+    public static FullHttpResponse upgradeRequired(String reason) {
+        FullHttpResponse r = text(HttpResponseStatus.UPGRADE_REQUIRED, reason);
+        r.headers().set(HttpHeaderNames.UPGRADE, "HTTP/1.1");
+        return r;
+    }
+
     public static FullHttpResponse methodNotAllowed(String allow) {
         FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed; allowed: " + allow);
         r.headers().set(HttpHeaderNames.ALLOW, allow);

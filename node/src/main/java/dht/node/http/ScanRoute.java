@@ -7,6 +7,7 @@ import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
@@ -79,6 +80,14 @@ public final class ScanRoute implements Route {
             // than an 'ack' given with it, is a 400, checked as /v0/entity checks it (an 'ack'
             // beyond the cluster was refused just above, so the default 'from' never is).
             Quorums.parse(params, clusterSize);
+        }
+        if (!internal && request.http().protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+            // The contract's scan is one chunk per entry; HTTP/1.0 has no chunked encoding, and a
+            // body ended by the close would run the entries together with nothing to split them
+            // at (and break "every response carries Content-Length or chunked"). Buffering the
+            // whole range to give it a Content-Length is what a scan must never do.
+            slot.respond(Responses.upgradeRequired("a scan is streamed with chunked encoding: send it as HTTP/1.1"));
+            return;
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
