@@ -269,6 +269,23 @@ class RawProtocolTest {
         }
     }
 
+    /** A Content-Length of digits too large for any number the decoder holds is still a body too large: 413, then close. */
+    @Test
+    void aContentLengthBeyondEveryLimitIs413AndCloses() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=huge HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\nabc");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(413);
+            assertThat(r.header("connection")).isEqualTo("close");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=huge HTTP/1.1\r\nHost: x\r\nContent-Length: 12x\r\n\r\nabc");
+            assertThat(c.read().status()).as("not a number at all").isEqualTo(400);
+        }
+        assertThat(node.get("/v0/entity?id=huge").statusCode()).isEqualTo(404);
+    }
+
     @Test
     void expectContinueGetsContinueThenTheAnswer() throws Exception {
         try (RawHttp c = connect()) {

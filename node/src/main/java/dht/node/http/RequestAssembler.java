@@ -114,7 +114,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         discardBody();
         discarding = false;
         if (request.decoderResult().isFailure()) {
-            reject(ctx, decodeFailure(ctx, request.decoderResult().cause()), false);
+            reject(ctx, digitsTooLong(request) ? tooLarge(bodyLimit(request))
+                    : decodeFailure(ctx, request.decoderResult().cause()), false);
             return;
         }
         if (request.protocolVersion().majorVersion() != 1) {
@@ -251,6 +252,17 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     /** The most body bytes {@code request} may carry. */
     private int bodyLimit(HttpRequest request) {
         return internal(request) ? Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) : maxBodyBytes;
+    }
+
+    /**
+     * The decoder gave up on a Content-Length of digits alone, too many for a long: a length beyond
+     * every limit, so the answer is the 413 a smaller one past the limit gets, not a 400.
+     */
+    private static boolean digitsTooLong(HttpRequest request) {
+        java.util.List<String> lengths = request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH);
+        if (lengths.size() != 1) return false;
+        String v = lengths.getFirst().trim();
+        return v.length() > 18 && v.chars().allMatch(ch -> ch >= '0' && ch <= '9');
     }
 
     private static io.netty.handler.codec.http.FullHttpResponse tooLarge(int limit) {
