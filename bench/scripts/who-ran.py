@@ -12,10 +12,11 @@
 A request is slow either because its thread worked or because it waited; on two shared cores it is
 mostly the waiting, and the question is for whom. Linux only; reads nothing but /proc.
 """
-import runlog
 import os
 import sys
 import time
+
+import runlog
 
 
 def processes(pattern):

@@ -54,7 +54,7 @@ public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
     static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
     /** Since the stop began: answers ready are written to clients reading them until then, not later. */
-    static final Duration WRITE_OUT_DEADLINE = Duration.ofSeconds(6);
+    static final Duration WRITE_OUT_DEADLINE = Duration.ofSeconds(5);
     private static final Duration EXECUTOR_TIMEOUT = Duration.ofSeconds(2);
 
     /** Opens the storage engine for a node. */
@@ -268,20 +268,23 @@ public final class Node implements AutoCloseable {
             for (Channel ch : channels) {
                 told.add(ch.eventLoop().submit(() -> ch.pipeline().fireUserEventTriggered(GracefulStop.STOP)));
             }
-            for (var f : told) f.await(1, TimeUnit.SECONDS); // each connection has chosen: close, or write out
+            long toldBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            for (var f : told) f.await(Math.max(0, toldBy - System.nanoTime()), TimeUnit.NANOSECONDS);
             long writeOutDeadline = t0 + WRITE_OUT_DEADLINE.toNanos();
             int writingOut = admission.writingOut();
             while (admission.writingOut() > 0 && System.nanoTime() < writeOutDeadline) {
                 Thread.sleep(5);
             }
             if (admission.writingOut() > 0) {
-                log.warn("stopping with answers still being written to {} connections after {} ms", admission.writingOut(),
-                        WRITE_OUT_DEADLINE.toMillis());
-            } else if (writingOut > 0) {
-                log.info("stopping: the answers ready at the stop are written out (or their clients stopped reading), connections: {}",
-                        writingOut);
+                log.warn("stopping with answers still being written to {} connections {} ms after the stop began",
+                        admission.writingOut(), WRITE_OUT_DEADLINE.toMillis());
+            } else {
+                if (writingOut > 0) {
+                    log.info("stopping: the answers ready at the stop are written out (or their clients stopped reading), connections: {}",
+                            writingOut);
+                }
+                channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             }
-            channels.newCloseFuture().await(1, TimeUnit.SECONDS);
             channels.close().await(1, TimeUnit.SECONDS);
             profiler.close();
             closeQuietly(cluster::close, "cluster");

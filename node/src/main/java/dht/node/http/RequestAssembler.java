@@ -114,7 +114,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         discardBody();
         discarding = false;
         if (request.decoderResult().isFailure()) {
-            reject(ctx, digitsTooLong(request) ? tooLarge(bodyLimit(request))
+            Throwable cause = request.decoderResult().cause();
+            reject(ctx, cause instanceof IllegalArgumentException && digitsTooLong(request) ? tooLarge(bodyLimit(request))
                     : decodeFailure(ctx, request.decoderResult().cause()), false);
             return;
         }

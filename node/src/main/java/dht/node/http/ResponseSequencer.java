@@ -1,9 +1,11 @@
 package dht.node.http;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -53,7 +55,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
     /** Requests of one connection being worked on at once; later ones wait their turn here. */
-    static final int WINDOW = 8;
+    public static final int WINDOW = 8;
     /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
     static final int ANSWER_OVERHEAD_BYTES = 256;
     /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
@@ -360,8 +362,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 wrote = true;
                 if (close) {
                     ctx.flush();
-                    LingeringClose.after(future);
-                    shutDownQueue();
+                    closeAfter(future);
                     return false;
                 }
             } else {
@@ -384,9 +385,19 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     private boolean closeIfClientDone() {
         if (!(clientDone || writingOut) || closing || !queue.isEmpty() || activeStream != null) return false;
-        LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
-        shutDownQueue();
+        closeAfter(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
         return true;
+    }
+
+    /**
+     * Ends the connection once {@code last}, its last write, is out (a lingering close), and drops
+     * whatever is still pending. A write-out ends when that write has reached the socket, not
+     * before: until then the node's stop would drop the bytes still in Netty's buffer.
+     */
+    private void closeAfter(ChannelFuture last) {
+        LingeringClose.after(last);
+        if (writingOut) last.addListener(f -> endWriteOut());
+        shutDownQueue();
     }
 
     /** The slot's work is over: it no longer counts against the window or the barrier. */
@@ -407,8 +418,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (close || !slot.keepAlive) {
             // Close once everything written so far has reached the socket, not before (a slow
             // client may still have the last batch in the outbound buffer).
-            LingeringClose.after(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
-            shutDownQueue();
+            closeAfter(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
             return;
         }
         ready();
@@ -432,7 +442,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         Slot slot;
         while ((slot = queue.pollFirst()) != null) kill(slot);
         waiting.clear();
-        endWriteOut();
     }
 
     /** Drops a slot whose answer will never be written, with whatever it holds. */
@@ -453,10 +462,13 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /**
      * A graceful stop found answers ready to go on this connection: an answer being written in slices
      * to a client that reads it slowly (it gave its permit back, so the drain did not wait for it),
-     * answers done and queued behind it. They go out while the client keeps reading, then the
-     * connection closes, as it would have at once. Requests without an answer yet are dropped and
-     * nothing more is read, as before. A client that takes nothing for {@link #WRITE_OUT_STALL_MILLIS}
-     * is closed, and the node closes what is left at its own deadline, so the stop stays bounded.
+     * answers done and queued behind it, refusals (a pipelined 400 or 414) waiting their turn. They
+     * go out while the client keeps reading, then the connection closes, as it would have at once.
+     * The first request behind them that was read whole but never ran (held back by the window, or
+     * by the client not reading) is answered 503 with Connection: close; one still running when
+     * the drain gave up, and everything after, is dropped, and nothing more is read. A client that
+     * takes nothing for {@link #WRITE_OUT_STALL_MILLIS} is closed, and the node closes what is left at
+     * its own deadline, so the stop stays bounded.
      *
      * @return false if there is nothing to write out: a scan in progress (the drain waited for it
      *         already) or no ready answer at the head
@@ -464,28 +476,59 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean writeOut() {
         if (activeStream != null && slicedBody == null) return false;
         int ready = 0;
+        Slot unanswered = null;
         for (Slot slot : queue) {
-            if (slot.response == null) break;
-            ready++;
+            if (slot.response != null || (slot.rejection != null && !slot.dispatched)) {
+                ready++;
+            } else {
+                // Read whole but held back by the window or a client not reading: it never ran, so
+                // it gets the stop's 503 (and the connection ends there), as one arriving now would.
+                if (!slot.dispatched && slot.request != null) unanswered = slot;
+                break;
+            }
         }
         if (ready == 0 && slicedBody == null) return false;
-        while (queue.size() > ready) kill(queue.pollLast());
-        waiting.clear(); // never dispatched: they were in the queue's tail
+        while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
+        java.util.List<Slot> refusals = new java.util.ArrayList<>();
+        for (Slot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
+        waiting.clear();
         inputClosed = true;
         ctx.channel().config().setAutoRead(false);
         writingOut = true;
         admission.writeOutStarted();
-        unwrittenAtLastLook = Long.MAX_VALUE;
+        unwrittenAtLastLook = unwrittenBytes();
         writeOutWatch = ctx.executor().scheduleAtFixedRate(this::watchWriteOut, WRITE_OUT_STALL_MILLIS,
                 WRITE_OUT_STALL_MILLIS, TimeUnit.MILLISECONDS);
+        for (Slot refusal : refusals) {
+            if (!refusal.dead) dispatch(refusal); // answered at once, written in turn by ready()
+        }
+        if (unanswered != null && !unanswered.dead) refuseForStop(unanswered);
         ready();
         return true;
     }
 
+    /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
+    private void refuseForStop(Slot slot) {
+        ReferenceCountUtil.release(slot.request);
+        slot.request = null;
+        slot.release(); // its body bytes; it held no permit
+        active++;
+        slot.dispatched = true;
+        if (slot.unsafe) unsafeActive++;
+        slot.respondAndClose(Responses.shuttingDown());
+    }
+
+    /**
+     * Progress is the socket taking more of what is left, or, on epoll, the kernel having sent data
+     * within the last look: with a send buffer of megabytes, the socket takes more only once the
+     * client has read a third of it, while a client that reads at all keeps opening its window.
+     */
     private void watchWriteOut() {
         if (!writingOut) return;
         long unwritten = unwrittenBytes();
-        if (unwritten < unwrittenAtLastLook) {
+        boolean sent = ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
+                && epoll.tcpInfo().lastDataSent() < WRITE_OUT_STALL_MILLIS;
+        if (unwritten < unwrittenAtLastLook || sent) {
             unwrittenAtLastLook = unwritten;
             return;
         }
@@ -499,6 +542,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         long n = slicedBody != null ? slicedBody.unwritten() : 0;
         for (Slot slot : queue) {
             if (slot.response != null) n += slot.response.content().readableBytes();
+            else if (slot.rejection != null) n += slot.rejection.content().readableBytes();
         }
         var outbound = ctx.channel().unsafe().outboundBuffer();
         return outbound == null ? n : n + outbound.totalPendingWriteBytes();
@@ -528,6 +572,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             s.cancel();
         }
         shutDownQueue();
+        endWriteOut();
     }
 
     /**

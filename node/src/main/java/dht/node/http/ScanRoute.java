@@ -81,6 +81,10 @@ public final class ScanRoute implements Route {
             // beyond the cluster was refused just above, so the default 'from' never is).
             Quorums.parse(params, clusterSize);
         }
+        // An empty range is still answered as a stream, chunked like any other (no entries, then
+        // the terminating chunk), so a client needs no special case.
+        boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
+        if (slot.refuseIfStopping(admission)) return;
         if (!internal && request.http().protocolVersion().equals(HttpVersion.HTTP_1_0)) {
             // The contract's scan is one chunk per entry; HTTP/1.0 has no chunked encoding, and a
             // body ended by the close would run the entries together with nothing to split them
@@ -89,10 +93,6 @@ public final class ScanRoute implements Route {
             slot.respond(Responses.upgradeRequired("a scan is streamed with chunked encoding: send it as HTTP/1.1"));
             return;
         }
-        // An empty range is still answered as a stream, chunked like any other (no entries, then
-        // the terminating chunk), so a client needs no special case.
-        boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
-        if (slot.refuseIfStopping(admission)) return;
         if (!admission.tryAcquireScan()) {
             slot.respond(Responses.overloaded("overloaded: too many scans in flight"));
             return;
