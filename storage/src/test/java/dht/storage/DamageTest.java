@@ -610,6 +610,28 @@ class DamageTest {
         }
     }
 
+    /**
+     * Damage that comes after a block was read once (the disk rots under the page cache, which then
+     * drops the page and reads it again): the table is mapped, so the bytes change under an open
+     * store. The next read of the block still finds it, and compaction refuses to copy the damaged
+     * value into a new table under a fresh, valid checksum, where nothing could detect it again.
+     */
+    @Test
+    void damageToABlockAlreadyReadIsFoundByTheNextReadAndNeverCompactedIn() throws IOException {
+        writeTwoTables();
+        Path first = files(".sst").getFirst();
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1")); // its block passes its checksum
+            flip(first, 30); // a0000's entry, in that block
+            assertThatThrownBy(s::compact).isInstanceOf(IOException.class).hasMessageContaining("compaction failed");
+            assertThat(Files.exists(first)).as("the damaged table stays as it is").isTrue();
+            assertThatThrownBy(() -> s.get(b("a0000"))).isInstanceOf(CorruptionException.class)
+                    .hasMessageContaining(first.getFileName().toString());
+            assertThatThrownBy(() -> s.get(b("a0001"))).as("the whole block is suspect").isInstanceOf(CorruptionException.class);
+            assertThat(s.get(b("b0001")).value()).isEqualTo(b("value-b-1"));
+        }
+    }
+
     @Test
     void compactionRefusesToMergeADamagedTableAndLosesNothing() throws IOException {
         writeTwoTables();
