@@ -93,7 +93,8 @@ final class Production {
         try {
             return LsmStore.open(config.dataDir(), options);
         } catch (MissingFilesException e) {
-            throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + ACCEPT_MISSING_TABLES + "=true)");
+            if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
+            throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + ACCEPT_MISSING_TABLES + "=true)", true);
         }
     }
 

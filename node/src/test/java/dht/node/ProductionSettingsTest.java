@@ -37,4 +37,27 @@ class ProductionSettingsTest {
                     .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.compactionMBps");
         }
     }
+
+    /** The hint to open without missing files is given only where that setting would open the store. */
+    @Test
+    void theHintToAcceptMissingFilesComesOnlyWhenItWouldHelp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        NodeConfig config = TestNode.config(TestNode.freePort(), dir, 16, 1024, 1024, 1024);
+        try (var store = Production.openStore(config)) {
+            store.put("k".getBytes(), "v".getBytes(), 1);
+        }
+        java.nio.file.Path log;
+        try (var files = java.nio.file.Files.list(dir)) {
+            log = files.filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow();
+        }
+        java.nio.file.Files.move(log, dir.resolveSibling("away.log"));
+        assertThatThrownBy(() -> Production.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
+                .hasMessageContaining("-D" + Production.ACCEPT_MISSING_TABLES + "=true");
+        java.nio.file.Files.move(dir.resolveSibling("away.log"), log);
+        try (var store = Production.openStore(config)) {
+            assertThat(store.get("k".getBytes())).isNotNull();
+        }
+        java.nio.file.Files.delete(dir.resolve("MANIFEST"));
+        assertThatThrownBy(() -> Production.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
+                .hasMessageContaining("no MANIFEST").hasMessageNotContaining(Production.ACCEPT_MISSING_TABLES);
+    }
 }

@@ -227,7 +227,7 @@ public final class LsmStore implements Store {
         boolean hasManifest = Files.exists(dir.resolve(Manifest.NAME));
         Manifest m = hasManifest ? Manifest.read(files, dir) : new Manifest(1, 0, List.of());
         List<Path> listing = files.list(dir);
-        checkTablesPresent(m, hasManifest, listing);
+        checkFilesPresent(m, hasManifest, listing);
         Set<Long> live = new HashSet<>(m.tables());
         TreeMap<Long, Path> logs = new TreeMap<>();
         long maxSeen = 0;
@@ -327,14 +327,15 @@ public final class LsmStore implements Store {
     }
 
     /**
-     * Fails the open, before any file is touched, when tables the store needs are not there: a
+     * Fails the open, before any file is touched, when files the store needs are not there: a
      * table the manifest names is missing (neither it nor its set-aside {@code .corrupt} copy), or
-     * tables exist with no manifest at all (every open writes one, so it was lost). Going on would
+     * the log it names as the oldest still needed, or tables exist with no manifest at all (every
+     * open writes one, so it was lost). Going on would
      * serve without their entries and, worse, delete a table put back later as a leftover; an
      * operator who moved a file away by mistake can put it back instead. With
      * {@link StoreOptions#acceptMissingTables} a missing table is logged and the open goes on.
      */
-    private void checkTablesPresent(Manifest m, boolean hasManifest, List<Path> listing) throws MissingFilesException {
+    private void checkFilesPresent(Manifest m, boolean hasManifest, List<Path> listing) throws MissingFilesException {
         if (!hasManifest) {
             List<String> orphans = new ArrayList<>();
             for (Path p : listing) {
@@ -343,17 +344,35 @@ public final class LsmStore implements Store {
             if (!orphans.isEmpty()) {
                 throw new MissingFilesException(dir + ": holds tables (" + String.join(", ", orphans.stream().sorted().toList())
                         + ") but no " + Manifest.NAME + ", which names the live ones; nothing was changed. Put the "
-                        + Manifest.NAME + " back");
+                        + Manifest.NAME + " back", false);
             }
             return;
         }
-        if (opt.acceptMissingTables()) return;
         Set<Path> present = new HashSet<>();
         for (Path p : listing) present.add(p.getFileName());
+        // The log the manifest names as the oldest still needed holds acknowledged writes that are in
+        // no table: it exists from before any manifest names it (created and the directory synced
+        // first, at open and at each log switch) until a later manifest names a newer one.
+        Path oldestLog = m.logNumber() > 0 ? FileNames.log(dir, m.logNumber()) : null;
+        boolean logMissing = oldestLog != null && !present.contains(oldestLog.getFileName())
+                && !present.contains(corrupt(oldestLog).getFileName());
+        if (opt.acceptMissingTables()) {
+            if (logMissing) {
+                log.error("log {} named by the manifest is missing; going on without it as asked (acceptMissingTables): "
+                        + "the writes it held are lost", oldestLog);
+            }
+            return;
+        }
         List<String> missing = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
             if (!present.contains(p.getFileName()) && !present.contains(corrupt(p).getFileName())) missing.add(p.getFileName().toString());
+        }
+        if (logMissing) {
+            throw new MissingFilesException(dir + ": log " + oldestLog.getFileName() + " named by the manifest is missing"
+                    + (missing.isEmpty() ? "" : ", and " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing))
+                    + "; nothing was changed. It holds the acknowledged writes that are in no table yet: put it back, or "
+                    + "open with acceptMissingTables to go on without it (its writes are lost)", true);
         }
         if (missing.isEmpty()) return;
         boolean one = missing.size() == 1;
@@ -361,7 +380,7 @@ public final class LsmStore implements Store {
         throw new MissingFilesException(dir + ": " + (one ? "table " : "tables ") + String.join(", ", missing)
                 + " named by the manifest " + (one ? "is" : "are") + " missing; nothing was changed. Put " + it
                 + " back, or open with acceptMissingTables to go on without " + it + " (" + (one ? "its" : "their")
-                + " entries are lost)");
+                + " entries are lost)", true);
     }
 
     private static Path corrupt(Path file) {

@@ -539,6 +539,32 @@ class DamageTest {
         }
     }
 
+    /**
+     * The log the manifest names holds the writes not yet in a table: a store that opened without
+     * it served as if they had never been acknowledged, and said nothing (a black-box audit lost
+     * 500 acknowledged writes that way). The open fails touching nothing, like a missing table.
+     */
+    @Test
+    void aMissingLogFailsTheOpenTouchingNothingUnlessTheOperatorAcceptsTheLoss() throws IOException {
+        writeTwoTables();
+        Path log = files(".log").getFirst();
+        Path away = dir.resolveSibling("moved-away.log");
+        Files.move(log, away);
+        List<String> before = listing();
+        assertThatThrownBy(() -> LsmStore.open(dir, opts()))
+                .isInstanceOf(MissingFilesException.class)
+                .hasMessageContaining("log " + log.getFileName() + " named by the manifest is missing")
+                .hasMessageContaining("nothing was changed")
+                .satisfies(e -> assertThat(((MissingFilesException) e).acceptable()).isTrue());
+        assertThat(listing()).isEqualTo(before);
+        try (LsmStore s = LsmStore.open(dir, opts().withMissingTablesAccepted(true))) {
+            assertThat(s.get(b("a0000")).value()).isEqualTo(b("value-a-0"));
+        }
+        try (LsmStore s = LsmStore.open(dir, opts())) { // the new manifest names the new log
+            assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));
+        }
+    }
+
     @Test
     void tablesWithoutAManifestFailTheOpenInsteadOfBeingDeletedAsLeftovers() throws IOException {
         writeTwoTables();
@@ -548,7 +574,8 @@ class DamageTest {
         List<String> before = listing();
         assertThatThrownBy(() -> LsmStore.open(dir, opts()))
                 .isInstanceOf(MissingFilesException.class)
-                .hasMessageContaining("no MANIFEST");
+                .hasMessageContaining("no MANIFEST")
+                .satisfies(e -> assertThat(((MissingFilesException) e).acceptable()).as("no option opens it").isFalse());
         assertThat(listing()).isEqualTo(before);
         Files.move(away, manifest);
         try (LsmStore s = LsmStore.open(dir, opts())) {
