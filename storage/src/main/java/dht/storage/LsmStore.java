@@ -582,6 +582,9 @@ public final class LsmStore implements Store {
      * flushing lags. An interrupt does not fail the write (nor make the waits spin): the flag is
      * cleared while waiting and restored on return.
      */
+    /** When a failed log switch was last logged (System.nanoTime); mutex held. */
+    private long lastRotateFailureLog = System.nanoTime() - 10_000_000_000L;
+
     private void makeRoomForWrite() throws IOException {
         boolean interrupted = Thread.interrupted();
         try {
@@ -623,9 +626,22 @@ public final class LsmStore implements Store {
 
     /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
     private void rotate() throws IOException {
-        long n = nextFile++;
+        long n = nextFile;
         Path p = FileNames.log(dir, n);
-        WalWriter next = new WalWriter(n, p, files.create(p));
+        WalWriter next;
+        try {
+            next = new WalWriter(n, p, files.create(p));
+        } catch (IOException e) {
+            // Every write fails until a log can be created (the memtable is full): say so, once in
+            // a while, or an operator sees only the clients' errors.
+            long now = System.nanoTime();
+            if (now - lastRotateFailureLog > 5_000_000_000L) {
+                lastRotateFailureLog = now;
+                log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
+            }
+            throw new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
+        }
+        nextFile++;
         WalWriter old = wal;
         wal = next;
         // A rotation's fsyncs (the new log's directory entry, the old log's unsynced tail) stall every

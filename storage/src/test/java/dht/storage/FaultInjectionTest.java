@@ -36,6 +36,39 @@ class FaultInjectionTest {
         }
     }
 
+    /**
+     * A full memtable needs a new log before the next write: while none can be created every write
+     * fails saying so (and the store logs it), reads go on, and once the fault clears writes go on,
+     * with every acknowledged one kept.
+     */
+    @Test
+    void aLogThatCannotBeCreatedFailsWritesUntilItCanAndLosesNothing() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        int acknowledged = 0;
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10))) {
+            ff.failCreate = FaultInjectionTest::isLog;
+            IOException failure = null;
+            for (int i = 0; i < 5000 && failure == null; i++) {
+                try {
+                    s.put(b("k" + i), b("value" + i), 1);
+                    acknowledged++;
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure).as("a write once the memtable is full").isNotNull()
+                    .hasMessageContaining("cannot start a new write-ahead log");
+            assertThatThrownBy(() -> s.put(b("again"), b("x"), 1)).hasMessageContaining("cannot start a new write-ahead log");
+            assertThat(s.get(b("k0")).value()).isEqualTo(b("value0"));
+            ff.failCreate = p -> false;
+            s.put(b("after"), b("x"), 1);
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < acknowledged; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
+        }
+    }
+
     @Test
     void shortLogWriteLeavesATornTailThatRecoveryDrops() throws IOException {
         FaultyFiles ff = new FaultyFiles();
