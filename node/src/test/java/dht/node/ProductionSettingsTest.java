@@ -40,7 +40,8 @@ class ProductionSettingsTest {
 
     /** The hint to open without missing files is given only where that setting would open the store. */
     @Test
-    void theHintToAcceptMissingFilesComesOnlyWhenItWouldHelp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void theHintToAcceptMissingFilesComesOnlyWhenItWouldHelp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir,
+                                                            @org.junit.jupiter.api.io.TempDir java.nio.file.Path elsewhere) throws Exception {
         NodeConfig config = TestNode.config(TestNode.freePort(), dir, 16, 1024, 1024, 1024);
         try (var store = Production.openStore(config)) {
             store.put("k".getBytes(), "v".getBytes(), 1);
@@ -49,10 +50,10 @@ class ProductionSettingsTest {
         try (var files = java.nio.file.Files.list(dir)) {
             log = files.filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow();
         }
-        java.nio.file.Files.move(log, dir.resolveSibling("away.log"));
+        java.nio.file.Files.move(log, elsewhere.resolve("away.log"));
         assertThatThrownBy(() -> Production.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
                 .hasMessageContaining("-D" + Production.ACCEPT_MISSING_TABLES + "=true");
-        java.nio.file.Files.move(dir.resolveSibling("away.log"), log);
+        java.nio.file.Files.move(elsewhere.resolve("away.log"), log);
         try (var store = Production.openStore(config)) {
             assertThat(store.get("k".getBytes())).isNotNull();
         }

@@ -508,10 +508,10 @@ class DamageTest {
     }
 
     @Test
-    void aMissingTableFailsTheOpenTouchingNothingAndPuttingItBackServesEverything() throws IOException {
+    void aMissingTableFailsTheOpenTouchingNothingAndPuttingItBackServesEverything(@TempDir Path elsewhere) throws IOException {
         writeTwoTables();
         Path table = files(".sst").getFirst();
-        Path away = dir.resolveSibling("moved-away.sst");
+        Path away = elsewhere.resolve("moved-away.sst");
         Files.move(table, away);
         List<String> before = listing();
         assertThatThrownBy(() -> LsmStore.open(dir, opts()))
@@ -545,10 +545,10 @@ class DamageTest {
      * 500 acknowledged writes that way). The open fails touching nothing, like a missing table.
      */
     @Test
-    void aMissingLogFailsTheOpenTouchingNothingUnlessTheOperatorAcceptsTheLoss() throws IOException {
+    void aMissingLogFailsTheOpenTouchingNothingUnlessTheOperatorAcceptsTheLoss(@TempDir Path elsewhere) throws IOException {
         writeTwoTables();
         Path log = files(".log").getFirst();
-        Path away = dir.resolveSibling("moved-away.log");
+        Path away = elsewhere.resolve("moved-away.log");
         Files.move(log, away);
         List<String> before = listing();
         assertThatThrownBy(() -> LsmStore.open(dir, opts()))
@@ -566,10 +566,10 @@ class DamageTest {
     }
 
     @Test
-    void tablesWithoutAManifestFailTheOpenInsteadOfBeingDeletedAsLeftovers() throws IOException {
+    void tablesWithoutAManifestFailTheOpenInsteadOfBeingDeletedAsLeftovers(@TempDir Path elsewhere) throws IOException {
         writeTwoTables();
         Path manifest = dir.resolve("MANIFEST");
-        Path away = dir.resolveSibling("MANIFEST.away");
+        Path away = elsewhere.resolve("MANIFEST.away");
         Files.move(manifest, away);
         List<String> before = listing();
         assertThatThrownBy(() -> LsmStore.open(dir, opts()))
