@@ -350,12 +350,13 @@ public final class LsmStore implements Store {
         }
         Set<Path> present = new HashSet<>();
         for (Path p : listing) present.add(p.getFileName());
-        // The log the manifest names as the oldest still needed holds acknowledged writes that are in
-        // no table: it exists from before any manifest names it (created and the directory synced
-        // first, at open and at each log switch) until a later manifest names a newer one.
+        // The log the manifest names as the oldest still needed may hold acknowledged writes that
+        // are in no table: it is created before any manifest names it (at open and at each log
+        // switch; writing a manifest syncs the directory, its entry with it) and deleted only once
+        // a later manifest names a newer one. Only the log itself counts: open replays no
+        // .log.corrupt, and none is ever made of a log the manifest still names.
         Path oldestLog = m.logNumber() > 0 ? FileNames.log(dir, m.logNumber()) : null;
-        boolean logMissing = oldestLog != null && !present.contains(oldestLog.getFileName())
-                && !present.contains(corrupt(oldestLog).getFileName());
+        boolean logMissing = oldestLog != null && !present.contains(oldestLog.getFileName());
         if (opt.acceptMissingTables()) {
             if (logMissing) {
                 log.error("log {} named by the manifest is missing; going on without it as asked (acceptMissingTables): "
@@ -371,7 +372,8 @@ public final class LsmStore implements Store {
         if (logMissing) {
             throw new MissingFilesException(dir + ": log " + oldestLog.getFileName() + " named by the manifest is missing"
                     + (missing.isEmpty() ? "" : ", and " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing))
-                    + "; nothing was changed. It holds the acknowledged writes that are in no table yet: put it back, or "
+                    + (present.contains(corrupt(oldestLog).getFileName()) ? " (a " + corrupt(oldestLog).getFileName() + " is there, which is not replayed)" : "")
+                    + "; nothing was changed. It may hold acknowledged writes that are in no table yet: put it back, or "
                     + "open with acceptMissingTables to go on without it (its writes are lost)", true);
         }
         if (missing.isEmpty()) return;
@@ -577,14 +579,14 @@ public final class LsmStore implements Store {
         }
     }
 
+    /** When a failed log switch was last logged (System.nanoTime); mutex held. */
+    private long lastRotateFailureLog = System.nanoTime() - 10_000_000_000L;
+
     /**
      * Called by the leader with the mutex held: rotates the memtable when full, stalls when
      * flushing lags. An interrupt does not fail the write (nor make the waits spin): the flag is
      * cleared while waiting and restored on return.
      */
-    /** When a failed log switch was last logged (System.nanoTime); mutex held. */
-    private long lastRotateFailureLog = System.nanoTime() - 10_000_000_000L;
-
     private void makeRoomForWrite() throws IOException {
         boolean interrupted = Thread.interrupted();
         try {
@@ -626,7 +628,7 @@ public final class LsmStore implements Store {
 
     /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
     private void rotate() throws IOException {
-        long n = nextFile;
+        long n = nextFile++; // used up even if the create fails: a half-made file may be left under it
         Path p = FileNames.log(dir, n);
         WalWriter next;
         try {
@@ -641,7 +643,6 @@ public final class LsmStore implements Store {
             }
             throw new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
         }
-        nextFile++;
         WalWriter old = wal;
         wal = next;
         // A rotation's fsyncs (the new log's directory entry, the old log's unsynced tail) stall every
