@@ -909,6 +909,11 @@ public final class LsmStore implements Store {
             for (Table t : inputs) sources.add(t.borrowingIterator());
             Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
+            // An entry is copied from its mapped input a while after its block was checked (the
+            // merge holds each input's next entry until its turn): damage in between would enter
+            // the new table under a valid CRC. Damage does not heal, so every input block is checked
+            // again before anything names the new table.
+            for (Table in : inputs) in.checkDataBlocks();
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
             synchronized (manifestLock) {

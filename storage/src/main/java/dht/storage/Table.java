@@ -205,6 +205,11 @@ final class Table {
         return off;
     }
 
+    /** Checks every data block against its CRC; throws at the first that fails. */
+    void checkDataBlocks() throws CorruptionException {
+        for (int i = 0; i < blocks; i++) checkedBlock(i);
+    }
+
     private CorruptionException corrupt(long off, String what) {
         damaged = true;
         CorruptionException e = new CorruptionException(path, off, what);

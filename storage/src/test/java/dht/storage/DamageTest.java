@@ -659,6 +659,32 @@ class DamageTest {
         }
     }
 
+    /**
+     * Damage that comes while a compaction runs, to a block it has already copied from: the
+     * compaction checks its inputs again before anything names its output, and aborts.
+     * The compaction is slowed (10 KB/s of input, about 3 s here) so that the damage lands midway.
+     */
+    @Test
+    void damageToAnInputBlockAlreadyCopiedAbortsTheCompaction() throws Exception {
+        writeTwoTables();
+        Path first = files(".sst").getFirst();
+        try (LsmStore s = LsmStore.open(dir, opts().withCompactionBytesPerSecond(10_000))) {
+            var compaction = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    s.compact();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Thread.sleep(1500); // a0000's block, the first merged, is copied by now; the b-keys are not done
+            assertThat(compaction).as("still merging").isNotDone();
+            flip(first, 30);
+            assertThatThrownBy(compaction::join).hasMessageContaining("compaction failed");
+            assertThat(files(".sst")).as("both inputs kept, no output").hasSize(2).contains(first);
+            assertThatThrownBy(() -> s.get(b("a0000"))).isInstanceOf(CorruptionException.class);
+        }
+    }
+
     @Test
     void compactionRefusesToMergeADamagedTableAndLosesNothing() throws IOException {
         writeTwoTables();
