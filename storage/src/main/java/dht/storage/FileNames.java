@@ -10,9 +10,9 @@ final class FileNames {
 
     private FileNames() {}
 
-    static Path log(Path dir, long n) { return dir.resolve(String.format("%06d", n) + LOG); }
+    static Path log(Path dir, long n) { return dir.resolve(String.format(java.util.Locale.ROOT, "%06d", n) + LOG); }
 
-    static Path table(Path dir, long n) { return dir.resolve(String.format("%06d", n) + TABLE); }
+    static Path table(Path dir, long n) { return dir.resolve(String.format(java.util.Locale.ROOT, "%06d", n) + TABLE); }
 
     /** The number of a {@code .log} or {@code .sst} name with the given suffix, or -1. */
     static long number(String name, String suffix) {

@@ -634,14 +634,7 @@ public final class LsmStore implements Store {
         try {
             next = new WalWriter(n, p, files.create(p));
         } catch (IOException e) {
-            // Every write fails until a log can be created (the memtable is full): say so, once in
-            // a while, or an operator sees only the clients' errors.
-            long now = System.nanoTime();
-            if (now - lastRotateFailureLog > 5_000_000_000L) {
-                lastRotateFailureLog = now;
-                log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
-            }
-            throw new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
+            throw rotateFailed(p, e);
         }
         WalWriter old = wal;
         wal = next;
@@ -650,7 +643,21 @@ public final class LsmStore implements Store {
         // the next periodic sync, so the syncer thread does them; under EVERY_WRITE the next
         // acknowledged write needs the new log's directory entry durable first, so they stay here.
         if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> retire(old, true))) {
-            files.syncDirectory(dir);
+            try {
+                files.syncDirectory(dir);
+            } catch (IOException e) {
+                // The new log's entry may not be durable, so nothing may be acknowledged from it:
+                // writes stay on the old log, and the new one is given up (closed and deleted),
+                // not left open for every later try to add another.
+                wal = old;
+                try {
+                    next.close();
+                    files.delete(p);
+                } catch (IOException ex) {
+                    log.warn("giving up the new log {}: {}", p, ex.toString());
+                }
+                throw rotateFailed(p, e);
+            }
             retire(old, false);
         }
         Version v = current;
@@ -660,6 +667,19 @@ public final class LsmStore implements Store {
         install(new Version(newMemtable(n), imm, v.tables));
         activeLimit = flushThreshold();
         flusher.execute(this::flushPending);
+    }
+
+    /**
+     * Every write fails until a new log can be started (the memtable is full): says so in the log,
+     * once in a while, or an operator sees only the clients' errors. Mutex held.
+     */
+    private IOException rotateFailed(Path p, IOException e) {
+        long now = System.nanoTime();
+        if (now - lastRotateFailureLog > 5_000_000_000L) {
+            lastRotateFailureLog = now;
+            log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
+        }
+        return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
     }
 
     /** Syncs and closes a log that rotation replaced (and the directory that now names its successor). */

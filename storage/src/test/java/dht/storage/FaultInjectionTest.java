@@ -69,6 +69,42 @@ class FaultInjectionTest {
         }
     }
 
+    /**
+     * Under EVERY_WRITE a new log's directory entry must be durable before anything is acknowledged
+     * from it: while the directory cannot be synced, writes fail, stay on the old log, and leave no
+     * new log behind (each try's is deleted); once it can, writes go on and nothing is lost.
+     */
+    @Test
+    void aDirectoryThatCannotBeSyncedAtALogSwitchFailsWritesAndLeavesNoLogBehind() throws IOException {
+        FaultyFiles ff = new FaultyFiles();
+        int acknowledged = 0;
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10))) {
+            ff.failSync = p -> p.equals(dir);
+            IOException failure = null;
+            for (int i = 0; i < 5000 && failure == null; i++) {
+                try {
+                    s.put(b("k" + i), b("value" + i), 1);
+                    acknowledged++;
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure).isNotNull().hasMessageContaining("cannot start a new write-ahead log");
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> s.put(b("again"), b("x"), 1)).hasMessageContaining("cannot start a new write-ahead log");
+            }
+            try (var logs = java.nio.file.Files.list(dir)) {
+                assertThat(logs.filter(FaultInjectionTest::isLog).count()).as("only the log in use").isEqualTo(1);
+            }
+            ff.failSync = p -> false;
+            s.put(b("after"), b("x"), 1);
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < acknowledged; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
+        }
+    }
+
     @Test
     void shortLogWriteLeavesATornTailThatRecoveryDrops() throws IOException {
         FaultyFiles ff = new FaultyFiles();
