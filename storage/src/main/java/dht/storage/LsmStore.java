@@ -652,9 +652,13 @@ public final class LsmStore implements Store {
                 wal = old;
                 try {
                     next.close();
+                } catch (IOException ex) {
+                    log.warn("closing the new log {} given up: {}", p, ex.toString());
+                }
+                try {
                     files.delete(p);
                 } catch (IOException ex) {
-                    log.warn("giving up the new log {}: {}", p, ex.toString());
+                    log.warn("deleting the new log {} given up: {} (the next open replays it empty and deletes it)", p, ex.toString());
                 }
                 throw rotateFailed(p, e);
             }
@@ -933,7 +937,9 @@ public final class LsmStore implements Store {
             // merge holds each input's next entry until its turn): damage in between would enter
             // the new table under a valid CRC. Damage does not heal, so every input block is checked
             // again before anything names the new table.
-            for (Table in : inputs) in.checkDataBlocks();
+            for (Table in : inputs) {
+                if (!in.checkDataBlocks(() -> stopping)) throw new CompactionFilter.Cancelled();
+            }
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
             synchronized (manifestLock) {
