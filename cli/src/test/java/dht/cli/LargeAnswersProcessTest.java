@@ -91,13 +91,18 @@ class LargeAnswersProcessTest {
             if (status.contains("\"inFlight\":0,") && status.contains("\"answerBytes\":0,")) break;
             Thread.sleep(100);
         }
-        assertThat(status).as("every permit and reserved byte back once the clients are gone")
+        assertThat(status).as("every permit and reserved byte back once the clients are gone; the node's output:%n%s",
+                        tail(node.output(), 30_000))
                 .contains("\"inFlight\":0,").contains("\"answerBytes\":0,");
         HttpResponse<byte[]> got = http.send(HttpRequest.newBuilder(uri("/v0/entity?id=big")).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertThat(got.statusCode()).isEqualTo(200);
         assertThat(got.body()).isEqualTo(value);
         assertThat(node.output()).doesNotContain("OutOfMemoryError");
+    }
+
+    private static String tail(String s, int chars) {
+        return s.length() <= chars ? s : "..." + s.substring(s.length() - chars);
     }
 
     private URI uri(String path) {
