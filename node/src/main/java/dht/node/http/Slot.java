@@ -188,6 +188,22 @@ public final class Slot {
             response = r;
             stream = s;
             drop();
+        } catch (OutOfMemoryError e) {
+            // The heap is so full that even the hand-off to the event loop failed. Thrown on from
+            // here it was swallowed by the future this runs in, and the slot never completed: its
+            // permit and bytes were held for good. They go back now; the answer is dropped, and the
+            // connection, whose later answers cannot go out before this one, is closed if the heap
+            // allows. (The event loop never saw this answer, so nothing else releases them.)
+            ReferenceCountUtil.release(r);
+            if (s != null) s.discard();
+            release();
+            try {
+                LoggerFactory.getLogger(Slot.class).warn("dropping an answer for {} and closing its connection: {}",
+                        remoteAddress(), e.toString());
+                ctx.channel().close();
+            } catch (Throwable again) {
+                // still no heap: the client's own timeout ends it
+            }
         }
     }
 
