@@ -37,6 +37,31 @@ class FaultInjectionTest {
     }
 
     /**
+     * Writes k0, k1, ... with values value0, value1, ... until one fails (a full memtable's log
+     * switch, within 5,000 writes); that failure must say {@code why}. Returns how many were
+     * acknowledged.
+     */
+    private static int writeUntilAFailure(LsmStore s, String why) {
+        for (int i = 0; i < 5000; i++) {
+            try {
+                s.put(b("k" + i), b("value" + i), 1);
+            } catch (IOException e) {
+                assertThat(e).as("a write once the memtable is full").hasMessageContaining(why);
+                return i;
+            }
+        }
+        throw new AssertionError("5,000 writes and none failed");
+    }
+
+    /** Reopened without faults: every acknowledged k<i> and the write "after" the fault cleared are there. */
+    private void assertKeptAfterReopen(int acknowledged) throws IOException {
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < acknowledged; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
+        }
+    }
+
+    /**
      * A full memtable needs a new log before the next write: while none can be created every write
      * fails saying so (and the store logs it), reads go on, and once the fault clears writes go on,
      * with every acknowledged one kept.
@@ -44,29 +69,16 @@ class FaultInjectionTest {
     @Test
     void aLogThatCannotBeCreatedFailsWritesUntilItCanAndLosesNothing() throws IOException {
         FaultyFiles ff = new FaultyFiles();
-        int acknowledged = 0;
+        int acknowledged;
         try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10))) {
             ff.failCreate = FaultInjectionTest::isLog;
-            IOException failure = null;
-            for (int i = 0; i < 5000 && failure == null; i++) {
-                try {
-                    s.put(b("k" + i), b("value" + i), 1);
-                    acknowledged++;
-                } catch (IOException e) {
-                    failure = e;
-                }
-            }
-            assertThat(failure).as("a write once the memtable is full").isNotNull()
-                    .hasMessageContaining("cannot start a new write-ahead log");
+            acknowledged = writeUntilAFailure(s, "cannot start a new write-ahead log");
             assertThatThrownBy(() -> s.put(b("again"), b("x"), 1)).hasMessageContaining("cannot start a new write-ahead log");
             assertThat(s.get(b("k0")).value()).isEqualTo(b("value0"));
             ff.failCreate = p -> false;
             s.put(b("after"), b("x"), 1);
         }
-        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
-            for (int i = 0; i < acknowledged; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
-            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
-        }
+        assertKeptAfterReopen(acknowledged);
     }
 
     /**
@@ -77,19 +89,10 @@ class FaultInjectionTest {
     @Test
     void aDirectoryThatCannotBeSyncedAtALogSwitchFailsWritesAndLeavesNoLogBehind() throws IOException {
         FaultyFiles ff = new FaultyFiles();
-        int acknowledged = 0;
+        int acknowledged;
         try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10))) {
             ff.failSync = p -> p.equals(dir);
-            IOException failure = null;
-            for (int i = 0; i < 5000 && failure == null; i++) {
-                try {
-                    s.put(b("k" + i), b("value" + i), 1);
-                    acknowledged++;
-                } catch (IOException e) {
-                    failure = e;
-                }
-            }
-            assertThat(failure).isNotNull().hasMessageContaining("cannot start a new write-ahead log");
+            acknowledged = writeUntilAFailure(s, "cannot start a new write-ahead log");
             for (int i = 0; i < 3; i++) {
                 assertThatThrownBy(() -> s.put(b("again"), b("x"), 1)).hasMessageContaining("cannot start a new write-ahead log");
             }
@@ -99,10 +102,7 @@ class FaultInjectionTest {
             ff.failSync = p -> false;
             s.put(b("after"), b("x"), 1);
         }
-        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
-            for (int i = 0; i < acknowledged; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
-            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
-        }
+        assertKeptAfterReopen(acknowledged);
     }
 
     @Test

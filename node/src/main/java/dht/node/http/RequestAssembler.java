@@ -116,7 +116,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             reject(ctx, cause instanceof IllegalArgumentException && digitsTooLong(request) ? tooLarge(bodyLimit(request))
-                    : decodeFailure(ctx, request.decoderResult().cause()), false);
+                    : decodeFailure(ctx, cause), false);
             return;
         }
         if (request.protocolVersion().majorVersion() != 1) {

@@ -83,8 +83,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean paused;
     /** The slot whose answer is being written in slices. */
     private Slot slicing;
-    /** That answer's body, for what is left of it. */
-    private SlicedBody slicedBody;
     /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
     private boolean writingOut;
     private ScheduledFuture<?> writeOutWatch;
@@ -187,9 +185,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(Slot slot) {
-        active++;
-        slot.dispatched = true;
-        if (slot.unsafe) unsafeActive++;
+        countDispatched(slot);
         if (slot.rejection != null) {
             FullHttpResponse r = slot.rejection;
             slot.rejection = null;
@@ -347,12 +343,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                     if (wrote) ctx.flush();
                     wrote = false;
                     long body = r.content().readableBytes();
-                    SlicedBody s = new SlicedBody(r, slot::release, () -> {
+                    ResponseStream s = new SlicedBody(r, slot::release, () -> {
                         if (slicing == slot && !slot.parked) parkSlicing(slot, body);
                     });
                     activeStream = s;
                     slicing = slot;
-                    slicedBody = s;
                     s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
                     continue;
                 }
@@ -409,10 +404,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void streamFinished(ResponseStream s, Slot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
-        if (slicing == slot) {
-            slicing = null;
-            slicedBody = null;
-        }
+        if (slicing == slot) slicing = null;
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         finished(slot);
         if (close || !slot.keepAlive) {
@@ -447,16 +439,19 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** Drops a slot whose answer will never be written, with whatever it holds. */
     private static void kill(Slot slot) {
         slot.dead = true;
-        if (slot.request != null) {
-            ReferenceCountUtil.release(slot.request);
-            slot.request = null;
-            slot.release(); // never dispatched: only its body bytes to give back
-        }
+        if (slot.request != null) dropRequest(slot);
         if (slot.rejection != null) {
             ReferenceCountUtil.release(slot.rejection);
             slot.rejection = null;
         }
         slot.drop();
+    }
+
+    /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
+    private static void dropRequest(Slot slot) {
+        ReferenceCountUtil.release(slot.request);
+        slot.request = null;
+        slot.release();
     }
 
     /**
@@ -474,7 +469,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      *         already) or no ready answer at the head
      */
     private boolean writeOut() {
-        if (activeStream != null && slicedBody == null) return false;
+        SlicedBody sliced = slicedBody();
+        if (activeStream != null && sliced == null) return false;
         int ready = 0;
         Slot unanswered = null;
         for (Slot slot : queue) {
@@ -487,7 +483,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 break;
             }
         }
-        if (ready == 0 && slicedBody == null) return false;
+        if (ready == 0 && sliced == null) return false;
         while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
         java.util.List<Slot> refusals = new java.util.ArrayList<>();
         for (Slot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
@@ -509,13 +505,16 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
     private void refuseForStop(Slot slot) {
-        ReferenceCountUtil.release(slot.request);
-        slot.request = null;
-        slot.release(); // its body bytes; it held no permit
+        dropRequest(slot);
+        countDispatched(slot);
+        slot.respondAndClose(Responses.shuttingDown());
+    }
+
+    /** The slot counts against the window (and the barrier, if unsafe) until {@link #finished}. */
+    private void countDispatched(Slot slot) {
         active++;
         slot.dispatched = true;
         if (slot.unsafe) unsafeActive++;
-        slot.respondAndClose(Responses.shuttingDown());
     }
 
     /**
@@ -537,9 +536,15 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** The answer being written in slices, if the stream in progress is one (not a scan). */
+    private SlicedBody slicedBody() {
+        return activeStream instanceof SlicedBody sliced ? sliced : null;
+    }
+
     /** Bytes of this connection's answers not yet taken by the socket. */
     private long unwrittenBytes() {
-        long n = slicedBody != null ? slicedBody.unwritten() : 0;
+        SlicedBody sliced = slicedBody();
+        long n = sliced != null ? sliced.unwritten() : 0;
         for (Slot slot : queue) {
             if (slot.response != null) n += slot.response.content().readableBytes();
             else if (slot.rejection != null) n += slot.rejection.content().readableBytes();
@@ -568,7 +573,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             ResponseStream s = activeStream;
             activeStream = null;
             slicing = null;
-            slicedBody = null;
             s.cancel();
         }
         shutDownQueue();
