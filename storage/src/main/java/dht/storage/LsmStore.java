@@ -686,15 +686,28 @@ public final class LsmStore implements Store {
         return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
     }
 
-    /** Syncs and closes a log that rotation replaced (and the directory that now names its successor). */
+    /**
+     * Syncs and closes a log that rotation replaced (and the directory that now names its
+     * successor). A failed sync still closes it: its memtable is queued for flush, which makes the
+     * data durable anyway, and a log left open was a file handle lost at every log switch.
+     */
     private void retire(WalWriter old, boolean syncDirectory) {
+        if (syncDirectory) {
+            try {
+                files.syncDirectory(dir);
+            } catch (IOException e) {
+                log.warn("syncing {} after a log switch: {} (the flush just queued syncs it again)", dir, e.toString());
+            }
+        }
         try {
-            if (syncDirectory) files.syncDirectory(dir);
             old.sync();
+        } catch (IOException e) {
+            log.warn("syncing the replaced log {}: {} (its memtable's flush makes it durable)", old.path, e.toString());
+        }
+        try {
             old.close();
         } catch (IOException e) {
-            // Its memtable is still queued for flush, which makes the data durable anyway.
-            log.warn("closing log {}: {}", old.path, e.toString());
+            log.warn("closing the replaced log {}: {}", old.path, e.toString());
         }
     }
 

@@ -105,6 +105,32 @@ class FaultInjectionTest {
         assertKeptAfterReopen(acknowledged);
     }
 
+    /**
+     * Under PERIODIC a replaced log is synced and closed by the syncer thread: when that sync fails
+     * (its memtable's flush makes the data durable anyway) the log is still closed, so a disk whose
+     * fsyncs fail does not leak a file handle at every log switch.
+     */
+    @Test
+    void aReplacedLogIsClosedEvenWhenItsFinalSyncFails() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10)
+                .withSyncPolicy(SyncPolicy.PERIODIC).withSyncIntervalMillis(60_000))) {
+            ff.failSync = FaultInjectionTest::isLog;
+            for (int i = 0; i < 3000; i++) s.put(b("k" + i), b("value" + i), 1);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (openLogs(ff) > 1 && System.nanoTime() < deadline) Thread.sleep(20);
+            assertThat(openLogs(ff)).as("logs left open: only the one in use").isEqualTo(1);
+            ff.failSync = p -> false;
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 3000; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("value" + i));
+        }
+    }
+
+    private static long openLogs(FaultyFiles ff) {
+        return ff.open.stream().filter(FaultInjectionTest::isLog).count();
+    }
+
     @Test
     void shortLogWriteLeavesATornTailThatRecoveryDrops() throws IOException {
         FaultyFiles ff = new FaultyFiles();

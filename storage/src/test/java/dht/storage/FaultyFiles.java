@@ -8,6 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /** A {@link StorageFiles} that injects faults chosen by the test into the real file system. */
@@ -23,12 +25,15 @@ final class FaultyFiles implements StorageFiles {
     /** fsyncs of matching files take this long (a slow disk). */
     volatile Predicate<Path> slowSync = p -> false;
     volatile long slowSyncMillis = 200;
+    /** Files created and not yet closed. */
+    final Set<Path> open = ConcurrentHashMap.newKeySet();
 
     @Override
     public WritableFile create(Path file) throws IOException {
         if (failCreate.test(file)) throw new IOException("injected: create " + file);
         if (errorOnCreate.test(file)) throw new OutOfMemoryError("injected: create " + file);
         WritableFile f = real.create(file);
+        open.add(file);
         return new WritableFile() {
             @Override
             public void write(ByteBuffer src) throws IOException {
@@ -57,7 +62,10 @@ final class FaultyFiles implements StorageFiles {
             public long size() throws IOException { return f.size(); }
 
             @Override
-            public void close() throws IOException { f.close(); }
+            public void close() throws IOException {
+                open.remove(file);
+                f.close();
+            }
         };
     }
 
