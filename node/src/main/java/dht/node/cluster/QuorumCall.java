@@ -38,7 +38,23 @@ final class QuorumCall<T> {
         return call.done;
     }
 
+    /**
+     * Never throws: an Error thrown here (a full heap) would be swallowed by the future this is a
+     * callback of, and {@code done} would never complete, holding its request's permit for good.
+     */
     private void onAnswer(T result, Throwable failure) {
+        try {
+            decide(result, failure);
+        } catch (Throwable e) {
+            try {
+                done.completeExceptionally(e);
+            } catch (Throwable again) {
+                // not even that: nothing is left to tell
+            }
+        }
+    }
+
+    private void decide(T result, Throwable failure) {
         List<T> success = null;
         NotEnoughReplicasException impossible = null;
         synchronized (this) {

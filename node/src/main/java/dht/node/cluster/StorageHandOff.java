@@ -20,8 +20,10 @@ import java.util.concurrent.RejectedExecutionException;
  * batch runs its calls one after another on one thread, so a slow call (a read that misses the page
  * cache, a write held back while flushes catch up) delays the calls after it in its batch.
  *
- * <p>Invariants: every task runs exactly once on a storage thread, or its future fails with the
- * executor's {@link RejectedExecutionException} (or, for a write, with the write's failure);
+ * <p>Invariants: every task runs at most once, on a storage thread, and its future completes: by
+ * the task, or failed with the executor's refusal (or, for a write, with the write's failure), also
+ * when that refusal or failure is an Error such as an OutOfMemoryError; a call that fails, however,
+ * never stops the calls after it in its batch;
  * nothing runs store work on an event loop; the calls of one batch run in the order they were made,
  * consecutive writes to one store as one {@link Store#write(List)} call.
  */
@@ -81,18 +83,25 @@ final class StorageHandOff {
         return b;
     }
 
+    /**
+     * Hands the calls to the executor. If that fails, their futures fail now: a bounded executor
+     * that refuses (shutdown) has told them already; anything else (an executor out of heap for a
+     * new worker thread or a queue node) would otherwise leave them waiting for good, and with them
+     * each request's admission permit. Should the executor have queued them after all, they still
+     * run and find their futures failed: a client told of a failure learns nothing of whether its
+     * write took effect, as after any failed write.
+     */
     private void hand(List<Call> calls) {
-        HandedOver task = new HandedOver(calls);
         try {
-            executor.execute(task);
-        } catch (RejectedExecutionException e) {
-            // Only a plain executor throws for a Rejectable task; a bounded one told it already.
-            task.rejected(e);
+            executor.execute(new HandedOver(calls));
+        } catch (Throwable e) {
+            for (Call c : calls) c.fail(e);
         }
     }
 
     /** Calls handed over together; told when they will never run (a bounded executor's queue at shutdown). */
     private record HandedOver(List<Call> calls) implements BoundedConcurrencyExecutor.Rejectable {
+        /** Runs every call, in order: one that fails, even with an Error, fails alone. */
         @Override
         public void run() {
             int i = 0;
@@ -105,51 +114,68 @@ final class StorageHandOff {
                 }
                 int end = i + 1; // the run of writes to the same store starting here
                 while (end < calls.size() && calls.get(end).store == c.store) end++;
-                writeAll(calls.subList(i, end));
+                writeAll(i, end);
                 i = end;
             }
         }
 
-        private static void writeAll(List<Call> writes) {
-            List<Entry> entries = new ArrayList<>(writes.size());
-            for (Call w : writes) entries.add(w.entry);
+        /** Writes calls {@code from} to {@code to} (exclusive), all to one store, as one group commit. */
+        private void writeAll(int from, int to) {
+            Store store = calls.get(from).store;
             try {
-                writes.getFirst().store.write(entries);
+                List<Entry> entries = new ArrayList<>(to - from);
+                for (int i = from; i < to; i++) entries.add(calls.get(i).entry);
+                store.write(entries);
             } catch (IllegalArgumentException e) {
                 // An entry the store refuses (too large) is that write's fault alone: one at a time,
                 // so that only it fails.
-                for (Call w : writes) {
+                for (int i = from; i < to; i++) {
+                    Call w = calls.get(i);
                     try {
-                        w.store.write(List.of(w.entry));
+                        store.write(List.of(w.entry));
                     } catch (Throwable each) {
-                        w.result.completeExceptionally(each);
+                        w.fail(each);
                         continue;
                     }
                     w.run();
                 }
                 return;
             } catch (Throwable e) {
-                // The store failed (its log, a full disk): the run's writes fail together, as a
-                // group commit does. Some may have been written all the same.
-                for (Call w : writes) w.result.completeExceptionally(e);
+                // The store failed (its log, a full disk, a full heap): the run's writes fail
+                // together, as a group commit does. Some may have been written all the same.
+                for (int i = from; i < to; i++) calls.get(i).fail(e);
                 return;
             }
-            for (Call w : writes) w.run();
+            for (int i = from; i < to; i++) calls.get(i).run();
         }
 
         @Override
         public void rejected(RejectedExecutionException e) {
-            for (Call c : calls) c.result.completeExceptionally(e);
+            for (Call c : calls) c.fail(e);
         }
     }
 
     /** A store call; a write also names its store and entry, and {@code task} runs once it is written. */
     private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry) {
+        /** Runs the task; never throws, so the calls after it in its batch still run. */
         void run() {
             try {
                 task.run();
             } catch (Throwable e) {
+                fail(e);
+            }
+        }
+
+        /**
+         * Fails the call's future; never throws. Failing it can itself run out of heap (it allocates,
+         * and runs the callers' callbacks): nothing more can be done for this call then, and
+         * throwing on would lose every call after it in its batch, and the storage thread.
+         */
+        void fail(Throwable e) {
+            try {
                 result.completeExceptionally(e);
+            } catch (Throwable again) {
+                // see above: a second failure with nowhere to report it
             }
         }
     }

@@ -78,8 +78,19 @@ public final class EntityRoute implements Route {
             answer = coordinator.get(id, quorum, reservation);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
+        } catch (Error e) { // a read may be under way already, and would reserve with nobody to give back
+            giveUp(reservation, slot, e);
+            return;
         }
-        answer.whenComplete((a, e) -> {
+        try {
+            answer.whenComplete((a, e) -> answerGet(a, e, reservation, slot));
+        } catch (Error e) {
+            giveUp(reservation, slot, e);
+        }
+    }
+
+    private void answerGet(Answer a, Throwable e, AnswerReservation reservation, Slot slot) {
+        try {
             long held = reservation.close();
             // What was reserved is the answer's only if this node's read is the answer (in a
             // cluster a peer's newer value may win): else the answer is counted if it has to wait
@@ -89,7 +100,19 @@ public final class EntityRoute implements Route {
                 admission.releaseAnswer(held);
             }
             slot.respond(() -> toResponse(HttpMethod.GET, a, e));
-        });
+        } catch (Throwable t) {
+            giveUp(reservation, slot, t);
+        }
+    }
+
+    /**
+     * An Error (a full heap) on the way to a GET's answer: the value reserved goes back (a read
+     * still running reserves nothing once the reservation is closed), and the slot gives up. Thrown
+     * on from a callback, the Error would be swallowed by its future, and both held for good.
+     */
+    private void giveUp(AnswerReservation reservation, Slot slot, Throwable e) {
+        admission.releaseAnswer(reservation.close());
+        slot.abandon(e);
     }
 
     /** {@code repair=all} (GET only); absent is false; any other value, or on PUT or DELETE, a 400. */

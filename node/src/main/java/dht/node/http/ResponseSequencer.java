@@ -200,6 +200,12 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             log.error("request handler failed on {} {}", request.method(), request.uri(), e);
             if (request.refCnt() > 0) ReferenceCountUtil.release(request);
             slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+        } catch (Error e) {
+            // Out of heap part way: what the route started may never answer, so the slot gives back
+            // what it holds and the connection closes. The request is not released: the route may
+            // have handed its body on (a PUT's value, written from it), and a leaked buffer is
+            // better than one freed under a write.
+            slot.abandon(e);
         }
     }
 
@@ -235,9 +241,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void park(Slot slot) {
         int body = slot.response.content().readableBytes();
         if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
+            // The 503 is made first: should that fail (a full heap), the answer is still whole and held.
+            FullHttpResponse refusal = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
             slot.releaseAnswer();
             ReferenceCountUtil.release(slot.response);
-            slot.response = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
+            slot.response = refusal;
         }
         slot.parked = true;
         slot.releaseWork();
@@ -334,39 +342,47 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
             Slot slot = queue.pollFirst();
-            if (slot.response != null) {
-                FullHttpResponse r = slot.response;
-                slot.response = null;
-                boolean close = !slot.keepAlive || slot.closeAfter;
-                setConnection(r, close, slot.http10);
-                if (SlicedBody.worthSlicing(r)) {
+            try {
+                if (slot.response != null) {
+                    FullHttpResponse r = slot.response;
+                    slot.response = null;
+                    boolean close = !slot.keepAlive || slot.closeAfter;
+                    setConnection(r, close, slot.http10);
+                    if (SlicedBody.worthSlicing(r)) {
+                        if (wrote) ctx.flush();
+                        wrote = false;
+                        long body = r.content().readableBytes();
+                        ResponseStream s = new SlicedBody(r, slot::release, () -> {
+                            if (slicing == slot && !slot.parked) parkSlicing(slot, body);
+                        });
+                        activeStream = s;
+                        slicing = slot;
+                        s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
+                        continue;
+                    }
+                    finished(slot);
+                    var future = ctx.write(r);
+                    slot.release();
+                    wrote = true;
+                    if (close) {
+                        ctx.flush();
+                        closeAfter(future);
+                        return false;
+                    }
+                } else {
                     if (wrote) ctx.flush();
                     wrote = false;
-                    long body = r.content().readableBytes();
-                    ResponseStream s = new SlicedBody(r, slot::release, () -> {
-                        if (slicing == slot && !slot.parked) parkSlicing(slot, body);
-                    });
+                    ResponseStream s = slot.stream;
+                    slot.stream = null;
                     activeStream = s;
-                    slicing = slot;
-                    s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
-                    continue;
+                    s.start(ctx, slot.keepAlive, slot.http10, close -> streamFinished(s, slot, close));
                 }
-                finished(slot);
-                var future = ctx.write(r);
-                slot.release();
-                wrote = true;
-                if (close) {
-                    ctx.flush();
-                    closeAfter(future);
-                    return false;
-                }
-            } else {
-                if (wrote) ctx.flush();
-                wrote = false;
-                ResponseStream s = slot.stream;
-                slot.stream = null;
-                activeStream = s;
-                s.start(ctx, slot.keepAlive, slot.http10, close -> streamFinished(s, slot, close));
+            } catch (Throwable e) {
+                // Out of heap part way (making the stream, Netty's promise): the slot is in no queue
+                // now, so nothing else would give back what it holds; the connection, an answer
+                // short, closes.
+                slot.abandon(e);
+                return false;
             }
         }
         if (wrote) ctx.flush();

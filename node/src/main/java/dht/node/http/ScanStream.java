@@ -102,6 +102,11 @@ public final class ScanStream implements ResponseStream {
         } catch (RejectedExecutionException e) {
             onReleased.run();
             finishWith(Responses.overloaded("shutting down"));
+        } catch (Error e) {
+            // No worker (out of heap or threads): the permit goes back here, as no worker will give
+            // it back, and the sequencer that started this closes the connection.
+            onReleased.run();
+            throw e;
         }
     }
 

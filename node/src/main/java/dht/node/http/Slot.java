@@ -79,8 +79,12 @@ public final class Slot {
         try {
             r = build.get();
         } catch (RuntimeException | Error e) {
-            LoggerFactory.getLogger(Slot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
-            respondAndClose(Responses.text(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+            try {
+                LoggerFactory.getLogger(Slot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
+                respondAndClose(Responses.text(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
+            } catch (Throwable again) { // not even the 500 could be made
+                abandon(again);
+            }
             return;
         }
         respond(r);
@@ -191,19 +195,29 @@ public final class Slot {
         } catch (OutOfMemoryError e) {
             // The heap is so full that even the hand-off to the event loop failed. Thrown on from
             // here it was swallowed by the future this runs in, and the slot never completed: its
-            // permit and bytes were held for good. They go back now; the answer is dropped, and the
-            // connection, whose later answers cannot go out before this one, is closed if the heap
-            // allows. (The event loop never saw this answer, so nothing else releases them.)
+            // permit and bytes were held for good. (The event loop never saw this answer, so
+            // nothing else releases them.)
             ReferenceCountUtil.release(r);
             if (s != null) s.discard();
-            release();
-            try {
-                LoggerFactory.getLogger(Slot.class).warn("dropping an answer for {} and closing its connection: {}",
-                        remoteAddress(), e.toString());
-                ctx.channel().close();
-            } catch (Throwable again) {
-                // still no heap: the client's own timeout ends it
-            }
+            abandon(e);
+        }
+    }
+
+    /**
+     * Gives up on this request after an Error (a full heap) left its answer unmade or unwritable:
+     * its permit and bytes go back, and its connection, whose later answers cannot go out before
+     * this one, is closed if the heap allows. Without this the slot never completed, and what it
+     * held was held for good: an Error thrown in a future's callback is swallowed by the future.
+     * Never throws; may run more than once, and before or after the answer it gives up on arrives.
+     */
+    void abandon(Throwable cause) {
+        release();
+        try {
+            LoggerFactory.getLogger(Slot.class).warn("dropping an answer for {} and closing its connection: {}",
+                    remoteAddress(), cause.toString());
+            ctx.channel().close();
+        } catch (Throwable again) {
+            // still no heap: the client's own timeout ends it
         }
     }
 

@@ -117,6 +117,63 @@ class StorageHandOffTest {
         }
     }
 
+    /**
+     * A hand-off the executor cannot take for want of heap (a new worker thread, a queue node) fails
+     * every call of the batch: left alone, they would wait for good, each holding a request's permit.
+     */
+    @Test
+    void aHandOverThatRunsOutOfHeapFailsEveryCallOfTheBatch() throws Exception {
+        StorageHandOff h = new StorageHandOff(task -> {
+            throw new OutOfMemoryError("injected: unable to create a worker");
+        }, loop);
+        List<CompletableFuture<String>> results = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<String> r = new CompletableFuture<>();
+                results.add(r);
+                h.submit(r, () -> r.complete("ran"));
+            }
+        }).get(5, TimeUnit.SECONDS);
+        for (CompletableFuture<String> r : results) {
+            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(OutOfMemoryError.class);
+        }
+    }
+
+    /** A future whose failure cannot be recorded: completing it exceptionally throws, as on a full heap. */
+    private static final class Unfailable<T> extends CompletableFuture<T> {
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            throw new OutOfMemoryError("injected: no heap to record " + ex);
+        }
+    }
+
+    /**
+     * A call that fails, and whose failure cannot even be recorded, fails alone: the calls after it
+     * in its batch still run, reads and writes, on a storage thread that lives on.
+     */
+    @Test
+    void aCallWhoseFailureCannotBeRecordedDoesNotStopTheCallsAfterIt() throws Exception {
+        StorageHandOff h = handOff(true);
+        CompletableFuture<String> bad = new Unfailable<>();
+        CompletableFuture<String> badWrite = new Unfailable<>();
+        CompletableFuture<String> read = new CompletableFuture<>();
+        CompletableFuture<String> write = new CompletableFuture<>();
+        MemoryStore failing = new MemoryStore();
+        failing.failing = true;
+        MemoryStore store = new MemoryStore();
+        loop.submit(() -> {
+            h.submit(bad, () -> {
+                throw new OutOfMemoryError("injected: Java heap space");
+            });
+            h.submitWrite(badWrite, failing, dht.storage.Entry.tombstone(new byte[] {1}, 1), () -> badWrite.complete("no"));
+            h.submit(read, () -> read.complete("ran"));
+            h.submitWrite(write, store, dht.storage.Entry.tombstone(new byte[] {2}, 1), () -> write.complete("written"));
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(read.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
+        assertThat(write.get(5, TimeUnit.SECONDS)).isEqualTo("written");
+        assertThat(handOvers).hasValue(1);
+    }
+
     /** Hands over a write of {@code entry}; the future completes with "written" once it is. */
     private static CompletableFuture<Object> write(StorageHandOff h, MemoryStore store, dht.storage.Entry entry) {
         CompletableFuture<Object> r = new CompletableFuture<>();

@@ -1,0 +1,105 @@
+package dht.node.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import dht.node.cluster.Answer;
+import dht.node.cluster.Coordinator;
+import dht.node.cluster.Quorum;
+import dht.storage.ReadBudget;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An Error (a full heap) on the way to an answer must not keep what the request holds. Thrown on
+ * from a future's callback or an event-loop task, it was swallowed, the request never completed,
+ * and its permit and reserved bytes were held for good: a node whose clients pipelined GETs of a
+ * 1 MiB value without reading the answers once still held 78 permits and one value's bytes after
+ * those clients were gone. The request is given up instead, and its connection closed.
+ */
+class AbandonedAnswerTest {
+
+    /** A stream that cannot start for want of heap. */
+    private static final class HeaplessStream implements ResponseStream {
+        @Override
+        public void start(ChannelHandlerContext ctx, boolean keepAlive, boolean http10, Done done) {
+            throw new OutOfMemoryError("injected: Java heap space");
+        }
+
+        @Override
+        public void writabilityChanged() {
+        }
+
+        @Override
+        public void cancel() {
+        }
+
+        @Override
+        public void discard() {
+        }
+    }
+
+    @Test
+    void anAnswerThatCannotStartGivesBackWhatItHoldsAndClosesTheConnection() {
+        Admission admission = new Admission(100, 10, 1 << 20);
+        HoldingConnections connections = new HoldingConnections(admission);
+        EmbeddedChannel ch = connections.connect();
+        ch.writeInbound(UnreadAnswerBudgetTest.gets(2));
+        assertThat(connections.held).hasSize(2);
+
+        assertThatCode(() -> connections.held.get(0).stream(new HeaplessStream())).doesNotThrowAnyException();
+        ch.runPendingTasks();
+        assertThat(ch.isOpen()).as("the connection, an answer short, is closed").isFalse();
+        connections.held.get(1).respond(UnreadAnswerBudgetTest.ok('b', 10));
+        assertThat(connections.workReleased).as("both requests' work given back").hasValue(2);
+        ch.finishAndReleaseAll();
+    }
+
+    /** Reserves a 1 MiB value in the read budget, as a store read does, then runs out of heap. */
+    private static final class HeaplessCoordinator implements Coordinator {
+        @Override
+        public CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget) {
+            assertThat(budget.tryReserve(1 << 20)).isTrue();
+            throw new OutOfMemoryError("injected: Java heap space");
+        }
+
+        @Override
+        public CompletableFuture<Answer> get(byte[] key, Quorum quorum) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aGetThatRunsOutOfHeapGivesBackItsPermitAndTheValueItReserved() {
+        Admission admission = new Admission(100, 10, 8 << 20);
+        Router router = new Router(Map.of("/v0/entity", new EntityRoute(new HeaplessCoordinator(), 1, admission)));
+        EmbeddedChannel ch = new EmbeddedChannel(new HttpServerCodec(),
+                new RequestAssembler(8192, 1000, admission, Duration.ofSeconds(30)), new ResponseSequencer(router, admission));
+
+        ch.writeInbound(UnreadAnswerBudgetTest.gets(1));
+        ch.runPendingTasks();
+        assertThat(admission.inFlight()).as("permits held").isZero();
+        assertThat(admission.answerBytesHeld()).as("answer bytes held").isZero();
+        assertThat(ch.isOpen()).as("the connection closed").isFalse();
+        ch.finishAndReleaseAll();
+    }
+}
