@@ -33,9 +33,7 @@ final class BusyPoll implements SelectStrategy {
 
     /** The window from {@code -Ddht.io.poll.micros}, 0 (never poll) when unset. */
     static long windowMicros() {
-        long micros = Long.getLong(PROPERTY, 0L);
-        if (micros < 0) throw new IllegalArgumentException("-D" + PROPERTY + " must be >= 0, not " + micros);
-        return micros;
+        return JvmSettings.wholeNumber(PROPERTY, 0, 0, 1_000_000, "microseconds");
     }
 
     /** A factory giving each loop its own strategy; null when the window is 0 (Netty's default then). */

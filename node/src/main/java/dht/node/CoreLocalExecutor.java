@@ -76,7 +76,7 @@ final class CoreLocalExecutor extends AbstractExecutorService {
     static final String PROPERTY = "dht.affinity";
 
     static String mode() {
-        return System.getProperty(PROPERTY, "none");
+        return JvmSettings.oneOf(PROPERTY, "none", "cores", "none");
     }
 
     /** The storage pool's size ({@code -Ddht.storage.threads}) shared out, at least 8 a CPU for reads waiting on the disk. */

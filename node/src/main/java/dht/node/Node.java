@@ -105,6 +105,7 @@ public final class Node implements AutoCloseable {
             throws IOException {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
+        JvmSettings.checkAll();
         Transport transport = Transport.choose();
         // Pinning is opt-in: unless asked for, CpuAffinity (FFM) is not touched and the node starts
         // as it did without it. A bad -Ddht.affinity fails here, before any event loop group exists.

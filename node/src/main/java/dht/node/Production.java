@@ -45,36 +45,23 @@ final class Production {
      * the lowest CPU priority"): {@value #BACKGROUND_PRIORITY} = normal | low | idle.
      */
     static BackgroundPriority backgroundPriority() {
-        String v = System.getProperty(BACKGROUND_PRIORITY);
-        if (v == null) return StoreOptions.defaults().backgroundPriority();
-        try {
-            return BackgroundPriority.valueOf(v.strip().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new BadSettingException("-D" + BACKGROUND_PRIORITY + "=" + v + ": expected normal, low or idle");
-        }
+        String v = JvmSettings.oneOf(BACKGROUND_PRIORITY, null, "normal", "low", "idle");
+        return v == null ? StoreOptions.defaults().backgroundPriority() : BackgroundPriority.valueOf(v.toUpperCase(java.util.Locale.ROOT));
     }
 
     /** -Ddht.storage.yieldEvery=N: a flush or compaction yields its CPU every N entries (0: never; StoreOptions's default if unset). */
     static int yieldEveryEntries() {
-        return (int) wholeNumber(YIELD_EVERY, StoreOptions.defaults().yieldEveryEntries(), Integer.MAX_VALUE, "entries");
+        return (int) JvmSettings.wholeNumber(YIELD_EVERY, StoreOptions.defaults().yieldEveryEntries(), 0, Integer.MAX_VALUE, "entries");
     }
 
     /** -Ddht.storage.compactionMBps=N: a compaction reads at most N MiB/s of its input (0 or unset: no limit), in bytes/s. */
     static long compactionBytesPerSecond() {
-        return wholeNumber(COMPACTION_MBPS, 0, 1L << 20, "MiB/s") << 20;
+        return JvmSettings.wholeNumber(COMPACTION_MBPS, 0, 0, 1L << 20, "MiB/s") << 20;
     }
 
-    /** A system property that must be a whole number from 0 to max, or absent (then fallback). */
-    private static long wholeNumber(String property, long fallback, long max, String unit) {
-        String v = System.getProperty(property);
-        if (v == null) return fallback;
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n >= 0 && n <= max) return n;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new BadSettingException("-D" + property + " must be a whole number of " + unit + " from 0 to " + max + ", not '" + v + "'");
+    /** -Ddht.storage.acceptMissingTables=true: the operator's consent to open without tables gone for good. */
+    static boolean acceptMissingTables() {
+        return JvmSettings.flag(ACCEPT_MISSING_TABLES, false);
     }
 
     static Store openStore(NodeConfig config) throws IOException {
@@ -88,7 +75,7 @@ final class Production {
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
                 .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
-                .withMissingTablesAccepted(Boolean.getBoolean(ACCEPT_MISSING_TABLES))
+                .withMissingTablesAccepted(acceptMissingTables())
                 .withBackgroundPriority(backgroundPriority());
         try {
             return LsmStore.open(config.dataDir(), options);

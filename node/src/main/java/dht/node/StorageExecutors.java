@@ -25,7 +25,7 @@ final class StorageExecutors {
     }
 
     static String kind() {
-        return System.getProperty(PROPERTY, "pool");
+        return JvmSettings.oneOf(PROPERTY, "pool", "pool", "forkjoin", "virtual");
     }
 
     static ExecutorService create() {
@@ -64,12 +64,14 @@ final class StorageExecutors {
      * the comparison.
      */
     static BlockingQueue<Runnable> queue() {
-        String kind = System.getProperty(QUEUE_PROPERTY, "blocking");
-        return switch (kind) {
+        return switch (queueKind()) {
             case "transfer" -> new LinkedTransferQueue<>();
-            case "blocking" -> new LinkedBlockingQueue<>();
-            default -> throw new IllegalArgumentException("-D" + QUEUE_PROPERTY + " must be transfer or blocking, not " + kind);
+            default -> new LinkedBlockingQueue<>();
         };
+    }
+
+    static String queueKind() {
+        return JvmSettings.oneOf(QUEUE_PROPERTY, "blocking", "blocking", "transfer");
     }
 
     /**
@@ -91,11 +93,10 @@ final class StorageExecutors {
      * {@code -Ddht.storage.batch=true} turns it on under every-write too.
      */
     static boolean batchHandOff(boolean syncEveryWrite) {
-        String set = System.getProperty(BATCH_PROPERTY);
-        return set != null ? Boolean.parseBoolean(set) : !syncEveryWrite;
+        return JvmSettings.flag(BATCH_PROPERTY, !syncEveryWrite);
     }
 
     static int poolSize() {
-        return Integer.getInteger("dht.storage.threads", DEFAULT_POOL_SIZE);
+        return (int) JvmSettings.wholeNumber("dht.storage.threads", DEFAULT_POOL_SIZE, 1, 10_000, "threads");
     }
 }

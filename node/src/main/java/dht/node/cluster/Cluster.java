@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.node.Counts;
+import dht.node.JvmSettings;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
@@ -134,11 +135,7 @@ public final class Cluster implements AutoCloseable {
      * closed loop and a lower p99 at every fixed rate measured ("Batched replica writes").
      */
     static String peerBatching() {
-        String v = System.getProperty(PEER_BATCH_PROPERTY, "all");
-        if (!v.equals("reads") && !v.equals("all") && !v.equals("off")) {
-            throw new IllegalArgumentException("-D" + PEER_BATCH_PROPERTY + " must be reads, all or off, not " + v);
-        }
-        return v;
+        return JvmSettings.oneOf(PEER_BATCH_PROPERTY, "all", "all", "reads", "off");
     }
 
     static final String WRITE_THREADS_PROPERTY = "dht.storage.writeThreads";
@@ -154,20 +151,14 @@ public final class Cluster implements AutoCloseable {
      * so writes are limited and reads are not. A 3-node cluster showed no gain.
      */
     static int writeThreads() {
-        return (int) nonNegative(WRITE_THREADS_PROPERTY, 8, Integer.MAX_VALUE, "a thread count");
+        return (int) JvmSettings.wholeNumber(WRITE_THREADS_PROPERTY, 8, 0, 10_000, "threads");
     }
 
-    /** {@code -Dproperty} as a number in [0, max], {@code fallback} when unset; anything else is refused. */
-    private static long nonNegative(String property, long fallback, long max, String what) {
-        String v = System.getProperty(property);
-        if (v == null) return fallback;
-        try {
-            long n = Long.parseLong(v);
-            if (n >= 0 && n <= max) return n;
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw new IllegalArgumentException("-D" + property + " must be " + what + " >= 0, not " + v);
+    /** Reads this layer's -D settings, so that a bad one is refused before a node starts anything. */
+    public static void checkSettings() {
+        peerBatching();
+        writeThreads();
+        hintBytes();
     }
 
     static final String HINT_BYTES_PROPERTY = "dht.hints.bytes";
@@ -178,8 +169,8 @@ public final class Cluster implements AutoCloseable {
      * 0 turns hinted handoff off.
      */
     static long hintBytes() {
-        return nonNegative(HINT_BYTES_PROPERTY, Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8),
-                Long.MAX_VALUE, "a byte count");
+        return JvmSettings.wholeNumber(HINT_BYTES_PROPERTY, Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8),
+                0, Long.MAX_VALUE, "bytes");
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
