@@ -32,7 +32,8 @@ public final class FillCommand implements Callable<Integer> {
         try {
             target.validate();
             long n = count != null ? count : target.keys;
-            if (n <= 0 || start < 0 || start + n - 1 > Keys.MAX_INDEX) {
+            if (n <= 0) throw new BenchException("--count must be at least 1, not " + n);
+            if (start < 0 || start + n - 1 > Keys.MAX_INDEX) {
                 throw new BenchException("--count and --start must describe keys within 0.." + Keys.MAX_INDEX);
             }
             KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.sequential, Keys.MAX_INDEX + 1, start);

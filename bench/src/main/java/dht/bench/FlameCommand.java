@@ -52,12 +52,12 @@ public final class FlameCommand implements Callable<Integer> {
                 s = FlameGraphSummary.parse(html, top, callers, depth);
             } catch (IOException e) {
                 System.err.println("bench flame: cannot read " + f + ": " + reason(e));
-                status = 2;
+                status = 1;
                 continue;
             }
             if (s.total() == 0) {
                 System.err.println("bench flame: " + f + ": no samples, or not an async-profiler HTML flame graph");
-                status = 2;
+                status = 1;
                 continue;
             }
             String samples = s.total() == 1 ? "sample" : "samples";

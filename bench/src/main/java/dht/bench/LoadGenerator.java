@@ -38,6 +38,16 @@ public final class LoadGenerator {
     /** The share of a generator thread's time that spinning for timer lateness may take. */
     static final double ADAPTIVE_SPIN_SHARE = 0.1;
 
+    /** Why a connection failed, in words: "connection refused" rather than Netty's annotated exception. */
+    static String whyNotConnected(Throwable cause) {
+        if (cause == null) return "timed out";
+        String m = String.valueOf(cause.getMessage());
+        if (cause instanceof java.net.ConnectException && m.toLowerCase(java.util.Locale.ROOT).contains("refused")) {
+            return "connection refused";
+        }
+        return cause instanceof java.net.ConnectException ? m : cause.toString();
+    }
+
     /**
      * How much timer lateness a send may spin off, at most: spinning to the intended time buys
      * precision with CPU, worth it while a loop has idle time between sends, harmful when it is
@@ -121,8 +131,7 @@ public final class LoadGenerator {
                 ChannelFuture f = connecting.get(i);
                 if (!f.await(10, TimeUnit.SECONDS) || !f.isSuccess()) {
                     Target t = spec.targets().get(i % spec.targets().size());
-                    throw BenchException.atRunTime("cannot connect to " + t.url() + ": "
-                            + (f.cause() == null ? "timed out" : f.cause().toString()));
+                    throw BenchException.atRunTime("cannot connect to " + t.url() + ": " + whyNotConnected(f.cause()));
                 }
             }
 

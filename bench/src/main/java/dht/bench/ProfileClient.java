@@ -24,7 +24,19 @@ public final class ProfileClient {
     private final List<String> events;
     private final Path outDir;
 
+    /**
+     * The events a node's {@code /admin/profile} takes. Checked before a run, so that a mistyped one
+     * stops the command at once instead of being refused by the node after the whole run.
+     */
+    static final List<String> EVENTS = List.of("cpu", "alloc", "lock", "wall", "itimer", "ctimer");
+
+    /** @throws BenchException (bad usage) for an event the nodes do not take */
     public ProfileClient(List<String> events, Path outDir) {
+        for (String e : events) {
+            if (!EVENTS.contains(e)) {
+                throw new BenchException("--profile takes " + String.join(", ", EVENTS) + "; not '" + e + "'");
+            }
+        }
         this.events = events;
         this.outDir = outDir;
     }

@@ -61,6 +61,11 @@ public final class RequestFactory {
         return workload;
     }
 
+    /** The share of GETs asked for keys outside the key space (--miss-ratio). */
+    public double missRatio() {
+        return missRatio;
+    }
+
     /** A new buffer holding one complete request for the given Host header. */
     public ByteBuf next(ByteBufAllocator alloc, byte[] hostHeader, SplittableRandom random) {
         return switch (workload) {

@@ -74,6 +74,14 @@ public final class TextSummary {
             codes.setLength(codes.length() - 1);
         }
         out.printf(Locale.ROOT, "  Status codes:%s%n", codes);
+        long found = s.statusCounts[200];
+        long missing = s.statusCounts[404];
+        if (spec.requests().workload() == Workload.get && missing > found && spec.requests().missRatio() < 0.5) {
+            // Measuring misses is another experiment than the one asked for: a bench run reads keys
+            // 0..--keys, and a fill smaller than that leaves most of them absent.
+            out.println("WARNING: most GETs found no value (404): fill the keys this run reads first"
+                    + " (bench fill --count N, with N this run's --keys).");
+        }
         if (r.non2xx() > 0) {
             out.printf(Locale.ROOT, "  Non-2xx or 3xx responses: %d%n", r.non2xx());
         }

@@ -153,7 +153,7 @@ final class ChunkedGet {
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent) {
                 if (status == 0) {
-                    done.completeExceptionally(new NodeTimeoutException(base, idleSeconds, null));
+                    done.completeExceptionally(new NodeTimeoutException(base, idleSeconds, false, null));
                 } else {
                     done.complete(new Outcome(status, false, "no data from node " + base + " for " + idleSeconds + " s", null));
                 }

@@ -106,7 +106,7 @@ final class ClientOptions {
         try {
             return client.send(timed, handler);
         } catch (IOException e) {
-            throw classified(e);
+            throw classified(e, changes(request));
         }
     }
 
@@ -115,13 +115,19 @@ final class ClientOptions {
      * ({@link NodeUnreachableException}), or the node did not answer in time
      * ({@link NodeTimeoutException}); anything else as it is.
      */
-    private IOException classified(IOException e) {
+    private IOException classified(IOException e, boolean changes) {
         // a connect timeout is also an HttpTimeoutException: it is the node being unreachable
         if (e instanceof ConnectException || e instanceof HttpConnectTimeoutException || e instanceof UnknownHostException) {
             return new NodeUnreachableException(base(), e);
         }
-        if (e instanceof HttpTimeoutException) return new NodeTimeoutException(base(), timeoutSeconds, e);
+        if (e instanceof HttpTimeoutException) return new NodeTimeoutException(base(), timeoutSeconds, changes, e);
         return e;
+    }
+
+    /** Whether the request may change something: a PUT or DELETE, or a repair (a GET that writes to replicas). */
+    private static boolean changes(HttpRequest request) {
+        String m = request.method();
+        return !(m.equals("GET") || m.equals("HEAD")) || String.valueOf(request.uri().getRawQuery()).contains("repair=");
     }
 
     /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */

@@ -283,7 +283,8 @@ final class PeerClient implements AutoCloseable {
             if (up && (refused || (n >= FAILURES_TO_DOWN && silent))) {
                 downRefused = refused;
                 up = false;
-                log.warn("peer {} is down after {} failure(s): {}", url, n, cause.toString());
+                // The reason in words: Netty's annotated exception repeats the peer's address and errno.
+                log.warn("peer {} is down after {} failure(s): {}", url, n, refused ? "connection refused" : cause.getMessage());
             }
         }
     }
