@@ -20,5 +20,28 @@ class UnreachableTargetExitTest {
         assertThat(bench("fill", "--url", url, "--count", "5", "-c", "1").exitCode()).isEqualTo(1);
         assertThat(bench("--url", url, "-w", "get", "-c", "1", "-R", "10", "-d", "1s").exitCode()).isEqualTo(1);
         assertThat(bench("fill", "--url", url, "--count", "5", "-c", "0").exitCode()).isEqualTo(2);
+        assertThat(bench("fill", "--url", url, "--count", "0").exitCode()).isEqualTo(2);
+    }
+
+    /**
+     * A profiling event the nodes do not take is bad usage, found before the run: here no node is
+     * reachable, so a check made after connecting would exit 1 (it used to run the whole load, then
+     * report the node's 400 and exit 0).
+     */
+    @Test
+    void anUnknownProfilingEventIsRefusedBeforeTheRun(@org.junit.jupiter.api.io.TempDir java.nio.file.Path out) throws Exception {
+        String url;
+        try (ServerSocket s = new ServerSocket(0)) {
+            url = "http://127.0.0.1:" + s.getLocalPort();
+        }
+        assertThat(bench("--url", url, "-c", "1", "-R", "10", "-d", "1s", "--profile", "cpu,foo", "--out", out.toString())
+                .exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void aRefusedConnectionIsSaidInWords() throws Exception {
+        assertThat(LoadGenerator.whyNotConnected(new java.net.ConnectException("finishConnect(..) failed: Connection refused")))
+                .isEqualTo("connection refused");
+        assertThat(LoadGenerator.whyNotConnected(null)).isEqualTo("timed out");
     }
 }
