@@ -130,7 +130,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         ChannelFuture f = bootstrap.clone(loop).handler(new io.netty.channel.ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ByteCounter(BenchConnection.this.stats));
+                ch.pipeline().addLast(new ByteCounter(BenchConnection.this));
                 ch.pipeline().addLast(new HttpResponseDecoder(4096, 16384, 65536));
                 ch.pipeline().addLast(BenchConnection.this);
             }
@@ -306,6 +306,9 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         s.latency.recordValue(Math.min(latency, s.latency.getHighestTrackableValue()));
         s.timeline.record(itsIntended - phaseStart[phase], latency);
         s.completed++;
+        s.lastCompletedAt = now;
+        s.bytesRead += unattributedBytes;
+        unattributedBytes = 0;
         if (status >= 0 && status < s.statusCounts.length) {
             s.statusCounts[status]++;
         }
@@ -376,6 +379,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     private void finish() {
         if (!done) {
             done = true;
+            countNeverSent();
             if (channel != null) {
                 channel.close();
             }
@@ -383,18 +387,40 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Counts response bytes before decoding (wrk's "Transfer/sec"). */
-    private static final class ByteCounter extends ChannelInboundHandlerAdapter {
-        private final ConnectionStats stats;
+    /**
+     * A run that ends before its schedule does (the server did not keep up, and the run's timeout
+     * ended the drain; or the connection was down at the end) still intended the sends it never
+     * reached: they are counted as due, so that the summary shows them as never sent. Before, due
+     * stopped where sending stopped, and "sent 100%" was true of any run.
+     */
+    private void countNeverSent() {
+        if (!started || !openModel || ended || endAt == Long.MAX_VALUE || !tickets.unlimited()) {
+            return;
+        }
+        long t;
+        while ((t = schedule.next()) < endAt) {
+            statsFor(t).due++;
+        }
+    }
 
-        ByteCounter(ConnectionStats stats) {
-            this.stats = stats;
+    /** Response bytes read since the last answer completed: they are that answer's, counted in its phase. */
+    private long unattributedBytes;
+
+    /**
+     * Counts response bytes before decoding (wrk's "Transfer/sec"), each answer's in the phase it was
+     * intended in (before, the warm-up's answers were counted in the window's bytes).
+     */
+    private static final class ByteCounter extends ChannelInboundHandlerAdapter {
+        private final BenchConnection connection;
+
+        ByteCounter(BenchConnection connection) {
+            this.connection = connection;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof ByteBuf b) {
-                stats.bytesRead += b.readableBytes();
+                connection.unattributedBytes += b.readableBytes();
             }
             ctx.fireChannelRead(msg);
         }

@@ -20,6 +20,8 @@ public final class ConnectionStats {
     final long[] statusCounts = new long[600];
     long bytesRead;
     long completed;
+    /** System.nanoTime of the last answer (0: none): a run's window lasts until then if that is later than its end. */
+    long lastCompletedAt;
     long connectErrors;
     long readErrors;
     long writeErrors;
@@ -53,6 +55,7 @@ public final class ConnectionStats {
         }
         bytesRead += o.bytesRead;
         completed += o.completed;
+        lastCompletedAt = Math.max(lastCompletedAt, o.lastCompletedAt);
         connectErrors += o.connectErrors;
         readErrors += o.readErrors;
         writeErrors += o.writeErrors;

@@ -215,7 +215,11 @@ public final class LoadGenerator {
                     throw BenchException.atRunTime("could not collect results of a connection: " + e);
                 }
             }
-            double elapsed = end == Long.MAX_VALUE ? (finishedAt - measureFrom) / 1e9 : spec.duration().toNanos() / 1e9;
+            // The window lasts until its last answer if that came after its end: answers drained
+            // after it (a server slower than the rate) divided by the window alone overstated the
+            // throughput (845 req/s for a server answering 300).
+            double elapsed = end == Long.MAX_VALUE ? (finishedAt - measureFrom) / 1e9
+                    : Math.max(spec.duration().toNanos(), merged.lastCompletedAt - measureFrom) / 1e9;
             List<double[]> perThread = new ArrayList<>();
             for (List<Double> l : samples) {
                 perThread.add(l.stream().mapToDouble(Double::doubleValue).toArray());

@@ -59,6 +59,9 @@ final class NodeAllocation {
             if (a == null || b == null || a < 0 || b < 0) {
                 return "Node allocation: not reported by " + node;
             }
+            if (b < a) { // its counter starts again at a restart
+                return "Node allocation: not known (" + node + " restarted during the run)";
+            }
             total += b - a;
         }
         if (requests <= 0) {

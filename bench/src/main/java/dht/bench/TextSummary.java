@@ -95,6 +95,18 @@ public final class TextSummary {
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(50) / 1e6),
                     Durations.formatMillis(s.sendLag.getValueAtPercentile(99) / 1e6),
                     Durations.formatMillis(s.sendLag.getMaxValue() / 1e6));
+            if (s.sent < s.due) {
+                out.printf(Locale.ROOT, "WARNING: %d of the %d requests intended in the measured window were never sent"
+                        + " (the server did not keep up with the rate, or connections were down): their latencies are"
+                        + " missing from the percentiles above, and this rate was not sustained.%n", s.due - s.sent, s.due);
+            }
+            double window = spec.duration() == null ? 0 : spec.duration().toNanos() / 1e9;
+            if (window > 0 && r.elapsedSeconds() > window * 1.01) {
+                out.printf(Locale.ROOT, "WARNING: the window's last answers came %s after its end (the server answered"
+                        + " slower than the rate): Requests/sec is over those %s.%n",
+                        Durations.formatMillis((r.elapsedSeconds() - window) * 1000),
+                        Durations.formatMillis(r.elapsedSeconds() * 1000));
+            }
             if (s.windowOpenLag > WARM_UP_BACKLOG_NANOS) {
                 out.printf(Locale.ROOT, "WARNING: the measured window opened %s behind schedule: the warm-up's backlog is"
                         + " charged to the first measured requests (a fresh generator JVM needs seconds to reach a high rate);"

@@ -15,6 +15,11 @@ final class Tickets {
         return max < 0 || taken.getAndIncrement() < max;
     }
 
+    /** Whether the run is bounded by time only (no count of requests). */
+    boolean unlimited() {
+        return max < 0;
+    }
+
     long taken() {
         return max < 0 ? taken.get() : Math.min(taken.get(), max);
     }

@@ -95,6 +95,34 @@ class LoadGeneratorTest {
         }
     }
 
+    /**
+     * A server slower than the rate: the sends the run never reached are still due (before, due
+     * stopped where sending stopped and "sent 100%" was true of any run), and Requests/sec is over
+     * the time the answers took, not the window alone (which overstated it by the drain).
+     */
+    @Test
+    void aRateTheServerCannotKeepUpWithIsReportedAsNotSustained() throws Exception {
+        try (TestServers.Running server = TestServers.start(ex -> {
+            try {
+                Thread.sleep(50); // 20 answers/s on one connection
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
+        }, 1)) {
+            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+            RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
+            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 200, Duration.ZERO,
+                    Duration.ofSeconds(1), Duration.ofSeconds(1), 20_000, f, -1, false, 1);
+            RunResult r = new LoadGenerator(spec, null).run();
+            assertThat(r.stats().due).as("intended in the 1 s window at 200/s").isBetween(199L, 201L);
+            assertThat(r.stats().sent).as("sent: about 40 in the 2 s the run lasted").isLessThan(60);
+            assertThat(r.requestsPerSecond()).as("about 20/s, not the window's count over 1 s").isLessThan(25);
+            assertThat(ResultWriter.text(r, "t")).contains("were never sent").contains("this rate was not sustained")
+                    .contains("after its end");
+        }
+    }
+
     @Test
     void rangeRequestsAskForRangeLengthKeys() throws Exception {
         ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
