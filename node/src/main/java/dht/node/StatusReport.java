@@ -79,7 +79,8 @@ final class StatusReport {
                 .append(",\"memtableBytes\":").append(s.memtableBytes())
                 .append(",\"walBytes\":").append(s.walBytes())
                 .append(",\"pendingFlushes\":").append(s.pendingFlushes())
-                .append(",\"pendingCompactions\":").append(s.pendingCompactions()).append('}');
+                .append(",\"pendingCompactions\":").append(s.pendingCompactions())
+                .append(",\"damagedTables\":").append(s.damagedTables()).append('}');
         long gcCount = 0;
         long gcMillis = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {

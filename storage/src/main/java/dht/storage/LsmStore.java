@@ -1123,10 +1123,14 @@ public final class LsmStore implements Store {
     @Override
     public StoreStats stats() {
         Version v = acquire0();
-        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0);
+        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0);
         try {
             long tableBytes = 0;
-            for (Table t : v.tables) tableBytes += t.sizeBytes;
+            int damaged = 0;
+            for (Table t : v.tables) {
+                tableBytes += t.sizeBytes;
+                if (t.damaged) damaged++;
+            }
             long mem = v.active.bytes();
             long walBytes = wal.bytes();
             for (Memtable m : v.immutables) {
@@ -1134,7 +1138,7 @@ public final class LsmStore implements Store {
                 walBytes += m.walBytes;
             }
             return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables()), walBytes);
+                    SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables()), walBytes, damaged);
         } finally {
             v.release();
         }

@@ -9,7 +9,10 @@ package dht.storage;
  * @param pendingFlushes  immutable memtables not yet written to a table
  * @param pendingCompactions compactions the engine would like to run now
  * @param walBytes        bytes in live write-ahead log files
+ * @param damagedTables   live tables in which a read or a compaction found a block that fails its
+ *                        checksum (each logged once with its file and offset): reads that need such
+ *                        a block fail, everything else is served, and compaction leaves the table as it is
  */
 public record StoreStats(int tables, long tableBytes, long memtableBytes, int pendingFlushes,
-                         int pendingCompactions, long walBytes) {
+                         int pendingCompactions, long walBytes, int damagedTables) {
 }

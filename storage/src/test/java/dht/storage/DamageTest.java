@@ -598,10 +598,12 @@ class DamageTest {
         Path first = files(".sst").getFirst();
         flip(first, 30); // inside the first data block (keys a0000...)
         try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.stats().damagedTables()).as("before any read finds it").isZero();
             assertThatThrownBy(() -> s.get(b("a0000")))
                     .isInstanceOf(CorruptionException.class)
                     .hasMessageContaining(first.getFileName().toString())
                     .hasMessageContaining("offset 0");
+            assertThat(s.stats().damagedTables()).as("what an operator sees in /v0/status").isEqualTo(1);
             // Everything provably intact is still served.
             assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
             for (int i = 0; i < 500; i++) {
