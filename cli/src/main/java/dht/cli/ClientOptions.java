@@ -124,10 +124,10 @@ final class ClientOptions {
         return e;
     }
 
-    /** Whether the request may change something: a PUT or DELETE, or a repair (a GET that writes to replicas). */
+    /** Whether the request may change something (a PUT or DELETE), not only ask. */
     private static boolean changes(HttpRequest request) {
         String m = request.method();
-        return !(m.equals("GET") || m.equals("HEAD")) || String.valueOf(request.uri().getRawQuery()).contains("repair=");
+        return !(m.equals("GET") || m.equals("HEAD"));
     }
 
     /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */

@@ -380,7 +380,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             } catch (Throwable e) {
                 // Out of heap part way (making the stream, Netty's promise): the slot is in no queue
                 // now, so nothing else would give back what it holds; the connection, an answer
-                // short, closes.
+                // short, closes. The answers before it go out first, and nothing after it is written,
+                // even if the close itself fails.
+                try {
+                    if (wrote) ctx.flush();
+                } catch (Throwable again) {
+                    // they are lost with the connection
+                }
+                shutDownQueue();
                 slot.abandon(e);
                 return false;
             }

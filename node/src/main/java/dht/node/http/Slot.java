@@ -212,12 +212,18 @@ public final class Slot {
      */
     void abandon(Throwable cause) {
         release();
+        // The close first, on its own: logging allocates most, and a log line that fails must not
+        // leave the connection open with a hole where this answer was.
         try {
-            LoggerFactory.getLogger(Slot.class).warn("dropping an answer for {} and closing its connection: {}",
-                    remoteAddress(), cause.toString());
             ctx.channel().close();
         } catch (Throwable again) {
             // still no heap: the client's own timeout ends it
+        }
+        try {
+            LoggerFactory.getLogger(Slot.class).warn("dropped an answer for {} and closed its connection: {}",
+                    remoteAddress(), cause.toString());
+        } catch (Throwable again) {
+            // nothing more can be said
         }
     }
 
