@@ -101,8 +101,14 @@ class StorageHandOffTest {
 
     @Test
     void aRejectedHandOverFailsEveryCallOfTheBatch() throws Exception {
+        assertAHandOverThrowingFailsEveryCallOfTheBatch(new RejectedExecutionException("stopped"));
+    }
+
+    /** Three calls from one pass, handed over to an executor that throws {@code thrown}: each fails with it. */
+    private void assertAHandOverThrowingFailsEveryCallOfTheBatch(Throwable thrown) throws Exception {
         StorageHandOff h = new StorageHandOff(task -> {
-            throw new RejectedExecutionException("stopped");
+            if (thrown instanceof Error e) throw e;
+            throw (RuntimeException) thrown;
         }, loop);
         List<CompletableFuture<String>> results = new ArrayList<>();
         loop.submit(() -> {
@@ -113,7 +119,7 @@ class StorageHandOffTest {
             }
         }).get(5, TimeUnit.SECONDS);
         for (CompletableFuture<String> r : results) {
-            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(RejectedExecutionException.class);
+            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(thrown.getClass());
         }
     }
 
@@ -123,20 +129,7 @@ class StorageHandOffTest {
      */
     @Test
     void aHandOverThatRunsOutOfHeapFailsEveryCallOfTheBatch() throws Exception {
-        StorageHandOff h = new StorageHandOff(task -> {
-            throw new OutOfMemoryError("injected: unable to create a worker");
-        }, loop);
-        List<CompletableFuture<String>> results = new ArrayList<>();
-        loop.submit(() -> {
-            for (int i = 0; i < 3; i++) {
-                CompletableFuture<String> r = new CompletableFuture<>();
-                results.add(r);
-                h.submit(r, () -> r.complete("ran"));
-            }
-        }).get(5, TimeUnit.SECONDS);
-        for (CompletableFuture<String> r : results) {
-            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(OutOfMemoryError.class);
-        }
+        assertAHandOverThrowingFailsEveryCallOfTheBatch(new OutOfMemoryError("injected: unable to create a worker"));
     }
 
     /** A future whose failure cannot be recorded: completing it exceptionally throws, as on a full heap. */
