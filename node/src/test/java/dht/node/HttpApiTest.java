@@ -45,6 +45,37 @@ class HttpApiTest {
         assertThat(node.get("/v0/entity?id=cycle").statusCode()).isEqualTo(404);
     }
 
+    /**
+     * A node that is its whole cluster answers a store that fails with the contract's 504 for fewer
+     * than ack replicas, and says that the replica was its own store (a user of one node used to
+     * read only "not enough replicas answered" when the disk failed).
+     */
+    @Test
+    void aSingleNodeWhoseStoreFailsSaysSoInIts504(@TempDir Path own) throws Exception {
+        try (TestNode failing = TestNode.start(TestNode.config(own), s -> new DelegatingStore(s) {
+            @Override
+            public void put(byte[] key, byte[] value, long timestamp) throws java.io.IOException {
+                throw new java.io.IOException("injected: disk gone");
+            }
+
+            @Override
+            public void write(java.util.List<dht.storage.Entry> entries) throws java.io.IOException {
+                throw new java.io.IOException("injected: disk gone");
+            }
+
+            @Override
+            public dht.storage.Entry get(byte[] key) throws java.io.IOException {
+                throw new java.io.IOException("injected: disk gone");
+            }
+        }, Production::startCluster)) {
+            for (HttpResponse<byte[]> r : java.util.List.of(failing.put("/v0/entity?id=k", "v"), failing.get("/v0/entity?id=k"))) {
+                assertThat(r.statusCode()).isEqualTo(504);
+                assertThat(text(r).strip()).isEqualTo(
+                        "not enough replicas answered: this node's store did not complete the request (its log says why)");
+            }
+        }
+    }
+
     @Test
     void emptyValueIsAValue() throws Exception {
         assertThat(node.put("/v0/entity?id=empty", "").statusCode()).isEqualTo(201);

@@ -153,7 +153,7 @@ public final class EntityRoute implements Route {
         return true;
     }
 
-    private static FullHttpResponse toResponse(HttpMethod method, Answer a, Throwable e) {
+    private FullHttpResponse toResponse(HttpMethod method, Answer a, Throwable e) {
         if (e != null) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof RejectedExecutionException) {
@@ -167,7 +167,11 @@ public final class EntityRoute implements Route {
             case NOT_FOUND -> Responses.text(HttpResponseStatus.NOT_FOUND, "not found");
             case STORED -> Responses.empty(HttpResponseStatus.CREATED);
             case DELETED -> Responses.empty(HttpResponseStatus.ACCEPTED);
-            case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, "not enough replicas answered");
+            // On a node that is its whole cluster the only replica is its own store: say so, or a
+            // user of one node reads about replicas when its disk failed.
+            case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, clusterSize == 1
+                    ? "not enough replicas answered: this node's store did not complete the request (its log says why)"
+                    : "not enough replicas answered");
             case OVERLOADED -> Responses.overloaded("overloaded: too many large answers held at once; retry later");
         };
     }
