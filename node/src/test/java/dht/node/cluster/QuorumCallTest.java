@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,32 @@ class QuorumCallTest {
         assertThat(q.join()).containsExactly("c", null);
         calls.get(1).complete("late"); // ignored
         assertThat(q.join()).containsExactly("c", null);
+    }
+
+    /** A replica failure whose description cannot even be made, as on a full heap. */
+    private static final class Indescribable extends RuntimeException {
+        Indescribable() {
+            super(null, null, false, false);
+        }
+
+        @Override
+        public String toString() {
+            throw new OutOfMemoryError("injected: Java heap space");
+        }
+    }
+
+    /**
+     * An Error while the quorum decides (here, building its failure's message) fails the quorum
+     * instead of leaving it pending for good: thrown in a callback it was swallowed by the future,
+     * and the request waiting on the quorum held its permit forever.
+     */
+    @Test
+    void anErrorWhileDecidingFailsTheQuorumInsteadOfLeavingItPending() {
+        List<CompletableFuture<String>> calls = pending(1);
+        CompletableFuture<List<String>> q = QuorumCall.collect(calls, 1);
+        calls.getFirst().completeExceptionally(new Indescribable());
+        assertThat(q).isCompletedExceptionally();
+        assertThatThrownBy(q::join).hasCauseInstanceOf(OutOfMemoryError.class);
     }
 
     @Test
