@@ -60,6 +60,31 @@ class AbandonedAnswerTest {
         ch.finishAndReleaseAll();
     }
 
+    /**
+     * A scan whose worker cannot start (no heap or threads for it) gives its scan permit back, and
+     * its connection closes: before, the permit stayed taken, as only the worker gave it back.
+     */
+    @Test
+    void aScanWhoseWorkerCannotStartGivesItsPermitBack() {
+        Admission admission = new Admission(100, 10, 1 << 20);
+        HoldingConnections connections = new HoldingConnections(admission);
+        EmbeddedChannel ch = connections.connect();
+        ch.writeInbound(UnreadAnswerBudgetTest.gets(1));
+        assertThat(admission.tryAcquireScan()).isTrue();
+        ScanStream scan = new ScanStream(() -> {
+            throw new AssertionError("never opened");
+        }, EntryFormat.PUBLIC, task -> {
+            throw new OutOfMemoryError("injected: unable to create a thread");
+        }, admission::releaseScan, "test scan");
+
+        assertThatCode(() -> connections.held.getFirst().stream(scan)).doesNotThrowAnyException();
+        ch.runPendingTasks();
+        assertThat(admission.scans()).as("scan permits held").isZero();
+        assertThat(admission.inFlight()).as("permits held").isZero();
+        assertThat(ch.isOpen()).as("the connection closed").isFalse();
+        ch.finishAndReleaseAll();
+    }
+
     /** Reserves a 1 MiB value in the read budget, as a store read does, then runs out of heap. */
     private static final class HeaplessCoordinator implements Coordinator {
         @Override
