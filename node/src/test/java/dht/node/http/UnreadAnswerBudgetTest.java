@@ -185,6 +185,75 @@ class UnreadAnswerBudgetTest {
         assertThat(big.answerBytesHeld()).isZero();
     }
 
+    /** The client of {@code ch} stops reading once the node has written {@code bytes} to it. */
+    static void clientStopsReadingAfter(EmbeddedChannel ch, long bytes) {
+        ch.pipeline().addFirst(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            long written;
+
+            @Override
+            public void write(io.netty.channel.ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+                if (msg instanceof ByteBuf b) written += b.readableBytes();
+                if (written > bytes) ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+                ctx.write(msg, promise);
+            }
+        });
+    }
+
+    /**
+     * Connection B's answer waits for a client that is not reading, holding most of the half of the
+     * budget that waiting answers may take; connection A's answer then stalls part way (its client
+     * stops reading after 70,000 bytes) and cannot wait as B's does. Returns A.
+     */
+    private EmbeddedChannel aSlicedAnswerStallsWithTheWaitingBudgetSpent(Admission small, HoldingConnections conns) {
+        EmbeddedChannel b = conns.connect();
+        b.writeInbound(gets(1));
+        clientReads(b, false);
+        conns.held.get(0).respond(ok('b', 150_000));
+        assertThat(small.waitingAnswerBytes()).as("B's answer waits").isPositive();
+        EmbeddedChannel a = conns.connect();
+        a.writeInbound(gets(1));
+        clientStopsReadingAfter(a, 70_000);
+        conns.held.get(1).respond(ok('a', 150_000));
+        return a;
+    }
+
+    /**
+     * A client that reads, only slower than the node writes (one of many reading large values at
+     * once), gets its whole answer even when the budget for waiting answers is spent: the answer
+     * keeps its permit meanwhile. Before, the connection was closed at the stall, and the client
+     * had a 200 cut short (2 of 36 GETs of an 8 MB value, 12 curls at once on one node).
+     */
+    @Test
+    void aStalledAnswerThatCannotWaitKeepsItsPermitAndReachesAClientThatReads() {
+        Admission small = new Admission(100, 10, 400_000); // waiting answers: at most 200,000 bytes
+        HoldingConnections conns = new HoldingConnections(small);
+        EmbeddedChannel a = aSlicedAnswerStallsWithTheWaitingBudgetSpent(small, conns);
+        assertThat(a.isOpen()).as("kept open: its client may yet read").isTrue();
+        assertThat(conns.workReleased).as("B's work is over; A's answer, being written, keeps its permit").hasValue(1);
+
+        a.advanceTimeBy(SLICE_HALF_STALL, java.util.concurrent.TimeUnit.MILLISECONDS);
+        a.runPendingTasks();
+        clientReads(a, true);
+        String out = written(a);
+        assertThat(out).startsWith("HTTP/1.1 200").endsWith("a".repeat(150_000));
+        assertThat(conns.workReleased).hasValue(2);
+        assertThat(a.isOpen()).isTrue();
+    }
+
+    private static final long SLICE_HALF_STALL = ResponseSequencer.SLICE_STALL_MILLIS / 2;
+
+    /** The same answer to a client that takes nothing more: closed once a stall has lasted the limit, its permit back. */
+    @Test
+    void aStalledAnswerThatCannotWaitIsClosedWhenItsClientTakesNothing() {
+        Admission small = new Admission(100, 10, 400_000);
+        HoldingConnections conns = new HoldingConnections(small);
+        EmbeddedChannel a = aSlicedAnswerStallsWithTheWaitingBudgetSpent(small, conns);
+        a.advanceTimeBy(ResponseSequencer.SLICE_STALL_MILLIS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        a.runPendingTasks();
+        assertThat(a.isOpen()).as("closed: it took nothing in a second").isFalse();
+        assertThat(conns.workReleased).hasValue(2);
+    }
+
     @Test
     void anAnswerThatCannotBeBuiltIsA500ThatClosesAndGivesEverythingBack() {
         EmbeddedChannel ch = connection();
