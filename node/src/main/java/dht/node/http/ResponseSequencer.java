@@ -85,9 +85,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private Slot slicing;
     /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
     private boolean writingOut;
-    private ScheduledFuture<?> writeOutWatch;
-    /** What was left to write at the write-out's last look. */
-    private long unwrittenAtLastLook;
+    /** Closes the connection when its client takes nothing of a write-out for a while; null when none runs. */
+    private StallWatch writeOutWatch;
     /** A write-out whose client takes nothing for this long is closed. */
     static final long WRITE_OUT_STALL_MILLIS = 1000;
 
@@ -312,35 +311,19 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /** A stalled sliced answer that could not wait as others do is closed after this long without progress. */
     static final long SLICE_STALL_MILLIS = 1000;
-    private ScheduledFuture<?> sliceWatch;
-    private long sliceUnwrittenAtLook;
+    /** Watches the stalled sliced answer that could not wait as others do; null when none is. */
+    private StallWatch sliceWatch;
 
     private void watchStalledSlice(Slot slot, long body) {
         if (sliceWatch != null) return;
-        sliceUnwrittenAtLook = unwrittenBytes();
-        sliceWatch = ctx.executor().scheduleAtFixedRate(() -> lookAtStalledSlice(slot, body), SLICE_STALL_MILLIS,
-                SLICE_STALL_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    private void lookAtStalledSlice(Slot slot, long body) {
-        if (slicing != slot || slot.parked || closing) {
-            cancelSliceWatch();
-            return;
-        }
-        long unwritten = unwrittenBytes();
-        if (unwritten < sliceUnwrittenAtLook || socketSentRecently()) {
-            sliceUnwrittenAtLook = unwritten;
-            return;
-        }
-        log.info("closing connection {}: it took none of an answer of {} bytes in {} ms, and the budget for answers waiting for their clients is spent",
-                ctx.channel().remoteAddress(), body, SLICE_STALL_MILLIS);
-        cancelSliceWatch();
-        ctx.close();
+        sliceWatch = new StallWatch(SLICE_STALL_MILLIS, () -> slicing == slot && !slot.parked && !closing,
+                unwritten -> "closing connection " + ctx.channel().remoteAddress() + ": it took none of an answer of " + body
+                        + " bytes in " + SLICE_STALL_MILLIS + " ms, and the budget for answers waiting for their clients is spent");
     }
 
     private void cancelSliceWatch() {
         if (sliceWatch != null) {
-            sliceWatch.cancel(false);
+            sliceWatch.cancel();
             sliceWatch = null;
         }
     }
@@ -556,9 +539,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
         writingOut = true;
         admission.writeOutStarted();
-        unwrittenAtLastLook = unwrittenBytes();
-        writeOutWatch = ctx.executor().scheduleAtFixedRate(this::watchWriteOut, WRITE_OUT_STALL_MILLIS,
-                WRITE_OUT_STALL_MILLIS, TimeUnit.MILLISECONDS);
+        writeOutWatch = new StallWatch(WRITE_OUT_STALL_MILLIS, () -> writingOut,
+                unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
+                        + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
         for (Slot refusal : refusals) {
             if (!refusal.dead) dispatch(refusal); // answered at once, written in turn by ready()
         }
@@ -582,26 +565,54 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Progress is the socket taking more of what is left, or, on epoll, the kernel having sent data
-     * within the last look: with a send buffer of megabytes, the socket takes more only once the
-     * client has read a third of it, while a client that reads at all keeps opening its window.
+     * Closes the connection once its client has taken nothing of what is left to it (this
+     * connection's answers not yet taken by the socket) for a whole period, checked once a period
+     * while {@code watching} holds. Progress is the socket taking more of what is left, or, on
+     * epoll, the kernel having sent data within the period: with a send buffer of megabytes, the
+     * socket takes more only once the client has read a third of it, while a client that reads at
+     * all keeps opening its window. Serves the graceful stop's write-out and a stalled sliced answer
+     * alike. Event loop only.
      */
-    private void watchWriteOut() {
-        if (!writingOut) return;
-        long unwritten = unwrittenBytes();
-        if (unwritten < unwrittenAtLastLook || socketSentRecently()) {
-            unwrittenAtLastLook = unwritten;
-            return;
-        }
-        log.info("stopping: closing connection {}, whose client took none of the {} bytes of answers left to it in {} ms",
-                ctx.channel().remoteAddress(), unwritten, WRITE_OUT_STALL_MILLIS);
-        ctx.close();
-    }
+    private final class StallWatch {
+        private final long millis;
+        private final java.util.function.BooleanSupplier watching;
+        /** The log line saying why the connection is closed, given what was left unwritten. */
+        private final java.util.function.LongFunction<String> why;
+        private final ScheduledFuture<?> task;
+        private long unwrittenAtLastLook;
 
-    /** On epoll: the kernel sent data on this connection within the last second. */
-    private boolean socketSentRecently() {
-        return ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
-                && epoll.tcpInfo().lastDataSent() < WRITE_OUT_STALL_MILLIS;
+        StallWatch(long millis, java.util.function.BooleanSupplier watching, java.util.function.LongFunction<String> why) {
+            this.millis = millis;
+            this.watching = watching;
+            this.why = why;
+            this.unwrittenAtLastLook = unwrittenBytes();
+            this.task = ctx.executor().scheduleAtFixedRate(this::look, millis, millis, TimeUnit.MILLISECONDS);
+        }
+
+        void cancel() {
+            task.cancel(false);
+        }
+
+        private void look() {
+            if (!watching.getAsBoolean()) {
+                cancel();
+                return;
+            }
+            long unwritten = unwrittenBytes();
+            if (unwritten < unwrittenAtLastLook || sentWithin(millis)) {
+                unwrittenAtLastLook = unwritten;
+                return;
+            }
+            cancel();
+            log.info("{}", why.apply(unwritten));
+            ctx.close();
+        }
+
+        /** On epoll: the kernel sent data on this connection within the last {@code millis}. */
+        private boolean sentWithin(long millis) {
+            return ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
+                    && epoll.tcpInfo().lastDataSent() < millis;
+        }
     }
 
     /** The answer being written in slices, if the stream in progress is one (not a scan). */
@@ -625,7 +636,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void endWriteOut() {
         if (!writingOut) return;
         writingOut = false;
-        if (writeOutWatch != null) writeOutWatch.cancel(false);
+        if (writeOutWatch != null) {
+            writeOutWatch.cancel();
+            writeOutWatch = null;
+        }
         admission.writeOutEnded();
     }
 
