@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * those clients were gone. The request is given up instead, and its connection closed.
  */
 class AbandonedAnswerTest {
+    private final Admission admission = new Admission(100, 10, 1 << 20);
+    private final HoldingConnections connections = new HoldingConnections(admission);
 
     /** A stream that cannot start for want of heap. */
     private static final class HeaplessStream implements ResponseStream {
@@ -46,8 +48,6 @@ class AbandonedAnswerTest {
 
     @Test
     void anAnswerThatCannotStartGivesBackWhatItHoldsAndClosesTheConnection() {
-        Admission admission = new Admission(100, 10, 1 << 20);
-        HoldingConnections connections = new HoldingConnections(admission);
         EmbeddedChannel ch = connections.connect();
         ch.writeInbound(UnreadAnswerBudgetTest.gets(2));
         assertThat(connections.held).hasSize(2);
@@ -66,8 +66,6 @@ class AbandonedAnswerTest {
      */
     @Test
     void aScanWhoseWorkerCannotStartGivesItsPermitBack() {
-        Admission admission = new Admission(100, 10, 1 << 20);
-        HoldingConnections connections = new HoldingConnections(admission);
         EmbeddedChannel ch = connections.connect();
         ch.writeInbound(UnreadAnswerBudgetTest.gets(1));
         assertThat(admission.tryAcquireScan()).isTrue();
@@ -115,15 +113,15 @@ class AbandonedAnswerTest {
 
     @Test
     void aGetThatRunsOutOfHeapGivesBackItsPermitAndTheValueItReserved() {
-        Admission admission = new Admission(100, 10, 8 << 20);
-        Router router = new Router(Map.of("/v0/entity", new EntityRoute(new HeaplessCoordinator(), 1, admission)));
+        Admission large = new Admission(100, 10, 8 << 20);
+        Router router = new Router(Map.of("/v0/entity", new EntityRoute(new HeaplessCoordinator(), 1, large)));
         EmbeddedChannel ch = new EmbeddedChannel(new HttpServerCodec(),
-                new RequestAssembler(8192, 1000, admission, Duration.ofSeconds(30)), new ResponseSequencer(router, admission));
+                new RequestAssembler(8192, 1000, large, Duration.ofSeconds(30)), new ResponseSequencer(router, large));
 
         ch.writeInbound(UnreadAnswerBudgetTest.gets(1));
         ch.runPendingTasks();
-        assertThat(admission.inFlight()).as("permits held").isZero();
-        assertThat(admission.answerBytesHeld()).as("answer bytes held").isZero();
+        assertThat(large.inFlight()).as("permits held").isZero();
+        assertThat(large.answerBytesHeld()).as("answer bytes held").isZero();
         assertThat(ch.isOpen()).as("the connection closed").isFalse();
         ch.finishAndReleaseAll();
     }
