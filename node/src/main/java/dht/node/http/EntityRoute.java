@@ -73,18 +73,15 @@ public final class EntityRoute implements Route {
      */
     private void get(byte[] id, Quorum quorum, Slot slot) {
         AnswerReservation reservation = new AnswerReservation(admission);
-        CompletableFuture<Answer> answer;
         try {
-            answer = coordinator.get(id, quorum, reservation);
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        } catch (Error e) { // a read may be under way already, and would reserve with nobody to give back
-            giveUp(reservation, slot, e);
-            return;
-        }
-        try {
+            CompletableFuture<Answer> answer;
+            try {
+                answer = coordinator.get(id, quorum, reservation);
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
             answer.whenComplete((a, e) -> answerGet(a, e, reservation, slot));
-        } catch (Error e) {
+        } catch (Error e) { // a read may be under way already, and would reserve with nobody to give back
             giveUp(reservation, slot, e);
         }
     }
