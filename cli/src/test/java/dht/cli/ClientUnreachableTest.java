@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -35,7 +36,7 @@ class ClientUnreachableTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("commands")
     void refusedConnectionIsOneLineAndExitOne(List<String> command) throws Exception {
-        String url = "http://127.0.0.1:" + NodeProcess.freePort();
+        String url = "http://127.0.0.1:" + TestPorts.free();
 
         Outcome o = run(command, url);
 
@@ -147,7 +148,7 @@ class ClientUnreachableTest {
 
     @Test
     void trailingSlashOfTheUrlIsNotEchoed() throws Exception {
-        String url = "http://127.0.0.1:" + NodeProcess.freePort();
+        String url = "http://127.0.0.1:" + TestPorts.free();
 
         Outcome o = run(List.of("get", "k"), url + "/");
 

@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -70,7 +71,7 @@ class DamagedFilesProcessTest {
 
     @Test
     void tornLogTailKeepsEveryAcknowledgedWrite() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         fill();
         node.kill();
         // A write torn by the crash: half a record of garbage at the end of the newest log.
@@ -88,7 +89,7 @@ class DamagedFilesProcessTest {
     /** The helper's finding of 26 Nov: replay used to stop at the damage and drop every write after it. */
     @Test
     void aFlippedByteInTheMiddleOfALogLosesOneWriteAtMost() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         fill();
         node.kill();
         Path log = files(".log").getLast();
@@ -112,7 +113,7 @@ class DamagedFilesProcessTest {
 
     @Test
     void flippedByteInATableIsDetectedAndNeverServed() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         fill();
         assertThat(node.terminate(Duration.ofSeconds(10))).isZero(); // graceful: everything is in a table now
         Path table = files(".sst").getFirst();
@@ -148,7 +149,7 @@ class DamagedFilesProcessTest {
      */
     @Test
     void flippedByteInATableFooterCostsNoEntry() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         fill();
         assertThat(node.terminate(Duration.ofSeconds(10))).isZero();
         Path table = files(".sst").getFirst();

@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
@@ -46,7 +47,7 @@ class LargeAnswersProcessTest {
 
     @Test
     void clientsThatDoNotReadLargeAnswersCannotExhaustTheHeap() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of("--io-threads", "1")).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of("--io-threads", "1")).startAndAwait();
         byte[] value = new byte[VALUE_BYTES];
         Arrays.fill(value, (byte) 'v');
         assertThat(send(HttpRequest.newBuilder(uri("/v0/entity?id=big")).PUT(HttpRequest.BodyPublishers.ofByteArray(value)))

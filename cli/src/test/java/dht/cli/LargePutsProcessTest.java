@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -42,7 +43,7 @@ class LargePutsProcessTest {
 
     @Test
     void manyLargePutsAtOnceAreStoredOrRefusedWithoutExhaustingTheHeap() throws Exception {
-        node = new NodeProcess(NodeProcess.freePort(), tmp.resolve("d"), List.of()).startAndAwait();
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         Map<Object, LongAdder> answers = new ConcurrentHashMap<>();
         Map<String, Byte> acknowledged = new ConcurrentHashMap<>();
         long until = System.nanoTime() + LOAD.toNanos();

@@ -1,7 +1,7 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,18 +32,6 @@ final class NodeProcess implements AutoCloseable {
         this.log = data.resolveSibling(data.getFileName() + "-" + port + ".log");
     }
 
-    /** Ports handed out by {@link #freePort} in this JVM: the kernel may offer one again as soon as it is closed. */
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /** A port nothing listens on now, never the same twice in one JVM (so never twice in one cluster). */
-    static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (HANDED_OUT.add(s.getLocalPort())) return s.getLocalPort();
-            }
-        }
-    }
-
     /**
      * A cluster of {@code n} nodes with data under {@code dir}, each listing all: added to
      * {@code into} before any starts (so that the caller closes even those of a failed start), then
@@ -51,7 +39,7 @@ final class NodeProcess implements AutoCloseable {
      */
     static void startCluster(List<NodeProcess> into, Path dir, int n, String... jvmOptions) throws Exception {
         List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < n; i++) ports.add(freePort());
+        for (int i = 0; i < n; i++) ports.add(TestPorts.free());
         String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
         List<NodeProcess> started = new ArrayList<>();
         for (int i = 0; i < n; i++) started.add(new NodeProcess(ports.get(i), dir.resolve("n" + i), List.of("--cluster", cluster)));

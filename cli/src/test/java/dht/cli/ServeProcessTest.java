@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -31,7 +32,7 @@ class ServeProcessTest {
     }
 
     private NodeProcess node(Path data, String... args) throws Exception {
-        NodeProcess n = new NodeProcess(NodeProcess.freePort(), data, List.of(args));
+        NodeProcess n = new NodeProcess(TestPorts.free(), data, List.of(args));
         nodes.add(n);
         return n;
     }
@@ -207,7 +208,7 @@ class ServeProcessTest {
     /** SIGTERM to the launcher stops every node gracefully, each one's stop lines and exit code shown. */
     @Test
     void aStoppedClusterShowsEveryNodesGracefulStop() throws Exception {
-        int base = NodeProcess.freePort();
+        int base = TestPorts.run(2);
         Path log = tmp.resolve("cluster.log");
         Process p = launchCluster(2, base, tmp.resolve("c"), log);
         try {
@@ -230,7 +231,7 @@ class ServeProcessTest {
     /** Killing a node of the cluster is how to try failover: the launcher names it and prints the command that brings it back. */
     @Test
     void aKilledClusterNodeIsNamedWithTheCommandThatBringsItBack() throws Exception {
-        int base = NodeProcess.freePort();
+        int base = TestPorts.run(2);
         Path log = tmp.resolve("cluster.log");
         Process p = launchCluster(2, base, tmp.resolve("c"), log);
         Process back = null;
@@ -281,7 +282,7 @@ class ServeProcessTest {
     /** A launcher killed with SIGKILL cannot stop its nodes itself: they notice and stop on their own. */
     @Test
     void theNodesOfAKilledClusterLauncherStop() throws Exception {
-        int base = NodeProcess.freePort();
+        int base = TestPorts.run(2);
         Path log = tmp.resolve("cluster.log");
         Process p = launchCluster(2, base, tmp.resolve("c"), log);
         try {

@@ -115,7 +115,7 @@ class GracefulStopTest {
      */
     @Test
     void refusalsQueuedBehindARequestInFlightAreWrittenInOrderBeforeTheClose() throws Exception {
-        NodeConfig c = TestNode.config(TestNode.freePort(), dir, 64, 1024, 1024, 1024);
+        NodeConfig c = TestNode.config(TestPorts.free(), dir, 64, 1024, 1024, 1024);
         DelegatingStore[] held = new DelegatingStore[1];
         TestNode node = TestNode.start(c, s -> held[0] = new DelegatingStore(s));
         held[0].hold();
@@ -159,7 +159,7 @@ class GracefulStopTest {
 
     @Test
     void aRefusedBodyStillArrivingEndsWithItsAnswerThenEndOfStream() throws Exception {
-        NodeConfig c = TestNode.config(TestNode.freePort(), dir, 64, 1024, 1024, 1024);
+        NodeConfig c = TestNode.config(TestPorts.free(), dir, 64, 1024, 1024, 1024);
         TestNode node = TestNode.start(c, s -> s);
         try (RawHttp client = new RawHttp(node.node.port())) {
             client.send("PUT /v0/entity?id=big HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + "b".repeat(2000));
@@ -241,7 +241,7 @@ class GracefulStopTest {
     }
 
     private NodeConfig largeBodies() throws java.io.IOException {
-        return TestNode.config(TestNode.freePort(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, 32 * 1024 * 1024,
+        return TestNode.config(TestPorts.free(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, 32 * 1024 * 1024,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES);
     }
 

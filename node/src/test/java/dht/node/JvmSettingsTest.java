@@ -60,7 +60,7 @@ class JvmSettingsTest {
     @MethodSource("everySetting")
     void aBadValueOfAnySettingIsRefusedBeforeTheDataDirectoryIsTouched(String setting, @TempDir Path dir) throws Exception {
         Path data = dir.resolve("data");
-        NodeConfig config = NodeConfig.single(TestNode.freePort(), data);
+        NodeConfig config = NodeConfig.single(TestPorts.free(), data);
         assertThatThrownBy(() -> WithProperty.with(setting, "bogus", () -> Node.start(config)))
                 .isInstanceOf(BadSettingException.class).hasMessageStartingWith("-D" + setting + " must be");
         assertThat(Files.exists(data)).as("the data directory, not created").isFalse();

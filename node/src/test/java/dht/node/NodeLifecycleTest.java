@@ -146,7 +146,7 @@ class NodeLifecycleTest {
 
     @Test
     void overloadIsAnswered503AtOnceWithRetryAfter() throws Exception {
-        NodeConfig config = TestNode.config(TestNode.freePort(), dir, 4, 1024, 1024, 1024);
+        NodeConfig config = TestNode.config(TestPorts.free(), dir, 4, 1024, 1024, 1024);
         DelegatingStore[] store = new DelegatingStore[1];
         try (Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
                 Production::startCluster)) {

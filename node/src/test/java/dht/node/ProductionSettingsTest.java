@@ -42,7 +42,7 @@ class ProductionSettingsTest {
     @Test
     void theHintToAcceptMissingFilesComesOnlyWhenItWouldHelp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir,
                                                             @org.junit.jupiter.api.io.TempDir java.nio.file.Path elsewhere) throws Exception {
-        NodeConfig config = TestNode.config(TestNode.freePort(), dir, 16, 1024, 1024, 1024);
+        NodeConfig config = TestNode.config(TestPorts.free(), dir, 16, 1024, 1024, 1024);
         try (var store = Production.openStore(config)) {
             store.put("k".getBytes(), "v".getBytes(), 1);
         }

@@ -20,7 +20,7 @@ class RawProtocolTest {
 
     @BeforeAll
     static void start() throws Exception {
-        node = TestNode.start(TestNode.config(TestNode.freePort(), dir, 64, MAX_BODY, MAX_URI, MAX_HEADER), s -> s);
+        node = TestNode.start(TestNode.config(TestPorts.free(), dir, 64, MAX_BODY, MAX_URI, MAX_HEADER), s -> s);
     }
 
     @AfterAll

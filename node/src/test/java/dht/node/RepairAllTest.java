@@ -32,7 +32,7 @@ class RepairAllTest {
 
     @BeforeEach
     void start() throws Exception {
-        List<Integer> ports = List.of(TestNode.freePort(), TestNode.freePort(), TestNode.freePort());
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         for (int i = 0; i < 3; i++) {
             nodes.add(Node.start(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,

@@ -25,7 +25,7 @@ class StalledBodyTest {
 
     @BeforeAll
     static void start() throws Exception {
-        NodeConfig c = TestNode.config(TestNode.freePort(), dir, 64, MAX_BODY, 1024, 1024);
+        NodeConfig c = TestNode.config(TestPorts.free(), dir, 64, MAX_BODY, 1024, 1024);
         node = TestNode.start(TestNode.withBodyTimeout(c, TIMEOUT), s -> s);
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.storage.Store;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,21 +28,6 @@ final class TestNode implements AutoCloseable {
         this.store = store;
     }
 
-    /** Ports handed out by {@link #freePort} in this JVM: the kernel may offer one again as soon as it is closed. */
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /**
-     * A port nothing listens on now, never the same twice in one JVM (two calls in a row got the same
-     * port once, and a cluster of three listed one node twice).
-     */
-    static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (HANDED_OUT.add(s.getLocalPort())) return s.getLocalPort();
-            }
-        }
-    }
-
     static NodeConfig config(int port, Path dir, int maxInFlight, int maxBody, int maxUri, int maxHeader) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dir, self, List.of(self), maxInFlight, maxBody, maxUri, maxHeader,
@@ -65,7 +49,7 @@ final class TestNode implements AutoCloseable {
     }
 
     static NodeConfig config(Path dir) throws IOException {
-        return config(freePort(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, NodeConfig.DEFAULT_MAX_BODY_BYTES,
+        return config(TestPorts.free(), dir, NodeConfig.DEFAULT_MAX_IN_FLIGHT, NodeConfig.DEFAULT_MAX_BODY_BYTES,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES);
     }
 

@@ -34,7 +34,7 @@ class ThreeNodeTest {
     }
 
     List<NodeConfig> configs(int maxBody) throws Exception {
-        List<Integer> ports = List.of(TestNode.freePort(), TestNode.freePort(), TestNode.freePort());
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         List<NodeConfig> out = new ArrayList<>();
         // A replica timeout of 2 s, not 500 ms: no test here waits for one (a stopped node refuses at

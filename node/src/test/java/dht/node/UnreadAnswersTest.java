@@ -30,7 +30,7 @@ class UnreadAnswersTest {
     @Test
     void aClientThatDoesNotReadHoldsABoundedNumberOfAnswersAndTheNodeServesOthers() throws Exception {
         AtomicInteger reads = new AtomicInteger();
-        var config = TestNode.withIoThreads(TestNode.config(TestNode.freePort(), dir, 1024, 1 << 20, 8192, 16384), 1);
+        var config = TestNode.withIoThreads(TestNode.config(TestPorts.free(), dir, 1024, 1 << 20, 8192, 16384), 1);
         try (TestNode node = TestNode.start(config, s -> new DelegatingStore(s) {
             @Override
             public Entry get(byte[] key) throws java.io.IOException {
@@ -72,7 +72,7 @@ class UnreadAnswersTest {
 
     @Test
     void aGracefulStopDoesNotWaitForAClientThatDoesNotRead() throws Exception {
-        var config = TestNode.config(TestNode.freePort(), dir, 1024, 1 << 20, 8192, 16384);
+        var config = TestNode.config(TestPorts.free(), dir, 1024, 1 << 20, 8192, 16384);
         TestNode node = TestNode.start(config, s -> s);
         assertThat(node.send("PUT", "/v0/entity?id=big", new byte[VALUE_BYTES]).statusCode()).isEqualTo(201);
         try (RawHttp c = new RawHttp(node.node.port(), 4096)) {
@@ -89,7 +89,7 @@ class UnreadAnswersTest {
     void aLargeAnswerNobodyReadsIsNotCopiedWholeIntoDirectMemory() throws Exception {
         int valueBytes = 8 << 20;
         int clients = 4;
-        var config = TestNode.config(TestNode.freePort(), dir, 1024, valueBytes, 8192, 16384);
+        var config = TestNode.config(TestPorts.free(), dir, 1024, valueBytes, 8192, 16384);
         try (TestNode node = TestNode.start(config, s -> s)) {
             byte[] value = new byte[valueBytes];
             for (int i = 0; i < value.length; i++) value[i] = (byte) (i * 31 + 7);

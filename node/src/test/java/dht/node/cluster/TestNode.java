@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.node.TestPorts;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -29,7 +30,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -58,26 +58,12 @@ final class TestNode implements AutoCloseable {
         this.url = "http://localhost:" + port;
     }
 
-    /** Ports handed out by {@link #freePort} in this JVM: the kernel may offer one again as soon as it is closed. */
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /** A port nothing listens on now, never the same twice in one JVM (so never twice in one cluster). */
-    static int freePort() {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (HANDED_OUT.add(s.getLocalPort())) return s.getLocalPort();
-            } catch (java.io.IOException e) {
-                throw new RuntimeException(e);
-            }
-        }
-    }
-
     /**
      * Adds {@code n} nodes on free ports to {@code nodes} (first, so that a test's clean-up closes
      * them even if a start fails) and starts each as a member of that cluster; returns their URLs.
      */
     static List<String> startCluster(List<TestNode> nodes, int n, Duration timeout) throws InterruptedException {
-        for (int i = 0; i < n; i++) nodes.add(new TestNode(freePort()));
+        for (int i = 0; i < n; i++) nodes.add(new TestNode(TestPorts.free()));
         List<String> urls = nodes.stream().map(node -> node.url).toList();
         for (TestNode node : nodes) node.start(urls, timeout);
         return urls;
