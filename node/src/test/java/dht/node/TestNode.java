@@ -41,6 +41,13 @@ final class TestNode implements AutoCloseable {
                 c.adminToken(), c.ioThreads(), bodyTimeout);
     }
 
+    /** {@code c} as one member of {@code cluster} (which must list its own URL). */
+    static NodeConfig inCluster(NodeConfig c, List<String> cluster) {
+        return new NodeConfig(c.port(), c.dataDir(), c.self(), cluster, c.maxInFlight(), c.maxBodyBytes(),
+                c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
+                c.adminToken(), c.ioThreads(), c.bodyTimeout());
+    }
+
     /** {@code c} with another number of event loops (0: one per CPU). */
     static NodeConfig withIoThreads(NodeConfig c, int ioThreads) {
         return new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(), c.maxBodyBytes(),

@@ -16,6 +16,8 @@ public record Answer(Kind kind, byte[] value) {
         DELETED,
         /** Fewer than ack replicas answered in time (504). */
         NOT_ENOUGH_REPLICAS,
+        /** Fewer than ack replicas answered, and at least one of the others refused for overload (504 with Retry-After). */
+        REPLICAS_BUSY,
         /** GET: short of ack answers because this node had no room to hold the value now (503). */
         OVERLOADED
     }
@@ -25,5 +27,6 @@ public record Answer(Kind kind, byte[] value) {
     public static final Answer STORED = new Answer(Kind.STORED, null);
     public static final Answer DELETED = new Answer(Kind.DELETED, null);
     public static final Answer NOT_ENOUGH_REPLICAS = new Answer(Kind.NOT_ENOUGH_REPLICAS, null);
+    public static final Answer REPLICAS_BUSY = new Answer(Kind.REPLICAS_BUSY, null);
     public static final Answer OVERLOADED = new Answer(Kind.OVERLOADED, null);
 }

@@ -135,7 +135,8 @@ final class RemoteReplica implements Replica {
     }
 
     private RuntimeException unexpected(PeerResponse r) {
-        return new IllegalStateException("replica " + url + " answered " + r.status() + ": "
-                + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim());
+        String message = "replica " + url + " answered " + r.status() + ": "
+                + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim();
+        return r.status() == 503 ? new ReplicaBusyException(message) : new IllegalStateException(message);
     }
 }

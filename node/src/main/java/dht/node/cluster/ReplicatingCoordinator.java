@@ -62,7 +62,7 @@ final class ReplicatingCoordinator implements Coordinator {
             if (failure != null) {
                 if (refusedByBudget(calls)) return Answer.OVERLOADED;
                 log.debug("GET not enough replicas: {}", failure.getMessage());
-                return Answer.NOT_ENOUGH_REPLICAS;
+                return shortOfReplicas(calls);
             }
             Entry newest = null;
             for (Entry e : answers) {
@@ -84,6 +84,21 @@ final class ReplicatingCoordinator implements Coordinator {
             refused = true;
         }
         return refused;
+    }
+
+    /**
+     * Short of ack answers: {@link Answer#REPLICAS_BUSY} when a replica refused for overload (alive,
+     * so a retry may succeed), else {@link Answer#NOT_ENOUGH_REPLICAS}. Calls still running when the
+     * quorum became impossible (a frozen replica's) count for neither.
+     */
+    private static Answer shortOfReplicas(List<? extends CompletableFuture<?>> calls) {
+        for (CompletableFuture<?> call : calls) {
+            if (call.state() == java.util.concurrent.Future.State.FAILED
+                    && call.exceptionNow() instanceof ReplicaBusyException) {
+                return Answer.REPLICAS_BUSY;
+            }
+        }
+        return Answer.NOT_ENOUGH_REPLICAS;
     }
 
     // Its own path rather than a flag on get(): an ordinary GET keeps answering after ack replicas,
@@ -173,7 +188,7 @@ final class ReplicatingCoordinator implements Coordinator {
         return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
-                return Answer.NOT_ENOUGH_REPLICAS;
+                return shortOfReplicas(calls);
             }
             return success;
         });

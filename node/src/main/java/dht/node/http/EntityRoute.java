@@ -169,6 +169,9 @@ public final class EntityRoute implements Route {
             case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, clusterSize == 1
                     ? "not enough replicas answered: this node's store did not complete the request (its log says why)"
                     : "not enough replicas answered");
+            // Still the contract's 504 (fewer than ack answered), but a busy replica is up: a retry may succeed.
+            case REPLICAS_BUSY -> Responses.retryLater(HttpResponseStatus.GATEWAY_TIMEOUT,
+                    "not enough replicas answered: a replica refused for overload; retry later");
             case OVERLOADED -> Responses.overloaded("overloaded: too many large answers held at once; retry later");
         };
     }

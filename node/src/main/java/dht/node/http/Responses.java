@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * errors carry a short plain-text reason ending in a newline, so that curl output stays readable.
  */
 public final class Responses {
-    /** Seconds a client is asked to wait after a 503. */
+    /** Seconds a client is asked to wait after a 503, or after a 504 that a busy replica caused. */
     static final int RETRY_AFTER_SECONDS = 1;
     private static final DefaultHttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory();
 
@@ -57,7 +57,12 @@ public final class Responses {
     }
 
     public static FullHttpResponse overloaded(String reason) {
-        FullHttpResponse r = text(HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
+        return retryLater(HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
+    }
+
+    /** A failure that a retry after {@link #RETRY_AFTER_SECONDS} may well not meet: says so in Retry-After. */
+    public static FullHttpResponse retryLater(HttpResponseStatus status, String reason) {
+        FullHttpResponse r = text(status, reason);
         r.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
         return r;
     }

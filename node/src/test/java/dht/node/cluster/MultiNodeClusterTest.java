@@ -140,6 +140,21 @@ class MultiNodeClusterTest {
         assertThat(nodes.get(0).cluster().view().peersUp()).containsEntry(nodes.get(2).url, true);
     }
 
+    /** A replica refusing for overload is up: the quorum it leaves short says so, where a stopped one's does not. */
+    @Test
+    void aBusyReplicaLeavesAQuorumShortAsBusyAndAStoppedOneAsNotEnough() throws Exception {
+        Quorum all = new Quorum(3, 3);
+        nodes.get(2).busy = true;
+        assertThat(await(via(0).put(b("k"), b("v"), all))).isEqualTo(Answer.REPLICAS_BUSY);
+        assertThat(await(via(0).get(b("k"), all))).isEqualTo(Answer.REPLICAS_BUSY);
+        assertThat(await(via(1).delete(b("k"), all))).isEqualTo(Answer.REPLICAS_BUSY);
+        assertThat(await(via(0).put(b("k"), b("v"), new Quorum(2, 3)))).isEqualTo(Answer.STORED);
+        assertThat(nodes.get(0).cluster().view().peersUp()).containsEntry(nodes.get(2).url, true);
+
+        nodes.get(2).stop();
+        assertThat(await(via(0).put(b("k"), b("v"), all))).isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+    }
+
     private static boolean sleep(long ms) throws InterruptedException {
         Thread.sleep(ms);
         return true;

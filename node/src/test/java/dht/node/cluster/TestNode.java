@@ -40,7 +40,7 @@ import java.util.concurrent.Executors;
  * Test harness: one in-process node with a minimal HTTP server (the real one is the node module's),
  * routing the internal point protocol to the cluster's ReplicaEndpoint and serving the internal scan
  * stream in the documented binary format. {@link #frozen} makes it accept and read but never answer,
- * like a SIGSTOPped process; {@link #cutScanAfter} cuts scan streams after that many records.
+ * like a SIGSTOPped process; {@link #busy} makes it refuse point requests for overload; {@link #cutScanAfter} cuts scan streams after that many records.
  */
 final class TestNode implements AutoCloseable {
     final int port;
@@ -48,6 +48,8 @@ final class TestNode implements AutoCloseable {
     final MemoryStore store = new MemoryStore();
     final ExecutorService storage = Executors.newFixedThreadPool(2);
     volatile boolean frozen;
+    /** Answers the internal point protocol 503, as a node at its in-flight limit does. */
+    volatile boolean busy;
     volatile int cutScanAfter = -1;
     private Cluster cluster;
     private EventLoopGroup group;
@@ -110,7 +112,13 @@ final class TestNode implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
             if (frozen) return; // read, never answered
             String path = new QueryStringDecoder(req.uri()).path();
-            if (path.equals("/internal/v0/entity")) {
+            if (path.equals("/internal/v0/entity") && busy) {
+                byte[] body = "overloaded\n".getBytes(StandardCharsets.UTF_8);
+                FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                        Unpooled.wrappedBuffer(body));
+                HttpUtil.setContentLength(r, body.length);
+                ctx.writeAndFlush(r);
+            } else if (path.equals("/internal/v0/entity")) {
                 boolean keepAlive = HttpUtil.isKeepAlive(req);
                 cluster.replicaEndpoint().handle(req).thenAccept(r -> {
                     if (frozen) return;
