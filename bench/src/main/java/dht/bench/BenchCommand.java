@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
@@ -46,7 +47,7 @@ public final class BenchCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--profile", split = ",",
-            description = "Record flame graphs from the nodes over the measured window: cpu, alloc, lock, wall (needs --out).")
+            description = "Record flame graphs from the nodes over the measured window: cpu, alloc, lock, wall, itimer, ctimer (needs --out).")
     List<String> profile = new ArrayList<>();
 
     @Option(names = "--title", description = "Name of the run in the summary and the plot.")
@@ -83,7 +84,16 @@ public final class BenchCommand implements Callable<Integer> {
                 ResultWriter.write(out, r, name, commandLine(), text);
                 System.err.println("results in " + out.toAbsolutePath());
             }
-            return r.stats().completed > 0 ? 0 : 1;
+            if (r.stats().completed == 0) return 1;
+            if (r.stats().connectErrors > 0) {
+                // A node that refused connections during the run was down for part of it: the
+                // figures describe what it answered, not a steady run at the asked rate.
+                System.err.printf(Locale.ROOT, "bench: %d connection attempt%s to %s failed during the run: the figures above"
+                        + " cover only what was answered (exit code 1)%n", r.stats().connectErrors,
+                        r.stats().connectErrors == 1 ? "" : "s", String.join(", ", s.targets().stream().map(Target::url).toList()));
+                return 1;
+            }
+            return 0;
         } catch (BenchException | IllegalArgumentException e) {
             return BenchException.report("bench", e);
         }

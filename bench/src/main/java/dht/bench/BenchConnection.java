@@ -152,7 +152,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
                 // Before the run the generator reports a failed connection itself, in one line.
                 if (started && (stats.connectErrors == 1 || stats.connectErrors % 1000 == 0)) {
                     log.warn("connection {} to {} failed ({} so far): {}", index, target.url(),
-                            stats.connectErrors, cf.cause().toString());
+                            stats.connectErrors, LoadGenerator.whyNotConnected(cf.cause()));
                 }
                 retryConnect();
             }

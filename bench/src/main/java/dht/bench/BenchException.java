@@ -33,6 +33,9 @@ public final class BenchException extends RuntimeException {
      */
     static int report(String command, RuntimeException e) {
         System.err.println(command + ": " + e.getMessage());
-        return e instanceof BenchException b ? b.exitCode : 2;
+        int code = e instanceof BenchException b ? b.exitCode : 2;
+        // Bad usage is followed by where the usage is, as picocli's own refusals are (README, exit codes).
+        if (code == 2) System.err.println("Try 'dht " + command + " --help' for more information.");
+        return code;
     }
 }

@@ -41,8 +41,8 @@ public final class FillCommand implements Callable<Integer> {
             LoadSpec s = new LoadSpec(target.targets(), target.connections, target.threads(), 0, Duration.ZERO, null,
                     target.timeout, 0, f, n, true, target.seed, -1, target.pipeline);
             boolean tty = System.console() != null;
-            System.err.printf(Locale.ROOT, "filling %,d keys (k%010d..) of %d bytes over %d connections to %s%n",
-                    n, start, target.valueSize, s.connections(), target.urls);
+            System.err.printf(Locale.ROOT, "filling %,d keys (k%010d..) of %d bytes over %d connection%s to %s%n",
+                    n, start, target.valueSize, s.connections(), s.connections() == 1 ? "" : "s", target.urls);
             RunResult r = new LoadGenerator(s, System.err).run((answered, secs) -> {
                 double rate = answered / Math.max(secs, 1e-9);
                 long left = n - answered;

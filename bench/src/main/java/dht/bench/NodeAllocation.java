@@ -56,7 +56,11 @@ final class NodeAllocation {
         for (String node : nodes) {
             Long a = start.get(node);
             Long b = end.get(node);
-            if (a == null || b == null || a < 0 || b < 0) {
+            if (a == null || b == null) {
+                return "Node allocation: not known (" + node + " did not answer /v0/status "
+                        + (b == null ? "at the end of the run)" : "when the measured window began)");
+            }
+            if (a < 0 || b < 0) {
                 return "Node allocation: not reported by " + node;
             }
             if (b < a) { // its counter starts again at a restart
@@ -78,9 +82,8 @@ final class NodeAllocation {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(node + "/v0/status"))
                         .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
                 Matcher m = ALLOCATED.matcher(r.body());
-                if (r.statusCode() == 200 && m.find()) {
-                    out.put(node, Long.parseLong(m.group(1)));
-                }
+                // Answered without the counter (nginx, say): -1, told apart from a node that did not answer.
+                out.put(node, r.statusCode() == 200 && m.find() ? Long.parseLong(m.group(1)) : -1L);
             } catch (java.io.IOException e) {
                 // not reported: finish() names the node
             } catch (InterruptedException e) {

@@ -86,7 +86,11 @@ public final class ProfileClient {
             try {
                 Files.createDirectories(outDir);
                 Files.write(outDir.resolve(name), resp.body());
-                return "profile " + event + " from " + node + ": " + outDir.resolve(name);
+                // An empty graph is a finding (no contended lock in the window, say), said before the
+                // path: bench report reads the path after the last ": ".
+                boolean empty = FlameGraphSummary.parse(new String(resp.body(), java.nio.charset.StandardCharsets.UTF_8), 1).total() == 0;
+                return "profile " + event + " from " + node + (empty ? " (no samples; " + (event.equals("lock")
+                        ? "no lock was contended" : "nothing was sampled") + " while it ran)" : "") + ": " + outDir.resolve(name);
             } catch (java.io.IOException e) {
                 return "profile " + event + " from " + node + " could not be saved: " + e;
             }

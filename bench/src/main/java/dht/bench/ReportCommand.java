@@ -347,7 +347,8 @@ public final class ReportCommand implements Callable<Integer> {
                 try {
                     FlameGraphSummary.Summary sum = FlameGraphSummary.parse(Files.readString(f), 8);
                     if (sum.topSelf().isEmpty()) {
-                        md.append(": no samples, or a format this tool could not read\n");
+                        md.append(f.getFileName().toString().contains("-lock-")
+                                ? ": no samples (no lock was contended while it ran)\n" : ": no samples\n");
                     } else {
                         boolean cpu = f.getFileName().toString().contains("-cpu-");
                         if (cpu) {

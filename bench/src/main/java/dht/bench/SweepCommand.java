@@ -157,7 +157,8 @@ public final class SweepCommand implements Callable<Integer> {
         for (Step s : o.steps()) {
             b.append(row(s)).append('\n');
         }
-        b.append(String.format(Locale.ROOT, "highest stable rate: %.0f req/s%n", o.highestStable()));
+        b.append(String.format(Locale.ROOT, "highest stable rate: %.0f req/s%s%n", o.highestStable(),
+                o.highestStable() >= maxRate ? " (--max-rate, where the sweep stops: the node may hold more)" : ""));
         return b.toString();
     }
 

@@ -12,14 +12,14 @@ public record Target(String url, String host, int port) {
     }
 
     public static Target parse(String url) {
-        URI uri;
+        URI uri = null;
         try {
             uri = URI.create(url.trim());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("not a URL: '" + url + "'");
+        } catch (IllegalArgumentException notAUri) {
+            // said below, as for a URI that is no http URL
         }
-        if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
-            throw new IllegalArgumentException("expected http://host[:port], got '" + url + "'");
+        if (uri == null || !"http".equals(uri.getScheme()) || uri.getHost() == null) {
+            throw new IllegalArgumentException("--url must look like http://host:port, got '" + url + "'");
         }
         int port = uri.getPort() == -1 ? 80 : uri.getPort();
         return new Target("http://" + uri.getHost() + ":" + port, uri.getHost(), port);

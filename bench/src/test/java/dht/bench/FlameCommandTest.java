@@ -30,6 +30,34 @@ class FlameCommandTest {
                 .isEqualTo("bench flame: cannot read " + binary + ": not UTF-8 text, so not an async-profiler HTML flame graph");
     }
 
+    /**
+     * A lock profile of a node with no contention is a flame graph with no samples: said as a
+     * finding (exit 0), where any HTML that is no flame graph is a failure to read one (both used to
+     * get "no samples, or not an async-profiler HTML flame graph" and exit 1).
+     */
+    @Test
+    void anEmptyProfileIsToldApartFromAFileThatIsNoFlameGraph(@TempDir Path dir) throws Exception {
+        Path empty = Files.writeString(dir.resolve("lock.html"), """
+                <h1>Lock profile</h1>
+                <script>
+                const cpool = [
+                'all'
+                ];
+                unpack(cpool);
+
+                n(2)
+                </script>
+                """);
+        Outcome o = flame(empty.toString());
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.stdout().strip()).isEqualTo(empty + ": 0 samples (no lock was contended while it ran)");
+
+        Path page = Files.writeString(dir.resolve("page.html"), "<html><body>hello</body></html>");
+        o = flame(page.toString());
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.stderr().strip()).isEqualTo("bench flame: " + page + ": not an async-profiler HTML flame graph");
+    }
+
     /** One lock sample, as a node with no contention gives: 100% of it says nothing. */
     static final String ONE_LOCK_SAMPLE = """
             <h1>Lock profile</h1>

@@ -31,6 +31,16 @@ class NodeAllocationTest {
         }
     }
 
+    @Test
+    void aNodeThatStoppedAnsweringIsToldApartFromOneThatDoesNotReport() throws Exception {
+        TestServers.Running gone = status(new AtomicLong(1_000));
+        NodeAllocation allocation = NodeAllocation.startAfter(List.of(Target.parse(gone.url())), Duration.ZERO);
+        Thread.sleep(300); // the window-opening read happens in the background
+        gone.close();
+        assertThat(allocation.finish(1_000))
+                .isEqualTo("Node allocation: not known (" + gone.url() + " did not answer /v0/status at the end of the run)");
+    }
+
     private static TestServers.Running status(AtomicLong allocated) throws Exception {
         return TestServers.start(ex -> TestServers.answer(ex, 200,
                 ("{\"node\":\"x\",\"jvm\":{\"heapUsedBytes\":1,\"allocatedBytes\":" + allocated.get() + ",\"gcCount\":0}}")

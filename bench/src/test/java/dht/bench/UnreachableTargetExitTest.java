@@ -38,6 +38,23 @@ class UnreachableTargetExitTest {
                 .exitCode()).isEqualTo(2);
     }
 
+    /** A node that goes away during the run leaves figures of part of it: a runtime failure, not a result (was: exit 0). */
+    @Test
+    void aNodeThatGoesAwayDuringTheRunIsARuntimeFailure() throws Exception {
+        try (TestServers.Running node = TestServers.start(ex -> TestServers.answer(ex, 200, new byte[] {'v'}), 2)) {
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                node.close();
+            });
+            BenchCli.Outcome o = bench("--url", node.url(), "-w", "get", "-c", "1", "-R", "50", "-d", "2s", "--warmup", "0s");
+            assertThat(o.exitCode()).isEqualTo(1);
+        }
+    }
+
     @Test
     void aRefusedConnectionIsSaidInWords() throws Exception {
         assertThat(LoadGenerator.whyNotConnected(new java.net.ConnectException("finishConnect(..) failed: Connection refused")))

@@ -95,7 +95,8 @@ final class ClusterCommand implements Callable<Integer> {
         try {
             for (int i = 0; i < nodes; i++) {
                 int port = basePort + i;
-                Path dir = data.resolve("node-" + port);
+                // Absolute: the command printed to bring a killed node back must work from any directory.
+                Path dir = data.resolve("node-" + port).toAbsolutePath().normalize();
                 Files.createDirectories(dir);
                 List<String> cmd = new ArrayList<>();
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
@@ -136,7 +137,7 @@ final class ClusterCommand implements Callable<Integer> {
                     // the command, with its own data directory, is the one thing the user cannot see.
                     System.err.println("dht cluster: node " + n.name() + " exited with " + p.exitValue()
                             + "; the others go on. To bring it back (by hand, so Ctrl-C here will not stop it):");
-                    System.err.println("  bin/dht " + String.join(" ", n.serveArgs().stream().map(ClusterCommand::shellWord).toList()));
+                    System.err.println("  " + shellWord(launcher()) + " " + String.join(" ", n.serveArgs().stream().map(ClusterCommand::shellWord).toList()));
                     if (alive.decrementAndGet() == 0) {
                         System.err.println("dht cluster: every node has exited; stopping");
                         exitCode.set(1);
@@ -182,6 +183,15 @@ final class ClusterCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    /**
+     * How to run this program again from any directory: bin/dht exports its own absolute path as
+     * DHT_LAUNCHER; run otherwise (java -jar, tests), the repository-relative {@code bin/dht}.
+     */
+    private static String launcher() {
+        String l = System.getenv("DHT_LAUNCHER");
+        return l == null || l.isBlank() ? "bin/dht" : l;
     }
 
     /** {@code arg} as one shell word, to be pasted: quoted unless it is plain (a --data path may hold spaces). */

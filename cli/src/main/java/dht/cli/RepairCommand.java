@@ -124,8 +124,10 @@ final class RepairCommand implements Callable<Integer> {
     private int run(String base, List<String> nodes, int f) throws InterruptedException {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
-        err.printf("dht repair: %s, from=%d, range [%s, %s), %d keys at once, coordinated by %s%n",
-                dht.node.Counts.of(nodes.size(), "node"), f, start == null ? "" : start, end == null ? "end" : end, concurrency, base);
+        err.printf("dht repair: %s, from=%d, %s, %d keys at once, coordinated by %s%n",
+                dht.node.Counts.of(nodes.size(), "node"), f, wholeKeySpace ? "every key"
+                        : "keys from '" + (start == null ? "" : start) + "'" + (end == null ? " on" : " to '" + end + "' (not included)"),
+                concurrency, base);
 
         List<ResumingKeyStream> streams = new ArrayList<>();
         byte[] first = start == null ? new byte[0] : start.getBytes(StandardCharsets.UTF_8);

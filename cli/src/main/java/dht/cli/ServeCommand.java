@@ -269,7 +269,8 @@ public final class ServeCommand implements Callable<Integer> {
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
-        return new NodeConfig(port, data, me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
+        // Absolute and normalised: the logs and /v0/status name the directory as a user can find it from anywhere.
+        return new NodeConfig(port, data.toAbsolutePath().normalize(), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds));
     }

@@ -176,12 +176,14 @@ class ServeProcessTest {
         }
     }
 
+    /** Run in {@code tmp} with {@code data} relative to it, as a user types {@code --data ./cluster-data}. */
     private Process launchCluster(int nodes, int basePort, Path data, Path log) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
-                "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(basePort), "--data", data.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(basePort), "--data", tmp.relativize(data).toString()));
+        return new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
 
     private static void awaitClusterReady(Path log, int nodes) throws Exception {
@@ -252,7 +254,8 @@ class ServeProcessTest {
                     "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                     "-cp", System.getProperty("java.class.path"), Main.class.getName()));
             cmd.addAll(List.of(command.substring("  bin/dht ".length()).split(" ")));
-            assertThat(cmd).contains(tmp.resolve("c").resolve("node-" + port).toString());
+            // absolute, though the cluster was given a relative --data: the command works from any directory
+            assertThat(cmd).contains(tmp.resolve("c").resolve("node-" + port).toAbsolutePath().normalize().toString());
             back = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("back.log").toFile()).start();
             NodeProcess viaFirst = new NodeProcess(base, tmp.resolve("unused"), List.of());
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

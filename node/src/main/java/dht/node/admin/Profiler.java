@@ -88,7 +88,9 @@ public final class Profiler implements AutoCloseable {
             profiler = AsyncProfiler.getInstance();
             // 1 ms CPU sampling: enough samples for a flame graph of a few seconds (the default is 10 ms)
             String interval = event.equals("cpu") || event.endsWith("timer") ? ",interval=1ms" : "";
-            profiler.execute("start,event=" + event + interval);
+            // loglevel=WARN: the profiler's own INFO lines ("No samples were collected") went to the
+            // node's stdout unformatted, outside its log; what matters is logged here instead.
+            profiler.execute("start,event=" + event + interval + ",loglevel=WARN");
         } catch (Throwable e) { // UnsatisfiedLinkError from the native library, IllegalStateException, IOException
             running.set(null);
             log.warn("profiler unavailable: event={} cause={}", event, e.toString());
@@ -104,7 +106,7 @@ public final class Profiler implements AutoCloseable {
         Path file = null;
         try {
             file = Files.createTempFile(tempDir, "dht-profile-" + mine.event() + "-", ".html");
-            profiler.execute("stop,file=" + file + ",flamegraph");
+            profiler.execute("stop,file=" + file + ",flamegraph,loglevel=WARN");
             byte[] html = Files.readAllBytes(file);
             log.info("profiling done: event={} bytes={}", mine.event(), html.length);
             release(file);

@@ -305,6 +305,6 @@ final class HintedHandoff implements AutoCloseable {
     public void close() {
         checker.cancel(false);
         long waiting = counts().waiting();
-        if (waiting > 0) log.warn("stopping with {} undelivered hinted write(s); read repair will cover them", waiting);
+        if (waiting > 0) log.warn("stopping with {} undelivered hinted write(s): their replicas catch up when the keys are read, or all at once with bin/dht repair", waiting);
     }
 }

@@ -66,7 +66,7 @@ public final class AdminRoute implements Route {
     /** {@code 10s}, {@code 500ms}, {@code 2m}, or a bare number of seconds. */
     static Duration parseDuration(String s) throws BadRequestException {
         Matcher m = DURATION.matcher(s);
-        if (!m.matches()) throw new BadRequestException("'duration' must look like 10s, 500ms or 2m");
+        if (!m.matches()) throw new BadRequestException("'duration' must be a whole number of ms, s or m (seconds if bare), such as 10s, 500ms or 2m");
         long n = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);
         return switch (unit) {
