@@ -167,7 +167,10 @@ public final class ServeCommand implements Callable<Integer> {
                 System.err.println("dht serve: " + new DirectoryLockedException(config.dataDir()).getMessage()
                         + "; port " + port + " is taken as well");
             } else {
-                System.err.println("dht serve: cannot listen on port " + port + ": " + e.getMessage());
+                // Netty's text ("bind(..) failed with error(-98): Address already in use") said in words.
+                String why = String.valueOf(e.getMessage());
+                System.err.println("dht serve: cannot listen on port " + port + ": " + (why.contains("Address already in use")
+                        ? "another process already listens there (--port chooses another)" : why));
             }
             exitCode.set(1);
             return 1;

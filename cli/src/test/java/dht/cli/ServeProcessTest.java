@@ -145,6 +145,21 @@ class ServeProcessTest {
         assertThat(put(first, "k", "v")).isEqualTo(201);
     }
 
+    /** A port another process holds: said in words, exit 1, and the data directory left untouched. */
+    @Test
+    void aPortInUseIsSaidInWords() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(TestPorts.free())) {
+            NodeProcess n = new NodeProcess(taken.getLocalPort(), tmp.resolve("d"), List.of());
+            nodes.add(n);
+            n.start();
+            assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(n.process().exitValue()).isEqualTo(1);
+            assertThat(n.output()).contains("dht serve: cannot listen on port " + taken.getLocalPort()
+                    + ": another process already listens there (--port chooses another)").doesNotContain("error(-98)");
+            assertThat(tmp.resolve("d")).doesNotExist();
+        }
+    }
+
     @Test
     void selfOutsideTheClusterIsRefused() throws Exception {
         NodeProcess n = node(tmp.resolve("d"), "--cluster", "http://localhost:1,http://localhost:2",
