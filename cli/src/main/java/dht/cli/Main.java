@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
 @Command(name = "dht", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "A distributed key-value store.",
         subcommands = {ServeCommand.class, ClusterCommand.class, GetCommand.class, PutCommand.class,
-                DeleteCommand.class, ScanCommand.class, RepairCommand.class, dht.bench.BenchCommand.class,
+                DeleteCommand.class, ScanCommand.class, RepairCommand.class, VerifyCommand.class, dht.bench.BenchCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
 

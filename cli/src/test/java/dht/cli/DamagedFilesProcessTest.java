@@ -116,10 +116,15 @@ class DamagedFilesProcessTest {
         node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
         fill();
         assertThat(node.terminate(Duration.ofSeconds(10))).isZero(); // graceful: everything is in a table now
+        assertThat(verify().exitCode()).as("verify before the damage").isZero();
         Path table = files(".sst").getFirst();
         flip(table, 100); // inside the first data block
 
         node.startAndAwait();
+        // found by verify, beside the running node, before any read needed the block
+        DhtRun v = verify();
+        assertThat(v.exitCode()).as("verify: %s%s", v.stdout(), v.stderr()).isEqualTo(1);
+        assertThat(v.stdout()).contains("DAMAGED  " + table.getFileName()).contains("checksum mismatch").contains("1 damaged");
         int served = 0;
         for (int i = 0; i < KEYS; i++) {
             HttpResponse<String> r = get(i);
@@ -163,5 +168,12 @@ class DamagedFilesProcessTest {
         }
         assertThat(node.output()).contains("corruption in").contains("salvaged " + KEYS + " entries");
         assertThat(files(".corrupt")).containsExactly(table.resolveSibling(table.getFileName() + ".corrupt"));
+        DhtRun v = verify();
+        assertThat(v.exitCode()).as("the rebuilt table is intact").isZero();
+        assertThat(v.stdout()).contains(table.getFileName() + ".corrupt: set aside").contains("every checksum held");
+    }
+
+    private DhtRun verify() throws Exception {
+        return DhtRun.of(Duration.ofSeconds(60), "verify", "--data", tmp.resolve("d").toString());
     }
 }

@@ -210,11 +210,23 @@ final class Table {
      * having checked them all, as soon as {@code stop} says so (a store closing does not wait for it).
      */
     boolean checkDataBlocks(java.util.function.BooleanSupplier stop) throws CorruptionException {
+        return checkDataBlocks(stop, bytes -> {});
+    }
+
+    /** As {@link #checkDataBlocks(java.util.function.BooleanSupplier)}, telling {@code checked} each block's size as it passes. */
+    boolean checkDataBlocks(java.util.function.BooleanSupplier stop, java.util.function.LongConsumer checked)
+            throws CorruptionException {
         for (int i = 0; i < blocks; i++) {
             if (stop.getAsBoolean()) return false;
             checkedBlock(i);
+            checked.accept(blockLen(i) + 4L);
         }
         return true;
+    }
+
+    /** False when the bloom filter failed its checksum at open (every read then looks inside). */
+    boolean hasBloomFilter() {
+        return bloomOffset >= 0;
     }
 
     private CorruptionException corrupt(long off, String what) {

@@ -592,6 +592,43 @@ class DamageTest {
         assertThat(files(".sst")).hasSize(2);
     }
 
+    /** StoreCheck reads every block now, while the store is open, and names each damaged table. */
+    @Test
+    void aCheckFindsEveryDamagedTableWhileTheStoreIsOpen() throws IOException {
+        writeTwoTables();
+        List<Path> tables = files(".sst");
+        long last = indexOffset(tables.getLast()) - 10;
+        flip(tables.getLast(), last); // the last data block: no read has needed it
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1"));
+            StoreCheck check = StoreCheck.of(dir);
+            assertThat(check.tableCount()).isEqualTo(2);
+            long[] checked = {0};
+            StoreCheck.Report r = check.run(n -> checked[0] += n);
+            assertThat(r.damaged()).isEqualTo(1);
+            assertThat(r.tables()).extracting(StoreCheck.TableResult::file).containsExactlyElementsOf(tables);
+            assertThat(r.tables().getFirst().intact()).isTrue();
+            assertThat(r.tables().getLast().problem()).contains(tables.getLast().toString()).contains("checksum mismatch");
+            // every data block of the intact table, and those of the damaged one before its damage
+            assertThat(checked[0]).isGreaterThanOrEqualTo(indexOffset(tables.getFirst())).isLessThan(check.totalBytes());
+            assertThat(s.get(b("a0002")).value()).as("the store open beside the check is untouched").isEqualTo(b("value-a-2"));
+        }
+    }
+
+    @Test
+    void aCheckNamesADamagedFooterAndRefusesADamagedManifest() throws IOException {
+        writeTwoTables();
+        Path table = files(".sst").getFirst();
+        flip(table, Files.size(table) - 10);
+        StoreCheck.Report r = StoreCheck.of(dir).run(n -> {});
+        assertThat(r.damaged()).isEqualTo(1);
+        assertThat(r.tables().getFirst().problem()).contains("footer").contains("salvages");
+
+        flip(dir.resolve(Manifest.NAME), 14);
+        assertThatThrownBy(() -> StoreCheck.of(dir)).isInstanceOf(CorruptionException.class).hasMessageContaining("manifest checksum");
+        assertThatThrownBy(() -> StoreCheck.of(dir.resolve("nothing"))).isInstanceOf(java.nio.file.NoSuchFileException.class);
+    }
+
     @Test
     void flippedByteInTableBlockIsReportedAndNeverServed() throws IOException {
         writeTwoTables();

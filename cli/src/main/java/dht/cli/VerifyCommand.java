@@ -1,0 +1,95 @@
+package dht.cli;
+
+import dht.storage.CorruptionException;
+import dht.storage.StoreCheck;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/dht verify}: checks a node's data directory against its checksums, every block of
+ * every live table, and says which files are damaged (exit 1) or that all are intact (exit 0). It
+ * reads only, so it may run while the node serves; a line a second shows its progress.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Check a data directory against its checksums: the MANIFEST and every data block of every "
+                + "table it names. Reads only, so it may run beside the node that serves the directory.",
+                "Exit code 0: every checksum held; 1: damage found (each damaged file is named) or the directory "
+                + "could not be read; 2: bad usage."})
+public final class VerifyCommand implements Callable<Integer> {
+    @Option(names = "--data", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Path dir = data.toAbsolutePath().normalize();
+        // The store's own lines about damage speak of reads that will fail; here every finding is
+        // said once, below, in this command's words.
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dht.storage")).setLevel(ch.qos.logback.classic.Level.OFF);
+        StoreCheck check;
+        try {
+            check = StoreCheck.of(dir);
+        } catch (NoSuchFileException e) {
+            System.err.println("dht verify: " + dir + " holds no MANIFEST: not a data directory");
+            return 1;
+        } catch (CorruptionException e) {
+            System.err.println("dht verify: " + e.getMessage() + " (the store cannot start from this directory)");
+            return 1;
+        } catch (IOException e) {
+            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
+            return 1;
+        }
+        long total = check.totalBytes();
+        System.err.printf(Locale.ROOT, "dht verify: %s: MANIFEST intact, %d table%s, %s to check%n", dir,
+                check.tableCount(), check.tableCount() == 1 ? "" : "s", mib(total));
+        AtomicLong done = new AtomicLong();
+        long t0 = System.nanoTime();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
+        ticker.scheduleAtFixedRate(() -> System.err.println(progress(done.get(), total, (System.nanoTime() - t0) / 1e9)),
+                1, 1, TimeUnit.SECONDS);
+        StoreCheck.Report report;
+        try {
+            report = check.run(done::addAndGet);
+        } catch (IOException e) {
+            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
+            return 1;
+        } finally {
+            ticker.shutdownNow();
+            ticker.awaitTermination(1, TimeUnit.SECONDS);
+        }
+        for (StoreCheck.TableResult t : report.tables()) {
+            String name = t.file().getFileName().toString();
+            if (!t.intact()) System.out.println("DAMAGED  " + name + "  " + mib(t.bytes()) + ": " + t.problem());
+            for (String note : t.notes()) System.out.println("note     " + name + ": " + note);
+        }
+        for (Path p : report.setAside()) {
+            System.out.println("note     " + p.getFileName() + ": set aside as damaged by an earlier start (its intact blocks "
+                    + "were kept in a rebuilt table); delete it once you no longer need it");
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        long damaged = report.damaged();
+        System.out.printf(Locale.ROOT, "dht verify: %d table%s (%s) checked in %.1f s: %s%n", report.tables().size(),
+                report.tables().size() == 1 ? "" : "s", mib(total), secs,
+                damaged == 0 ? "every checksum held" : damaged + " damaged");
+        return damaged == 0 ? 0 : 1;
+    }
+
+    private static String progress(long done, long total, double secs) {
+        double rate = done / Math.max(secs, 1e-9);
+        String eta = rate > 0 && total > done ? RepairTally.duration((total - done) / rate) : "?";
+        return String.format(Locale.ROOT, "dht verify: %s of %s (%.0f%%), %s/s, ETA %s", mib(done), mib(total),
+                total == 0 ? 100.0 : 100.0 * done / total, mib((long) rate), eta);
+    }
+
+    private static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+}
