@@ -76,7 +76,8 @@ public final class LsmStore implements Store {
     private volatile IOException writeError;
     private volatile Version current;
     private volatile boolean closed;
-    private long lastStallLog;
+    /** Stalled writes are logged once per 5 s; mutex held. */
+    private final LogThrottle stallLog = new LogThrottle(5_000_000_000L);
     /**
      * The size at which the active memtable is rotated, drawn anew for each memtable (guarded by
      * {@code mutex}): see {@link #flushThreshold}.
@@ -579,8 +580,8 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** When a failed log switch was last logged (System.nanoTime); mutex held. */
-    private long lastRotateFailureLog = System.nanoTime() - 10_000_000_000L;
+    /** Failed log switches are logged once per 5 s; mutex held. */
+    private final LogThrottle rotateFailureLog = new LogThrottle(5_000_000_000L);
 
     /**
      * Called by the leader with the mutex held: rotates the memtable when full, stalls when
@@ -601,11 +602,7 @@ public final class LsmStore implements Store {
                 } else if (v.active.bytes() < activeLimit) {
                     return;
                 } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
-                    long now = System.nanoTime();
-                    if (now - lastStallLog > 5_000_000_000L) {
-                        lastStallLog = now;
-                        log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
-                    }
+                    if (stallLog.allow()) log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
                     interrupted |= awaitChange(100);
                 } else {
                     rotate();
@@ -678,9 +675,7 @@ public final class LsmStore implements Store {
      * once in a while, or an operator sees only the clients' errors. Mutex held.
      */
     private IOException rotateFailed(Path p, IOException e) {
-        long now = System.nanoTime();
-        if (now - lastRotateFailureLog > 5_000_000_000L) {
-            lastRotateFailureLog = now;
+        if (rotateFailureLog.allow()) {
             log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
         }
         return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
