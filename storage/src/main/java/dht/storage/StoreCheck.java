@@ -90,19 +90,31 @@ public final class StoreCheck {
         return new Report(results, setAside);
     }
 
+    /** A table not there: damage if the MANIFEST still names it, else a running node's compaction replaced it meanwhile. */
+    private TableResult missing(Path path, long number) throws IOException {
+        if (Manifest.read(files, dir).tables().contains(number)) {
+            return new TableResult(path, 0, "missing: the MANIFEST names it but the file is not there", List.of());
+        }
+        return new TableResult(path, 0, null, List.of("replaced by a compaction during the check"));
+    }
+
+    private static long sizeOf(Path path) {
+        try {
+            return Files.size(path);
+        } catch (IOException gone) {
+            return 0;
+        }
+    }
+
     private TableResult check(long number, LongConsumer checked) throws IOException {
         Path path = FileNames.table(dir, number);
-        if (!Files.exists(path)) {
-            // A running node's compaction may have replaced it since the MANIFEST was read.
-            boolean stillNamed = Files.exists(dir.resolve(Manifest.NAME)) && Manifest.read(files, dir).tables().contains(number);
-            return new TableResult(path, 0, stillNamed ? "missing: the MANIFEST names it but the file is not there" : null,
-                    stillNamed ? List.of() : List.of("replaced by a compaction during the check"));
-        }
         Table t;
         try {
             t = Table.open(files, path, number);
         } catch (CorruptionException e) {
-            return new TableResult(path, Files.size(path), e.getMessage() + " (the next start salvages its intact blocks)", List.of());
+            return new TableResult(path, sizeOf(path), e.getMessage() + " (the next start salvages its intact blocks)", List.of());
+        } catch (NoSuchFileException e) {
+            return missing(path, number);
         }
         t.retain();
         try {
