@@ -88,9 +88,9 @@ public final class BenchCommand implements Callable<Integer> {
             if (r.stats().connectErrors > 0) {
                 // A node that refused connections during the run was down for part of it: the
                 // figures describe what it answered, not a steady run at the asked rate.
-                System.err.printf(Locale.ROOT, "bench: %d connection attempt%s to %s failed during the run: the figures above"
-                        + " cover only what was answered (exit code 1)%n", r.stats().connectErrors,
-                        r.stats().connectErrors == 1 ? "" : "s", String.join(", ", s.targets().stream().map(Target::url).toList()));
+                System.err.printf(Locale.ROOT, "bench: %d connection attempt%s failed during the run (warm-up included; the"
+                        + " lines above name the node): the figures above cover only what was answered (exit code 1)%n",
+                        r.stats().connectErrors, r.stats().connectErrors == 1 ? "" : "s");
                 return 1;
             }
             return 0;

@@ -47,26 +47,26 @@ public final class FlameCommand implements Callable<Integer> {
             FlameGraphSummary.Summary s;
             boolean cpu;
             boolean lock;
-            boolean flameGraph;
+            boolean empty;
             try {
                 String html = Files.readString(f);
                 cpu = html.contains("<h1>CPU profile</h1>");
                 lock = html.contains("<h1>Lock profile</h1>");
-                flameGraph = html.contains("const cpool = [");
+                empty = FlameGraphSummary.isEmptyProfile(html);
                 s = FlameGraphSummary.parse(html, top, callers, depth);
             } catch (IOException e) {
                 System.err.println("bench flame: cannot read " + f + ": " + reason(e));
                 status = 1;
                 continue;
             }
-            if (s.total() == 0 && flameGraph) {
+            if (s.total() == 0 && empty) {
                 // A profile in which nothing happened is a finding, not a failure to read one.
                 System.out.printf(Locale.ROOT, "%s: 0 samples (%s)%n", f,
                         lock ? "no lock was contended while it ran" : "nothing was sampled while it ran");
                 continue;
             }
             if (s.total() == 0) {
-                System.err.println("bench flame: " + f + ": not an async-profiler HTML flame graph");
+                System.err.println("bench flame: " + f + ": not an async-profiler HTML flame graph, or one in a format this tool cannot read");
                 status = 1;
                 continue;
             }

@@ -137,6 +137,17 @@ final class FlameGraphSummary {
     }
 
     /** The frames in drawing order (depth first), or none when the format is not recognised. */
+    /**
+     * An async-profiler flame graph in which nothing was sampled: its frame names are the root's
+     * alone. Told apart from a graph whose frames this parser cannot read (a format change), which
+     * parses to no samples too but names frames.
+     */
+    static boolean isEmptyProfile(String html) {
+        int start = html.indexOf("const cpool = [");
+        int end = start < 0 ? -1 : html.indexOf("];", start);
+        return end >= 0 && strings(html.substring(start + "const cpool = [".length(), end)).size() == 1;
+    }
+
     private static List<Frame> frames(String html) {
         int start = html.indexOf("const cpool = [");
         int end = start < 0 ? -1 : html.indexOf("];", start);

@@ -57,7 +57,7 @@ final class NodeAllocation {
             Long a = start.get(node);
             Long b = end.get(node);
             if (a == null || b == null) {
-                return "Node allocation: not known (" + node + " did not answer /v0/status "
+                return "Node allocation: not known (" + node + " did not answer /v0/status with 200 "
                         + (b == null ? "at the end of the run)" : "when the measured window began)");
             }
             if (a < 0 || b < 0) {
@@ -82,8 +82,9 @@ final class NodeAllocation {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(node + "/v0/status"))
                         .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
                 Matcher m = ALLOCATED.matcher(r.body());
-                // Answered without the counter (nginx, say): -1, told apart from a node that did not answer.
-                out.put(node, r.statusCode() == 200 && m.find() ? Long.parseLong(m.group(1)) : -1L);
+                // A 200 without the counter (nginx, say): -1, told apart from a node that did not
+                // answer, or answered otherwise (a stopping node's 503): absent.
+                if (r.statusCode() == 200) out.put(node, m.find() ? Long.parseLong(m.group(1)) : -1L);
             } catch (java.io.IOException e) {
                 // not reported: finish() names the node
             } catch (InterruptedException e) {

@@ -88,7 +88,7 @@ public final class ProfileClient {
                 Files.write(outDir.resolve(name), resp.body());
                 // An empty graph is a finding (no contended lock in the window, say), said before the
                 // path: bench report reads the path after the last ": ".
-                boolean empty = FlameGraphSummary.parse(new String(resp.body(), java.nio.charset.StandardCharsets.UTF_8), 1).total() == 0;
+                boolean empty = FlameGraphSummary.isEmptyProfile(new String(resp.body(), java.nio.charset.StandardCharsets.UTF_8));
                 return "profile " + event + " from " + node + (empty ? " (no samples; " + (event.equals("lock")
                         ? "no lock was contended" : "nothing was sampled") + " while it ran)" : "") + ": " + outDir.resolve(name);
             } catch (java.io.IOException e) {

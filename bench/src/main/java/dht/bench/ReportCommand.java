@@ -345,10 +345,12 @@ public final class ReportCommand implements Callable<Integer> {
                 Path f = Path.of(l.substring(at + 2));
                 md.append("- [").append(f.getFileName()).append("](").append(name).append('/').append(f.getFileName()).append(")");
                 try {
-                    FlameGraphSummary.Summary sum = FlameGraphSummary.parse(Files.readString(f), 8);
+                    String html = Files.readString(f);
+                    FlameGraphSummary.Summary sum = FlameGraphSummary.parse(html, 8);
                     if (sum.topSelf().isEmpty()) {
-                        md.append(f.getFileName().toString().contains("-lock-")
-                                ? ": no samples (no lock was contended while it ran)\n" : ": no samples\n");
+                        md.append(!FlameGraphSummary.isEmptyProfile(html) ? ": a format this tool could not read\n"
+                                : f.getFileName().toString().contains("-lock-") ? ": no samples (no lock was contended while it ran)\n"
+                                : ": no samples\n");
                     } else {
                         boolean cpu = f.getFileName().toString().contains("-cpu-");
                         if (cpu) {

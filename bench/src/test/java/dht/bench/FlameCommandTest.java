@@ -52,10 +52,18 @@ class FlameCommandTest {
         assertThat(o.exitCode()).isZero();
         assertThat(o.stdout().strip()).isEqualTo(empty + ": 0 samples (no lock was contended while it ran)");
 
+        String unreadable = "bench flame: %s: not an async-profiler HTML flame graph, or one in a format this tool cannot read";
         Path page = Files.writeString(dir.resolve("page.html"), "<html><body>hello</body></html>");
         o = flame(page.toString());
         assertThat(o.exitCode()).isEqualTo(1);
-        assertThat(o.stderr().strip()).isEqualTo("bench flame: " + page + ": not an async-profiler HTML flame graph");
+        assertThat(o.stderr().strip()).isEqualTo(unreadable.formatted(page));
+
+        // frames named, but drawn by calls this tool does not know: unreadable, not "0 samples"
+        Path changed = Files.writeString(dir.resolve("changed.html"), ONE_LOCK_SAMPLE.replace("f(0,0,0,1)", "frame(0,0,0,1)")
+                .replace("u(9,1)", "up(9,1)"));
+        o = flame(changed.toString());
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.stderr().strip()).isEqualTo(unreadable.formatted(changed));
     }
 
     /** One lock sample, as a node with no contention gives: 100% of it says nothing. */

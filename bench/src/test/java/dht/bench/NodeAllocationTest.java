@@ -25,7 +25,7 @@ class NodeAllocationTest {
 
     @Test
     void aNodeWithoutTheFigureIsNamedInsteadOfGuessed() throws Exception {
-        try (TestServers.Running nginxLike = TestServers.start(ex -> TestServers.answer(ex, 404, new byte[0]), 1)) {
+        try (TestServers.Running nginxLike = TestServers.start(ex -> TestServers.answer(ex, 200, "<html>".getBytes()), 1)) {
             NodeAllocation allocation = NodeAllocation.startAfter(List.of(Target.parse(nginxLike.url())), Duration.ZERO);
             assertThat(allocation.finish(1_000)).isEqualTo("Node allocation: not reported by " + nginxLike.url());
         }
@@ -38,7 +38,7 @@ class NodeAllocationTest {
         Thread.sleep(300); // the window-opening read happens in the background
         gone.close();
         assertThat(allocation.finish(1_000))
-                .isEqualTo("Node allocation: not known (" + gone.url() + " did not answer /v0/status at the end of the run)");
+                .isEqualTo("Node allocation: not known (" + gone.url() + " did not answer /v0/status with 200 at the end of the run)");
     }
 
     private static TestServers.Running status(AtomicLong allocated) throws Exception {

@@ -168,9 +168,11 @@ public final class ServeCommand implements Callable<Integer> {
                         + "; port " + port + " is taken as well");
             } else {
                 // Netty's text ("bind(..) failed with error(-98): Address already in use") said in words.
+                // errno 98 (EADDRINUSE) in Netty's native text; the JDK's own text for the NIO fallback
                 String why = String.valueOf(e.getMessage());
-                System.err.println("dht serve: cannot listen on port " + port + ": " + (why.contains("Address already in use")
-                        ? "another process already listens there (--port chooses another)" : why));
+                boolean inUse = why.contains("error(-98)") || why.contains("Address already in use");
+                System.err.println("dht serve: cannot listen on port " + port + ": "
+                        + (inUse ? "another process already listens there (--port chooses another)" : why));
             }
             exitCode.set(1);
             return 1;
@@ -272,8 +274,9 @@ public final class ServeCommand implements Callable<Integer> {
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
-        // Absolute and normalised: the logs and /v0/status name the directory as a user can find it from anywhere.
-        return new NodeConfig(port, data.toAbsolutePath().normalize(), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
+        // Absolute, so that the logs name the directory as a user can find it from anywhere; not
+        // normalised: "link/../d" is where the link's target is, not ./d (/v0/status shows it normalised).
+        return new NodeConfig(port, data.toAbsolutePath(), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds));
     }

@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
 @Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Check a data directory against its checksums: the MANIFEST and every data block of every "
                 + "table it names. Reads only, so it may run beside the node that serves the directory.",
-                "Exit code 0: every checksum held; 1: damage found (each damaged file is named) or the directory "
-                + "could not be read; 2: bad usage."})
+                "Exit code 0: every checksum held; 1: damage found (each damaged file is named), or the directory "
+                + "or its MANIFEST could not be read; 2: bad usage."})
 public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
     Path data;
@@ -38,7 +38,10 @@ public final class VerifyCommand implements Callable<Integer> {
         try {
             check = StoreCheck.of(dir);
         } catch (NoSuchFileException e) {
-            System.err.println("dht verify: " + dir + " holds no MANIFEST: not a data directory");
+            System.err.println("dht verify: " + dir + (!java.nio.file.Files.isDirectory(dir) ? " is not a directory"
+                    : holdsStoreFiles(dir) ? " holds tables or logs but no MANIFEST, which names the live ones: the store"
+                            + " refuses to start from it until the MANIFEST is put back"
+                    : " holds no MANIFEST: not a data directory"));
             return 1;
         } catch (CorruptionException e) {
             System.err.println("dht verify: " + e.getMessage() + " (the store cannot start from this directory)");
@@ -65,21 +68,32 @@ public final class VerifyCommand implements Callable<Integer> {
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
         }
+        for (String problem : report.problems()) System.out.println("DAMAGED  " + problem);
         for (StoreCheck.TableResult t : report.tables()) {
             String name = t.file().getFileName().toString();
-            if (!t.intact()) System.out.println("DAMAGED  " + name + "  " + mib(t.bytes()) + ": " + t.problem());
-            for (String note : t.notes()) System.out.println("note     " + name + ": " + note);
+            for (String problem : t.problems()) System.out.println("DAMAGED  " + name + "  " + mib(t.bytes()) + ": " + problem);
+            if (t.replaced()) System.out.println("note     " + name + ": replaced by a compaction during the check");
         }
         for (Path p : report.setAside()) {
             System.out.println("note     " + p.getFileName() + ": set aside as damaged by an earlier start (its intact blocks "
                     + "were kept in a rebuilt table); delete it once you no longer need it");
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        long damaged = report.damaged();
-        System.out.printf(Locale.ROOT, "dht verify: %d table%s (%s) checked in %.1f s: %s%n", report.tables().size(),
-                report.tables().size() == 1 ? "" : "s", mib(total), secs,
-                damaged == 0 ? "every checksum held" : damaged + " damaged");
-        return damaged == 0 ? 0 : 1;
+        long checkedTables = report.tables().size() - report.replacedTables();
+        System.out.printf(Locale.ROOT, "dht verify: %d table%s (%s) checked in %.1f s%s: %s%n", checkedTables,
+                checkedTables == 1 ? "" : "s", mib(done.get()), secs,
+                report.replacedTables() == 0 ? "" : " (" + report.replacedTables() + " replaced by a compaction meanwhile)",
+                report.intact() ? "every checksum held"
+                        : report.damagedTables() + " damaged" + (report.problems().isEmpty() ? "" : ", and a log the MANIFEST names is missing"));
+        return report.intact() ? 0 : 1;
+    }
+
+    private static boolean holdsStoreFiles(Path dir) {
+        try (var list = java.nio.file.Files.list(dir)) {
+            return list.map(p -> p.getFileName().toString()).anyMatch(n -> n.endsWith(".sst") || n.endsWith(".log"));
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String progress(long done, long total, double secs) {

@@ -1,6 +1,6 @@
 package dht.cli;
 
-import dht.node.TestPorts;
+import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;

@@ -1,6 +1,6 @@
 package dht.cli;
 
-import dht.node.TestPorts;
+import dht.testkit.TestPorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package dht.cli;
 
-import dht.node.TestPorts;
+import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
@@ -197,9 +197,13 @@ class ServeProcessTest {
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
                 "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(basePort), "--data", tmp.relativize(data).toString()));
-        return new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().put("DHT_LAUNCHER", LAUNCHER); // what bin/dht exports: its own absolute path
+        return pb.start();
     }
+
+    private static final String LAUNCHER = "/opt/dht/bin/dht";
 
     private static void awaitClusterReady(Path log, int nodes) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -259,18 +263,18 @@ class ServeProcessTest {
                     .findFirst().orElseThrow();
             new ProcessBuilder("kill", "-9", String.valueOf(victim.pid())).start().waitFor();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!java.nio.file.Files.readString(log).contains("  bin/dht serve") && System.nanoTime() < deadline) Thread.sleep(100);
+            while (!java.nio.file.Files.readString(log).contains("  " + LAUNCHER + " serve") && System.nanoTime() < deadline) Thread.sleep(100);
             String out = java.nio.file.Files.readString(log);
             assertThat(out).contains("node http://localhost:" + port + " (pid " + victim.pid() + ") exited with 137");
-            String command = out.lines().filter(l -> l.startsWith("  bin/dht serve")).findFirst().orElseThrow();
+            String command = out.lines().filter(l -> l.startsWith("  " + LAUNCHER + " serve")).findFirst().orElseThrow();
 
             // The printed command, run as it is, brings the node back on its own data: the cluster takes writes at 2/2 again.
             List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                     "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                     "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-            cmd.addAll(List.of(command.substring("  bin/dht ".length()).split(" ")));
+            cmd.addAll(List.of(command.substring(("  " + LAUNCHER + " ").length()).split(" ")));
             // absolute, though the cluster was given a relative --data: the command works from any directory
-            assertThat(cmd).contains(tmp.resolve("c").resolve("node-" + port).toAbsolutePath().normalize().toString());
+            assertThat(cmd).contains(tmp.resolve("c").resolve("node-" + port).toAbsolutePath().toString());
             back = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("back.log").toFile()).start();
             NodeProcess viaFirst = new NodeProcess(base, tmp.resolve("unused"), List.of());
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
@@ -27,6 +28,8 @@ class BusyReplicaTest {
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private HttpServer busyPeer;
+    /** Makes the peer answer as a node in graceful stop does: 503 marked as the stop's. */
+    private volatile boolean peerStopping;
     private Node node;
 
     @AfterEach
@@ -36,12 +39,13 @@ class BusyReplicaTest {
     }
 
     /** A peer that answers every request as an overloaded node does: 503, Retry-After: 1. */
-    private static HttpServer busyPeer(int port) throws Exception {
+    private HttpServer busyPeer(int port) throws Exception {
         HttpServer s = HttpServer.create(new InetSocketAddress(port), 0);
         s.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
             byte[] body = "overloaded: too many requests in flight\n".getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Retry-After", "1");
+            if (peerStopping) exchange.getResponseHeaders().set("X-Dht-Stopping", "1");
             exchange.sendResponseHeaders(503, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
@@ -57,7 +61,7 @@ class BusyReplicaTest {
     }
 
     @Test
-    void aQuorumShortBecauseAReplicaIsBusyIs504WithRetryAfterAndOneShortBecauseItIsDownIsNot() throws Exception {
+    void aQuorumShortBecauseAReplicaIsBusyIs504WithRetryAfterAndOneShortBecauseItIsStoppingOrDownIsNot() throws Exception {
         int peerPort = TestPorts.free();
         NodeConfig own = TestNode.config(dir.resolve("n0"));
         node = Node.start(TestNode.inCluster(own, List.of(own.self(), "http://localhost:" + peerPort)));
@@ -70,6 +74,12 @@ class BusyReplicaTest {
             assertThat(r.body()).as(request[0]).contains("refused for overload");
         }
         assertThat(send("PUT", "id=k&ack=1", "v").statusCode()).as("this node's own copy is enough for ack=1").isEqualTo(201);
+
+        peerStopping = true; // its port closes within seconds: a retry would not find it up
+        HttpResponse<String> stopping = send("PUT", "id=k&ack=2", "w");
+        assertThat(stopping.statusCode()).isEqualTo(504);
+        assertThat(stopping.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(stopping.body()).isEqualTo("not enough replicas answered\n");
 
         busyPeer.stop(0);
         busyPeer = null;

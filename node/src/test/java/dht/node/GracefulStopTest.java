@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -90,6 +91,7 @@ class GracefulStopTest {
                 RawHttp.Response r = refused.read();
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(r.header("x-dht-stopping")).as("a peer's coordinator counts it down, not busy").isEqualTo("1");
                 assertThat(r.text()).isEqualTo("node is shutting down\n");
                 assertThat(refused.in.read()).as("end of stream after the 503").isEqualTo(-1);
             }

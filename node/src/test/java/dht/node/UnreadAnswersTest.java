@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.storage.Entry;

@@ -10,32 +10,46 @@ import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
 /**
- * Checks a data directory against its checksums without opening the store: the MANIFEST, then
- * every data block of every table it names (the footer, index, stats and bloom filter are checked
- * when the table is opened). What a read or a compaction would find only when it reaches a
- * damaged block, this finds now, for the whole directory.
+ * Checks a data directory against its checksums without opening the store: the MANIFEST, the log
+ * it names as the oldest still needed (present, not replayed), and every table it names: footer,
+ * stats, index and bloom filter as an open checks them, then every data block. What a read or a
+ * compaction would find only when it reaches a damaged block, this finds now, for the whole
+ * directory.
  *
  * <p>It takes no lock and writes nothing, so it may run beside the node that has the directory
  * open: a table is immutable once the MANIFEST names it, and one that a compaction deletes during
  * the check is either read whole through its mapping or, gone before it is opened, no longer
- * named by the MANIFEST and reported as replaced, not missing. Write-ahead logs are not checked:
- * their last record may be torn by a crash, which the next start handles (docs/storage-format.md).
+ * named by the MANIFEST and reported as replaced, not missing; the same holds for a log a switch
+ * retires. Logs are not read: their last record may be torn by a crash, which the next start
+ * handles as it replays them (docs/storage-format.md).
  */
 public final class StoreCheck {
-    /** One table: {@code problem} is null when every checksum held. */
-    public record TableResult(Path file, long bytes, String problem, List<String> notes) {
+    /**
+     * One table: {@code problems} empty when every checksum held; {@code replaced} when a running
+     * node's compaction deleted it before it was checked.
+     */
+    public record TableResult(Path file, long bytes, List<String> problems, boolean replaced) {
         public boolean intact() {
-            return problem == null;
+            return problems.isEmpty();
         }
     }
 
     /**
+     * @param problems what is wrong with the directory beyond its tables (the oldest log missing)
      * @param tables   each table the MANIFEST named, in its order
-     * @param setAside tables an earlier start found damaged and kept beside the data as {@code .corrupt}
+     * @param setAside tables an earlier start found damaged, salvaged, and kept beside the data as {@code .corrupt}
      */
-    public record Report(List<TableResult> tables, List<Path> setAside) {
-        public long damaged() {
+    public record Report(List<String> problems, List<TableResult> tables, List<Path> setAside) {
+        public long damagedTables() {
             return tables.stream().filter(t -> !t.intact()).count();
+        }
+
+        public long replacedTables() {
+            return tables.stream().filter(TableResult::replaced).count();
+        }
+
+        public boolean intact() {
+            return problems.isEmpty() && damagedTables() == 0;
         }
     }
 
@@ -49,15 +63,17 @@ public final class StoreCheck {
         this.manifest = manifest;
     }
 
-    /** Reads the MANIFEST of {@code dir}; fails (a {@link CorruptionException} for a damaged one) when it cannot. */
+    /**
+     * Reads the MANIFEST of {@code dir}: fails with {@link NoSuchFileException} when there is none
+     * and with a {@link CorruptionException} when it is damaged.
+     */
     public static StoreCheck of(Path dir) throws IOException {
         return of(dir, NioStorageFiles.INSTANCE);
     }
 
     static StoreCheck of(Path dir, StorageFiles files) throws IOException {
-        if (!Files.exists(dir.resolve(Manifest.NAME))) {
-            throw new NoSuchFileException(dir.resolve(Manifest.NAME).toString(), null, "no MANIFEST: not a data directory");
-        }
+        Path manifest = dir.resolve(Manifest.NAME);
+        if (!Files.exists(manifest)) throw new NoSuchFileException(manifest.toString());
         return new StoreCheck(dir, files, Manifest.read(files, dir));
     }
 
@@ -66,36 +82,93 @@ public final class StoreCheck {
         return manifest.tables().size();
     }
 
-    /** What {@link #run} will read: the sizes of the tables the MANIFEST names that exist now. */
+    /** What {@link #run} reads, in bytes: the sizes of the tables the MANIFEST names that are there now. */
     public long totalBytes() {
         long total = 0;
-        for (long n : manifest.tables()) {
-            try {
-                total += Files.size(FileNames.table(dir, n));
-            } catch (IOException gone) {
-                // reported by run()
-            }
-        }
+        for (long n : manifest.tables()) total += sizeOf(FileNames.table(dir, n));
         return total;
     }
 
-    /** Checks every table; {@code checked} hears the bytes of each data block as it is verified. */
+    /** Checks every table; {@code checked} hears the bytes read as it goes, {@link #totalBytes} in all. */
     public Report run(LongConsumer checked) throws IOException {
+        List<String> problems = new ArrayList<>();
+        if (manifest.logNumber() > 0 && !Files.exists(FileNames.log(dir, manifest.logNumber()))
+                && Manifest.read(files, dir).logNumber() == manifest.logNumber()) {
+            problems.add("log " + FileNames.log(dir, manifest.logNumber()).getFileName() + " named by the MANIFEST is missing:"
+                    + " it may hold acknowledged writes that are in no table, and the store refuses to start without it");
+        }
         List<TableResult> results = new ArrayList<>();
         for (long n : manifest.tables()) results.add(check(n, checked));
         List<Path> setAside;
         try (Stream<Path> list = Files.list(dir)) {
-            setAside = list.filter(p -> p.getFileName().toString().endsWith(FileNames.TABLE + ".corrupt")).sorted().toList();
+            // one whose table the MANIFEST still names is not set aside yet: missing() reports it
+            setAside = list.filter(p -> p.getFileName().toString().endsWith(FileNames.TABLE + ".corrupt"))
+                    .filter(p -> !manifest.tables().contains(FileNames.number(
+                            p.getFileName().toString().substring(0, p.getFileName().toString().length() - ".corrupt".length()), FileNames.TABLE)))
+                    .sorted().toList();
         }
-        return new Report(results, setAside);
+        return new Report(problems, results, setAside);
     }
 
-    /** A table not there: damage if the MANIFEST still names it, else a running node's compaction replaced it meanwhile. */
-    private TableResult missing(Path path, long number) throws IOException {
-        if (Manifest.read(files, dir).tables().contains(number)) {
-            return new TableResult(path, 0, "missing: the MANIFEST names it but the file is not there", List.of());
+    private TableResult check(long number, LongConsumer checked) throws IOException {
+        Path path = FileNames.table(dir, number);
+        long size = sizeOf(path);
+        Table t;
+        try {
+            t = Table.open(files, path, number);
+        } catch (CorruptionException e) {
+            checked.accept(size);
+            return new TableResult(path, size, List.of(e.getMessage() + " (the next start salvages its intact blocks)"), false);
+        } catch (NoSuchFileException e) {
+            return missing(path, number);
+        } catch (IOException e) { // a newer format version: not damage, but the store will not start
+            checked.accept(size);
+            return new TableResult(path, size, List.of(e.getMessage()), false);
         }
-        return new TableResult(path, 0, null, List.of("replaced by a compaction during the check"));
+        t.retain();
+        try {
+            List<String> problems = new ArrayList<>();
+            if (!t.hasBloomFilter()) {
+                problems.add("bloom filter damaged (checksum or size): no entry lost, but every read looks inside this table");
+            }
+            if (t.statsDamaged) {
+                problems.add("stats region checksum mismatch: no entry lost, but no read skips this table by timestamp");
+            }
+            int damaged = 0;
+            String first = null;
+            long read = 0;
+            for (int i = 0; i < t.blockCount(); i++) {
+                try {
+                    long n = t.checkBlock(i);
+                    read += n;
+                    checked.accept(n);
+                } catch (CorruptionException e) {
+                    damaged++;
+                    if (first == null) first = e.getMessage();
+                }
+            }
+            if (damaged > 0) {
+                problems.add(damaged + " of " + t.blockCount() + " data blocks damaged, their entries never served; the first: " + first);
+            }
+            checked.accept(t.sizeBytes - read); // the regions checked at open, and the damaged blocks
+            return new TableResult(path, t.sizeBytes, List.copyOf(problems), false);
+        } finally {
+            t.release();
+        }
+    }
+
+    /**
+     * A table not there. A running node's compaction may have replaced it since the MANIFEST was
+     * read; or a start that was salvaging it stopped half-way, leaving only its {@code .corrupt}
+     * copy (the next start salvages it); else it is lost.
+     */
+    private TableResult missing(Path path, long number) throws IOException {
+        if (!Manifest.read(files, dir).tables().contains(number)) return new TableResult(path, 0, List.of(), true);
+        Path setAside = path.resolveSibling(path.getFileName() + ".corrupt");
+        String problem = Files.exists(setAside)
+                ? "only its damaged copy " + setAside.getFileName() + " is here (a start stopped while salvaging it): the next start salvages it"
+                : "missing: the MANIFEST names it but the file is not there, and the store refuses to start without it";
+        return new TableResult(path, 0, List.of(problem), false);
     }
 
     private static long sizeOf(Path path) {
@@ -103,31 +176,6 @@ public final class StoreCheck {
             return Files.size(path);
         } catch (IOException gone) {
             return 0;
-        }
-    }
-
-    private TableResult check(long number, LongConsumer checked) throws IOException {
-        Path path = FileNames.table(dir, number);
-        Table t;
-        try {
-            t = Table.open(files, path, number);
-        } catch (CorruptionException e) {
-            return new TableResult(path, sizeOf(path), e.getMessage() + " (the next start salvages its intact blocks)", List.of());
-        } catch (NoSuchFileException e) {
-            return missing(path, number);
-        }
-        t.retain();
-        try {
-            List<String> notes = t.hasBloomFilter() ? List.of()
-                    : List.of("bloom filter damaged: reads look inside for every key (compaction rewrites it)");
-            try {
-                t.checkDataBlocks(() -> false, checked);
-            } catch (CorruptionException e) {
-                return new TableResult(path, t.sizeBytes, e.getMessage(), notes);
-            }
-            return new TableResult(path, t.sizeBytes, null, notes);
-        } finally {
-            t.release();
         }
     }
 }

@@ -47,13 +47,15 @@ final class Table {
     final long maxTimestamp;
     private final AtomicInteger refs = new AtomicInteger();
     private volatile boolean obsolete;
+    /** The stats region failed its checksum at open: the table is read without its greatest timestamp. */
+    final boolean statsDamaged;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
     private final java.util.Set<Long> reportedDamage = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
-                  int blocks, long bloomOffset, boolean blockedBloom, long entryCount, long maxTimestamp) {
+                  int blocks, long bloomOffset, boolean blockedBloom, long entryCount, long maxTimestamp, boolean statsDamaged) {
         this.number = number;
         this.path = path;
         this.files = files;
@@ -65,6 +67,7 @@ final class Table {
         this.blockedBloom = blockedBloom;
         this.entryCount = entryCount;
         this.maxTimestamp = maxTimestamp;
+        this.statsDamaged = statsDamaged;
         this.sizeBytes = seg.byteSize();
     }
 
@@ -87,12 +90,14 @@ final class Table {
             if (version < 1) throw new CorruptionException(path, f, "unsupported format version " + version);
             long regionsEnd = f; // where the bloom region must end
             long maxTimestamp = Long.MAX_VALUE;
+            boolean statsDamaged = false;
             if (version >= 2) {
                 regionsEnd = f - TableFormat.STATS;
                 if (regionsEnd < 0) throw new CorruptionException(path, 0, "file of " + size + " bytes has no stats region");
                 if (Bytes.crc(seg, regionsEnd, 8) != seg.get(Bytes.INT, regionsEnd + 8)) {
                     // Only an optimisation is lost: without its greatest timestamp the table is never skipped.
                     log.warn("{}: stats checksum mismatch at offset {}; reading the table without them", path, regionsEnd);
+                    statsDamaged = true;
                 } else {
                     maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
                 }
@@ -121,7 +126,7 @@ final class Table {
                 log.warn("{}: bloom filter damaged (checksum or size) at offset {}; reading the table without it", path, bloomOffset);
             }
             return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1, version >= 3,
-                    count, maxTimestamp);
+                    count, maxTimestamp, statsDamaged);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -210,18 +215,22 @@ final class Table {
      * having checked them all, as soon as {@code stop} says so (a store closing does not wait for it).
      */
     boolean checkDataBlocks(java.util.function.BooleanSupplier stop) throws CorruptionException {
-        return checkDataBlocks(stop, bytes -> {});
-    }
-
-    /** As {@link #checkDataBlocks(java.util.function.BooleanSupplier)}, telling {@code checked} each block's size as it passes. */
-    boolean checkDataBlocks(java.util.function.BooleanSupplier stop, java.util.function.LongConsumer checked)
-            throws CorruptionException {
         for (int i = 0; i < blocks; i++) {
             if (stop.getAsBoolean()) return false;
             checkedBlock(i);
-            checked.accept(blockLen(i) + 4L);
         }
         return true;
+    }
+
+    /** The number of data blocks, for a check of each ({@link #checkBlock}). */
+    int blockCount() {
+        return blocks;
+    }
+
+    /** Checks data block {@code i} against its CRC; returns its size with the CRC, in bytes. */
+    long checkBlock(int i) throws CorruptionException {
+        checkedBlock(i);
+        return blockLen(i) + 4L;
     }
 
     /** False when the bloom filter failed its checksum at open (every read then looks inside). */

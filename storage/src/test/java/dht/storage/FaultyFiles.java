@@ -25,6 +25,8 @@ final class FaultyFiles implements StorageFiles {
     /** fsyncs of matching files take this long (a slow disk). */
     volatile Predicate<Path> slowSync = p -> false;
     volatile long slowSyncMillis = 200;
+    /** Runs before a file is mapped: a test deletes it there, as a compaction does under a reader. */
+    volatile java.util.function.Consumer<Path> beforeMap = p -> {};
     /** Files created and not yet closed. */
     final Set<Path> open = ConcurrentHashMap.newKeySet();
 
@@ -73,7 +75,10 @@ final class FaultyFiles implements StorageFiles {
     public InputStream openRead(Path file) throws IOException { return real.openRead(file); }
 
     @Override
-    public MemorySegment map(Path file, Arena arena) throws IOException { return real.map(file, arena); }
+    public MemorySegment map(Path file, Arena arena) throws IOException {
+        beforeMap.accept(file);
+        return real.map(file, arena);
+    }
 
     @Override
     public long size(Path file) throws IOException { return real.size(file); }

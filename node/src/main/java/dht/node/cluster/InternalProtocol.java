@@ -9,7 +9,12 @@ import java.io.ByteArrayOutputStream;
  * <p>The key travels as the {@code id} query parameter with every byte outside the unreserved set
  * percent-encoded, so that any key bytes (not only valid UTF-8) round-trip exactly.
  */
-final class InternalProtocol {
+public final class InternalProtocol {
+    /**
+     * On the 503 of a node in graceful stop (any request it refuses then): a coordinator counts that
+     * replica failed as if down, not busy, since a retry a moment later meets a closed port.
+     */
+    public static final String STOPPING = "X-Dht-Stopping";
     static final String ENTITY_PATH = "/internal/v0/entity";
     static final String TIMESTAMP = "X-Dht-Timestamp";
     static final String TOMBSTONE = "X-Dht-Tombstone";

@@ -137,6 +137,7 @@ final class RemoteReplica implements Replica {
     private RuntimeException unexpected(PeerResponse r) {
         String message = "replica " + url + " answered " + r.status() + ": "
                 + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim();
-        return r.status() == 503 ? new ReplicaBusyException(message) : new IllegalStateException(message);
+        boolean busy = r.status() == 503 && !r.headers().contains(InternalProtocol.STOPPING);
+        return busy ? new ReplicaBusyException(message) : new IllegalStateException(message);
     }
 }

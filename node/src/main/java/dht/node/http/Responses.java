@@ -60,7 +60,7 @@ public final class Responses {
         return retryLater(HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
     }
 
-    /** A failure that a retry after {@link #RETRY_AFTER_SECONDS} may well not meet: says so in Retry-After. */
+    /** A failure that a retry after {@link #RETRY_AFTER_SECONDS} may well not meet again: says so in Retry-After. */
     public static FullHttpResponse retryLater(HttpResponseStatus status, String reason) {
         FullHttpResponse r = text(status, reason);
         r.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
@@ -69,7 +69,9 @@ public final class Responses {
 
     /** The answer to every request a graceful stop refuses: 503, so the client retries elsewhere or later. */
     public static FullHttpResponse shuttingDown() {
-        return overloaded("node is shutting down");
+        FullHttpResponse r = overloaded("node is shutting down");
+        r.headers().set(dht.node.cluster.InternalProtocol.STOPPING, "1"); // for a peer's coordinator: down, not busy
+        return r;
     }
 
     /** 426: this request needs HTTP/1.1 (RFC 9110, 15.5.22); the sequencer adds {@code upgrade} to Connection. */

@@ -1,6 +1,6 @@
 package dht.node.cluster;
 
-import dht.node.TestPorts;
+import dht.testkit.TestPorts;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import io.netty.bootstrap.ServerBootstrap;

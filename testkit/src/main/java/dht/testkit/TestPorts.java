@@ -1,4 +1,4 @@
-package dht.node;
+package dht.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * handed out. Never the same port twice in one JVM, so never twice in one cluster.
  */
 public final class TestPorts {
-    private static final int LOWEST = 20_000;
+    /** The lowest ephemeral port: ports are taken from the window just below it. */
     private static final int ABOVE = ephemeralLow();
+    private static final int LOWEST = Math.max(1024, ABOVE - 12_000);
     /** Starts at a random place so that two test JVMs at once rarely walk the same ports. */
     private static final AtomicInteger NEXT =
             new AtomicInteger(LOWEST + ThreadLocalRandom.current().nextInt(ABOVE - LOWEST));
@@ -44,7 +45,7 @@ public final class TestPorts {
             }
             if (allFree(first, n)) return first;
         }
-        throw new IllegalStateException("no " + n + " free consecutive ports in " + LOWEST + ".." + ABOVE);
+        throw new IllegalStateException("no " + n + " free consecutive ports in " + LOWEST + ".." + (ABOVE - 1));
     }
 
     private static boolean allFree(int first, int n) {
@@ -65,13 +66,24 @@ public final class TestPorts {
         }
     }
 
-    /** The lowest ephemeral port (Linux's /proc setting; 32768, its default, where it cannot be read). */
+    /**
+     * The lowest ephemeral port (Linux's /proc setting; 32768, its default, where it cannot be read).
+     * A range that leaves fewer than 2,000 ports below it (some containers start it at 1024) fails
+     * loudly: ports inside it are what this class exists to avoid.
+     */
     private static int ephemeralLow() {
-        try {
-            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-            return Math.max(LOWEST + 1000, Integer.parseInt(range.split("\\s+")[0]));
+        int low;
+        // Read line by line: Files.readString goes by the file's size, which /proc reports as 0, and
+        // returned "3" of "32768\t60999".
+        try (var in = Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+            low = Integer.parseInt(in.readLine().trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return 32_768;
         }
+        if (low < 1024 + 2000) {
+            throw new IllegalStateException("the ephemeral port range starts at " + low
+                    + " (/proc/sys/net/ipv4/ip_local_port_range): too low to keep test servers out of it");
+        }
+        return low;
     }
 }
