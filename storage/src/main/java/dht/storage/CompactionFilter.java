@@ -115,10 +115,33 @@ final class CompactionFilter implements Iterator<Entry> {
     }
 
     private void throttle() {
+        pace(t0, seenBytes);
+    }
+
+    /** With a rate set, sleeps once {@code bytes} read since {@code since} are a millisecond or more ahead of it. */
+    private void pace(long since, long bytes) {
         long rate = opt.compactionBytesPerSecond();
         if (rate == 0) return;
-        long ahead = t0 + (long) (seenBytes * 1e9 / rate) - System.nanoTime();
+        long ahead = since + (long) (bytes * 1e9 / rate) - System.nanoTime();
         if (ahead >= 1_000_000L) LockSupport.parkNanos(ahead);
+    }
+
+    /**
+     * The compaction's second pass over its inputs: every data block checked against its CRC again
+     * (see the caller), paced like the merge, since it reads as many bytes again (unpaced, it read
+     * a compaction's whole input at full speed right after the merge had been held to the rate).
+     * Throws at the first damaged block, {@link Cancelled} once the store is closing.
+     */
+    void checkInputsAgain(List<Table> inputs) throws CorruptionException {
+        long since = System.nanoTime();
+        long bytes = 0;
+        for (Table t : inputs) {
+            for (int i = 0; i < t.blockCount(); i++) {
+                if (stopping.getAsBoolean()) throw new Cancelled();
+                bytes += t.checkBlock(i);
+                if ((i & 15) == 15) pace(since, bytes);
+            }
+        }
     }
 
     private void progress() {

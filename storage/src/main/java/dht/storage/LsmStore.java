@@ -939,15 +939,13 @@ public final class LsmStore implements Store {
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.borrowingIterator());
-            Iterator<Entry> merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
+            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             // An entry is copied from its mapped input a while after its block was checked (the
             // merge holds each input's next entry until its turn): damage in between would enter
             // the new table under a valid CRC. Damage does not heal, so every input block is checked
             // again before anything names the new table.
-            for (Table in : inputs) {
-                if (!in.checkDataBlocks(() -> stopping)) throw new CompactionFilter.Cancelled();
-            }
+            merged.checkInputsAgain(inputs);
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
             synchronized (manifestLock) {

@@ -210,18 +210,6 @@ final class Table {
         return off;
     }
 
-    /**
-     * Checks every data block against its CRC; throws at the first that fails. Returns false, not
-     * having checked them all, as soon as {@code stop} says so (a store closing does not wait for it).
-     */
-    boolean checkDataBlocks(java.util.function.BooleanSupplier stop) throws CorruptionException {
-        for (int i = 0; i < blocks; i++) {
-            if (stop.getAsBoolean()) return false;
-            checkedBlock(i);
-        }
-        return true;
-    }
-
     /** The number of data blocks, for a check of each ({@link #checkBlock}). */
     int blockCount() {
         return blocks;

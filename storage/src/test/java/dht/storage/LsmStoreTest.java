@@ -288,7 +288,7 @@ class LsmStoreTest {
     }
 
     @Test
-    void aCompactionReadsNoFasterThanItsRateLimit() throws IOException {
+    void aCompactionReadsNoFasterThanItsRateLimitInBothItsPasses() throws IOException {
         StoreOptions o = small().withCompactionBytesPerSecond(4L << 20);
         try (LsmStore s = LsmStore.open(dir, o)) {
             byte[] value = new byte[1000];
@@ -297,10 +297,11 @@ class LsmStoreTest {
                 s.flush();
             }
             long t0 = System.nanoTime();
-            s.compact(); // about 2 MB of input at 4 MB/s
+            s.compact(); // about 2 MB of input at 4 MB/s, read twice: the merge, then the CRC pass
             long millis = (System.nanoTime() - t0) / 1_000_000;
 
-            assertThat(millis).as("compaction time, ms").isGreaterThanOrEqualTo(400);
+            // each pass about 500 ms; the second used to run unpaced, in a millisecond or two
+            assertThat(millis).as("compaction time, ms").isGreaterThanOrEqualTo(850);
             assertThat(keys(s.scan(b("k"), null))).hasSize(1000);
         }
     }
