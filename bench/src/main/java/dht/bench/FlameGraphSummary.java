@@ -136,7 +136,6 @@ final class FlameGraphSummary {
                 .map(e -> new Entry(e.getKey(), e.getValue(), total > 0 ? (double) e.getValue() / total : 0)).toList();
     }
 
-    /** The frames in drawing order (depth first), or none when the format is not recognised. */
     /**
      * An async-profiler flame graph in which nothing was sampled: its frame names are the root's
      * alone. Told apart from a graph whose frames this parser cannot read (a format change), which
@@ -148,6 +147,7 @@ final class FlameGraphSummary {
         return end >= 0 && strings(html.substring(start + "const cpool = [".length(), end)).size() == 1;
     }
 
+    /** The frames in drawing order (depth first), or none when the format is not recognised. */
     private static List<Frame> frames(String html) {
         int start = html.indexOf("const cpool = [");
         int end = start < 0 ? -1 : html.indexOf("];", start);

@@ -5,6 +5,8 @@ import dht.storage.StoreCheck;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
@@ -30,7 +32,7 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Path dir = data.toAbsolutePath().normalize();
+        Path dir = data.toAbsolutePath(); // not normalised: "link/.." must resolve as serve's open does
         // The store's own lines about damage speak of reads that will fail; here every finding is
         // said once, below, in this command's words.
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dht.storage")).setLevel(ch.qos.logback.classic.Level.OFF);
@@ -38,11 +40,7 @@ public final class VerifyCommand implements Callable<Integer> {
         try {
             check = StoreCheck.of(dir);
         } catch (NoSuchFileException e) {
-            System.err.println("dht verify: " + dir + (!java.nio.file.Files.isDirectory(dir) ? " is not a directory"
-                    : holdsStoreFiles(dir) ? " holds tables or logs but no MANIFEST, which names the live ones: the store"
-                            + " refuses to start from it until the MANIFEST is put back"
-                    : " holds no MANIFEST: not a data directory"));
-            return 1;
+            return withoutManifest(dir);
         } catch (CorruptionException e) {
             System.err.println("dht verify: " + e.getMessage() + " (the store cannot start from this directory)");
             return 1;
@@ -68,32 +66,58 @@ public final class VerifyCommand implements Callable<Integer> {
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
         }
-        for (String problem : report.problems()) System.out.println("DAMAGED  " + problem);
+        for (String problem : report.problems()) System.out.println("MISSING  " + problem);
         for (StoreCheck.TableResult t : report.tables()) {
             String name = t.file().getFileName().toString();
             for (String problem : t.problems()) System.out.println("DAMAGED  " + name + "  " + mib(t.bytes()) + ": " + problem);
-            if (t.replaced()) System.out.println("note     " + name + ": replaced by a compaction during the check");
+            if (t.unreadable() != null) System.out.println("UNCHECKED " + name + ": " + t.unreadable());
+            if (t.replaced()) {
+                System.out.println("note     " + name + ": replaced by a compaction during the check (run verify again to check"
+                        + " the table that replaced it)");
+            }
         }
         for (Path p : report.setAside()) {
             System.out.println("note     " + p.getFileName() + ": set aside as damaged by an earlier start (its intact blocks "
                     + "were kept in a rebuilt table); delete it once you no longer need it");
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        long checkedTables = report.tables().size() - report.replacedTables();
-        System.out.printf(Locale.ROOT, "dht verify: %d table%s (%s) checked in %.1f s%s: %s%n", checkedTables,
-                checkedTables == 1 ? "" : "s", mib(done.get()), secs,
-                report.replacedTables() == 0 ? "" : " (" + report.replacedTables() + " replaced by a compaction meanwhile)",
-                report.intact() ? "every checksum held"
-                        : report.damagedTables() + " damaged" + (report.problems().isEmpty() ? "" : ", and a log the MANIFEST names is missing"));
+        List<String> findings = new ArrayList<>();
+        if (report.damagedTables() > 0) findings.add(report.damagedTables() + " damaged");
+        if (report.unreadableTables() > 0) findings.add(report.unreadableTables() + " could not be checked");
+        if (!report.problems().isEmpty()) findings.add("a log the MANIFEST names is missing");
+        System.out.printf(Locale.ROOT, "dht verify: %d table%s named by the MANIFEST (%s) in %.1f s%s: %s%n", report.tables().size(),
+                report.tables().size() == 1 ? "" : "s", mib(done.get()), secs,
+                report.replacedTables() == 0 ? "" : ", " + report.replacedTables() + " of them replaced by a compaction meanwhile",
+                findings.isEmpty() ? "every checksum held" : String.join(", ", findings));
         return report.intact() ? 0 : 1;
     }
 
-    private static boolean holdsStoreFiles(Path dir) {
-        try (var list = java.nio.file.Files.list(dir)) {
-            return list.map(p -> p.getFileName().toString()).anyMatch(n -> n.endsWith(".sst") || n.endsWith(".log"));
-        } catch (IOException e) {
-            return false;
+    /**
+     * No MANIFEST: tables without one are a store that refuses to start; logs alone are a first
+     * start that stopped before writing one (the next start replays them); else no data directory.
+     */
+    private static int withoutManifest(Path dir) {
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            System.err.println("dht verify: " + dir + " is not a directory");
+            return 1;
         }
+        try {
+            if (StoreCheck.holdsTables(dir)) {
+                System.err.println("dht verify: " + dir + " holds tables but no MANIFEST, which names the live ones:"
+                        + " the store refuses to start from it until the MANIFEST is put back");
+                return 1;
+            }
+            if (StoreCheck.holdsLogs(dir)) {
+                System.out.println("dht verify: " + dir + " holds write-ahead logs and no table yet (a first start that"
+                        + " stopped before its first MANIFEST): nothing to check; the next start replays the logs");
+                return 0;
+            }
+        } catch (IOException e) {
+            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
+            return 1;
+        }
+        System.err.println("dht verify: " + dir + " holds no MANIFEST: not a data directory");
+        return 1;
     }
 
     private static String progress(long done, long total, double secs) {

@@ -173,6 +173,30 @@ class DamagedFilesProcessTest {
         assertThat(v.stdout()).contains(table.getFileName() + ".corrupt: set aside").contains("every checksum held");
     }
 
+    /** Without a MANIFEST: not a directory, tables the store refuses, a first start's logs, or nothing of a store. */
+    @Test
+    void verifyTellsWhatADirectoryWithoutAManifestIs() throws Exception {
+        Path d = Files.createDirectories(tmp.resolve("d"));
+        assertThat(verify()).satisfies(v -> {
+            assertThat(v.exitCode()).isEqualTo(1);
+            assertThat(v.stderr()).contains("holds no MANIFEST: not a data directory");
+        });
+        Files.write(d.resolve("000001.log"), new byte[0]);
+        assertThat(verify()).satisfies(v -> {
+            assertThat(v.exitCode()).as("a first start's logs: nothing to check").isZero();
+            assertThat(v.stdout()).contains("holds write-ahead logs and no table yet");
+        });
+        Files.write(d.resolve("000002.sst"), new byte[0]);
+        assertThat(verify()).satisfies(v -> {
+            assertThat(v.exitCode()).isEqualTo(1);
+            assertThat(v.stderr()).contains("holds tables but no MANIFEST").contains("refuses to start");
+        });
+        Files.write(tmp.resolve("file"), new byte[0]);
+        DhtRun v = DhtRun.of(Duration.ofSeconds(60), "verify", "--data", tmp.resolve("file").toString());
+        assertThat(v.exitCode()).isEqualTo(1);
+        assertThat(v.stderr()).contains("is not a directory");
+    }
+
     private DhtRun verify() throws Exception {
         return DhtRun.of(Duration.ofSeconds(60), "verify", "--data", tmp.resolve("d").toString());
     }

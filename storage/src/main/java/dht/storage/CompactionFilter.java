@@ -118,12 +118,20 @@ final class CompactionFilter implements Iterator<Entry> {
         pace(t0, seenBytes);
     }
 
-    /** With a rate set, sleeps once {@code bytes} read since {@code since} are a millisecond or more ahead of it. */
+    /**
+     * With a rate set, sleeps once {@code bytes} read since {@code since} are a millisecond or more
+     * ahead of it: in slices of at most 10 ms, looking for a closing store between them, since one
+     * large value can put a paced compaction seconds ahead (a graceful stop must end within 10 s).
+     */
     private void pace(long since, long bytes) {
         long rate = opt.compactionBytesPerSecond();
         if (rate == 0) return;
-        long ahead = since + (long) (bytes * 1e9 / rate) - System.nanoTime();
-        if (ahead >= 1_000_000L) LockSupport.parkNanos(ahead);
+        while (true) {
+            long ahead = since + (long) (bytes * 1e9 / rate) - System.nanoTime();
+            if (ahead < 1_000_000L) return;
+            if (stopping.getAsBoolean()) throw new Cancelled();
+            LockSupport.parkNanos(Math.min(ahead, 10_000_000L));
+        }
     }
 
     /**
@@ -135,11 +143,15 @@ final class CompactionFilter implements Iterator<Entry> {
     void checkInputsAgain(List<Table> inputs) throws CorruptionException {
         long since = System.nanoTime();
         long bytes = 0;
+        long pacedAt = 0;
         for (Table t : inputs) {
             for (int i = 0; i < t.blockCount(); i++) {
                 if (stopping.getAsBoolean()) throw new Cancelled();
                 bytes += t.checkBlock(i);
-                if ((i & 15) == 15) pace(since, bytes);
+                if (bytes - pacedAt >= clockBytes) { // across tables: one of few large blocks is paced too
+                    pacedAt = bytes;
+                    pace(since, bytes);
+                }
             }
         }
     }

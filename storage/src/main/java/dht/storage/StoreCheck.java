@@ -25,10 +25,11 @@ import java.util.stream.Stream;
  */
 public final class StoreCheck {
     /**
-     * One table: {@code problems} empty when every checksum held; {@code replaced} when a running
-     * node's compaction deleted it before it was checked.
+     * One table: {@code problems} (damage) empty when every checksum held; {@code replaced} when a
+     * running node's compaction deleted it before it was checked; {@code unreadable} (not damage,
+     * but not checked either: a newer format, no permission) null when it could be read.
      */
-    public record TableResult(Path file, long bytes, List<String> problems, boolean replaced) {
+    public record TableResult(Path file, long bytes, List<String> problems, boolean replaced, String unreadable) {
         public boolean intact() {
             return problems.isEmpty();
         }
@@ -48,8 +49,13 @@ public final class StoreCheck {
             return tables.stream().filter(TableResult::replaced).count();
         }
 
+        public long unreadableTables() {
+            return tables.stream().filter(t -> t.unreadable() != null).count();
+        }
+
+        /** Every file there and every checksum held. */
         public boolean intact() {
-            return problems.isEmpty() && damagedTables() == 0;
+            return problems.isEmpty() && damagedTables() == 0 && unreadableTables() == 0;
         }
     }
 
@@ -82,11 +88,30 @@ public final class StoreCheck {
         return manifest.tables().size();
     }
 
+    /** Sizes of the named tables when first asked, so that progress counts a table replaced meanwhile as done. */
+    private final java.util.Map<Long, Long> sizes = new java.util.HashMap<>();
+
     /** What {@link #run} reads, in bytes: the sizes of the tables the MANIFEST names that are there now. */
     public long totalBytes() {
         long total = 0;
-        for (long n : manifest.tables()) total += sizeOf(FileNames.table(dir, n));
+        for (long n : manifest.tables()) total += sizes.computeIfAbsent(n, k -> sizeOf(FileNames.table(dir, k)));
         return total;
+    }
+
+    /** Whether {@code dir} holds table files (which only a MANIFEST can name live). */
+    public static boolean holdsTables(Path dir) throws IOException {
+        return holds(dir, FileNames.TABLE);
+    }
+
+    /** Whether {@code dir} holds write-ahead logs (a first start that stopped before its first MANIFEST leaves only these). */
+    public static boolean holdsLogs(Path dir) throws IOException {
+        return holds(dir, FileNames.LOG);
+    }
+
+    private static boolean holds(Path dir, String suffix) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.anyMatch(p -> FileNames.number(p.getFileName().toString(), suffix) >= 0);
+        }
     }
 
     /** Checks every table; {@code checked} hears the bytes read as it goes, {@link #totalBytes} in all. */
@@ -112,18 +137,20 @@ public final class StoreCheck {
 
     private TableResult check(long number, LongConsumer checked) throws IOException {
         Path path = FileNames.table(dir, number);
-        long size = sizeOf(path);
+        long size = sizes.computeIfAbsent(number, k -> sizeOf(path));
         Table t;
         try {
             t = Table.open(files, path, number);
         } catch (CorruptionException e) {
             checked.accept(size);
-            return new TableResult(path, size, List.of(e.getMessage() + " (the next start salvages its intact blocks)"), false);
+            return new TableResult(path, size, List.of(e.getMessage() + " (the next start salvages its intact blocks)"), false, null);
         } catch (NoSuchFileException e) {
-            return missing(path, number);
-        } catch (IOException e) { // a newer format version: not damage, but the store will not start
             checked.accept(size);
-            return new TableResult(path, size, List.of(e.getMessage()), false);
+            return missing(path, number);
+        } catch (IOException | RuntimeException | InternalError e) {
+            // A newer format version, no permission, a read error: not known to be damage, not checked either.
+            checked.accept(size);
+            return new TableResult(path, size, List.of(), false, e.getMessage() != null ? e.getMessage() : e.toString());
         }
         t.retain();
         try {
@@ -145,13 +172,18 @@ public final class StoreCheck {
                 } catch (CorruptionException e) {
                     damaged++;
                     if (first == null) first = e.getMessage();
+                } catch (RuntimeException | InternalError e) {
+                    // InternalError: the mapped page could not be read (a bad sector); out of
+                    // bounds: an index that passed its checksum yet points outside the file
+                    damaged++;
+                    if (first == null) first = path + ": block " + i + " could not be read: " + e;
                 }
             }
             if (damaged > 0) {
                 problems.add(damaged + " of " + t.blockCount() + " data blocks damaged, their entries never served; the first: " + first);
             }
             checked.accept(t.sizeBytes - read); // the regions checked at open, and the damaged blocks
-            return new TableResult(path, t.sizeBytes, List.copyOf(problems), false);
+            return new TableResult(path, t.sizeBytes, List.copyOf(problems), false, null);
         } finally {
             t.release();
         }
@@ -163,12 +195,12 @@ public final class StoreCheck {
      * copy (the next start salvages it); else it is lost.
      */
     private TableResult missing(Path path, long number) throws IOException {
-        if (!Manifest.read(files, dir).tables().contains(number)) return new TableResult(path, 0, List.of(), true);
+        if (!Manifest.read(files, dir).tables().contains(number)) return new TableResult(path, 0, List.of(), true, null);
         Path setAside = path.resolveSibling(path.getFileName() + ".corrupt");
         String problem = Files.exists(setAside)
                 ? "only its damaged copy " + setAside.getFileName() + " is here (a start stopped while salvaging it): the next start salvages it"
                 : "missing: the MANIFEST names it but the file is not there, and the store refuses to start without it";
-        return new TableResult(path, 0, List.of(problem), false);
+        return new TableResult(path, 0, List.of(problem), false, null);
     }
 
     private static long sizeOf(Path path) {

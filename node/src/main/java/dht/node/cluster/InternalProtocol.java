@@ -12,7 +12,7 @@ import java.io.ByteArrayOutputStream;
 public final class InternalProtocol {
     /**
      * On the 503 of a node in graceful stop (any request it refuses then): a coordinator counts that
-     * replica failed as if down, not busy, since a retry a moment later meets a closed port.
+     * replica failed, not busy, since a retry a moment later meets a closed port.
      */
     public static final String STOPPING = "X-Dht-Stopping";
     static final String ENTITY_PATH = "/internal/v0/entity";
