@@ -22,7 +22,8 @@ public final class TargetOptions {
 
     @Option(names = "--pipeline", defaultValue = "1",
             description = {"Requests in flight on each connection at most (default: ${DEFAULT-VALUE}: the next is "
-                + "sent after the answer; more: HTTP/1.1 pipelining, sent on schedule without waiting)."})
+                + "sent after the answer; more: HTTP/1.1 pipelining, the next sent without waiting for the answers "
+                + "before it; in a load run, as its schedule says)."})
     int pipeline = 1; // also when built by hand, without picocli: bench report, tests
 
     @Option(names = {"-t", "--threads"},
