@@ -96,7 +96,7 @@ final class ClusterCommand implements Callable<Integer> {
             for (int i = 0; i < nodes; i++) {
                 int port = basePort + i;
                 // Absolute: the command printed to bring a killed node back must work from any directory.
-                Path dir = data.resolve("node-" + port).toAbsolutePath();
+                Path dir = DataDirectory.absolute(data.resolve("node-" + port));
                 Files.createDirectories(dir);
                 List<String> cmd = new ArrayList<>();
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));

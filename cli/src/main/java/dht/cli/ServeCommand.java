@@ -274,9 +274,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
-        // Absolute, so that the logs name the directory as a user can find it from anywhere; not
-        // normalised: "link/../d" is where the link's target is, not ./d (/v0/status shows it normalised).
-        return new NodeConfig(port, data.toAbsolutePath(), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
+        return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds));
     }

@@ -32,7 +32,7 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Path dir = data.toAbsolutePath(); // not normalised: "link/.." must resolve as serve's open does
+        Path dir = DataDirectory.absolute(data);
         // The store's own lines about damage speak of reads that will fail; here every finding is
         // said once, below, in this command's words.
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dht.storage")).setLevel(ch.qos.logback.classic.Level.OFF);

@@ -187,7 +187,7 @@ public final class Node implements AutoCloseable {
             log.info("node {} listening on port {} ({}{}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(),
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
-                    config.dataDir().toAbsolutePath().normalize(),
+                    config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             return node;
         } catch (IOException | RuntimeException | Error e) {

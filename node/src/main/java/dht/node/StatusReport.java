@@ -63,7 +63,7 @@ final class StatusReport {
         // Which process answers: a launcher that started a node on a port checks that it is its own
         // child answering there, not some other process that had the port first.
         b.append(",\"pid\":").append(ProcessHandle.current().pid());
-        b.append(",\"dataDir\":").append(quote(dataDir.toAbsolutePath().normalize().toString()));
+        b.append(",\"dataDir\":").append(quote(dataDir.toAbsolutePath().toString()));
         b.append(",\"transport\":").append(quote(transport));
         b.append(",\"requests\":{\"inFlight\":").append(admission.inFlight())
                 .append(",\"maxInFlight\":").append(admission.maxInFlight())
