@@ -64,8 +64,9 @@ class BusyReplicaTest {
     void aQuorumShortBecauseAReplicaIsBusyIs504WithRetryAfterAndOneShortBecauseItIsStoppingOrDownIsNot() throws Exception {
         int peerPort = TestPorts.free();
         NodeConfig own = TestNode.config(dir.resolve("n0"));
-        node = Node.start(TestNode.inCluster(own, List.of(own.self(), "http://localhost:" + peerPort)));
+        // the peer first: a node that found its port closed would count it down, not busy, until its next probe
         busyPeer = busyPeer(peerPort);
+        node = Node.start(TestNode.inCluster(own, List.of(own.self(), "http://localhost:" + peerPort)));
 
         for (String[] request : List.of(new String[] {"PUT", "v"}, new String[] {"GET", null}, new String[] {"DELETE", null})) {
             HttpResponse<String> r = send(request[0], "id=k&ack=2", request[1]);
