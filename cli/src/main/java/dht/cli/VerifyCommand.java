@@ -96,9 +96,10 @@ public final class VerifyCommand implements Callable<Integer> {
      * No MANIFEST: tables without one are a store that refuses to start; logs alone are a first
      * start that stopped before writing one (the next start replays them); else no data directory.
      */
-    private static int withoutManifest(Path dir) {
+    private int withoutManifest(Path dir) {
         if (!java.nio.file.Files.isDirectory(dir)) {
-            System.err.println("dht verify: " + dir + " is not a directory");
+            System.err.println("dht verify: " + dir + (java.nio.file.Files.exists(dir) ? " is not a directory" : " does not exist")
+                    + (data.toString().equals("./data") ? " (--data names the node's data directory; ./data is the default)" : ""));
             return 1;
         }
         try {

@@ -191,6 +191,9 @@ class DamagedFilesProcessTest {
             assertThat(v.exitCode()).isEqualTo(1);
             assertThat(v.stderr()).contains("holds tables but no MANIFEST").contains("refuses to start");
         });
+        DhtRun missing = DhtRun.of(Duration.ofSeconds(60), "verify", "--data", tmp.resolve("nowhere").toString());
+        assertThat(missing.exitCode()).isEqualTo(1);
+        assertThat(missing.stderr()).contains(tmp.resolve("nowhere") + " does not exist");
         Files.write(tmp.resolve("file"), new byte[0]);
         DhtRun v = DhtRun.of(Duration.ofSeconds(60), "verify", "--data", tmp.resolve("file").toString());
         assertThat(v.exitCode()).isEqualTo(1);
