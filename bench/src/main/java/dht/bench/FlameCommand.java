@@ -61,8 +61,7 @@ public final class FlameCommand implements Callable<Integer> {
             }
             if (s.total() == 0 && empty) {
                 // A profile in which nothing happened is a finding, not a failure to read one.
-                System.out.printf(Locale.ROOT, "%s: 0 samples (%s)%n", f,
-                        lock ? "no lock was contended while it ran" : "nothing was sampled while it ran");
+                System.out.printf(Locale.ROOT, "%s: 0 samples (%s)%n", f, FlameGraphSummary.whyNoSamples(lock));
                 continue;
             }
             if (s.total() == 0) {

@@ -142,19 +142,34 @@ final class FlameGraphSummary {
      * parses to no samples too but names frames.
      */
     static boolean isEmptyProfile(String html) {
+        Pool pool = pool(html);
+        return pool != null && pool.names().size() == 1;
+    }
+
+    /** Why a profile has no samples, for the lines that say so: a lock profile's reason is a finding. */
+    static String whyNoSamples(boolean lockProfile) {
+        return lockProfile ? "no lock was contended while it ran" : "nothing was sampled while it ran";
+    }
+
+    /** The graph's frame names ({@code const cpool = [...]}), still prefix-packed, and where the array ends. */
+    private record Pool(List<String> names, int end) {
+    }
+
+    /** The frame-name pool, or null when the graph has none (not an async-profiler flame graph). */
+    private static Pool pool(String html) {
         int start = html.indexOf("const cpool = [");
         int end = start < 0 ? -1 : html.indexOf("];", start);
-        return end >= 0 && strings(html.substring(start + "const cpool = [".length(), end)).size() == 1;
+        return end < 0 ? null : new Pool(strings(html.substring(start + "const cpool = [".length(), end)), end);
     }
 
     /** The frames in drawing order (depth first), or none when the format is not recognised. */
     private static List<Frame> frames(String html) {
-        int start = html.indexOf("const cpool = [");
-        int end = start < 0 ? -1 : html.indexOf("];", start);
-        if (start < 0 || end < 0) {
+        Pool pool = pool(html);
+        if (pool == null) {
             return List.of();
         }
-        List<String> cpool = strings(html.substring(start + "const cpool = [".length(), end));
+        List<String> cpool = pool.names();
+        int end = pool.end();
         for (int i = 1; i < cpool.size(); i++) {
             String s = cpool.get(i);
             cpool.set(i, cpool.get(i - 1).substring(0, s.charAt(0) - 32) + s.substring(1));

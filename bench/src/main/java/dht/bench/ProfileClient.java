@@ -89,8 +89,8 @@ public final class ProfileClient {
                 // An empty graph is a finding (no contended lock in the window, say), said before the
                 // path: bench report reads the path after the last ": ".
                 boolean empty = FlameGraphSummary.isEmptyProfile(new String(resp.body(), java.nio.charset.StandardCharsets.UTF_8));
-                return "profile " + event + " from " + node + (empty ? " (no samples; " + (event.equals("lock")
-                        ? "no lock was contended" : "nothing was sampled") + " while it ran)" : "") + ": " + outDir.resolve(name);
+                return "profile " + event + " from " + node
+                        + (empty ? " (no samples; " + FlameGraphSummary.whyNoSamples(event.equals("lock")) + ")" : "") + ": " + outDir.resolve(name);
             } catch (java.io.IOException e) {
                 return "profile " + event + " from " + node + " could not be saved: " + e;
             }

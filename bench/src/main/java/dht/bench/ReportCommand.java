@@ -349,7 +349,7 @@ public final class ReportCommand implements Callable<Integer> {
                     FlameGraphSummary.Summary sum = FlameGraphSummary.parse(html, 8);
                     if (sum.topSelf().isEmpty()) {
                         md.append(!FlameGraphSummary.isEmptyProfile(html) ? ": a format this tool could not read\n"
-                                : f.getFileName().toString().contains("-lock-") ? ": no samples (no lock was contended while it ran)\n"
+                                : f.getFileName().toString().contains("-lock-") ? ": no samples (" + FlameGraphSummary.whyNoSamples(true) + ")\n"
                                 : ": no samples\n");
                     } else {
                         boolean cpu = f.getFileName().toString().contains("-cpu-");

@@ -75,11 +75,7 @@ class LoadGeneratorTest {
         long serverStart = System.nanoTime();
         try (TestServers.Running server = TestServers.start(ex -> {
             if (System.nanoTime() - serverStart < 300_000_000L) {
-                try {
-                    Thread.sleep(900); // slow only at first, like a cold JVM
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                TestServers.pause(900); // slow only at first, like a cold JVM
             }
             TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
         }, 4)) {
@@ -103,18 +99,10 @@ class LoadGeneratorTest {
     @Test
     void aRateTheServerCannotKeepUpWithIsReportedAsNotSustained() throws Exception {
         try (TestServers.Running server = TestServers.start(ex -> {
-            try {
-                Thread.sleep(50); // 20 answers/s on one connection
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            TestServers.pause(50); // 20 answers/s on one connection
             TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
         }, 1)) {
-            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
-            RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
-            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 200, Duration.ZERO,
-                    Duration.ofSeconds(1), Duration.ofSeconds(3), 20_000, f, -1, false, 1);
-            RunResult r = new LoadGenerator(spec, null).run();
+            RunResult r = getsAt200PerSecond(server, Duration.ofSeconds(3));
             assertThat(r.stats().due).as("intended in the 1 s window at 200/s").isBetween(199L, 201L);
             assertThat(r.stats().sent).as("sent: about 80 in the 4 s the run lasted").isLessThan(100);
             assertThat(r.requestsPerSecond()).as("about 20/s, not the window's count over 1 s").isLessThan(25);
@@ -150,6 +138,15 @@ class LoadGeneratorTest {
         }
     }
 
+    /** GETs of 100 keys over one connection at 200/s for a 1 s window with no warm-up, answers awaited up to {@code timeout}. */
+    private static RunResult getsAt200PerSecond(TestServers.Running server, Duration timeout) throws Exception {
+        KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
+        RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
+        LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 200, Duration.ZERO,
+                Duration.ofSeconds(1), timeout, 20_000, f, -1, false, 1);
+        return new LoadGenerator(spec, null).run();
+    }
+
     @Test
     void reconnectsWhenTheServerClosesTheConnection() throws Exception {
         AtomicInteger n = new AtomicInteger();
@@ -159,11 +156,7 @@ class LoadGeneratorTest {
             }
             TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
         }, 1)) {
-            KeyDistribution keys = KeyDistribution.of(KeyDistribution.Kind.uniform, 100, 0);
-            RequestFactory f = new RequestFactory(Workload.get, keys, 0, 0, 0, 1, null, null, 1);
-            LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 200, Duration.ZERO,
-                    Duration.ofSeconds(1), Duration.ofSeconds(5), 20_000, f, -1, false, 1);
-            RunResult r = new LoadGenerator(spec, null).run();
+            RunResult r = getsAt200PerSecond(server, Duration.ofSeconds(5));
             assertThat(r.stats().completed).isEqualTo(200);
             assertThat(r.errors()).isZero();
         }

@@ -29,11 +29,7 @@ class SweepCommandTest {
         java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
         try (TestServers.Running server = TestServers.start(ex -> {
             if (served.incrementAndGet() <= 6) {
-                try {
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                TestServers.pause(250);
             }
             TestServers.answer(ex, 200, ok);
         }, 1)) {
@@ -77,11 +73,7 @@ class SweepCommandTest {
     void findsTheRateWhereTheServerStopsCoping() throws Exception {
         byte[] ok = "ok".getBytes(StandardCharsets.US_ASCII);
         try (TestServers.Running server = TestServers.start(ex -> {
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            TestServers.pause(2);
             TestServers.answer(ex, 200, ok);
         }, 1)) {
             SweepCommand sw = sweep(server.url());

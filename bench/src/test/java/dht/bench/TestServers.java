@@ -58,6 +58,15 @@ final class TestServers {
         };
     }
 
+    /** Sleeps in a handler, as a slow server does; an interrupt (the server stopping) ends it early, the flag kept. */
+    static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static void answer(HttpExchange ex, int status, byte[] body) throws IOException {
         ex.getRequestBody().readAllBytes();
         ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);

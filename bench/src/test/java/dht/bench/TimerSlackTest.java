@@ -62,11 +62,7 @@ class TimerSlackTest {
     @Test
     void aBacklogUnderSlackDrainsBackToBack() throws Exception {
         try (TestServers.Running server = TestServers.start(ex -> {
-            try {
-                Thread.sleep(15); // slower than the schedule: every send is overdue when its turn comes
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            TestServers.pause(15); // slower than the schedule: every send is overdue when its turn comes
             TestServers.answer(ex, 200, "v".getBytes(StandardCharsets.US_ASCII));
         }, 2)) {
             LoadSpec spec = new LoadSpec(List.of(Target.parse(server.url())), 1, 1, 100, Duration.ofMillis(200),

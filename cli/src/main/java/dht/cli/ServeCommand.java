@@ -167,8 +167,8 @@ public final class ServeCommand implements Callable<Integer> {
                 System.err.println("dht serve: " + new DirectoryLockedException(config.dataDir()).getMessage()
                         + "; port " + port + " is taken as well");
             } else {
-                // Netty's text ("bind(..) failed with error(-98): Address already in use") said in words.
-                // errno 98 (EADDRINUSE) in Netty's native text; the JDK's own text for the NIO fallback
+                // Said in words: Netty's native text is "bind(..) failed with error(-98): Address already
+                // in use" (errno 98, EADDRINUSE, whatever the locale), the JDK's for the NIO fallback the latter.
                 String why = String.valueOf(e.getMessage());
                 boolean inUse = why.contains("error(-98)") || why.contains("Address already in use");
                 System.err.println("dht serve: cannot listen on port " + port + ": "

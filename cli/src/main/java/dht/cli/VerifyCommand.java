@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.Counts;
 import dht.storage.CorruptionException;
 import dht.storage.StoreCheck;
 import java.io.IOException;
@@ -45,12 +46,11 @@ public final class VerifyCommand implements Callable<Integer> {
             System.err.println("dht verify: " + e.getMessage() + " (the store cannot start from this directory)");
             return 1;
         } catch (IOException e) {
-            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
-            return 1;
+            return cannotRead(dir, e);
         }
         long total = check.totalBytes();
-        System.err.printf(Locale.ROOT, "dht verify: %s: MANIFEST intact, %d table%s, %s to check%n", dir,
-                check.tableCount(), check.tableCount() == 1 ? "" : "s", mib(total));
+        System.err.printf(Locale.ROOT, "dht verify: %s: MANIFEST intact, %s, %s to check%n", dir,
+                Counts.of(check.tableCount(), "table"), mib(total));
         AtomicLong done = new AtomicLong();
         long t0 = System.nanoTime();
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
@@ -60,8 +60,7 @@ public final class VerifyCommand implements Callable<Integer> {
         try {
             report = check.run(done::addAndGet);
         } catch (IOException e) {
-            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
-            return 1;
+            return cannotRead(dir, e);
         } finally {
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
@@ -85,8 +84,8 @@ public final class VerifyCommand implements Callable<Integer> {
         if (report.damagedTables() > 0) findings.add(report.damagedTables() + " damaged");
         if (report.unreadableTables() > 0) findings.add(report.unreadableTables() + " could not be checked");
         if (!report.problems().isEmpty()) findings.add("a log the MANIFEST names is missing");
-        System.out.printf(Locale.ROOT, "dht verify: %d table%s named by the MANIFEST (%s) in %.1f s%s: %s%n", report.tables().size(),
-                report.tables().size() == 1 ? "" : "s", mib(done.get()), secs,
+        System.out.printf(Locale.ROOT, "dht verify: %s named by the MANIFEST (%s) in %.1f s%s: %s%n",
+                Counts.of(report.tables().size(), "table"), mib(done.get()), secs,
                 report.replacedTables() == 0 ? "" : ", " + report.replacedTables() + " of them replaced by a compaction meanwhile",
                 findings.isEmpty() ? "every checksum held" : String.join(", ", findings));
         return report.intact() ? 0 : 1;
@@ -114,10 +113,14 @@ public final class VerifyCommand implements Callable<Integer> {
                 return 0;
             }
         } catch (IOException e) {
-            System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
-            return 1;
+            return cannotRead(dir, e);
         }
         System.err.println("dht verify: " + dir + " holds no MANIFEST: not a data directory");
+        return 1;
+    }
+
+    private static int cannotRead(Path dir, IOException e) {
+        System.err.println("dht verify: cannot read " + dir + ": " + e.getMessage());
         return 1;
     }
 

@@ -7,12 +7,17 @@ final class FileNames {
     static final String LOG = ".log";
     static final String TABLE = ".sst";
     static final String LOCK = "LOCK";
+    /** Appended to a table or log set aside as damaged: {@code NNNNNN.sst.corrupt}, kept, never read again. */
+    static final String CORRUPT = ".corrupt";
 
     private FileNames() {}
 
     static Path log(Path dir, long n) { return dir.resolve(String.format(java.util.Locale.ROOT, "%06d", n) + LOG); }
 
     static Path table(Path dir, long n) { return dir.resolve(String.format(java.util.Locale.ROOT, "%06d", n) + TABLE); }
+
+    /** Where {@code file} is kept once set aside as damaged. */
+    static Path corrupt(Path file) { return file.resolveSibling(file.getFileName() + CORRUPT); }
 
     /** The number of a {@code .log} or {@code .sst} name with the given suffix, or -1. */
     static long number(String name, String suffix) {

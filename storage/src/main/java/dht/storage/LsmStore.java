@@ -255,7 +255,7 @@ public final class LsmStore implements Store {
         List<Table> tables = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
-            Path aside = corrupt(p);
+            Path aside = FileNames.corrupt(p);
             if (!Files.exists(p)) {
                 if (Files.exists(aside)) {
                     // Set aside by an open that stopped before its manifest: salvage it again.
@@ -312,7 +312,7 @@ public final class LsmStore implements Store {
             // deleted by it, like a damaged table: its intact records are in tables now, and the
             // damaged bytes are evidence. A log that merely ended torn is a crash's normal trace.
             if (damagedLogs.contains(p)) {
-                files.rename(p, corrupt(p));
+                files.rename(p, FileNames.corrupt(p));
             } else {
                 files.delete(p);
             }
@@ -368,12 +368,12 @@ public final class LsmStore implements Store {
         List<String> missing = new ArrayList<>();
         for (long n : m.tables()) {
             Path p = FileNames.table(dir, n);
-            if (!present.contains(p.getFileName()) && !present.contains(corrupt(p).getFileName())) missing.add(p.getFileName().toString());
+            if (!present.contains(p.getFileName()) && !present.contains(FileNames.corrupt(p).getFileName())) missing.add(p.getFileName().toString());
         }
         if (logMissing) {
             throw new MissingFilesException(dir + ": log " + oldestLog.getFileName() + " named by the manifest is missing"
                     + (missing.isEmpty() ? "" : ", and " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing))
-                    + (present.contains(corrupt(oldestLog).getFileName()) ? " (a " + corrupt(oldestLog).getFileName() + " is there, which is not replayed)" : "")
+                    + (present.contains(FileNames.corrupt(oldestLog).getFileName()) ? " (a " + FileNames.corrupt(oldestLog).getFileName() + " is there, which is not replayed)" : "")
                     + "; nothing was changed. It may hold acknowledged writes that are in no table yet: put it back, or "
                     + "open with acceptMissingTables to go on without it (its writes are lost)", true);
         }
@@ -384,10 +384,6 @@ public final class LsmStore implements Store {
                 + " named by the manifest " + (one ? "is" : "are") + " missing; nothing was changed. Put " + it
                 + " back, or open with acceptMissingTables to go on without " + it + " (" + (one ? "its" : "their")
                 + " entries are lost)", true);
-    }
-
-    private static Path corrupt(Path file) {
-        return file.resolveSibling(file.getFileName() + ".corrupt");
     }
 
     /**

@@ -127,9 +127,9 @@ public final class StoreCheck {
         List<Path> setAside;
         try (Stream<Path> list = Files.list(dir)) {
             // one whose table the MANIFEST still names is not set aside yet: missing() reports it
-            setAside = list.filter(p -> p.getFileName().toString().endsWith(FileNames.TABLE + ".corrupt"))
-                    .filter(p -> !manifest.tables().contains(FileNames.number(
-                            p.getFileName().toString().substring(0, p.getFileName().toString().length() - ".corrupt".length()), FileNames.TABLE)))
+            String suffix = FileNames.TABLE + FileNames.CORRUPT;
+            setAside = list.filter(p -> p.getFileName().toString().endsWith(suffix))
+                    .filter(p -> !manifest.tables().contains(FileNames.number(p.getFileName().toString(), suffix)))
                     .sorted().toList();
         }
         return new Report(problems, results, setAside);
@@ -196,7 +196,7 @@ public final class StoreCheck {
      */
     private TableResult missing(Path path, long number) throws IOException {
         if (!Manifest.read(files, dir).tables().contains(number)) return new TableResult(path, 0, List.of(), true, null);
-        Path setAside = path.resolveSibling(path.getFileName() + ".corrupt");
+        Path setAside = FileNames.corrupt(path);
         String problem = Files.exists(setAside)
                 ? "only its damaged copy " + setAside.getFileName() + " is here (a start stopped while salvaging it): the next start salvages it"
                 : "missing: the MANIFEST names it but the file is not there, and the store refuses to start without it";

@@ -46,9 +46,14 @@ class DamageTest {
 
     /** Where the table's index starts, read from its footer: the data blocks end there. */
     private static long indexOffset(Path table) throws IOException {
+        return footerLong(table, 0);
+    }
+
+    /** The 8-byte little-endian footer field at {@code at} bytes into the footer (docs/storage-format.md). */
+    private static long footerLong(Path table, int at) throws IOException {
         try (var ch = java.nio.channels.FileChannel.open(table)) {
             java.nio.ByteBuffer f = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            ch.read(f, ch.size() - TableFormat.FOOTER);
+            ch.read(f, ch.size() - TableFormat.FOOTER + at);
             return f.flip().getLong();
         }
     }
@@ -636,12 +641,7 @@ class DamageTest {
         writeTwoTables();
         Path table = files(".sst").getFirst();
         long footer = Files.size(table) - TableFormat.FOOTER;
-        long bloomOffset;
-        try (var ch = java.nio.channels.FileChannel.open(table)) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            ch.read(b, footer + 12);
-            bloomOffset = b.flip().getLong();
-        }
+        long bloomOffset = footerLong(table, 12);
         flip(table, 30);                                // first data block
         flip(table, indexOffset(table) - 10);           // last data block
         flip(table, bloomOffset + 20);                  // bloom filter
