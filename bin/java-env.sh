@@ -31,9 +31,8 @@ dht_find_jdk() {
   export JAVA_HOME="$best"
 }
 
-dht_require_maven() {
-  if ! command -v mvn >/dev/null 2>&1; then
-    echo "dht: Maven (mvn) is needed to build the project and was not found on PATH." >&2
-    return 1
-  fi
+# Maven through the project's wrapper (./mvnw): it fetches the Maven version the project pins on
+# first use, so a machine needs a JDK and nothing else. Runs in $root.
+dht_mvn() {
+  (cd "$root" && ./mvnw "$@")
 }

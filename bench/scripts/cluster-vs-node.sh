@@ -41,7 +41,7 @@ warmup="${WARMUP:-40}"
 rewarm="${REWARM:-10}"
 read_ratio="${READ_RATIO:-0.5}"
 jars=(${JARS:-$root/cli/target/dht.jar})
-[ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "${jars[0]%%@*}" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }

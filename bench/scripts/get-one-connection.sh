@@ -7,7 +7,7 @@ set -u
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 jar=$root/cli/target/dht.jar
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir=$(mktemp -d /tmp/exp-get1.XXXX)
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 line() { bench "$@" | awk '/^ +50\.000%/ {p50=$2} /^ +99\.000%/ {p99=$2} /^ +99\.900%/ {p999=$2} /^Requests\/sec/ {rps=$2} END {printf "%s req/s, p50 %s, p99 %s, p99.9 %s", rps, p50, p99, p999}'; }

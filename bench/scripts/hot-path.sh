@@ -21,7 +21,7 @@ secs="${2:-15}"
 keys="${3:-200000}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 out="${OUT:-/tmp/dht-hot-path}"
-[ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "${jars[0]%%@*}" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-hot-path.XXXXXX)"
 mkdir -p "$out"
 port=19401

@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 secs="${1:-20}"; shift || true
 if [ $# -gt 0 ]; then counts=("$@"); else counts=(3 24 48 96 192); fi
 jar="${JAR:-$root/cli/target/dht.jar}"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 port=19100
 machine_line
 echo "date: $(date -u +%FT%TZ), jar $jar, ${secs}s per run"

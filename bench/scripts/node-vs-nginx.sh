@@ -17,7 +17,7 @@ dir="$(mktemp -d /tmp/dht-node-vs-nginx.XXXXXX)"
 . "$root/bench/scripts/nginx.sh"
 start_nginx "$nginx_port" "$dir"
 jar="$root/cli/target/dht.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 wrk_rate() { wrk "$@" | awk '/Requests\/sec/ {print $2}'; }
 bench_line() { # prints "achieved p50 p99" of a dht bench run

@@ -24,7 +24,7 @@ dir="$(mktemp -d /tmp/dht-one-conn-pipelined.XXXXXX)"
 . "$root/bench/scripts/nginx.sh"
 start_nginx "$nginx_port" "$dir"
 jar="${JAR:-$root/cli/target/dht.jar}"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 # runs NAME ARGS...: the four runs (closed loop and RATE, depth 1 and D) against one target. With
 # FRESH=1, each run is given a key range of its own (a sequential PUT run writes new keys).

@@ -10,7 +10,7 @@ set -u
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 jar=$root/cli/target/dht.jar
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 rate="${1:-10000}"; secs="${2:-30}"; rounds="${3:-2}"; warmup="${WARMUP:-10}"
 out="${OUT:-/tmp/dht-tail}"; port=9561; url=http://127.0.0.1:$port
 read -r -a gens <<< "${GENS:-g1@ g1-xmn1g@-Xmn1g zgc@-XX:+UseZGC}"

@@ -20,7 +20,7 @@ value_size="${VALUE_SIZE:-1024}"
 heap="${HEAP:-256m}"
 jars=(${JARS:-$root/cli/target/dht.jar})
 gcs=(${GCS:--XX:+UseG1GC})
-[ -f "${jars[0]%%@*}" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "${jars[0]%%@*}" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 measure_warmup="${MEASURE_WARMUP:-8s}"
 dir="$(mktemp -d /tmp/dht-put-stalls.XXXXXX)"
 port=19301

@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 jar="${1:-$root/cli/target/dht.jar}"
 rate="${2:-60000}"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-put-timeline.XXXXXX)"
 url=http://127.0.0.1:19301
 "${java[@]}" -Xmx128m ${JAVA_OPTS:-} -Xlog:gc:file="$dir/gc.log":uptime,utctime -jar "$jar" serve --port 19301 \

@@ -16,7 +16,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 jar="${1:-$root/cli/target/dht.jar}"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 rounds=${ROUNDS:-1} rate=${RATE:-15000} depth=${DEPTH:-16} port=${PORT:-19631}
 out_dir="$(mktemp -d /tmp/dht-stall-causes.XXXXXX)"
 url=http://127.0.0.1:$port

@@ -19,7 +19,7 @@ workload="${1:?usage: thread-cpu.sh put|get [JVM options...]}"; shift
 opts=("$@")
 setup="${SETUP:-cluster}"; secs="${SECS:-15}"; rate="${RATE:-0}"; jar="${JAR:-$root/cli/target/dht.jar}"
 [ "$secs" -ge 3 ] || { echo "SECS must be at least 3 (the CPU is measured over SECS - 2 seconds)" >&2; exit 2; }
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 case "$setup" in single|nginx) ports=(19101) ;; *) ports=(19201 19202 19203) ;; esac
 list="$(node_urls "${ports[@]}")"
 dir="$(mktemp -d /tmp/dht-thread-cpu.XXXXXX)"

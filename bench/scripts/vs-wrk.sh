@@ -14,7 +14,7 @@ dir="$(mktemp -d /tmp/dht-vs-wrk.XXXXXX)"
 . "$root/bench/scripts/nginx.sh"
 start_nginx "$port" "$dir"
 jar="$root/cli/target/dht.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 bench() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 url="http://127.0.0.1:$port/v0/entity?id=k0000000001"
 echo "machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
