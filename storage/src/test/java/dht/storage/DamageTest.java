@@ -583,4 +583,25 @@ class DamageTest {
         }
         assertThat(got).hasSize(1000);
     }
+
+    /**
+     * A data directory of a pre-release build (manifest version 1, logs of the unframed format) is
+     * refused at open, touching nothing, rather than having its logs read as torn.
+     */
+    @Test
+    void aPreReleaseDataDirectoryIsRefusedTouchingNothing() throws IOException {
+        writeTwoTables();
+        Path manifest = dir.resolve("MANIFEST");
+        byte[] m = Files.readAllBytes(manifest);
+        Bytes.putInt(m, 8, 1);
+        Bytes.putInt(m, m.length - 4, Bytes.crc(m, 0, m.length - 4));
+        Files.write(manifest, m);
+        List<String> before = listing();
+        assertThatThrownBy(() -> LsmStore.open(dir, opts()))
+                .isInstanceOf(IOException.class).isNotInstanceOf(CorruptionException.class)
+                .hasMessageContaining("MANIFEST has manifest version 1; this build reads only version 2")
+                .hasMessageContaining("pre-release data directory");
+        assertThat(listing()).isEqualTo(before);
+        assertThatThrownBy(() -> StoreCheck.of(dir)).hasMessageContaining("pre-release data directory");
+    }
 }
