@@ -101,6 +101,7 @@ final class WalReader {
                     break;
                 }
                 int len = file.get(SHORT, p + 4) & 0xFFFF;
+                byte type = file.get(ValueLayout.JAVA_BYTE, p + 6);
                 String bad = null;
                 if (len > room - LogFormat.HEADER) {
                     bad = "bad fragment length " + len + " (" + (room - LogFormat.HEADER) + " bytes left in its block)";
@@ -108,15 +109,15 @@ final class WalReader {
                     bad = "torn fragment (" + (size - p - LogFormat.HEADER) + " of " + len + " payload bytes)";
                 } else if (!crcMatches(p, len)) {
                     bad = "checksum mismatch";
-                } else if (file.get(ValueLayout.JAVA_BYTE, p + 6) < LogFormat.FULL || file.get(ValueLayout.JAVA_BYTE, p + 6) > LogFormat.LAST) {
-                    bad = "unknown fragment " + LogFormat.typeName(file.get(ValueLayout.JAVA_BYTE, p + 6));
+                } else if (type < LogFormat.FULL || type > LogFormat.LAST) {
+                    bad = "unknown fragment " + LogFormat.typeName(type);
                 }
                 if (bad != null) {
                     fail(p, bad);
                     p += room; // nothing more in this block can be trusted
                     continue;
                 }
-                fragment(p, file.get(ValueLayout.JAVA_BYTE, p + 6), len);
+                fragment(p, type, len);
                 p += LogFormat.HEADER + len;
             }
             if (recordStart >= 0) fail(recordStart, "torn record (the file ends after " + bodyLength + " bytes of its body)");
