@@ -9,13 +9,10 @@ import java.lang.foreign.MemorySegment;
  * {@code num_hashes u32 | num_words u32 | words u64[num_words] | crc32c u32}, {@code num_words} a
  * multiple of {@value #BLOCK_WORDS}.
  *
- * <p>Why blocked: the classic filter (tables of format version 1 and 2, still read through
- * {@link #mightContainClassic}) probes seven bits spread over the whole filter, each a cache miss
- * and an unsigned 64-bit division; building it was a fifth of a compaction's CPU time (a
- * wall-clock profile of the compaction thread, docs/benchmarks.md, 27 Nov), and a point read pays
- * the same for every table it asks. Here a key costs one block (one or two cache lines) and
- * multiplications. The price is a slightly higher false-positive rate at the same size (about
- * 1% instead of 0.8% at 10 bits a key), as blocks fill unevenly.
+ * <p>Why blocked: a classic filter probes bits spread over the whole filter, each a cache miss and
+ * a 64-bit division, for every key a compaction writes and every table a point read asks. Here a
+ * key costs one block (one or two cache lines) and multiplications. The price is a slightly higher
+ * false-positive rate at the same size, as blocks fill unevenly (docs/benchmarks.md).
  *
  * <p>Invariant: a key added is always reported as possibly present; the probe sequence is fixed by
  * the format, so writer and reader must compute it alike ({@link #block}, {@link #firstProbe},
@@ -80,7 +77,7 @@ final class BloomFilter {
         }
     }
 
-    /** Probes a blocked bloom region of a mapped table (format version 3) for a key of hash {@code h}; {@code off} is the region start. */
+    /** Probes the bloom region of a mapped table for a key of hash {@code h}; {@code off} is the region start. */
     static boolean mightContain(MemorySegment seg, long off, long h) {
         int k = seg.get(Bytes.INT, off);
         int blocks = seg.get(Bytes.INT, off + 4) / BLOCK_WORDS;
@@ -90,24 +87,6 @@ final class BloomFilter {
             int bit = bitInBlock(x);
             if ((seg.get(Bytes.LONG, base + (bit >>> 6) * 8) & 1L << bit) == 0) return false;
             x = nextProbe(x);
-        }
-        return true;
-    }
-
-    /** Bit probed by hash number {@code i} in the classic filter: {@code (h + i * ((h >>> 33) | 1)) mod nbits}, unsigned. */
-    static long classicBit(long h, int i, long nbits) {
-        return Long.remainderUnsigned(h + i * ((h >>> 33) | 1), nbits);
-    }
-
-    /** Probes the classic bloom region of a table of format version 1 or 2. */
-    static boolean mightContainClassic(MemorySegment seg, long off, long h) {
-        int k = seg.get(Bytes.INT, off);
-        int nwords = seg.get(Bytes.INT, off + 4);
-        long nbits = (long) nwords * 64;
-        for (int i = 0; i < k; i++) {
-            long bit = classicBit(h, i, nbits);
-            long w = seg.get(Bytes.LONG, off + 8 + (bit >>> 6) * 8);
-            if ((w & (1L << (bit & 63))) == 0) return false;
         }
         return true;
     }

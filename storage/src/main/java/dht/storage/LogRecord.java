@@ -1,22 +1,51 @@
 package dht.storage;
 
 /**
- * The write-ahead log record codec (docs/storage-format.md, "Log"):
- * {@code crc32c u32 | length u32 | type u8 | timestamp i64 | expiry i64 | key_len u32 | key | value},
- * little-endian; the CRC covers everything after itself (length included), {@code length} counts
- * the bytes after the length field.
+ * The body of one logical log record (docs/storage-format.md, "Log"):
+ * {@code type u8 | timestamp i64 | expiry i64 | key_len u32 | key | value}, little-endian. The log
+ * splits a body into fragments ({@link LogFormat}), which carry the length and the checksums.
  */
 final class LogRecord {
-    static final int HEADER = 8;          // crc + length
     static final int BODY_FIXED = 1 + 8 + 8 + 4;
     static final byte PUT = 1;
     static final byte DELETE = 2;
+    /** The largest body the store writes, and so the largest a reader assembles. */
     static final int MAX_BODY = 256 << 20;
 
     private LogRecord() {}
 
-    /** The whole record of {@code e}, in one array: for tests and tools; the log writes {@link #head} and the value. */
-    static byte[] encode(Entry e) {
+    /** The body's length: its head and its value. */
+    static long bodyLength(Entry e) {
+        return BODY_FIXED + e.key().length + (long) e.valueLength();
+    }
+
+    /**
+     * What the record takes in the log, for batch limits: the body and a fragment header for each
+     * block it may touch (block tails left as padding are not counted).
+     */
+    static long size(Entry e) {
+        long body = bodyLength(e);
+        return body + (long) LogFormat.HEADER * (2 + body / LogFormat.MAX_PAYLOAD);
+    }
+
+    /**
+     * The body up to its value (type, timestamp, expiry, key): the log copies the value from where
+     * it is after it, so a large value is never a second large array on the heap (or any array,
+     * when it is off the heap).
+     */
+    static byte[] head(Entry e) {
+        byte[] k = e.key();
+        byte[] r = new byte[BODY_FIXED + k.length];
+        r[0] = e.isTombstone() ? DELETE : PUT;
+        Bytes.putLong(r, 1, e.timestamp());
+        Bytes.putLong(r, 9, 0L);
+        Bytes.putInt(r, 17, k.length);
+        System.arraycopy(k, 0, r, BODY_FIXED, k.length);
+        return r;
+    }
+
+    /** The whole body of {@code e}, in one array: for tests and tools. */
+    static byte[] body(Entry e) {
         byte[] head = head(e);
         byte[] r = java.util.Arrays.copyOf(head, head.length + e.valueLength());
         if (!e.isTombstone()) {
@@ -26,35 +55,7 @@ final class LogRecord {
         return r;
     }
 
-    /** The record's length in the log: its head and its value. */
-    static long size(Entry e) {
-        return HEADER + BODY_FIXED + e.key().length + (long) e.valueLength();
-    }
-
-    /**
-     * The record's bytes up to its value (crc, length, type, timestamp, expiry, key), with the CRC
-     * already taken over the value too: the value itself is never copied into a record array, so a
-     * large one is not a second large array on the heap (or any array, when it is off the heap).
-     */
-    static byte[] head(Entry e) {
-        byte[] k = e.key();
-        int v = e.valueLength();
-        byte[] r = new byte[HEADER + BODY_FIXED + k.length];
-        Bytes.putInt(r, 4, BODY_FIXED + k.length + v);
-        r[8] = e.isTombstone() ? DELETE : PUT;
-        Bytes.putLong(r, 9, e.timestamp());
-        Bytes.putLong(r, 17, 0L);
-        Bytes.putInt(r, 25, k.length);
-        System.arraycopy(k, 0, r, 29, k.length);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(r, 4, r.length - 4);
-        if (e.isBorrowed()) crc.update(e.valueSegment().asByteBuffer());
-        else if (v > 0) crc.update(e.value());
-        Bytes.putInt(r, 0, (int) crc.getValue());
-        return r;
-    }
-
-    /** Decodes a body whose CRC has been checked; returns null if it is structurally invalid. */
+    /** Decodes the first {@code len} bytes of {@code b}, a whole body; returns null if it is malformed. */
     static Entry decodeBody(byte[] b, int len) {
         if (len < BODY_FIXED) return null;
         byte type = b[0];

@@ -20,7 +20,11 @@ import java.util.List;
 record Manifest(long nextFile, long logNumber, List<Long> tables) {
     static final String NAME = "MANIFEST";
     static final long MAGIC = 0x314E_414D_5448_4444L; // "DDHTMAN1" read little-endian
-    static final int VERSION = 1;
+    /**
+     * 2: the logs it names are framed in blocks ({@link LogFormat}). Version 1 directories hold
+     * logs and tables of pre-release formats, which are not read: refused before anything is touched.
+     */
+    static final int VERSION = 2;
 
     static Manifest read(StorageFiles files, Path dir) throws IOException {
         Path p = dir.resolve(NAME);
@@ -34,7 +38,12 @@ record Manifest(long nextFile, long logNumber, List<Long> tables) {
             throw new CorruptionException(p, b.length - 4, "manifest checksum mismatch");
         }
         int version = Bytes.getInt(b, 8);
-        if (version != VERSION) throw new CorruptionException(p, 8, "unsupported manifest version " + version);
+        if (version != VERSION) {
+            // An intact manifest of another format: not damage, and its logs must not be read as ours.
+            throw new IOException(p + " has manifest version " + version + "; this build reads only version " + VERSION
+                    + (version > VERSION ? " (written by a newer dht: run that one)"
+                    : " (a pre-release data directory, whose logs and tables are no longer read: recreate it)"));
+        }
         long next = Bytes.getLong(b, 12);
         long logNumber = Bytes.getLong(b, 20);
         int n = Bytes.getInt(b, 28);

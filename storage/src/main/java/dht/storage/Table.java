@@ -36,13 +36,11 @@ final class Table {
     private final int blocks;
     /** Where the bloom filter starts; -1 when it failed its checksum and every read looks inside. */
     private final long bloomOffset;
-    /** The filter is blocked (format version 3), not classic (versions 1 and 2): see {@link BloomFilter}. */
-    private final boolean blockedBloom;
     final long entryCount;
     final long sizeBytes;
     /**
      * No entry in this table has a greater timestamp, so a point read that already holds a newer
-     * version can skip it. {@link Long#MAX_VALUE} for a version 1 table, which does not record it.
+     * version can skip it. {@link Long#MAX_VALUE} when the stats region failed its checksum.
      */
     final long maxTimestamp;
     private final AtomicInteger refs = new AtomicInteger();
@@ -55,7 +53,7 @@ final class Table {
     private final java.util.Set<Long> reportedDamage = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
-                  int blocks, long bloomOffset, boolean blockedBloom, long entryCount, long maxTimestamp, boolean statsDamaged) {
+                  int blocks, long bloomOffset, long entryCount, long maxTimestamp, boolean statsDamaged) {
         this.number = number;
         this.path = path;
         this.files = files;
@@ -64,7 +62,6 @@ final class Table {
         this.indexOffset = indexOffset;
         this.blocks = blocks;
         this.bloomOffset = bloomOffset;
-        this.blockedBloom = blockedBloom;
         this.entryCount = entryCount;
         this.maxTimestamp = maxTimestamp;
         this.statsDamaged = statsDamaged;
@@ -81,26 +78,23 @@ final class Table {
             if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC) throw new CorruptionException(path, f, "bad magic number");
             if (Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) throw new CorruptionException(path, f, "footer checksum mismatch");
             int version = seg.get(Bytes.INT, f + 32);
-            if (version > TableFormat.VERSION) {
-                // An intact footer from a newer build: not damage. Setting the table aside as
+            if (version != TableFormat.VERSION) {
+                // An intact footer of another format: not damage. Setting the table aside as
                 // corrupt would drop its entries from the manifest, so the open fails instead.
-                throw new IOException(path + " has table format version " + version + "; this build reads up to "
-                        + TableFormat.VERSION + " (written by a newer dht: run that one)");
+                throw new IOException(path + " has table format version " + version + "; this build reads only version "
+                        + TableFormat.VERSION + (version > TableFormat.VERSION ? " (written by a newer dht: run that one)"
+                        : " (a pre-release format, no longer read: recreate the data directory)"));
             }
-            if (version < 1) throw new CorruptionException(path, f, "unsupported format version " + version);
-            long regionsEnd = f; // where the bloom region must end
+            long regionsEnd = f - TableFormat.STATS; // where the bloom region must end
+            if (regionsEnd < 0) throw new CorruptionException(path, 0, "file of " + size + " bytes has no stats region");
             long maxTimestamp = Long.MAX_VALUE;
             boolean statsDamaged = false;
-            if (version >= 2) {
-                regionsEnd = f - TableFormat.STATS;
-                if (regionsEnd < 0) throw new CorruptionException(path, 0, "file of " + size + " bytes has no stats region");
-                if (Bytes.crc(seg, regionsEnd, 8) != seg.get(Bytes.INT, regionsEnd + 8)) {
-                    // Only an optimisation is lost: without its greatest timestamp the table is never skipped.
-                    log.warn("{}: stats checksum mismatch at offset {}; reading the table without them", path, regionsEnd);
-                    statsDamaged = true;
-                } else {
-                    maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
-                }
+            if (Bytes.crc(seg, regionsEnd, 8) != seg.get(Bytes.INT, regionsEnd + 8)) {
+                // Only an optimisation is lost: without its greatest timestamp the table is never skipped.
+                log.warn("{}: stats checksum mismatch at offset {}; reading the table without them", path, regionsEnd);
+                statsDamaged = true;
+            } else {
+                maxTimestamp = seg.get(Bytes.LONG, regionsEnd);
             }
             long indexOffset = seg.get(Bytes.LONG, f);
             long indexLen = seg.get(Bytes.INT, f + 8) & 0xffffffffL;
@@ -118,15 +112,13 @@ final class Table {
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
             long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
             boolean bloomIntact = Bytes.crc(seg, bloomOffset, bloomLen - 4) == seg.get(Bytes.INT, bloomOffset + bloomLen - 4)
-                    && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen
-                    && (version < 3 || nwords % BloomFilter.BLOCK_WORDS == 0);
+                    && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen && nwords % BloomFilter.BLOCK_WORDS == 0;
             if (!bloomIntact) {
                 // The entries are all still there, each block under its own checksum: only the
                 // filter that skips the table for absent keys is lost, so every read looks inside.
                 log.warn("{}: bloom filter damaged (checksum or size) at offset {}; reading the table without it", path, bloomOffset);
             }
-            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1, version >= 3,
-                    count, maxTimestamp, statsDamaged);
+            return new Table(number, path, files, arena, seg, indexOffset, blocks, bloomIntact ? bloomOffset : -1, count, maxTimestamp, statsDamaged);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -246,7 +238,7 @@ final class Table {
     /** Without an intact bloom filter every key might be here. */
     private boolean mightContain(long hash) {
         if (bloomOffset < 0) return true;
-        return blockedBloom ? BloomFilter.mightContain(seg, bloomOffset, hash) : BloomFilter.mightContainClassic(seg, bloomOffset, hash);
+        return BloomFilter.mightContain(seg, bloomOffset, hash);
     }
 
     Entry get(byte[] key) throws CorruptionException { return get(key, Bytes.hash(key)); }

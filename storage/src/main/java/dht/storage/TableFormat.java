@@ -3,13 +3,10 @@ package dht.storage;
 /** Constants of the sorted-table file format (docs/storage-format.md, "Sorted table"). */
 final class TableFormat {
     static final long MAGIC = 0x3153_4254_5448_4444L; // "DDHTTBS1" read little-endian
-    /**
-     * Written since 27 Nov 2026: version 2 with a blocked bloom filter. Version 2 (since 25 Nov
-     * 2026: version 1 plus the stats region) and version 1 tables, with the classic filter, are still read.
-     */
+    /** The only version written and read (stats region, blocked bloom filter); any other is refused. */
     static final int VERSION = 3;
     static final int FOOTER = 48;
-    /** Version 2's stats region, just before the footer: max_timestamp i64, crc32c u32. */
+    /** The stats region, just before the footer: max_timestamp i64, crc32c u32. */
     static final int STATS = 12;
     static final int ENTRY_HEADER = 24; // key_len u32, value_len i32, timestamp i64, expiry i64
     static final int TOMBSTONE_LEN = -1;

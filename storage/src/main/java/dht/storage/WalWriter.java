@@ -3,27 +3,33 @@ package dht.storage;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Appends batches of encoded log records to one log file. Only the current group-commit leader
- * appends; {@link #sync} may also be called by the periodic syncer, concurrently.
+ * Appends batches of log records to one log file, framed in blocks and fragments
+ * ({@link LogFormat}). Only the current group-commit leader appends; {@link #sync} may also be
+ * called by the periodic syncer, concurrently.
+ *
+ * <p>Invariant: {@link #blockOffset} is where the file's end lies within its current block, so a
+ * new writer starts a new, empty file.
  */
 final class WalWriter implements Closeable {
     final long number;
     final Path path;
     private final StorageFiles.WritableFile file;
     private volatile long bytes;
+    private int blockOffset;
     /**
      * Below half a G1 region (1 MiB at the smallest), so it is never a humongous object: a new one
-     * comes with every log file, which is every memtable.
+     * comes with every log file, which is every memtable. Holds several whole fragments.
      */
     private final ByteBuffer staging = ByteBuffer.allocate(256 << 10);
     private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
-    /** One object for every put, not a new method reference each time. */
-    private final Bytes.Drain drainer = this::drain;
+    private final byte[] stagingArray = staging.array();
+    private static final byte[] ZEROS = new byte[LogFormat.HEADER];
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -32,37 +38,77 @@ final class WalWriter implements Closeable {
     }
 
     /**
-     * Appends the records of {@code entries}, each its {@code heads} entry ({@link LogRecord#head})
-     * followed by its value, with as few write() calls as the staging buffer allows. The buffer is
-     * reused: only the group-commit leader appends. A value is copied from where it is (an array or
-     * a borrowed segment) straight into the buffer, never into a record of its own.
+     * Appends the records of {@code entries}, each body its {@code heads} entry
+     * ({@link LogRecord#head}) followed by its value, with as few write() calls as the staging
+     * buffer allows. Each fragment is built whole in the buffer and its CRC taken there; a value
+     * is copied from where it is (an array or a borrowed segment) straight into the buffer, never
+     * into a record of its own. The buffer is reused: only the group-commit leader appends.
      */
     void append(List<byte[]> heads, List<Entry> entries) throws IOException {
         long total = 0;
         staging.clear();
         for (int i = 0; i < heads.size(); i++) {
-            byte[] head = heads.get(i);
-            stage(head);
-            total += head.length;
-            Entry e = entries.get(i);
-            if (e.isBorrowed()) {
-                Bytes.putInPieces(e.valueSegment(), staging, stagingSegment, null, drainer);
-            } else if (!e.isTombstone()) {
-                stage(e.value());
-            }
-            total += e.valueLength();
+            total += appendRecord(heads.get(i), entries.get(i));
         }
         drain();
         bytes += total;
     }
 
-    private void stage(byte[] b) throws IOException {
-        Bytes.putInPieces(b, staging, drainer);
+    /** Stages one record's fragments (and any block padding before them); returns the bytes staged. */
+    private long appendRecord(byte[] head, Entry e) throws IOException {
+        MemorySegment value = e.isTombstone() ? null : e.valueSegment();
+        long valueLength = value == null ? 0 : value.byteSize();
+        long left = head.length + valueLength; // body bytes not yet staged
+        long headDone = 0, valueDone = 0;
+        long staged = 0;
+        boolean first = true;
+        do {
+            int room = LogFormat.BLOCK - blockOffset;
+            if (room < LogFormat.HEADER) {
+                // too small for a header: zeros, and the next fragment starts the next block
+                ensureRoom(room);
+                staging.put(ZEROS, 0, room);
+                staged += room;
+                blockOffset = 0;
+                room = LogFormat.BLOCK;
+            }
+            int n = (int) Math.min(left, room - LogFormat.HEADER);
+            boolean last = n == left;
+            ensureRoom(LogFormat.HEADER + n);
+            int at = staging.position();
+            int p = at + LogFormat.HEADER;
+            if (headDone < head.length) {
+                int h = (int) Math.min(head.length - headDone, n);
+                System.arraycopy(head, (int) headDone, stagingArray, p, h);
+                headDone += h;
+                p += h;
+            }
+            int v = at + LogFormat.HEADER + n - p;
+            if (v > 0) {
+                MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueDone, stagingSegment, ValueLayout.JAVA_BYTE, p, v);
+                valueDone += v;
+            }
+            stagingArray[at + 6] = LogFormat.type(first, last);
+            stagingArray[at + 4] = (byte) n;
+            stagingArray[at + 5] = (byte) (n >>> 8);
+            Bytes.putInt(stagingArray, at, LogFormat.crc(stagingArray, at + 6, n));
+            staging.position(at + LogFormat.HEADER + n);
+            blockOffset += LogFormat.HEADER + n;
+            staged += LogFormat.HEADER + n;
+            left -= n;
+            first = false;
+        } while (left > 0);
+        return staged;
+    }
+
+    /** Drains the staging buffer unless {@code n} more bytes fit in it. */
+    private void ensureRoom(int n) throws IOException {
+        if (staging.remaining() < n) drain();
     }
 
     private void drain() throws IOException {
         staging.flip();
-        file.write(staging);
+        if (staging.hasRemaining()) file.write(staging);
         staging.clear();
     }
 

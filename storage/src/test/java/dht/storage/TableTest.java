@@ -1,6 +1,7 @@
 package dht.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -73,18 +74,6 @@ class TableTest {
         }
     }
 
-    /**
-     * A table of format version 2 (classic bloom filter), written by the build of 27 Nov 2026 before
-     * the blocked filter: {@link #write}'s contents for 2,000 entries, 256-byte blocks.
-     */
-    private Path versionTwoTable(String name) throws IOException {
-        Path p = dir.resolve(name);
-        try (var in = TableTest.class.getResourceAsStream("/tables/v2-2000-keys.sst")) {
-            Files.copy(in, p);
-        }
-        return p;
-    }
-
     /** Every key of the 2,000 is found, the odd keys in between are not, and few of those get past the bloom filter. */
     private static void assertHoldsTheTwoThousand(Table t) throws IOException {
         int passed = 0;
@@ -99,20 +88,6 @@ class TableTest {
         }
         // Probed the wrong way, the filter would pass about half the absent keys (as many bits are set) or reject present ones.
         assertThat(passed).as("absent keys the bloom filter let through").isLessThan(60);
-    }
-
-    /** Tables written before the blocked bloom filter are read with the filter they were written with. */
-    @Test
-    void aVersionTwoTableIsStillRead() throws IOException {
-        Table t = Table.open(NioStorageFiles.INSTANCE, versionTwoTable("000002.sst"), 2);
-        t.retain();
-        try {
-            assertThat(t.entryCount).isEqualTo(2000);
-            assertThat(t.maxTimestamp).isEqualTo(1999);
-            assertHoldsTheTwoThousand(t);
-        } finally {
-            t.release();
-        }
     }
 
     /** The footer of table file {@code file} with the int at {@code offset} set to {@code value}, its checksum redone. */
@@ -134,18 +109,25 @@ class TableTest {
         return t;
     }
 
-    /** Tables written before the stats region existed are read as they are, and never skipped. */
+    /**
+     * A footer of any other version, intact, is refused as not this build's to read (not set aside
+     * as damaged: the open fails and names it); pre-release versions are no longer read.
+     */
     @Test
-    void aVersionOneTableIsStillRead() throws IOException {
-        byte[] v2 = Files.readAllBytes(versionTwoTable("000002.sst"));
-        int footerAt = v2.length - TableFormat.FOOTER;
-        // version 1: the bloom filter ends at the footer
-        Table t = openPieces(3, Arrays.copyOfRange(v2, 0, footerAt - TableFormat.STATS), footerWith(v2, 32, 1));
-        try {
-            assertThat(t.maxTimestamp).isEqualTo(Long.MAX_VALUE);
-            assertHoldsTheTwoThousand(t);
-        } finally {
-            t.release();
+    void aTableOfAnotherFormatVersionIsRefusedNotTakenForDamage() throws IOException {
+        write(2000, 256).release();
+        byte[] v3 = Files.readAllBytes(dir.resolve("000001.sst"));
+        int f = v3.length - TableFormat.FOOTER;
+        for (int version : new int[] {0, 1, 2, 4}) {
+            Path p = dir.resolve("000002.sst");
+            try (var out = Files.newOutputStream(p)) {
+                out.write(v3, 0, f);
+                out.write(footerWith(v3, 32, version));
+            }
+            assertThatThrownBy(() -> Table.open(NioStorageFiles.INSTANCE, p, 2)).as("version %d", version)
+                    .isInstanceOf(IOException.class).isNotInstanceOf(CorruptionException.class)
+                    .hasMessageContaining("000002.sst has table format version " + version + "; this build reads only version 3")
+                    .hasMessageContaining(version > 3 ? "newer dht" : "pre-release format, no longer read: recreate the data directory");
         }
     }
 
