@@ -1,0 +1,216 @@
+package dht.client;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A client of dht's HTTP API (version 0). Thread-safe; create one per application and share it:
+ * it holds a pool of connections. Close it when done.
+ *
+ * <pre>{@code
+ * try (DhtClient client = DhtClient.builder().nodes("http://localhost:8080").build()) {
+ *     client.put("greeting", "hello");
+ *     Optional<String> v = client.getString("greeting");   // Optional[hello]
+ *     client.delete("greeting");
+ * }
+ * }</pre>
+ *
+ * <p>Keys are non-empty byte strings (compared by the node as unsigned bytes), values any bytes;
+ * the {@code String} forms encode both as UTF-8. Failures are {@link DhtException}s, one subclass
+ * per kind of failure.
+ */
+public final class DhtClient implements AutoCloseable {
+    private final HttpClient http;
+    private final Requester requester;
+
+    private DhtClient(Builder b) {
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(b.connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+        this.requester = new Requester(http, new Nodes(b.urls), b.requestTimeout);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A client of the node(s) at {@code urls}, every other setting at its default. */
+    public static DhtClient create(String... urls) {
+        return builder().nodes(urls).build();
+    }
+
+    // ---- PUT
+
+    /** Stores {@code value} under {@code key}, replicated as the node's defaults say. */
+    public void put(byte[] key, byte[] value) {
+        put(key, value, WriteOptions.defaults());
+    }
+
+    public void put(byte[] key, byte[] value, WriteOptions options) {
+        await(putAsync(key, value, options));
+    }
+
+    public void put(String key, String value) {
+        put(utf8(key), utf8(value));
+    }
+
+    public void put(String key, String value, WriteOptions options) {
+        put(utf8(key), utf8(value), options);
+    }
+
+    CompletableFuture<Void> putAsync(byte[] key, byte[] value, WriteOptions options) {
+        Objects.requireNonNull(value, "value");
+        Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
+        options.appendTo(q, true);
+        return requester.send("PUT", q.toString(), value, (node, answer) -> expect(201, node, answer));
+    }
+
+    // ---- GET
+
+    /** The value stored under {@code key}, or empty when it is absent or deleted (404). */
+    public Optional<byte[]> get(byte[] key) {
+        return get(key, ReadOptions.defaults());
+    }
+
+    public Optional<byte[]> get(byte[] key, ReadOptions options) {
+        return await(getAsync(key, options));
+    }
+
+    /** {@link #get(byte[])} of a UTF-8 key, the value decoded as UTF-8. */
+    public Optional<String> getString(String key) {
+        return getString(key, ReadOptions.defaults());
+    }
+
+    public Optional<String> getString(String key, ReadOptions options) {
+        return get(utf8(key), options).map(DhtClient::text);
+    }
+
+    CompletableFuture<Optional<byte[]>> getAsync(byte[] key, ReadOptions options) {
+        Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
+        options.appendTo(q);
+        return requester.send("GET", q.toString(), null, (node, answer) -> switch (answer.statusCode()) {
+            case 200 -> Optional.of(answer.body());
+            case 404 -> Optional.empty();
+            default -> throw Requester.unexpected(node, answer);
+        });
+    }
+
+    // ---- DELETE
+
+    /** Deletes {@code key} (a tombstone; deleting an absent key succeeds too). */
+    public void delete(byte[] key) {
+        delete(key, WriteOptions.defaults());
+    }
+
+    /** Deletes {@code key}; the options' {@code ttl}, if any, is not sent. */
+    public void delete(byte[] key, WriteOptions options) {
+        await(deleteAsync(key, options));
+    }
+
+    public void delete(String key) {
+        delete(utf8(key));
+    }
+
+    public void delete(String key, WriteOptions options) {
+        delete(utf8(key), options);
+    }
+
+    CompletableFuture<Void> deleteAsync(byte[] key, WriteOptions options) {
+        Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
+        options.appendTo(q, false);
+        return requester.send("DELETE", q.toString(), null, (node, answer) -> expect(202, node, answer));
+    }
+
+    /** Closes the connection pool; requests still in flight are finished first. */
+    @Override
+    public void close() {
+        http.close();
+    }
+
+    private static Void expect(int status, String node, HttpResponse<byte[]> answer) {
+        if (answer.statusCode() != status) throw Requester.unexpected(node, answer);
+        return null;
+    }
+
+    /** Waits for an asynchronous call, rethrowing its {@link DhtException} as it is. */
+    private static <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            Throwable cause = Failures.unwrap(e);
+            if (cause instanceof RuntimeException r) throw r;
+            if (cause instanceof Error err) throw err;
+            throw new DhtException("request failed: " + cause, cause);
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new DhtException("interrupted while waiting for the node's answer", e);
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return Objects.requireNonNull(s).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** Settings of a {@link DhtClient}; every one has a default but the node URLs. */
+    public static final class Builder {
+        private final List<String> urls = new ArrayList<>();
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration requestTimeout = Duration.ofSeconds(10);
+
+        private Builder() {
+        }
+
+        /**
+         * The nodes to talk to, each {@code http://host[:port]} (or https). Any node coordinates any
+         * request: requests are spread over them, and one that cannot be reached is skipped.
+         */
+        public Builder nodes(String... urls) {
+            for (String u : urls) this.urls.add(Nodes.normalise(u));
+            return this;
+        }
+
+        public Builder nodes(List<String> urls) {
+            return nodes(urls.toArray(String[]::new));
+        }
+
+        /** Longest wait for a connection to a node (default 5 s); beyond it the node counts as unreachable. */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Longest wait for a node's answer once the request is sent (default 10 s), and, during a
+         * scan, for each next piece of it.
+         */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = positive("requestTimeout", timeout);
+            return this;
+        }
+
+        public DhtClient build() {
+            if (urls.isEmpty()) throw new IllegalStateException("no node URL given: call nodes(...)");
+            return new DhtClient(this);
+        }
+
+        private static Duration positive(String name, Duration d) {
+            if (d.isNegative() || d.isZero()) throw new IllegalArgumentException(name + " must be positive, got " + d);
+            return d;
+        }
+    }
+}
