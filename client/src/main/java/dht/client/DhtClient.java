@@ -23,6 +23,10 @@ import java.util.concurrent.ExecutionException;
  * }
  * }</pre>
  *
+ * <p>Every operation has a blocking form and an {@code ...Async} form returning a
+ * {@link CompletableFuture} (completed on the client's threads; chain blocking work with the
+ * {@code ...Async} methods of the future and an executor of your own).
+ *
  * <p>Keys are non-empty byte strings (compared by the node as unsigned bytes), values any bytes;
  * the {@code String} forms encode both as UTF-8. Failures are {@link DhtException}s, one subclass
  * per kind of failure.
@@ -68,11 +72,23 @@ public final class DhtClient implements AutoCloseable {
         put(utf8(key), utf8(value), options);
     }
 
-    CompletableFuture<Void> putAsync(byte[] key, byte[] value, WriteOptions options) {
+    /**
+     * {@link #put(byte[], byte[], WriteOptions)} without blocking: the future completes when the
+     * node has answered, or exceptionally with the {@link DhtException} the blocking form throws.
+     */
+    public CompletableFuture<Void> putAsync(byte[] key, byte[] value, WriteOptions options) {
         Objects.requireNonNull(value, "value");
         Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
         options.appendTo(q, true);
         return requester.send("PUT", q.toString(), value, (node, answer) -> expect(201, node, answer));
+    }
+
+    public CompletableFuture<Void> putAsync(byte[] key, byte[] value) {
+        return putAsync(key, value, WriteOptions.defaults());
+    }
+
+    public CompletableFuture<Void> putAsync(String key, String value) {
+        return putAsync(utf8(key), utf8(value), WriteOptions.defaults());
     }
 
     // ---- GET
@@ -95,7 +111,16 @@ public final class DhtClient implements AutoCloseable {
         return get(utf8(key), options).map(DhtClient::text);
     }
 
-    CompletableFuture<Optional<byte[]>> getAsync(byte[] key, ReadOptions options) {
+    public CompletableFuture<Optional<byte[]>> getAsync(byte[] key) {
+        return getAsync(key, ReadOptions.defaults());
+    }
+
+    public CompletableFuture<Optional<String>> getStringAsync(String key) {
+        return getAsync(utf8(key), ReadOptions.defaults()).thenApply(v -> v.map(DhtClient::text));
+    }
+
+    /** {@link #get(byte[], ReadOptions)} without blocking. */
+    public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, ReadOptions options) {
         Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
         options.appendTo(q);
         return requester.send("GET", q.toString(), null, (node, answer) -> switch (answer.statusCode()) {
@@ -125,7 +150,16 @@ public final class DhtClient implements AutoCloseable {
         delete(utf8(key), options);
     }
 
-    CompletableFuture<Void> deleteAsync(byte[] key, WriteOptions options) {
+    public CompletableFuture<Void> deleteAsync(byte[] key) {
+        return deleteAsync(key, WriteOptions.defaults());
+    }
+
+    public CompletableFuture<Void> deleteAsync(String key) {
+        return deleteAsync(utf8(key), WriteOptions.defaults());
+    }
+
+    /** {@link #delete(byte[], WriteOptions)} without blocking. */
+    public CompletableFuture<Void> deleteAsync(byte[] key, WriteOptions options) {
         Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
         options.appendTo(q, false);
         return requester.send("DELETE", q.toString(), null, (node, answer) -> expect(202, node, answer));
