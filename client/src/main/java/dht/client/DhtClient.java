@@ -10,6 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 
 /**
  * A client of dht's HTTP API (version 0). Thread-safe; create one per application and share it:
@@ -33,15 +35,20 @@ import java.util.concurrent.ExecutionException;
  */
 public final class DhtClient implements AutoCloseable {
     private final HttpClient http;
+    private final Nodes nodes;
+    private final Settings settings;
     private final Requester requester;
 
     private DhtClient(Builder b) {
-        this.http = HttpClient.newBuilder()
+        this.nodes = new Nodes(b.urls);
+        this.settings = new Settings(b.connectTimeout, b.requestTimeout, b.sslContext);
+        HttpClient.Builder hb = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        this.requester = new Requester(http, new Nodes(b.urls), b.requestTimeout);
+                .followRedirects(HttpClient.Redirect.NEVER);
+        if (b.sslContext != null) hb.sslContext(b.sslContext);
+        this.http = hb.build();
+        this.requester = new Requester(http, nodes, b.requestTimeout);
     }
 
     public static Builder builder() {
@@ -165,6 +172,50 @@ public final class DhtClient implements AutoCloseable {
         return requester.send("DELETE", q.toString(), null, (node, answer) -> expect(202, node, answer));
     }
 
+    // ---- scans
+
+    /**
+     * The entries with keys from {@code start} (inclusive) to {@code end} (exclusive; null for no
+     * upper bound), in key byte order, streamed from the node as they are consumed. Close the
+     * stream (try-with-resources) if you do not read it to its end: it holds a connection.
+     *
+     * <pre>{@code
+     * try (Stream<Entry> entries = client.scan("user:", "user;")) {
+     *     entries.forEach(e -> System.out.println(e.keyString()));
+     * }
+     * }</pre>
+     *
+     * @throws IncompleteScanException while reading, when the node's answer ends before its end
+     */
+    public Stream<Entry> scan(byte[] start, byte[] end) {
+        return scan(start, end, ScanOptions.defaults());
+    }
+
+    public Stream<Entry> scan(byte[] start, byte[] end, ScanOptions options) {
+        return scanIterator(start, end, options).stream();
+    }
+
+    /** {@link #scan(byte[], byte[])} of UTF-8 keys; {@code end} may be null. */
+    public Stream<Entry> scan(String start, String end) {
+        return scan(start, end, ScanOptions.defaults());
+    }
+
+    public Stream<Entry> scan(String start, String end, ScanOptions options) {
+        return scan(utf8(start), end == null ? null : utf8(end), options);
+    }
+
+    /**
+     * The scan as a closeable iterator, for callers that would rather not use a stream. The request
+     * is sent, and its answer's status checked, before this returns.
+     */
+    public ScanIterator scanIterator(byte[] start, byte[] end, ScanOptions options) {
+        Query q = new Query("/v0/entities").bytes("start", Checks.key(start));
+        if (end != null) q.bytes("end", end);
+        options.appendTo(q);
+        String target = q.toString();
+        return new ScanIterator(ScanConnection.open(nodes.base(nodes.first()), target, settings));
+    }
+
     /** Closes the connection pool; requests still in flight are finished first. */
     @Override
     public void close() {
@@ -205,6 +256,7 @@ public final class DhtClient implements AutoCloseable {
         private final List<String> urls = new ArrayList<>();
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration requestTimeout = Duration.ofSeconds(10);
+        private SSLContext sslContext;
 
         private Builder() {
         }
@@ -237,8 +289,21 @@ public final class DhtClient implements AutoCloseable {
             return this;
         }
 
+        /** The TLS settings for {@code https://} nodes (default: the JVM's default context). */
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "context");
+            return this;
+        }
+
         public DhtClient build() {
             if (urls.isEmpty()) throw new IllegalStateException("no node URL given: call nodes(...)");
+            if (sslContext == null && urls.stream().anyMatch(u -> u.startsWith("https:"))) {
+                try {
+                    sslContext = SSLContext.getDefault();
+                } catch (java.security.NoSuchAlgorithmException e) {
+                    throw new IllegalStateException("no default TLS context for https nodes", e);
+                }
+            }
             return new DhtClient(this);
         }
 
