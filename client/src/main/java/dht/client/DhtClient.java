@@ -41,14 +41,14 @@ public final class DhtClient implements AutoCloseable {
 
     private DhtClient(Builder b) {
         this.nodes = new Nodes(b.urls);
-        this.settings = new Settings(b.connectTimeout, b.requestTimeout, b.sslContext);
+        this.settings = new Settings(b.connectTimeout, b.requestTimeout, b.sslContext, b.retryPolicy);
         HttpClient.Builder hb = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER);
         if (b.sslContext != null) hb.sslContext(b.sslContext);
         this.http = hb.build();
-        this.requester = new Requester(http, nodes, b.requestTimeout);
+        this.requester = new Requester(http, nodes, settings);
     }
 
     public static Builder builder() {
@@ -213,7 +213,14 @@ public final class DhtClient implements AutoCloseable {
         if (end != null) q.bytes("end", end);
         options.appendTo(q);
         String target = q.toString();
-        return new ScanIterator(ScanConnection.open(nodes.base(nodes.first()), target, settings));
+        Attempts attempts = new Attempts(nodes, settings.retryPolicy());
+        while (true) {
+            try {
+                return new ScanIterator(ScanConnection.open(attempts.node(), target, settings));
+            } catch (DhtException e) {
+                sleep(attempts.next(e));
+            }
+        }
     }
 
     /** Closes the connection pool; requests still in flight are finished first. */
@@ -243,6 +250,16 @@ public final class DhtClient implements AutoCloseable {
         }
     }
 
+    private static void sleep(Duration d) {
+        if (d.isZero()) return;
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DhtException("interrupted while waiting to retry", e);
+        }
+    }
+
     static byte[] utf8(String s) {
         return Objects.requireNonNull(s).getBytes(StandardCharsets.UTF_8);
     }
@@ -257,6 +274,7 @@ public final class DhtClient implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration requestTimeout = Duration.ofSeconds(10);
         private SSLContext sslContext;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
         private Builder() {
         }
@@ -286,6 +304,12 @@ public final class DhtClient implements AutoCloseable {
          */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = positive("requestTimeout", timeout);
+            return this;
+        }
+
+        /** When a request answered 503 is sent again (default {@link RetryPolicy#defaults()}). */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

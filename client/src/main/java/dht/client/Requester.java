@@ -6,9 +6,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Sends one API request through the JDK's HttpClient (which pools the connections) and hands the
+ * Sends one API request through the JDK's HttpClient (which pools the connections), sends it again
+ * as {@link Attempts} decides (a 503, a node that cannot be connected to), and hands the final
  * answer to a handler that turns it into a result or a typed exception.
  */
 final class Requester {
@@ -20,39 +22,56 @@ final class Requester {
 
     private final HttpClient http;
     private final Nodes nodes;
-    private final Duration requestTimeout;
+    private final Settings settings;
 
-    Requester(HttpClient http, Nodes nodes, Duration requestTimeout) {
+    Requester(HttpClient http, Nodes nodes, Settings settings) {
         this.http = http;
         this.nodes = nodes;
-        this.requestTimeout = requestTimeout;
+        this.settings = settings;
     }
 
-    /**
-     * Sends {@code method target} with {@code body} (null for none) to a node.
-     */
+    /** Sends {@code method target} with {@code body} (null for none); completes as the handler says. */
     <T> CompletableFuture<T> send(String method, String target, byte[] body, Handler<T> handler) {
-        String node = nodes.base(nodes.first());
+        CompletableFuture<T> result = new CompletableFuture<>();
+        attempt(method, target, body, handler, new Attempts(nodes, settings.retryPolicy()), result);
+        return result;
+    }
+
+    private <T> void attempt(String method, String target, byte[] body, Handler<T> handler, Attempts attempts,
+                             CompletableFuture<T> result) {
+        if (result.isDone()) return; // cancelled by the caller
+        String node = attempts.node();
         HttpRequest request = HttpRequest.newBuilder(URI.create(node + target))
-                .timeout(requestTimeout)
+                .timeout(settings.requestTimeout())
+                .header("User-Agent", "dht-client")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
                 .build();
-        CompletableFuture<T> result = new CompletableFuture<>();
         http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((answer, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(Failures.ofThrowable(node, failure, requestTimeout));
-                return;
-            }
             try {
+                if (failure != null) throw Failures.ofThrowable(node, failure, settings.requestTimeout());
+                if (answer.statusCode() == 503) throw unexpected(node, answer);
                 result.complete(handler.handle(node, answer));
+            } catch (DhtException e) {
+                Duration wait;
+                try {
+                    wait = attempts.next(e);
+                } catch (DhtException last) {
+                    result.completeExceptionally(last);
+                    return;
+                }
+                Runnable again = () -> attempt(method, target, body, handler, attempts, result);
+                if (wait.isZero()) {
+                    again.run();
+                } else {
+                    CompletableFuture.delayedExecutor(wait.toMillis(), TimeUnit.MILLISECONDS).execute(again);
+                }
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }
         });
-        return result;
     }
 
-    /** Fails the request with the exception its unexpected answer stands for. */
+    /** The exception an unexpected answer stands for. */
     static DhtException unexpected(String node, HttpResponse<byte[]> answer) {
         return Failures.ofStatus(node, answer.statusCode(), answer.body(),
                 answer.headers().firstValue("Retry-After").orElse(null));
