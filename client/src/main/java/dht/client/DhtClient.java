@@ -98,6 +98,10 @@ public final class DhtClient implements AutoCloseable {
         return putAsync(utf8(key), utf8(value), WriteOptions.defaults());
     }
 
+    public CompletableFuture<Void> putAsync(String key, String value, WriteOptions options) {
+        return putAsync(utf8(key), utf8(value), options);
+    }
+
     // ---- GET
 
     /** The value stored under {@code key}, or empty when it is absent or deleted (404). */
@@ -123,7 +127,11 @@ public final class DhtClient implements AutoCloseable {
     }
 
     public CompletableFuture<Optional<String>> getStringAsync(String key) {
-        return getAsync(utf8(key), ReadOptions.defaults()).thenApply(v -> v.map(DhtClient::text));
+        return getStringAsync(key, ReadOptions.defaults());
+    }
+
+    public CompletableFuture<Optional<String>> getStringAsync(String key, ReadOptions options) {
+        return getAsync(utf8(key), options).thenApply(v -> v.map(DhtClient::text));
     }
 
     /** {@link #get(byte[], ReadOptions)} without blocking. */
@@ -165,6 +173,10 @@ public final class DhtClient implements AutoCloseable {
         return deleteAsync(utf8(key), WriteOptions.defaults());
     }
 
+    public CompletableFuture<Void> deleteAsync(String key, WriteOptions options) {
+        return deleteAsync(utf8(key), options);
+    }
+
     /** {@link #delete(byte[], WriteOptions)} without blocking. */
     public CompletableFuture<Void> deleteAsync(byte[] key, WriteOptions options) {
         Query q = new Query("/v0/entity").bytes("id", Checks.key(key));
@@ -202,6 +214,10 @@ public final class DhtClient implements AutoCloseable {
 
     public Stream<Entry> scan(String start, String end, ScanOptions options) {
         return scan(utf8(start), end == null ? null : utf8(end), options);
+    }
+
+    public ScanIterator scanIterator(String start, String end) {
+        return scanIterator(utf8(start), end == null ? null : utf8(end), ScanOptions.defaults());
     }
 
     /**

@@ -44,6 +44,16 @@ public final class ReadOptions {
     }
 
     @Override
+    public boolean equals(Object other) {
+        return other instanceof ReadOptions o && o.ack == ack && o.from == from;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(ack, from);
+    }
+
+    @Override
     public String toString() {
         return "ReadOptions[ack=" + (ack == 0 ? "default" : ack) + ", from=" + (from == 0 ? "default" : from) + "]";
     }

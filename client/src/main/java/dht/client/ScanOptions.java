@@ -48,6 +48,16 @@ public final class ScanOptions {
     }
 
     @Override
+    public boolean equals(Object other) {
+        return other instanceof ScanOptions o && o.local == local && o.ack == ack;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(local, ack);
+    }
+
+    @Override
     public String toString() {
         return "ScanOptions[" + (local ? "local" : "cluster") + ", ack=" + (ack == 0 ? "default" : ack) + "]";
     }

@@ -75,6 +75,16 @@ public final class WriteOptions {
     }
 
     @Override
+    public boolean equals(Object other) {
+        return other instanceof WriteOptions o && o.ack == ack && o.from == from && o.ttlSeconds == ttlSeconds;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(ack, from, ttlSeconds);
+    }
+
+    @Override
     public String toString() {
         return "WriteOptions[ack=" + (ack == 0 ? "default" : ack) + ", from=" + (from == 0 ? "default" : from)
                 + (ttlSeconds == 0 ? "" : ", ttl=" + ttlSeconds + "s") + "]";

@@ -65,4 +65,16 @@ class RequestFormTest {
         assertThatThrownBy(() -> Nodes.normalise("http://h:1/v0")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> DhtClient.builder().build()).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void optionsAreImmutableValues() {
+        WriteOptions base = WriteOptions.defaults();
+        WriteOptions quorum = base.ack(2).from(3);
+
+        assertThat(base.ack()).isEmpty();
+        assertThat(quorum).isEqualTo(WriteOptions.defaults().from(3).ack(2)).isNotEqualTo(base);
+        assertThat(ReadOptions.defaults().ack(1)).isEqualTo(ReadOptions.defaults().ack(1));
+        assertThat(ScanOptions.defaults().local().isLocal()).isTrue();
+        assertThatThrownBy(() -> base.ttl(Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
+    }
 }
