@@ -1,0 +1,80 @@
+package dht.client;
+
+import static dht.client.StubNode.Answer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** What goes on the wire: parameters only when set, keys percent-encoded byte by byte. */
+class RequestFormTest {
+    @Test
+    void unsetOptionsAreNotSent() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(201));
+             DhtClient client = DhtClient.create(stub.url())) {
+            client.put("k", "v");
+
+            assertThat(stub.seen().getFirst().query()).isEqualTo("id=k");
+        }
+    }
+
+    @Test
+    void ackFromAndTtlAreSentWhenSet() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(201));
+             DhtClient client = DhtClient.create(stub.url())) {
+            client.put("k", "v", WriteOptions.defaults().ack(2).from(3).ttl(Duration.ofMinutes(1)));
+
+            assertThat(stub.seen().getFirst().method()).isEqualTo("PUT");
+            assertThat(stub.seen().getFirst().query()).isEqualTo("id=k&ack=2&from=3&ttl=60");
+        }
+    }
+
+    @Test
+    void aDeleteNeverSendsTtl() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(202));
+             DhtClient client = DhtClient.create(stub.url())) {
+            client.delete("k", WriteOptions.defaults().ack(1).ttlSeconds(5));
+
+            assertThat(stub.seen().getFirst().query()).isEqualTo("id=k&ack=1");
+        }
+    }
+
+    @Test
+    void aScanSendsItsRangeScopeAndAck() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(400));
+             DhtClient client = DhtClient.create(stub.url())) {
+            assertThatThrownBy(() -> client.scan("a b", "c/d", ScanOptions.defaults().local().ack(1)))
+                    .isInstanceOf(BadRequestException.class);
+
+            assertThat(stub.seen().getFirst().query()).isEqualTo("start=a%20b&end=c%2Fd&scope=local&ack=1");
+        }
+    }
+
+    @Test
+    void keysArePercentEncodedByteByByte() {
+        Query q = new Query("/v0/entity").bytes("id", new byte[] {'a', (byte) 0xFF, '&', '+', '~', '%'});
+
+        assertThat(q).hasToString("/v0/entity?id=a%FF%26%2B~%25");
+    }
+
+    @Test
+    void nodeUrlsAreNormalisedAndOthersRefused() {
+        assertThat(Nodes.normalise("HTTP://LocalHost:8080/")).isEqualTo("http://localhost:8080");
+        assertThatThrownBy(() -> Nodes.normalise("localhost:8080")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Nodes.normalise("http://h:1/v0")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DhtClient.builder().build()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void optionsAreImmutableValues() {
+        WriteOptions base = WriteOptions.defaults();
+        WriteOptions quorum = base.ack(2).from(3);
+
+        assertThat(base.ack()).isEmpty();
+        assertThat(quorum).isEqualTo(WriteOptions.defaults().from(3).ack(2)).isNotEqualTo(base);
+        assertThat(ReadOptions.defaults().ack(1)).isEqualTo(ReadOptions.defaults().ack(1));
+        assertThat(ScanOptions.defaults().local().isLocal()).isTrue();
+        assertThatThrownBy(() -> base.ttl(Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
+    }
+}
