@@ -86,7 +86,7 @@ class DamagedFilesProcessTest {
         }
     }
 
-    /** The helper's finding of 26 Nov: replay used to stop at the damage and drop every write after it. */
+    /** Replay must not stop at a damaged record and drop every write after it. */
     @Test
     void aFlippedByteInTheMiddleOfALogLosesOneWriteAtMost() throws Exception {
         node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
