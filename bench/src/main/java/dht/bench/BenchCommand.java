@@ -34,7 +34,7 @@ public final class BenchCommand implements Callable<Integer> {
     LoadOptions load = new LoadOptions();
 
     // Here, not in LoadOptions: sweep picks each step's rate and window itself (--start-rate,
-    // --step-duration), so there they were options it took and ignored.
+    // --step-duration), so there they would be options it takes and ignores.
     @Option(names = {"-R", "--rate"}, defaultValue = "1000",
             description = "Total requests per second, constant; 0 = closed loop, as fast as answers come (default: ${DEFAULT-VALUE}).")
     double rate;

@@ -339,8 +339,8 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
      * 0 for a request intended in the measured window, 1 for one intended in the warm-up. Computed,
      * not branched on: with a branch, the JIT compiles the hot paths while only warm-up requests
      * exist, the first measured request hits an uncommon trap, and the compiled send and response
-     * paths are thrown away and rebuilt (seen as the window's first half second running slow, the
-     * generator's own C2 thread competing with the node for the two cores).
+     * paths are thrown away and rebuilt while the window runs, the generator's own compiler
+     * competing with the server for the cores.
      */
     private int phase(long intendedNanos) {
         return (int) ((intendedNanos - measureFrom) >>> 63);
@@ -390,8 +390,8 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
     /**
      * A run that ends before its schedule does (the server did not keep up, and the run's timeout
      * ended the drain; or the connection was down at the end) still intended the sends it never
-     * reached: they are counted as due, so that the summary shows them as never sent. Before, due
-     * stopped where sending stopped, and "sent 100%" was true of any run.
+     * reached: they are counted as due, so that the summary shows them as never sent (otherwise
+     * "sent 100%" would be true of any run).
      */
     private void countNeverSent() {
         if (!started || !openModel || ended || endAt == Long.MAX_VALUE || !tickets.unlimited()) {
@@ -408,7 +408,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
 
     /**
      * Counts response bytes before decoding (wrk's "Transfer/sec"), each answer's in the phase it was
-     * intended in (before, the warm-up's answers were counted in the window's bytes).
+     * intended in, so that the warm-up's answers never count in the window's bytes.
      */
     private static final class ByteCounter extends ChannelInboundHandlerAdapter {
         private final BenchConnection connection;

@@ -42,9 +42,9 @@ public final class LoadGenerator {
      * How much of the drain (answers to the window's requests arriving after its end) the window
      * is stretched by: all of it when it is long (over 1 s and over 1% of the window), which a
      * server slower than the rate causes, as its backlog grows (divided by the window alone, the
-     * answers drained overstated the throughput: 845 req/s for a server answering 300); none when
-     * it is the last requests' ordinary latency, which would only make a healthy run's figures
-     * wobble (a sweep's 5 s step failing on one slow final answer).
+     * answers drained would overstate the throughput); none when it is the last requests' ordinary
+     * latency, which would only make a healthy run's figures wobble (a sweep step failing on one
+     * slow final answer).
      */
     static long drainCounted(long windowNanos, long drainNanos) {
         return drainNanos > Math.max(1_000_000_000L, windowNanos / 100) ? drainNanos : 0;
@@ -63,12 +63,10 @@ public final class LoadGenerator {
     /**
      * How much timer lateness a send may spin off, at most: spinning to the intended time buys
      * precision with CPU, worth it while a loop has idle time between sends, harmful when it is
-     * busy (its other connections wait) or when the generator shares the cores with the server.
-     * Uncapped (up to 300 us a send), a constant 10,000 req/s on two threads kept both generator
-     * threads spinning and took the CPU from the nodes under test: a 3-node cluster's GET p50 was
-     * 2.8-3.0 ms at 10,000/s and 0.52-0.55 ms at 10,500/s, where this spin was off
-     * (docs/benchmarks.md, "The generator's spinning"). Capped at a tenth of the thread's interval
-     * between sends.
+     * busy (its other connections wait) or when the generator shares the cores with the server,
+     * whose CPU an uncapped spin takes. Capped at a tenth of the thread's interval between sends,
+     * and off above {@link #ADAPTIVE_SPIN_MAX_RATE_PER_THREAD} a thread (docs/benchmarks.md,
+     * "The generator's spinning").
      */
     static long maxAdaptiveSpinNanos(boolean openModel, double rate, int threads) {
         if (!openModel || rate <= 0 || rate / threads > ADAPTIVE_SPIN_MAX_RATE_PER_THREAD) return 0;
@@ -80,14 +78,13 @@ public final class LoadGenerator {
     static final long DEFAULT_TIMER_SLACK_NANOS = 100_000L;
 
     /**
-     * The grid send timers are rounded up to (0: precise timers and spinning). At a constant rate
-     * every send used to be its own timer, wake-up and spin: against nginx at 60,000 req/s over two
-     * threads the generator spent 18-19 us of CPU per request, where closed-loop load costs it about
-     * 10, and took from the server the two cores it shares with it. On a 100 us grid the sends due
-     * within it go out in one wake-up: 13.7-14.1 us per request, machine idle 27% instead of 8-9%
-     * (docs/benchmarks.md, "What 60,000 req/s costs two cores"). Every request is still measured from its
-     * intended time, so the delay (up to the slack, half of it on average) counts against the
-     * server, never for it; at rates where one thread has time to spare, precision wins.
+     * The grid send timers are rounded up to (0: precise timers and spinning). With a timer,
+     * wake-up and spin per send, a generator at a high constant rate costs far more CPU per request
+     * than in closed loop, CPU it takes from a server on the same cores; on a grid the sends due
+     * within one step go out in one wake-up (docs/benchmarks.md, "What 60,000 req/s costs two
+     * cores"). Every request is still measured from its intended time, so the delay (up to the
+     * slack, half of it on average) counts against the server, never for it; at rates where one
+     * thread has time to spare, precision wins.
      */
     static long timerSlackNanos(LoadSpec spec) {
         if (!spec.openModel()) return 0;
@@ -109,7 +106,7 @@ public final class LoadGenerator {
 
     public RunResult run(Progress progress) throws InterruptedException {
         // Leak tracking samples 1 buffer in 128 with a stack trace: a cost on the hot path that a
-        // load generator (its own process) does not need; profiled at about 1% of its event loops.
+        // load generator (its own process) does not need.
         io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -149,9 +146,9 @@ public final class LoadGenerator {
 
             // Most of what the run keeps (connections, their histograms) now exists: a full
             // collection moves it to the old generation before the first send (the timelines still
-            // grow as they fill). Every request intended during a pause of ours is charged for it;
-            // the longest pause during a run fell from 11.6-14.9 to 3.7-4.0 ms (G1;
-            // docs/benchmarks.md, "The generator's own pauses").
+            // grow as they fill). Every request intended during a pause of ours is charged for it,
+            // so the generator's own pauses must be as short as they can be (docs/benchmarks.md,
+            // "The generator's own pauses").
             System.gc();
             long start = System.nanoTime() + 20_000_000L;
             long measureFrom = start + spec.warmup().toNanos();

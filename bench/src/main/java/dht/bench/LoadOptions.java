@@ -18,8 +18,8 @@ public final class LoadOptions {
             description = "Key distribution: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     KeyDistribution.Kind distribution;
 
-    // Every run of a sequential PUT used to begin at k0000000000, so a run that followed another on
-    // the same node overwrote its keys instead of writing new ones: scripts give each run its own range.
+    // Where a sequential run begins: a run that followed another on the same node from the same
+    // start would overwrite its keys instead of writing new ones, so scripts give each run its own range.
     @Option(names = "--start", defaultValue = "0",
             description = "sequential: the first key index; the run writes k(start), k(start+1), ... (default: ${DEFAULT-VALUE}).")
     long start;

@@ -8,7 +8,7 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Refuses a command's own options when a subcommand follows: picocli takes {@code bench -d 10s sweep}
- * as bench's {@code -d}, which sweep never reads, so the option was silently ignored. Bad usage
+ * as bench's {@code -d}, which sweep never reads, so the option would be silently ignored. Bad usage
  * instead (exit 2), saying where the option goes. Help and version options stay allowed.
  */
 public final class OptionsBeforeSubcommand {

@@ -205,9 +205,9 @@ public final class ReportCommand implements Callable<Integer> {
         SweepCommand sw = new SweepCommand();
         sw.target = targets(urls, conns, valueSize);
         sw.load = load(wl);
-        // Fresh JVMs reach steady state only after the JIT has compiled the hot paths: three of them
-        // on two cores took about 40 s of load (the cluster's closed-loop PUT went from 1,100 to
-        // 8,000-9,000 req/s). Untimed closed-loop load first, so the sweep measures the node, not C2.
+        // Fresh JVMs reach steady state only after the JIT has compiled the hot paths, which takes
+        // tens of seconds of load for several JVMs on few cores. Untimed closed-loop load first, so
+        // the sweep measures the node, not C2.
         Duration warmUp = Duration.ofSeconds(quick ? 10 : 30);
         System.err.printf(Locale.ROOT, "== %s: warm-up, %d s of closed-loop load%n", next(name), warmUp.toSeconds());
         new LoadGenerator(sw.load.spec(sw.target, 0, Duration.ZERO, warmUp, false), System.err).run();

@@ -89,10 +89,9 @@ public final class SweepCommand implements Callable<Integer> {
 
     /**
      * Closed-loop load for {@code --warmup} before the first step, not measured. Without it the first
-     * step ran on a cold generator and a cold node (both still compiling) and failed at a rate far
-     * below capacity, and since a sweep only bisects down from a failure, a README run reported
-     * 969 PUT/s from a node that holds 22,000. ({@code bench report} warms up on its own and calls
-     * {@link #sweep()} directly.)
+     * step runs on a cold generator and a cold node (both still compiling) and can fail at a rate far
+     * below capacity, and since a sweep only bisects down from a failure, it would report that rate.
+     * ({@code bench report} warms up on its own and calls {@link #sweep()} directly.)
      */
     private void warmUp() throws InterruptedException, IOException {
         if (load.warmup.isZero()) return;

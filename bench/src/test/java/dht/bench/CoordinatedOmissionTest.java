@@ -48,7 +48,7 @@ class CoordinatedOmissionTest {
             assertThat(r.stats().statusCounts[200]).isEqualTo(r.stats().completed);
             // Three stalls in the 6 s window: 10% of requests intended during them, half of those
             // waiting more than 100 ms. Only the lower bounds are tight: a loaded machine adds stalls
-            // of its own (seen here: p99 650 ms at a load average of 20), but cannot remove the ones the
+            // of its own, but cannot remove the ones the
             // server made. An uncorrected measurement fails them all: it sees one slow request per
             // stall (3 in 1,200, 0.25%) and reports p95 and p99 under a millisecond.
             double slowShare = (double) h.getCountBetweenValues(50_000_000L, Long.MAX_VALUE) / h.getTotalCount();

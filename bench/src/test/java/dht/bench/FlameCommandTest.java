@@ -32,8 +32,8 @@ class FlameCommandTest {
 
     /**
      * A lock profile of a node with no contention is a flame graph with no samples: said as a
-     * finding (exit 0), where any HTML that is no flame graph is a failure to read one (both used to
-     * get "no samples, or not an async-profiler HTML flame graph" and exit 1).
+     * finding (exit 0), where any HTML that is no flame graph is a failure to read one (exit 1):
+     * the two are told apart.
      */
     @Test
     void anEmptyProfileIsToldApartFromAFileThatIsNoFlameGraph(@TempDir Path dir) throws Exception {
@@ -82,8 +82,8 @@ class FlameCommandTest {
             """;
 
     /**
-     * Every kind of profile with few samples is flagged, not only CPU profiles (a lock profile of
-     * one sample printed "100.0% ReentrantLock$NonfairSync" with no warning); only a CPU profile is
+     * Every kind of profile with few samples is flagged, not only CPU profiles (one lock sample
+     * would otherwise read as "100.0% ReentrantLock$NonfairSync"); only a CPU profile is
      * told to profile under load.
      */
     @Test

@@ -92,8 +92,8 @@ class LoadGeneratorTest {
     }
 
     /**
-     * A server slower than the rate: the sends the run never reached are still due (before, due
-     * stopped where sending stopped and "sent 100%" was true of any run), and Requests/sec is over
+     * A server slower than the rate: the sends the run never reached are still due (else "sent
+     * 100%" would be true of any run), and Requests/sec is over
      * the time the answers took, not the window alone (which overstated it by the drain, here 3 s).
      */
     @Test

@@ -18,10 +18,9 @@ class SweepCommandTest {
     /**
      * A server whose first requests are slow, as a node and a generator still compiling are: the
      * sweep's warm-up takes them, so its first step measures the warm server and passes (without
-     * the warm-up the first step failed and the sweep bisected down to a fraction of capacity).
+     * the warm-up the first step would fail and the sweep bisect down to a fraction of capacity).
      * The slow requests are far slower than the bound, and the bound far above what a loaded
-     * machine adds to a fast answer at 100 req/s (a bound of 10 ms failed the first step with a p99
-     * of 25 ms while the machine's load was 8).
+     * machine adds to a fast answer at 100 req/s (a loaded machine can push that past 10 ms).
      */
     @Test
     void theWarmUpTakesTheSlowFirstRequestsBeforeTheFirstStep() throws Exception {
@@ -98,7 +97,7 @@ class SweepCommandTest {
     /**
      * A sweep picks each step's rate and window itself (--start-rate, --step-duration), so the load
      * run's -R and -d would be options it takes and ignores: it refuses them as unknown, sending
-     * nothing, and its help does not list them. (Before, 'sweep -d 10s' ran a sweep of 5 s steps.)
+     * nothing, and its help does not list them ('sweep -d 10s' must not run a sweep of 5 s steps).
      */
     @Test
     void sweepRefusesTheLoadRunsRateAndDuration() throws Exception {

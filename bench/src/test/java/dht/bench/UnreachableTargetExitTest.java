@@ -25,8 +25,8 @@ class UnreachableTargetExitTest {
 
     /**
      * A profiling event the nodes do not take is bad usage, found before the run: here no node is
-     * reachable, so a check made after connecting would exit 1 (it used to run the whole load, then
-     * report the node's 400 and exit 0).
+     * reachable, so a check made after connecting would exit 1 (and one left to the node would run
+     * the whole load, then report the node's 400 and exit 0).
      */
     @Test
     void anUnknownProfilingEventIsRefusedBeforeTheRun(@org.junit.jupiter.api.io.TempDir java.nio.file.Path out) throws Exception {

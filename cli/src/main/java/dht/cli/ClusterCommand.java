@@ -52,9 +52,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     /**
      * The nodes share this machine's cores, so each gets its share of a lone node's default (one
-     * event loop per core), at least one: three nodes on two cores had 1.42-1.72x the closed-loop
-     * GET throughput with one loop each than with four (docs/benchmarks.md, "The generator's
-     * spinning, and one event loop per node").
+     * event loop per core), at least one: more loops than cores only add wake-ups and hand-offs
+     * between them (docs/benchmarks.md, "The generator's spinning, and one event loop per node").
      */
     static int ioThreadsPerNode(int nodes) {
         return Math.max(1, Runtime.getRuntime().availableProcessors() / nodes);
@@ -70,8 +69,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        // Checked before any node starts: a port out of range used to start the nodes below it,
-        // fail in the node that got it, and stop the others with exit code 1, a runtime failure.
+        // Checked before any node starts: a port out of range is bad usage (exit 2), not a node
+        // that fails to start after the ones below it did (exit 1, a runtime failure).
         if (nodes < 1 || nodes > 64) throw new ParameterException(spec.commandLine(), "--nodes must be 1..64, got " + nodes);
         if (basePort < 1 || basePort > 65535 - (nodes - 1)) {
             throw new ParameterException(spec.commandLine(), "--base-port must be 1.." + (65535 - (nodes - 1))
@@ -211,7 +210,7 @@ final class ClusterCommand implements Callable<Integer> {
     /**
      * Stops every node gracefully and waits for it, its last log lines and its exit code shown.
      * SIGTERM goes through the process handle: {@link Process#destroy} would also close the pipes
-     * to the node, which ends the threads that print its output (its stop lines were lost) and
+     * to the node, which ends the threads that print its output (losing its stop lines) and
      * gives it end of input on stdin, which a node started with {@code dht.exitWithParent} reads
      * as the launcher being gone.
      */

@@ -22,10 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node with {@code -Xmx128m} whose clients ask for far more large answers than its heap holds:
- * 24 connections, each pipelining 400 GETs of a 1 MiB value and reading none of the answers (the
- * black-box probe that once took such a node down with OutOfMemoryErrors). The node must keep
- * answering everyone else, give every permit and every reserved byte back once those clients
- * leave, and never run out of memory.
+ * 24 connections, each pipelining 400 GETs of a 1 MiB value and reading none of the answers. The
+ * node must keep answering everyone else, give every permit and every reserved byte back once
+ * those clients leave, and never run out of memory.
  */
 class LargeAnswersProcessTest {
     private static final int CLIENTS = 24;

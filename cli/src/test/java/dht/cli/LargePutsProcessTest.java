@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node with {@code -Xmx128m} under 48 clients each PUTting 1 MiB values as fast as it answers
- * (the probe of docs/http-server.md, "Large values through a small heap", that made the node log
- * OutOfMemoryErrors and once stop taking writes): every answer is {@code 201} or an immediate
+ * (docs/http-server.md, "Large values through a small heap"): every answer is {@code 201} or an immediate
  * {@code 503}, the node never runs out of memory, and what it acknowledged reads back.
  */
 class LargePutsProcessTest {

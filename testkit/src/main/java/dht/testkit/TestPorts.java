@@ -15,10 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Why not {@code new ServerSocket(0)}: the kernel hands that port out of the ephemeral range,
  * the same range every outgoing connection (a node's peer client, the test's HTTP client) draws
- * its local port from, so between the probe and the server's listen another socket may take it.
- * CI once failed on exactly that: a launcher's second node, at base port + 1, found the port
- * "already in use". Below the range only listeners compete, and each port is probed before it is
- * handed out. Never the same port twice in one JVM, so never twice in one cluster.
+ * its local port from, so between the probe and the server's listen another socket may take it
+ * (a launcher's node at base port + 1 would find its port "already in use"). Below the range only
+ * listeners compete, and each port is probed before it is handed out. Never the same port twice
+ * in one JVM, so never twice in one cluster.
  */
 public final class TestPorts {
     /** The lowest ephemeral port: ports are taken from the window just below it. */
