@@ -44,7 +44,7 @@ public final class EntityRoute implements Route {
         boolean repairAll = repairAll(params, method);
         // A repair answers only once every replica of 'from' was heard and brought up to date: by
         // default it takes all of them to call the key repaired.
-        Quorum quorum = Quorums.parse(params, clusterSize, repairAll);
+        Quorum quorum = QuorumParams.parse(params, clusterSize, repairAll);
         if (!admit(admission, slot)) return;
         if (repairAll) {
             repair(id, quorum, slot);
