@@ -11,7 +11,7 @@ import dht.storage.ReadBudget;
  *
  * <p>A value counts as what its array takes of the heap ({@link HeapCost}). Values under
  * {@link ResponseSequencer#UNCOUNTED_ANSWER_BYTES} are not counted, as for waiting answers: a 503 is as large. Once the answer is built, {@link #close()} hands what is reserved to
- * the answer's {@link Slot}, which gives it back when the answer is written or dropped. After that,
+ * the answer's {@link AnswerSlot}, which gives it back when the answer is written or dropped. After that,
  * reads of the same request still under way (a replica that answered after the quorum, read for
  * read repair) neither reserve nor give back: what they copy is not held for the client, and
  * what they read before the close was handed over with the rest.

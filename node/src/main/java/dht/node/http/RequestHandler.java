@@ -3,10 +3,10 @@ package dht.node.http;
 import io.netty.handler.codec.http.FullHttpRequest;
 
 /**
- * Turns a request into an answer on its {@link Slot}. Called on the event loop; must not block.
+ * Turns a request into an answer on its {@link AnswerSlot}. Called on the event loop; must not block.
  * It owns {@code request} and releases it (now, or once asynchronous work no longer needs it).
  */
 @FunctionalInterface
 public interface RequestHandler {
-    void handle(FullHttpRequest request, Slot slot);
+    void handle(FullHttpRequest request, AnswerSlot slot);
 }

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * HTTP/1.1 pipelining: requests on one connection may complete in any order (they run
- * asynchronously), but their answers go out in request order. Each request gets a {@link Slot} at
+ * asynchronously), but their answers go out in request order. Each request gets a {@link AnswerSlot} at
  * the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
  * answer (a scan) holds the head until it reports finished. At most {@link #WINDOW} requests of a
  * connection are dispatched at once, so a client pipelining hundreds of requests in one write is
@@ -65,8 +65,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private final Admission admission;
     /** Pipelined entity writes may start together: see the class comment. */
     private final boolean writeRuns;
-    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
-    private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
+    private final ArrayDeque<AnswerSlot> queue = new ArrayDeque<>();
+    private final ArrayDeque<AnswerSlot> waiting = new ArrayDeque<>();
     private int active;
     /** Dispatched requests that change something and are not finished: no later request starts meanwhile. */
     private int unsafeActive;
@@ -82,7 +82,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean clientDone;
     private boolean paused;
     /** The slot whose answer is being written in slices. */
-    private Slot slicing;
+    private AnswerSlot slicing;
     /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
     private boolean writingOut;
     /** Closes the connection when its client takes nothing of a write-out for a while; null when none runs. */
@@ -118,13 +118,13 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof RejectedRequest rejected) {
-            Slot slot = enqueue(rejected.keepAlive(), false);
+            AnswerSlot slot = enqueue(rejected.keepAlive(), false);
             if (!rejected.keepAlive()) inputClosed = true;
             slot.rejection = rejected.response();
             admit(slot);
         } else if (msg instanceof FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
+            AnswerSlot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
             slot.holdBody(admission, Admission.bodyCost(request.content().readableBytes()));
@@ -142,7 +142,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /** Dispatches the slot now if the connection's window has room, else when an earlier answer leaves. */
-    private void admit(Slot slot) {
+    private void admit(AnswerSlot slot) {
         if (waiting.isEmpty() && mayDispatch(slot)) {
             start(slot);
         } else {
@@ -157,7 +157,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not. The one
      * exception, a run of entity writes started together, is {@link #start}'s.
      */
-    private boolean mayDispatch(Slot slot) {
+    private boolean mayDispatch(AnswerSlot slot) {
         if (unsafeActive > 0 || !ctx.channel().isWritable()) return false;
         return slot.unsafe ? active == 0 : active < WINDOW;
     }
@@ -167,7 +167,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * waiting right behind it (up to the window), in order and in this same pass of the event loop,
      * so that their store calls go out as one batch.
      */
-    private void start(Slot slot) {
+    private void start(AnswerSlot slot) {
         dispatch(slot);
         if (!slot.writeRun) return;
         while (active < WINDOW && !closing && !waiting.isEmpty() && waiting.peekFirst().writeRun
@@ -183,7 +183,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return uri.equals("/v0/entity") || uri.startsWith("/v0/entity?");
     }
 
-    private void dispatch(Slot slot) {
+    private void dispatch(AnswerSlot slot) {
         countDispatched(slot);
         if (slot.rejection != null) {
             FullHttpResponse r = slot.rejection;
@@ -213,8 +213,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 || m.equals(HttpMethod.TRACE);
     }
 
-    private Slot enqueue(boolean keepAlive, boolean http10) {
-        Slot slot = new Slot(this, ctx, keepAlive, http10);
+    private AnswerSlot enqueue(boolean keepAlive, boolean http10) {
+        AnswerSlot slot = new AnswerSlot(this, ctx, keepAlive, http10);
         queue.addLast(slot);
         return slot;
     }
@@ -237,7 +237,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
      * The answer at the head of a connection that is reading is never parked: it is being written.
      */
-    private void park(Slot slot) {
+    private void park(AnswerSlot slot) {
         int body = slot.response.content().readableBytes();
         if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
             // The 503 is made first: should that fail (a full heap), the answer is still whole and held.
@@ -255,7 +255,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * budget and the half of it that waiting answers may take; false if any is spent. A GET's value
      * counted since it was read (EntityRoute) is in the budget and the share already.
      */
-    private boolean reserveWaiting(Slot slot, long body) {
+    private boolean reserveWaiting(AnswerSlot slot, long body) {
         long counted = slot.answerBytes();
         long n = counted > 0 ? counted : HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
         if (!withinShare(n) || !admission.tryReserveWaiting(n)) return false;
@@ -283,7 +283,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** This connection's answers that wait: what its share of the budget limits. */
     private long waitingBytes() {
         long sum = slicing != null ? slicing.waitingBytes() : 0;
-        for (Slot slot : queue) sum += slot.waitingBytes();
+        for (AnswerSlot slot : queue) sum += slot.waitingBytes();
         return sum;
     }
 
@@ -299,7 +299,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * whole budget between them, and every reading client's large GET got a 503.) Runs again at
      * each stall, until the answer can wait as others do.
      */
-    private void parkSlicing(Slot slot, long body) {
+    private void parkSlicing(AnswerSlot slot, long body) {
         if (reserveWaiting(slot, body)) {
             slot.parked = true;
             slot.releaseWork();
@@ -314,7 +314,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** Watches the stalled sliced answer that could not wait as others do; null when none is. */
     private StallWatch sliceWatch;
 
-    private void watchStalledSlice(Slot slot, long body) {
+    private void watchStalledSlice(AnswerSlot slot, long body) {
         if (sliceWatch != null) return;
         sliceWatch = new StallWatch(SLICE_STALL_MILLIS, () -> slicing == slot && !slot.parked && !closing,
                 unwritten -> "closing connection " + ctx.channel().remoteAddress() + ": it took none of an answer of " + body
@@ -330,7 +330,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /** Parks every ready answer left in the queue after a write pass. */
     private void parkTheRest() {
-        for (Slot slot : queue) {
+        for (AnswerSlot slot : queue) {
             if (slot.response != null && !slot.parked) park(slot);
         }
     }
@@ -362,7 +362,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean writeReady() {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
-            Slot slot = queue.pollFirst();
+            AnswerSlot slot = queue.pollFirst();
             try {
                 if (slot.response != null) {
                     FullHttpResponse r = slot.response;
@@ -440,12 +440,12 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /** The slot's work is over: it no longer counts against the window or the barrier. */
-    private void finished(Slot slot) {
+    private void finished(AnswerSlot slot) {
         active--;
         if (slot.unsafe) unsafeActive--;
     }
 
-    private void streamFinished(ResponseStream s, Slot slot, boolean close) {
+    private void streamFinished(ResponseStream s, AnswerSlot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
         if (slicing == slot) {
@@ -478,13 +478,13 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** Nothing more will be written on this connection: drop every pending answer. */
     private void shutDownQueue() {
         closing = true;
-        Slot slot;
+        AnswerSlot slot;
         while ((slot = queue.pollFirst()) != null) kill(slot);
         waiting.clear();
     }
 
     /** Drops a slot whose answer will never be written, with whatever it holds. */
-    private static void kill(Slot slot) {
+    private static void kill(AnswerSlot slot) {
         slot.dead = true;
         if (slot.request != null) dropRequest(slot);
         if (slot.rejection != null) {
@@ -495,7 +495,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
-    private static void dropRequest(Slot slot) {
+    private static void dropRequest(AnswerSlot slot) {
         ReferenceCountUtil.release(slot.request);
         slot.request = null;
         slot.release();
@@ -519,8 +519,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         SlicedBody sliced = slicedBody();
         if (activeStream != null && sliced == null) return false;
         int ready = 0;
-        Slot unanswered = null;
-        for (Slot slot : queue) {
+        AnswerSlot unanswered = null;
+        for (AnswerSlot slot : queue) {
             if (slot.response != null || (slot.rejection != null && !slot.dispatched)) {
                 ready++;
             } else {
@@ -532,8 +532,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
         if (ready == 0 && sliced == null) return false;
         while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
-        java.util.List<Slot> refusals = new java.util.ArrayList<>();
-        for (Slot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
+        java.util.List<AnswerSlot> refusals = new java.util.ArrayList<>();
+        for (AnswerSlot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
         waiting.clear();
         inputClosed = true;
         ctx.channel().config().setAutoRead(false);
@@ -542,7 +542,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         writeOutWatch = new StallWatch(WRITE_OUT_STALL_MILLIS, () -> writingOut,
                 unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
                         + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
-        for (Slot refusal : refusals) {
+        for (AnswerSlot refusal : refusals) {
             if (!refusal.dead) dispatch(refusal); // answered at once, written in turn by ready()
         }
         if (unanswered != null && !unanswered.dead) refuseForStop(unanswered);
@@ -551,14 +551,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     }
 
     /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
-    private void refuseForStop(Slot slot) {
+    private void refuseForStop(AnswerSlot slot) {
         dropRequest(slot);
         countDispatched(slot);
         slot.respondAndClose(Responses.shuttingDown());
     }
 
     /** The slot counts against the window (and the barrier, if unsafe) until {@link #finished}. */
-    private void countDispatched(Slot slot) {
+    private void countDispatched(AnswerSlot slot) {
         active++;
         slot.dispatched = true;
         if (slot.unsafe) unsafeActive++;
@@ -624,7 +624,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private long unwrittenBytes() {
         SlicedBody sliced = slicedBody();
         long n = sliced != null ? sliced.unwritten() : 0;
-        for (Slot slot : queue) {
+        for (AnswerSlot slot : queue) {
             if (slot.response != null) n += slot.response.content().readableBytes();
             else if (slot.rejection != null) n += slot.rejection.content().readableBytes();
         }

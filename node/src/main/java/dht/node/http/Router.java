@@ -16,7 +16,7 @@ public final class Router implements RequestHandler {
     }
 
     @Override
-    public void handle(FullHttpRequest http, Slot slot) {
+    public void handle(FullHttpRequest http, AnswerSlot slot) {
         try {
             String uri = http.uri();
             if (hasControlCharacter(uri)) {

@@ -46,7 +46,7 @@ public final class ScanRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) throws BadRequestException {
+    public void handle(Request request, AnswerSlot slot) throws BadRequestException {
         if (!request.method().equals(HttpMethod.GET)) {
             slot.respond(Responses.methodNotAllowed("GET"));
             return;

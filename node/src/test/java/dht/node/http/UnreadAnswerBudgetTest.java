@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class UnreadAnswerBudgetTest {
     final Admission admission = new Admission(100, 10, 48_000);
     final HoldingConnections connections = new HoldingConnections(admission);
-    final List<Slot> held = connections.held;
+    final List<AnswerSlot> held = connections.held;
 
     EmbeddedChannel connection() {
         return connections.connect();
@@ -138,7 +138,7 @@ class UnreadAnswerBudgetTest {
     }
 
     /** A GET's value, counted in the budget since the store read it, as EntityRoute does. */
-    static void respondCounted(Admission budget, Slot slot, char c, int bytes) {
+    static void respondCounted(Admission budget, AnswerSlot slot, char c, int bytes) {
         assertThat(budget.tryReserveAnswer(bytes)).isTrue();
         slot.holdAnswer(budget, bytes);
         slot.respond(ok(c, bytes));

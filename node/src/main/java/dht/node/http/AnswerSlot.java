@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #onRelease} registers what to give back (an admission permit) once the work is over: its
  * answer written or dropped, or waiting in the queue ({@link #releaseWork()}); it runs at most once.
  */
-public final class Slot {
+public final class AnswerSlot {
     private final ResponseSequencer sequencer;
     private final ChannelHandlerContext ctx;
     final boolean keepAlive;
@@ -48,7 +48,7 @@ public final class Slot {
     /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */
     FullHttpResponse rejection;
 
-    Slot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
+    AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
         this.sequencer = sequencer;
         this.ctx = ctx;
         this.keepAlive = keepAlive;
@@ -80,7 +80,7 @@ public final class Slot {
             r = build.get();
         } catch (RuntimeException | Error e) {
             try {
-                LoggerFactory.getLogger(Slot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
+                LoggerFactory.getLogger(AnswerSlot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
                 respondAndClose(Responses.text(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
             } catch (Throwable again) { // not even the 500 could be made
                 abandon(again);
@@ -220,7 +220,7 @@ public final class Slot {
             // still no heap: the client's own timeout ends it
         }
         try {
-            LoggerFactory.getLogger(Slot.class).warn("dropped an answer for {} and closed its connection: {}",
+            LoggerFactory.getLogger(AnswerSlot.class).warn("dropped an answer for {} and closed its connection: {}",
                     remoteAddress(), cause.toString());
         } catch (Throwable again) {
             // nothing more can be said
