@@ -5,7 +5,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -18,8 +17,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -316,7 +313,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     private void watchStalledSlice(AnswerSlot slot, long body) {
         if (sliceWatch != null) return;
-        sliceWatch = new StallWatch(SLICE_STALL_MILLIS, () -> slicing == slot && !slot.parked && !closing,
+        sliceWatch = new StallWatch(ctx, SLICE_STALL_MILLIS, this::unwrittenBytes, () -> slicing == slot && !slot.parked && !closing,
                 unwritten -> "closing connection " + ctx.channel().remoteAddress() + ": it took none of an answer of " + body
                         + " bytes in " + SLICE_STALL_MILLIS + " ms, and the budget for answers waiting for their clients is spent");
     }
@@ -539,7 +536,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
         writingOut = true;
         admission.writeOutStarted();
-        writeOutWatch = new StallWatch(WRITE_OUT_STALL_MILLIS, () -> writingOut,
+        writeOutWatch = new StallWatch(ctx, WRITE_OUT_STALL_MILLIS, this::unwrittenBytes, () -> writingOut,
                 unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
                         + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
         for (AnswerSlot refusal : refusals) {
@@ -562,57 +559,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         active++;
         slot.dispatched = true;
         if (slot.unsafe) unsafeActive++;
-    }
-
-    /**
-     * Closes the connection once its client has taken nothing of what is left to it (this
-     * connection's answers not yet taken by the socket) for a whole period, checked once a period
-     * while {@code watching} holds. Progress is the socket taking more of what is left, or, on
-     * epoll, the kernel having sent data within the period: with a send buffer of megabytes, the
-     * socket takes more only once the client has read a third of it, while a client that reads at
-     * all keeps opening its window. Serves the graceful stop's write-out and a stalled sliced answer
-     * alike. Event loop only.
-     */
-    private final class StallWatch {
-        private final long millis;
-        private final java.util.function.BooleanSupplier watching;
-        /** The log line saying why the connection is closed, given what was left unwritten. */
-        private final java.util.function.LongFunction<String> why;
-        private final ScheduledFuture<?> task;
-        private long unwrittenAtLastLook;
-
-        StallWatch(long millis, java.util.function.BooleanSupplier watching, java.util.function.LongFunction<String> why) {
-            this.millis = millis;
-            this.watching = watching;
-            this.why = why;
-            this.unwrittenAtLastLook = unwrittenBytes();
-            this.task = ctx.executor().scheduleAtFixedRate(this::look, millis, millis, TimeUnit.MILLISECONDS);
-        }
-
-        void cancel() {
-            task.cancel(false);
-        }
-
-        private void look() {
-            if (!watching.getAsBoolean()) {
-                cancel();
-                return;
-            }
-            long unwritten = unwrittenBytes();
-            if (unwritten < unwrittenAtLastLook || sentWithin(millis)) {
-                unwrittenAtLastLook = unwritten;
-                return;
-            }
-            cancel();
-            log.info("{}", why.apply(unwritten));
-            ctx.close();
-        }
-
-        /** On epoll: the kernel sent data on this connection within the last {@code millis}. */
-        private boolean sentWithin(long millis) {
-            return ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
-                    && epoll.tcpInfo().lastDataSent() < millis;
-        }
     }
 
     /** The answer being written in slices, if the stream in progress is one (not a scan). */
