@@ -41,7 +41,7 @@ public final class AnswerSlot {
     boolean dispatched;
     /** The request changes state (not GET/HEAD/OPTIONS/TRACE): it runs alone on its connection. */
     boolean unsafe;
-    /** An entity write that may start together with the entity writes pipelined right behind it (ResponseSequencer#start). */
+    /** A write that may start together with the writes pipelined right behind it (DispatchWindow). */
     boolean writeRun;
     /** The request until it is dispatched (it may wait for the connection's window). */
     io.netty.handler.codec.http.FullHttpRequest request;

@@ -10,8 +10,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -22,20 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * HTTP/1.1 pipelining: requests on one connection may complete in any order (they run
- * asynchronously), but their answers go out in request order. Each request gets a {@link AnswerSlot} at
- * the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
- * answer (a scan) holds the head until it reports finished. At most {@link #WINDOW} requests of a
- * connection are dispatched at once, so a client pipelining hundreds of requests in one write is
- * served in turn rather than taking every admission permit of the node.
- *
- * <p>A request that changes something runs alone, with one exception ({@link #writeRuns}): on a
- * node that is its own whole cluster, the PUTs and DELETEs of {@code /v0/entity} pipelined right
- * behind one start together, up to the window, because they then reach the store as one ordered
- * group commit ({@code StorageHandOff} gathers the store calls of one event-loop pass into one task,
- * and writes them in the order they were made): each still takes effect after the one before it,
- * and no other connection can see a later one without the earlier ones. One at a time, each cost
- * two thread hand-offs (to a storage thread and back) before the next could start, which held one
- * pipelined connection to about 29,000 PUT/s against 82,000 GET/s (docs/benchmarks.md).
+ * asynchronously), but their answers go out in request order. Each request gets an {@link AnswerSlot}
+ * at the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
+ * answer (a scan) holds the head until it reports finished. When each request starts is the
+ * {@link DispatchWindow}'s decision.
  *
  * <p>Invariants (event loop only): answers leave in the order requests arrived; after an answer that
  * closes the connection nothing more is written, and what the client still sends is dropped
@@ -44,15 +32,14 @@ import org.slf4j.LoggerFactory;
  * answers are pending, so one client cannot queue unbounded work by pipelining. While the channel
  * is not writable (its outbound buffer past the high-water mark: a client that does not read what
  * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here
- * ({@link #park}), so a client that pipelines and never reads holds at most {@link #WINDOW}
- * answers, counted against a node-wide budget, not an outbound buffer that grows with everything it sent.
+ * ({@link #park}), so a client that pipelines and never reads holds at most
+ * {@link DispatchWindow#WINDOW} answers, counted against a node-wide budget, not an outbound buffer
+ * that grows with everything it sent.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
-    /** Requests of one connection being worked on at once; later ones wait their turn here. */
-    public static final int WINDOW = 8;
     /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
     static final int ANSWER_OVERHEAD_BYTES = 256;
     /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
@@ -60,13 +47,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     private final RequestHandler handler;
     private final Admission admission;
-    /** Pipelined entity writes may start together: see the class comment. */
     private final boolean writeRuns;
     private final ArrayDeque<AnswerSlot> queue = new ArrayDeque<>();
-    private final ArrayDeque<AnswerSlot> waiting = new ArrayDeque<>();
-    private int active;
-    /** Dispatched requests that change something and are not finished: no later request starts meanwhile. */
-    private int unsafeActive;
+    /** Which requests run now; made once the handler is added. */
+    private DispatchWindow window;
     private boolean inReady;
     private boolean readyAgain;
     private ChannelHandlerContext ctx;
@@ -91,11 +75,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         this(handler, admission, false);
     }
 
-    /**
-     * @param writeRuns whether pipelined entity writes may start together: only where the store
-     *                  calls of one event-loop pass reach the store as one ordered batch, and the
-     *                  node is the only replica of every key (see the class comment)
-     */
+    /** @param writeRuns whether pipelined writes may start together ({@link DispatchWindow}) */
     public ResponseSequencer(RequestHandler handler, Admission admission, boolean writeRuns) {
         this.handler = handler;
         this.admission = admission;
@@ -105,6 +85,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.window = new DispatchWindow(handler, writeRuns, ctx.channel(), () -> closing);
     }
 
     @Override
@@ -118,16 +99,14 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             AnswerSlot slot = enqueue(rejected.keepAlive(), false);
             if (!rejected.keepAlive()) inputClosed = true;
             slot.rejection = rejected.response();
-            admit(slot);
+            window.admit(slot);
         } else if (msg instanceof FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             AnswerSlot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
             slot.holdBody(admission, Admission.bodyCost(request.content().readableBytes()));
-            slot.unsafe = !isSafe(request.method());
-            slot.writeRun = writeRuns && isEntityWrite(request);
-            admit(slot);
+            window.admit(slot);
         } else {
             ctx.fireChannelRead(msg);
             return;
@@ -136,78 +115,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             paused = true;
             ctx.channel().config().setAutoRead(false);
         }
-    }
-
-    /** Dispatches the slot now if the connection's window has room, else when an earlier answer leaves. */
-    private void admit(AnswerSlot slot) {
-        if (waiting.isEmpty() && mayDispatch(slot)) {
-            start(slot);
-        } else {
-            waiting.addLast(slot);
-        }
-    }
-
-    /**
-     * Safe requests (GET) of a connection run in parallel, up to the window; a request that changes
-     * something runs alone, after every earlier answer is out and before any later request starts
-     * (RFC 9112 allows parallel processing of pipelined requests only when all are safe), so a
-     * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not. The one
-     * exception, a run of entity writes started together, is {@link #start}'s.
-     */
-    private boolean mayDispatch(AnswerSlot slot) {
-        if (unsafeActive > 0 || !ctx.channel().isWritable()) return false;
-        return slot.unsafe ? active == 0 : active < WINDOW;
-    }
-
-    /**
-     * Dispatches the slot and, if it is an entity write that may run with others, the entity writes
-     * waiting right behind it (up to the window), in order and in this same pass of the event loop,
-     * so that their store calls go out as one batch.
-     */
-    private void start(AnswerSlot slot) {
-        dispatch(slot);
-        if (!slot.writeRun) return;
-        while (active < WINDOW && !closing && !waiting.isEmpty() && waiting.peekFirst().writeRun
-                && ctx.channel().isWritable()) {
-            dispatch(waiting.pollFirst());
-        }
-    }
-
-    private static boolean isEntityWrite(FullHttpRequest request) {
-        HttpMethod m = request.method();
-        if (!m.equals(HttpMethod.PUT) && !m.equals(HttpMethod.DELETE)) return false;
-        String uri = request.uri();
-        return uri.equals("/v0/entity") || uri.startsWith("/v0/entity?");
-    }
-
-    private void dispatch(AnswerSlot slot) {
-        countDispatched(slot);
-        if (slot.rejection != null) {
-            FullHttpResponse r = slot.rejection;
-            slot.rejection = null;
-            slot.respond(r);
-            return;
-        }
-        FullHttpRequest request = slot.request;
-        slot.request = null;
-        try {
-            handler.handle(request, slot);
-        } catch (RuntimeException e) {
-            log.error("request handler failed on {} {}", request.method(), request.uri(), e);
-            if (request.refCnt() > 0) ReferenceCountUtil.release(request);
-            slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
-        } catch (Error e) {
-            // Out of heap part way: what the route started may never answer, so the slot gives back
-            // what it holds and the connection closes. The request is not released: the route may
-            // have handed its body on (a PUT's value, written from it), and a leaked buffer is
-            // better than one freed under a write.
-            slot.abandon(e);
-        }
-    }
-
-    private static boolean isSafe(HttpMethod m) {
-        return m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.OPTIONS)
-                || m.equals(HttpMethod.TRACE);
     }
 
     private AnswerSlot enqueue(boolean keepAlive, boolean http10) {
@@ -343,7 +250,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             do {
                 readyAgain = false;
                 if (!writeReady()) return;
-                while (!waiting.isEmpty() && !closing && mayDispatch(waiting.peekFirst())) start(waiting.pollFirst());
+                window.startWaiting();
             } while (readyAgain);
         } finally {
             inReady = false;
@@ -378,7 +285,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                         s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
                         continue;
                     }
-                    finished(slot);
+                    window.finished(slot);
                     var future = ctx.write(r);
                     slot.release();
                     wrote = true;
@@ -436,12 +343,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         shutDownQueue();
     }
 
-    /** The slot's work is over: it no longer counts against the window or the barrier. */
-    private void finished(AnswerSlot slot) {
-        active--;
-        if (slot.unsafe) unsafeActive--;
-    }
-
     private void streamFinished(ResponseStream s, AnswerSlot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
@@ -450,7 +351,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             cancelSliceWatch();
         }
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
-        finished(slot);
+        window.finished(slot);
         if (close || !slot.keepAlive) {
             // Close once everything written so far has reached the socket, not before (a slow
             // client may still have the last batch in the outbound buffer).
@@ -477,7 +378,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         closing = true;
         AnswerSlot slot;
         while ((slot = queue.pollFirst()) != null) kill(slot);
-        waiting.clear();
+        window.clear();
     }
 
     /** Drops a slot whose answer will never be written, with whatever it holds. */
@@ -530,8 +431,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (ready == 0 && sliced == null) return false;
         while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
         java.util.List<AnswerSlot> refusals = new java.util.ArrayList<>();
-        for (AnswerSlot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
-        waiting.clear();
+        for (AnswerSlot slot : window.takeWaiting()) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
         inputClosed = true;
         ctx.channel().config().setAutoRead(false);
         writingOut = true;
@@ -540,7 +440,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
                         + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
         for (AnswerSlot refusal : refusals) {
-            if (!refusal.dead) dispatch(refusal); // answered at once, written in turn by ready()
+            if (!refusal.dead) window.dispatch(refusal); // answered at once, written in turn by ready()
         }
         if (unanswered != null && !unanswered.dead) refuseForStop(unanswered);
         ready();
@@ -550,15 +450,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
     private void refuseForStop(AnswerSlot slot) {
         dropRequest(slot);
-        countDispatched(slot);
+        window.countDispatched(slot);
         slot.respondAndClose(Responses.shuttingDown());
-    }
-
-    /** The slot counts against the window (and the barrier, if unsafe) until {@link #finished}. */
-    private void countDispatched(AnswerSlot slot) {
-        active++;
-        slot.dispatched = true;
-        if (slot.unsafe) unsafeActive++;
     }
 
     /** The answer being written in slices, if the stream in progress is one (not a scan). */
