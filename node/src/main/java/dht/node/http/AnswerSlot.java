@@ -30,7 +30,7 @@ public final class AnswerSlot {
     private final AtomicLong answerBytes = new AtomicLong();
     /** The part of answerBytes marked as waiting (Admission#tryReserveWaiting); event loop only. */
     private long waitingBytes;
-    /** The answer is ready and waits (for its turn, or for the client to read): see ResponseSequencer#park. */
+    /** The answer is ready and waits (for its turn, or for the client to read): see WaitingAnswers. */
     boolean parked;
 
     // Written on the event loop only.

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * answers are pending, so one client cannot queue unbounded work by pipelining. While the channel
  * is not writable (its outbound buffer past the high-water mark: a client that does not read what
  * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here
- * ({@link #park}), so a client that pipelines and never reads holds at most
+ * ({@link WaitingAnswers}), so a client that pipelines and never reads holds at most
  * {@link DispatchWindow#WINDOW} answers, counted against a node-wide budget, not an outbound buffer
  * that grows with everything it sent.
  */
@@ -40,10 +40,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
-    /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
-    static final int ANSWER_OVERHEAD_BYTES = 256;
-    /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
-    static final int UNCOUNTED_ANSWER_BYTES = 1024;
 
     private final RequestHandler handler;
     private final Admission admission;
@@ -62,8 +58,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
     private boolean clientDone;
     private boolean paused;
-    /** The slot whose answer is being written in slices. */
-    private AnswerSlot slicing;
+    /** The ready answers that wait, and the answer being written in slices; made once the handler is added. */
+    private WaitingAnswers waitingAnswers;
     /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
     private boolean writingOut;
     /** Closes the connection when its client takes nothing of a write-out for a while; null when none runs. */
@@ -86,6 +82,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.window = new DispatchWindow(handler, writeRuns, ctx.channel(), () -> closing);
+        this.waitingAnswers = new WaitingAnswers(ctx, admission, queue, this::unwrittenBytes, () -> closing);
     }
 
     @Override
@@ -128,117 +125,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         return queue.isEmpty() && activeStream == null;
     }
 
-    /**
-     * An answer that is ready but cannot be written now (an earlier answer is not ready, or the
-     * client is not reading what it asked for) waits in the queue. Its work is over, so its
-     * admission permit goes back (waiting answers hold no permits, and a graceful stop
-     * does not wait for it). Its bytes count against the node's budget for answers instead (a GET's
-     * value has counted since it was read), against the half of it that waiting answers may take,
-     * and against its connection's share (a quarter), so that clients that do not read cannot
-     * fill the heap, nor crowd out the GETs of clients that do, nor one of them take the whole
-     * budget; past any, it is replaced by a 503. Answers
-     * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
-     * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
-     * The answer at the head of a connection that is reading is never parked: it is being written.
-     */
-    private void park(AnswerSlot slot) {
-        int body = slot.response.content().readableBytes();
-        if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
-            // The 503 is made first: should that fail (a full heap), the answer is still whole and held.
-            FullHttpResponse refusal = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
-            slot.releaseAnswer();
-            ReferenceCountUtil.release(slot.response);
-            slot.response = refusal;
-        }
-        slot.parked = true;
-        slot.releaseWork();
-    }
-
-    /**
-     * Counts a waiting answer of {@code body} bytes against its connection's share, the node's
-     * budget and the half of it that waiting answers may take; false if any is spent. A GET's value
-     * counted since it was read (EntityRoute) is in the budget and the share already.
-     */
-    private boolean reserveWaiting(AnswerSlot slot, long body) {
-        long counted = slot.answerBytes();
-        long n = counted > 0 ? counted : HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
-        if (!withinShare(n) || !admission.tryReserveWaiting(n)) return false;
-        if (counted == 0) {
-            if (!admission.tryReserveAnswer(n)) {
-                admission.releaseWaiting(n);
-                return false;
-            }
-            slot.holdAnswer(admission, n);
-        }
-        slot.holdWaiting(n);
-        return true;
-    }
-
-    /**
-     * A connection's waiting answers stay within a quarter of the budget, except its first: one
-     * answer larger than the share (an 8 MiB value against the 8 MiB share of a 128 MB heap) may
-     * still wait for a client that reads slowly, instead of closing its connection mid-body.
-     */
-    private boolean withinShare(long n) {
-        long waiting = waitingBytes();
-        return waiting == 0 || waiting + n <= admission.maxBodyBytesHeld() / 4;
-    }
-
-    /** This connection's answers that wait: what its share of the budget limits. */
-    private long waitingBytes() {
-        long sum = slicing != null ? slicing.waitingBytes() : 0;
-        for (AnswerSlot slot : queue) sum += slot.waitingBytes();
-        return sum;
-    }
-
-    /**
-     * The answer being written in slices stalled: the socket took less than was written, so the
-     * client is not keeping up. It waits as a parked answer does, so it gives its permit back and
-     * counts its bytes. Half written, it cannot become a 503. If the half of the budget that waiting
-     * answers may take is spent, it keeps its permit, as an answer being written, and its client
-     * gets {@link #SLICE_STALL_MILLIS} to take more of it ({@link #watchStalledSlice}); one that
-     * takes nothing in that time is closed. (Closed at once, a client that reads, only slower than
-     * the node writes, had its 200 cut short: 2 of 36 GETs of an 8 MB value, 12 curls at once on
-     * one node. Kept for good with its permit, such answers of clients that do not read took the
-     * whole budget between them, and every reading client's large GET got a 503.) Runs again at
-     * each stall, until the answer can wait as others do.
-     */
-    private void parkSlicing(AnswerSlot slot, long body) {
-        if (reserveWaiting(slot, body)) {
-            slot.parked = true;
-            slot.releaseWork();
-            cancelSliceWatch();
-            return;
-        }
-        watchStalledSlice(slot, body);
-    }
-
-    /** A stalled sliced answer that could not wait as others do is closed after this long without progress. */
-    static final long SLICE_STALL_MILLIS = 1000;
-    /** Watches the stalled sliced answer that could not wait as others do; null when none is. */
-    private StallWatch sliceWatch;
-
-    private void watchStalledSlice(AnswerSlot slot, long body) {
-        if (sliceWatch != null) return;
-        sliceWatch = new StallWatch(ctx, SLICE_STALL_MILLIS, this::unwrittenBytes, () -> slicing == slot && !slot.parked && !closing,
-                unwritten -> "closing connection " + ctx.channel().remoteAddress() + ": it took none of an answer of " + body
-                        + " bytes in " + SLICE_STALL_MILLIS + " ms, and the budget for answers waiting for their clients is spent");
-    }
-
-    private void cancelSliceWatch() {
-        if (sliceWatch != null) {
-            sliceWatch.cancel();
-            sliceWatch = null;
-        }
-    }
-
-    /** Parks every ready answer left in the queue after a write pass. */
-    private void parkTheRest() {
-        for (AnswerSlot slot : queue) {
-            if (slot.response != null && !slot.parked) park(slot);
-        }
-    }
-
     /** A slot became ready: write every answer that can go out now. */
     void ready() {
         if (inReady) {
@@ -277,11 +163,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                         if (wrote) ctx.flush();
                         wrote = false;
                         long body = r.content().readableBytes();
-                        ResponseStream s = new SlicedBody(r, slot::release, () -> {
-                            if (slicing == slot && !slot.parked) parkSlicing(slot, body);
-                        });
+                        ResponseStream s = new SlicedBody(r, slot::release, () -> waitingAnswers.slicingStalled(slot, body));
                         activeStream = s;
-                        slicing = slot;
+                        waitingAnswers.slicingStarted(slot);
                         s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
                         continue;
                     }
@@ -318,7 +202,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             }
         }
         if (wrote) ctx.flush();
-        parkTheRest();
+        waitingAnswers.parkTheRest();
         return !closeIfClientDone();
     }
 
@@ -346,10 +230,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void streamFinished(ResponseStream s, AnswerSlot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
-        if (slicing == slot) {
-            slicing = null;
-            cancelSliceWatch();
-        }
+        if (waitingAnswers.slicing() == slot) waitingAnswers.slicingEnded();
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
         window.finished(slot);
         if (close || !slot.keepAlive) {
@@ -493,10 +374,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (activeStream != null) {
             ResponseStream s = activeStream;
             activeStream = null;
-            slicing = null;
             s.cancel();
         }
-        cancelSliceWatch();
+        waitingAnswers.slicingEnded();
         shutDownQueue();
         endWriteOut();
     }

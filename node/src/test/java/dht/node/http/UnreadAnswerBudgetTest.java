@@ -240,7 +240,7 @@ class UnreadAnswerBudgetTest {
         assertThat(a.isOpen()).isTrue();
     }
 
-    private static final long SLICE_HALF_STALL = ResponseSequencer.SLICE_STALL_MILLIS / 2;
+    private static final long SLICE_HALF_STALL = WaitingAnswers.SLICE_STALL_MILLIS / 2;
 
     /** The same answer to a client that takes nothing more: closed once a stall has lasted the limit, its permit back. */
     @Test
@@ -248,7 +248,7 @@ class UnreadAnswerBudgetTest {
         Admission small = new Admission(100, 10, 400_000);
         HoldingConnections conns = new HoldingConnections(small);
         EmbeddedChannel a = aSlicedAnswerStallsWithTheWaitingBudgetSpent(small, conns);
-        a.advanceTimeBy(ResponseSequencer.SLICE_STALL_MILLIS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        a.advanceTimeBy(WaitingAnswers.SLICE_STALL_MILLIS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
         a.runPendingTasks();
         assertThat(a.isOpen()).as("closed: it took nothing in a second").isFalse();
         assertThat(conns.workReleased).hasValue(2);
