@@ -163,6 +163,24 @@ public final class AnswerSlot {
         }
     }
 
+    /** Drops this slot, whose answer will never be written, with whatever it holds; event loop only. */
+    void kill() {
+        dead = true;
+        if (request != null) dropRequest();
+        if (rejection != null) {
+            ReferenceCountUtil.release(rejection);
+            rejection = null;
+        }
+        drop();
+    }
+
+    /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
+    void dropRequest() {
+        ReferenceCountUtil.release(request);
+        request = null;
+        release();
+    }
+
     /** Drops an answer that can no longer be written; event loop or a thread that lost the race with shutdown. */
     void drop() {
         if (response != null) {

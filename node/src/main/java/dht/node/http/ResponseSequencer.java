@@ -60,12 +60,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean paused;
     /** The ready answers that wait, and the answer being written in slices; made once the handler is added. */
     private WaitingAnswers waitingAnswers;
-    /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
-    private boolean writingOut;
-    /** Closes the connection when its client takes nothing of a write-out for a while; null when none runs. */
-    private StallWatch writeOutWatch;
-    /** A write-out whose client takes nothing for this long is closed. */
-    static final long WRITE_OUT_STALL_MILLIS = 1000;
+    /** A graceful stop's write-out of the ready answers; made once the handler is added. */
+    private WriteOutOnStop writeOut;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
         this(handler, admission, false);
@@ -83,6 +79,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         this.window = new DispatchWindow(handler, writeRuns, ctx.channel(), () -> closing);
         this.waitingAnswers = new WaitingAnswers(ctx, admission, queue, this::unwrittenBytes, () -> closing);
+        this.writeOut = new WriteOutOnStop(ctx, admission, queue, window, this::unwrittenBytes, this::stopReading, this::ready);
     }
 
     @Override
@@ -211,7 +208,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * graceful stop is writing out what was ready.
      */
     private boolean closeIfClientDone() {
-        if (!(clientDone || writingOut) || closing || !queue.isEmpty() || activeStream != null) return false;
+        if (!(clientDone || writeOut.running()) || closing || !queue.isEmpty() || activeStream != null) return false;
         closeAfter(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
         return true;
     }
@@ -223,7 +220,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     private void closeAfter(ChannelFuture last) {
         LingeringClose.after(last);
-        if (writingOut) last.addListener(f -> endWriteOut());
+        if (writeOut.running()) last.addListener(f -> writeOut.end());
         shutDownQueue();
     }
 
@@ -258,109 +255,25 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void shutDownQueue() {
         closing = true;
         AnswerSlot slot;
-        while ((slot = queue.pollFirst()) != null) kill(slot);
+        while ((slot = queue.pollFirst()) != null) slot.kill();
         window.clear();
     }
 
-    /** Drops a slot whose answer will never be written, with whatever it holds. */
-    private static void kill(AnswerSlot slot) {
-        slot.dead = true;
-        if (slot.request != null) dropRequest(slot);
-        if (slot.rejection != null) {
-            ReferenceCountUtil.release(slot.rejection);
-            slot.rejection = null;
-        }
-        slot.drop();
-    }
-
-    /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
-    private static void dropRequest(AnswerSlot slot) {
-        ReferenceCountUtil.release(slot.request);
-        slot.request = null;
-        slot.release();
-    }
-
-    /**
-     * A graceful stop found answers ready to go on this connection: an answer being written in slices
-     * to a client that reads it slowly (it gave its permit back, so the drain did not wait for it),
-     * answers done and queued behind it, refusals (a pipelined 400 or 414) waiting their turn. They
-     * go out while the client keeps reading, then the connection closes, as it would have at once.
-     * The first request behind them that was read whole but never ran (held back by the window, or
-     * by the client not reading) is answered 503 with Connection: close; one still running when
-     * the drain gave up, and everything after, is dropped, and nothing more is read. A client that
-     * takes nothing for {@link #WRITE_OUT_STALL_MILLIS} is closed, and the node closes what is left at
-     * its own deadline, so the stop stays bounded.
-     *
-     * @return false if there is nothing to write out: a scan in progress (the drain waited for it
-     *         already) or no ready answer at the head
-     */
-    private boolean writeOut() {
-        SlicedBody sliced = slicedBody();
-        if (activeStream != null && sliced == null) return false;
-        int ready = 0;
-        AnswerSlot unanswered = null;
-        for (AnswerSlot slot : queue) {
-            if (slot.response != null || (slot.rejection != null && !slot.dispatched)) {
-                ready++;
-            } else {
-                // Read whole but held back by the window or a client not reading: it never ran, so
-                // it gets the stop's 503 (and the connection ends there), as one arriving now would.
-                if (!slot.dispatched && slot.request != null) unanswered = slot;
-                break;
-            }
-        }
-        if (ready == 0 && sliced == null) return false;
-        while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
-        java.util.List<AnswerSlot> refusals = new java.util.ArrayList<>();
-        for (AnswerSlot slot : window.takeWaiting()) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
+    /** The connection reads nothing more: what the client still sends is ignored. */
+    private void stopReading() {
         inputClosed = true;
         ctx.channel().config().setAutoRead(false);
-        writingOut = true;
-        admission.writeOutStarted();
-        writeOutWatch = new StallWatch(ctx, WRITE_OUT_STALL_MILLIS, this::unwrittenBytes, () -> writingOut,
-                unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
-                        + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
-        for (AnswerSlot refusal : refusals) {
-            if (!refusal.dead) window.dispatch(refusal); // answered at once, written in turn by ready()
-        }
-        if (unanswered != null && !unanswered.dead) refuseForStop(unanswered);
-        ready();
-        return true;
-    }
-
-    /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
-    private void refuseForStop(AnswerSlot slot) {
-        dropRequest(slot);
-        window.countDispatched(slot);
-        slot.respondAndClose(Responses.shuttingDown());
-    }
-
-    /** The answer being written in slices, if the stream in progress is one (not a scan). */
-    private SlicedBody slicedBody() {
-        return activeStream instanceof SlicedBody sliced ? sliced : null;
     }
 
     /** Bytes of this connection's answers not yet taken by the socket. */
     private long unwrittenBytes() {
-        SlicedBody sliced = slicedBody();
-        long n = sliced != null ? sliced.unwritten() : 0;
+        long n = activeStream instanceof SlicedBody sliced ? sliced.unwritten() : 0;
         for (AnswerSlot slot : queue) {
             if (slot.response != null) n += slot.response.content().readableBytes();
             else if (slot.rejection != null) n += slot.rejection.content().readableBytes();
         }
         var outbound = ctx.channel().unsafe().outboundBuffer();
         return outbound == null ? n : n + outbound.totalPendingWriteBytes();
-    }
-
-    /** The write-out is over (done, or the connection went): the node stops waiting for it. Once. */
-    private void endWriteOut() {
-        if (!writingOut) return;
-        writingOut = false;
-        if (writeOutWatch != null) {
-            writeOutWatch.cancel();
-            writeOutWatch = null;
-        }
-        admission.writeOutEnded();
     }
 
     @Override
@@ -378,13 +291,13 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
         waitingAnswers.slicingEnded();
         shutDownQueue();
-        endWriteOut();
+        writeOut.end();
     }
 
     /**
      * A graceful stop, after the requests in flight were answered (or the wait for them gave up):
      * write out the answers ready at the head of the queue while the client reads them
-     * ({@link #writeOut}), else close the connection, unless its last answer is out already and the
+     * ({@link WriteOutOnStop}), else close the connection, unless its last answer is out already and the
      * close under way (the 503 the assembler just gave a request still arriving, for one). Whatever
      * else is still pending is dropped, so the stop stays bounded.
      */
@@ -403,8 +316,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             super.userEventTriggered(ctx, evt);
             return;
         }
-        if (closing || writingOut) return;
-        if (stop == GracefulStop.STOP && writeOut()) return;
+        if (closing || writeOut.running()) return;
+        if (stop == GracefulStop.STOP && writeOut.start(activeStream)) return;
         var flushed = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
         if (stop == GracefulStop.STOP_WHILE_CLIENT_SENDS) {
             LingeringClose.after(flushed);
