@@ -19,15 +19,16 @@ import org.slf4j.LoggerFactory;
  * turn rather than taking every admission permit of the node; later ones wait here in order.
  *
  * <p>Safe requests (GET) run in parallel, up to the window; a request that changes something runs
- * alone, after every earlier answer's work is over and before any later request starts (RFC 9112
- * allows parallel processing of pipelined requests only when all are safe), so a pipelined GET after
- * a PUT of the same key sees it, and a scan before a PUT does not.
+ * alone, after every earlier answer is out and before any later request starts (RFC 9112 allows
+ * parallel processing of pipelined requests only when all are safe), so a pipelined GET after a PUT
+ * of the same key sees it, and a scan before a PUT does not.
  *
  * <p>The one exception is a write run: where {@code writeRuns} holds (a node that is its own whole
  * cluster, whose store calls of one event-loop pass reach the store as one ordered group commit), a
- * write the route lets share a group commit starts together with the ones pipelined right behind it,
- * in order and in the same pass. Each still takes effect after the one before it, and no other
- * connection can see a later one without the earlier ones.
+ * write whose route lets it share a group commit ({@link Route#mayShareGroupCommit}) starts together
+ * with the writes right behind it that may too, up to the window, in order and in the same pass.
+ * Each still takes effect after the one before it, and no other connection can see a later one
+ * without the earlier ones.
  *
  * <p>Nothing starts while the channel is not writable: a client that does not read what it asked
  * for gets no more work done. Event loop only.
@@ -67,7 +68,7 @@ final class DispatchWindow {
         FullHttpRequest request = slot.request;
         if (request != null) {
             slot.unsafe = !isSafe(request.method());
-            slot.writeRun = writeRuns && isEntityWrite(request);
+            slot.writeRun = writeRuns && slot.unsafe && handler.mayShareGroupCommit(request);
         }
         if (waiting.isEmpty() && mayDispatch(slot)) {
             start(slot);
@@ -94,13 +95,6 @@ final class DispatchWindow {
                 && channel.isWritable()) {
             dispatch(waiting.pollFirst());
         }
-    }
-
-    private static boolean isEntityWrite(FullHttpRequest request) {
-        HttpMethod m = request.method();
-        if (!m.equals(HttpMethod.PUT) && !m.equals(HttpMethod.DELETE)) return false;
-        String uri = request.uri();
-        return uri.equals("/v0/entity") || uri.startsWith("/v0/entity?");
     }
 
     private static boolean isSafe(HttpMethod m) {

@@ -68,6 +68,17 @@ public final class EntityRoute implements Route {
     }
 
     /**
+     * A PUT or DELETE of one key may share a group commit with the writes pipelined behind it: each
+     * takes effect in the order it starts, and no other connection sees a later one without the
+     * earlier ones.
+     */
+    @Override
+    public boolean mayShareGroupCommit(Request request) {
+        HttpMethod method = request.method();
+        return method.equals(HttpMethod.PUT) || method.equals(HttpMethod.DELETE);
+    }
+
+    /**
      * The value is reserved in the answer budget before the store copies it ({@link AnswerReservation}),
      * and stays reserved until the answer is handed to the socket or dropped.
      */

@@ -9,4 +9,9 @@ import io.netty.handler.codec.http.FullHttpRequest;
 @FunctionalInterface
 public interface RequestHandler {
     void handle(FullHttpRequest request, AnswerSlot slot);
+
+    /** Whether this write may share a group commit with the writes pipelined behind it ({@link Route#mayShareGroupCommit}). */
+    default boolean mayShareGroupCommit(FullHttpRequest request) {
+        return false;
+    }
 }

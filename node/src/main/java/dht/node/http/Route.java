@@ -8,4 +8,14 @@ package dht.node.http;
 @FunctionalInterface
 public interface Route {
     void handle(Request request, AnswerSlot slot) throws BadRequestException;
+
+    /**
+     * Whether this write may start together with the writes pipelined right behind it, so that their
+     * store calls reach the store as one ordered group commit ({@link DispatchWindow}). Only a route
+     * whose writes each take effect in the order they start, whatever runs beside them, says yes.
+     * Asked on the event loop before the request runs; must not block.
+     */
+    default boolean mayShareGroupCommit(Request request) {
+        return false;
+    }
 }
