@@ -211,10 +211,9 @@ public final class AnswerSlot {
             stream = s;
             drop();
         } catch (OutOfMemoryError e) {
-            // The heap is so full that even the hand-off to the event loop failed. Thrown on from
-            // here it was swallowed by the future this runs in, and the slot never completed: its
-            // permit and bytes were held for good. (The event loop never saw this answer, so
-            // nothing else releases them.)
+            // The heap is so full that even the hand-off to the event loop failed. Thrown on, the
+            // error would be swallowed by the future this runs in and the slot never complete; the
+            // event loop never saw this answer, so nothing else would release what it holds.
             ReferenceCountUtil.release(r);
             if (s != null) s.discard();
             abandon(e);
@@ -224,8 +223,8 @@ public final class AnswerSlot {
     /**
      * Gives up on this request after an Error (a full heap) left its answer unmade or unwritable:
      * its permit and bytes go back, and its connection, whose later answers cannot go out before
-     * this one, is closed if the heap allows. Without this the slot never completed, and what it
-     * held was held for good: an Error thrown in a future's callback is swallowed by the future.
+     * this one, is closed if the heap allows. An Error thrown in a future's callback is swallowed by
+     * the future, so without this the slot would never complete and hold what it holds for good.
      * Never throws; may run more than once, and before or after the answer it gives up on arrives.
      */
     void abandon(Throwable cause) {
