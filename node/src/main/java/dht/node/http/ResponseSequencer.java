@@ -8,8 +8,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -155,7 +153,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                     FullHttpResponse r = slot.response;
                     slot.response = null;
                     boolean close = !slot.keepAlive || slot.closeAfter;
-                    setConnection(r, close, slot.http10);
+                    ConnectionHeader.set(r, close, slot.http10);
                     if (SlicedBody.worthSlicing(r)) {
                         if (wrote) ctx.flush();
                         wrote = false;
@@ -237,18 +235,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         ready();
-    }
-
-    private static void setConnection(FullHttpResponse r, boolean close, boolean http10) {
-        // A sender of Upgrade (a 426) must name it in Connection too (RFC 9110, 7.8).
-        String upgrade = r.headers().contains(HttpHeaderNames.UPGRADE) ? "upgrade, " : "";
-        if (close) {
-            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.CLOSE);
-        } else if (http10) {
-            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.KEEP_ALIVE);
-        } else if (!upgrade.isEmpty()) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-        }
     }
 
     /** Nothing more will be written on this connection: drop every pending answer. */

@@ -74,7 +74,7 @@ public final class Responses {
         return r;
     }
 
-    /** 426: this request needs HTTP/1.1 (RFC 9110, 15.5.22); the sequencer adds {@code upgrade} to Connection. */
+    /** 426: this request needs HTTP/1.1 (RFC 9110, 15.5.22); {@link ConnectionHeader} adds {@code upgrade} to Connection. */
     public static FullHttpResponse upgradeRequired(String reason) {
         FullHttpResponse r = text(HttpResponseStatus.UPGRADE_REQUIRED, reason);
         r.headers().set(HttpHeaderNames.UPGRADE, "HTTP/1.1");
