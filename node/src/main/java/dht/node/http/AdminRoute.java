@@ -32,7 +32,7 @@ public final class AdminRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) throws BadRequestException {
+    public void handle(Request request, AnswerSlot slot) throws BadRequestException {
         if (!allowed(slot.remoteAddress(), request.http().headers().get(HttpHeaderNames.AUTHORIZATION))) {
             slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
                     "admin endpoints answer loopback clients or a valid admin token only"));

@@ -142,7 +142,7 @@ public final class Admission {
         scans.decrementAndGet();
     }
 
-    /** A graceful stop writes out a connection's ready answers (ResponseSequencer): the stop waits for it. */
+    /** A graceful stop writes out a connection's ready answers (WriteOutOnStop): the stop waits for it. */
     void writeOutStarted() {
         writingOut.incrementAndGet();
     }

@@ -10,8 +10,8 @@ import dht.storage.ReadBudget;
  * never copied and the GET gets a 503 instead.
  *
  * <p>A value counts as what its array takes of the heap ({@link HeapCost}). Values under
- * {@link ResponseSequencer#UNCOUNTED_ANSWER_BYTES} are not counted, as for waiting answers: a 503 is as large. Once the answer is built, {@link #close()} hands what is reserved to
- * the answer's {@link Slot}, which gives it back when the answer is written or dropped. After that,
+ * {@link WaitingAnswers#UNCOUNTED_ANSWER_BYTES} are not counted, as for waiting answers: a 503 is as large. Once the answer is built, {@link #close()} hands what is reserved to
+ * the answer's {@link AnswerSlot}, which gives it back when the answer is written or dropped. After that,
  * reads of the same request still under way (a replica that answered after the quorum, read for
  * read repair) neither reserve nor give back: what they copy is not held for the client, and
  * what they read before the close was handed over with the rest.
@@ -27,7 +27,7 @@ final class AnswerReservation implements ReadBudget {
 
     /** What a value of {@code bytes} is counted as (0 if it is not counted). */
     static long cost(int bytes) {
-        return bytes < ResponseSequencer.UNCOUNTED_ANSWER_BYTES ? 0 : HeapCost.ofArray(bytes);
+        return bytes < WaitingAnswers.UNCOUNTED_ANSWER_BYTES ? 0 : HeapCost.ofArray(bytes);
     }
 
     @Override

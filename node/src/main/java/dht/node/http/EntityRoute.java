@@ -32,7 +32,7 @@ public final class EntityRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) throws BadRequestException {
+    public void handle(Request request, AnswerSlot slot) throws BadRequestException {
         HttpMethod method = request.method();
         if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {
             slot.respond(Responses.methodNotAllowed("GET, PUT, DELETE"));
@@ -44,7 +44,7 @@ public final class EntityRoute implements Route {
         boolean repairAll = repairAll(params, method);
         // A repair answers only once every replica of 'from' was heard and brought up to date: by
         // default it takes all of them to call the key repaired.
-        Quorum quorum = Quorums.parse(params, clusterSize, repairAll);
+        Quorum quorum = QuorumParams.parse(params, clusterSize, repairAll);
         if (!admit(admission, slot)) return;
         if (repairAll) {
             repair(id, quorum, slot);
@@ -68,10 +68,21 @@ public final class EntityRoute implements Route {
     }
 
     /**
+     * A PUT or DELETE of one key may share a group commit with the writes pipelined behind it: each
+     * takes effect in the order it starts, and no other connection sees a later one without the
+     * earlier ones.
+     */
+    @Override
+    public boolean mayShareGroupCommit(Request request) {
+        HttpMethod method = request.method();
+        return method.equals(HttpMethod.PUT) || method.equals(HttpMethod.DELETE);
+    }
+
+    /**
      * The value is reserved in the answer budget before the store copies it ({@link AnswerReservation}),
      * and stays reserved until the answer is handed to the socket or dropped.
      */
-    private void get(byte[] id, Quorum quorum, Slot slot) {
+    private void get(byte[] id, Quorum quorum, AnswerSlot slot) {
         AnswerReservation reservation = new AnswerReservation(admission);
         try {
             CompletableFuture<Answer> answer;
@@ -86,7 +97,7 @@ public final class EntityRoute implements Route {
         }
     }
 
-    private void answerGet(Answer a, Throwable e, AnswerReservation reservation, Slot slot) {
+    private void answerGet(Answer a, Throwable e, AnswerReservation reservation, AnswerSlot slot) {
         try {
             long held = reservation.close();
             // What was reserved is the answer's only if this node's read is the answer (in a
@@ -107,7 +118,7 @@ public final class EntityRoute implements Route {
      * still running reserves nothing once the reservation is closed), and the slot gives up. Thrown
      * on from a callback, the Error would be swallowed by its future, and both held for good.
      */
-    private void giveUp(AnswerReservation reservation, Slot slot, Throwable e) {
+    private void giveUp(AnswerReservation reservation, AnswerSlot slot, Throwable e) {
         admission.releaseAnswer(reservation.close());
         slot.abandon(e);
     }
@@ -122,7 +133,7 @@ public final class EntityRoute implements Route {
     }
 
     /** The operator's repair of one key: the usual GET answer, with what was repaired in {@code X-Dht-Repair}. */
-    private void repair(byte[] id, Quorum quorum, Slot slot) {
+    private void repair(byte[] id, Quorum quorum, AnswerSlot slot) {
         CompletableFuture<RepairAnswer> answer;
         try {
             answer = coordinator.repair(id, quorum);
@@ -140,7 +151,7 @@ public final class EntityRoute implements Route {
     public static final String REPAIR_HEADER = "X-Dht-Repair";
 
     /** Takes a permit for the request or answers 503 at once; the permit comes back with the answer. */
-    static boolean admit(Admission admission, Slot slot) {
+    static boolean admit(Admission admission, AnswerSlot slot) {
         if (slot.refuseIfStopping(admission)) return false;
         if (!admission.tryAcquire()) {
             slot.respond(Responses.overloaded("overloaded: too many requests in flight"));

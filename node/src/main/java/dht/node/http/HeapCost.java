@@ -6,8 +6,8 @@ import java.lang.management.ManagementFactory;
 /**
  * What a byte array takes of the heap, for budgets that must hold on a small one. Under G1 an array
  * of half a region or more is humongous: it gets whole regions to itself, so a 1 MiB value on a
- * 128 MB heap (1 MiB regions) takes 2 MiB. Counting such answers at their length let a budget of
- * a quarter of the heap fill all of it (docs/http-server.md, "The answers being built").
+ * 128 MB heap (1 MiB regions) takes 2 MiB. Counted at their length, such answers would let a budget
+ * of a quarter of the heap fill all of it (docs/http-server.md, "The answers being built").
  */
 final class HeapCost {
     /** G1's region size, or 0 for a collector without humongous regions. */

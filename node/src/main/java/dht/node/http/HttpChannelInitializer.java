@@ -47,7 +47,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final Duration bodyTimeout;
     private final boolean writeRuns;
 
-    /** @param writeRuns pipelined entity writes may start together ({@link ResponseSequencer}) */
+    /** @param writeRuns pipelined writes whose routes allow it may start together ({@link DispatchWindow}) */
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
                                   RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns) {
         this.bodyTimeout = bodyTimeout;

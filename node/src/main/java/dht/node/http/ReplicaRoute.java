@@ -27,7 +27,7 @@ public final class ReplicaRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) {
+    public void handle(Request request, AnswerSlot slot) {
         if (!EntityRoute.admit(admission, slot)) return;
         FullHttpRequest http = request.http();
         String method = http.method() + " " + http.uri();

@@ -5,40 +5,23 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * HTTP/1.1 pipelining: requests on one connection may complete in any order (they run
- * asynchronously), but their answers go out in request order. Each request gets a {@link Slot} at
- * the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
- * answer (a scan) holds the head until it reports finished. At most {@link #WINDOW} requests of a
- * connection are dispatched at once, so a client pipelining hundreds of requests in one write is
- * served in turn rather than taking every admission permit of the node.
- *
- * <p>A request that changes something runs alone, with one exception ({@link #writeRuns}): on a
- * node that is its own whole cluster, the PUTs and DELETEs of {@code /v0/entity} pipelined right
- * behind one start together, up to the window, because they then reach the store as one ordered
- * group commit ({@code StorageHandOff} gathers the store calls of one event-loop pass into one task,
- * and writes them in the order they were made): each still takes effect after the one before it,
- * and no other connection can see a later one without the earlier ones. One at a time, each cost
- * two thread hand-offs (to a storage thread and back) before the next could start, which held one
- * pipelined connection to about 29,000 PUT/s against 82,000 GET/s (docs/benchmarks.md).
+ * asynchronously), but their answers go out in request order. Each request gets an {@link AnswerSlot}
+ * at the tail of a queue; answers are written from the head as soon as the head is ready. A streamed
+ * answer (a scan) holds the head until it reports finished. When each request starts is the
+ * {@link DispatchWindow}'s decision.
  *
  * <p>Invariants (event loop only): answers leave in the order requests arrived; after an answer that
  * closes the connection nothing more is written, and what the client still sends is dropped
@@ -47,29 +30,21 @@ import org.slf4j.LoggerFactory;
  * answers are pending, so one client cannot queue unbounded work by pipelining. While the channel
  * is not writable (its outbound buffer past the high-water mark: a client that does not read what
  * it asked for) no answer is handed to Netty and no request is dispatched: the answers wait here
- * ({@link #park}), so a client that pipelines and never reads holds at most {@link #WINDOW}
- * answers, counted against a node-wide budget, not an outbound buffer that grows with everything it sent.
+ * ({@link WaitingAnswers}), so a client that pipelines and never reads holds at most
+ * {@link DispatchWindow#WINDOW} answers, counted against a node-wide budget, not an outbound buffer
+ * that grows with everything it sent.
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
-    /** Requests of one connection being worked on at once; later ones wait their turn here. */
-    public static final int WINDOW = 8;
-    /** What a waiting answer is counted as beyond its body: its head and the objects around it. */
-    static final int ANSWER_OVERHEAD_BYTES = 256;
-    /** Waiting answers with smaller bodies are not counted (see {@link #park}). */
-    static final int UNCOUNTED_ANSWER_BYTES = 1024;
 
     private final RequestHandler handler;
     private final Admission admission;
-    /** Pipelined entity writes may start together: see the class comment. */
     private final boolean writeRuns;
-    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
-    private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
-    private int active;
-    /** Dispatched requests that change something and are not finished: no later request starts meanwhile. */
-    private int unsafeActive;
+    private final ArrayDeque<AnswerSlot> queue = new ArrayDeque<>();
+    /** Which requests run now; made once the handler is added. */
+    private DispatchWindow window;
     private boolean inReady;
     private boolean readyAgain;
     private ChannelHandlerContext ctx;
@@ -81,24 +56,16 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
     private boolean clientDone;
     private boolean paused;
-    /** The slot whose answer is being written in slices. */
-    private Slot slicing;
-    /** A graceful stop is writing out this connection's ready answers ({@link #writeOut}). */
-    private boolean writingOut;
-    /** Closes the connection when its client takes nothing of a write-out for a while; null when none runs. */
-    private StallWatch writeOutWatch;
-    /** A write-out whose client takes nothing for this long is closed. */
-    static final long WRITE_OUT_STALL_MILLIS = 1000;
+    /** The ready answers that wait, and the answer being written in slices; made once the handler is added. */
+    private WaitingAnswers waitingAnswers;
+    /** A graceful stop's write-out of the ready answers; made once the handler is added. */
+    private WriteOutOnStop writeOut;
 
     public ResponseSequencer(RequestHandler handler, Admission admission) {
         this(handler, admission, false);
     }
 
-    /**
-     * @param writeRuns whether pipelined entity writes may start together: only where the store
-     *                  calls of one event-loop pass reach the store as one ordered batch, and the
-     *                  node is the only replica of every key (see the class comment)
-     */
+    /** @param writeRuns whether pipelined writes may start together ({@link DispatchWindow}) */
     public ResponseSequencer(RequestHandler handler, Admission admission, boolean writeRuns) {
         this.handler = handler;
         this.admission = admission;
@@ -108,6 +75,9 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.window = new DispatchWindow(handler, writeRuns, ctx.channel(), () -> closing);
+        this.waitingAnswers = new WaitingAnswers(ctx, admission, queue, this::unwrittenBytes, () -> closing);
+        this.writeOut = new WriteOutOnStop(ctx, admission, queue, window, this::unwrittenBytes, this::stopReading, this::ready);
     }
 
     @Override
@@ -118,19 +88,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof RejectedRequest rejected) {
-            Slot slot = enqueue(rejected.keepAlive(), false);
+            AnswerSlot slot = enqueue(rejected.keepAlive(), false);
             if (!rejected.keepAlive()) inputClosed = true;
             slot.rejection = rejected.response();
-            admit(slot);
+            window.admit(slot);
         } else if (msg instanceof FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            Slot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
+            AnswerSlot slot = enqueue(keepAlive, request.protocolVersion().equals(HttpVersion.HTTP_1_0));
             if (!keepAlive) inputClosed = true;
             slot.request = request;
             slot.holdBody(admission, Admission.bodyCost(request.content().readableBytes()));
-            slot.unsafe = !isSafe(request.method());
-            slot.writeRun = writeRuns && isEntityWrite(request);
-            admit(slot);
+            window.admit(slot);
         } else {
             ctx.fireChannelRead(msg);
             return;
@@ -141,80 +109,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Dispatches the slot now if the connection's window has room, else when an earlier answer leaves. */
-    private void admit(Slot slot) {
-        if (waiting.isEmpty() && mayDispatch(slot)) {
-            start(slot);
-        } else {
-            waiting.addLast(slot);
-        }
-    }
-
-    /**
-     * Safe requests (GET) of a connection run in parallel, up to the window; a request that changes
-     * something runs alone, after every earlier answer is out and before any later request starts
-     * (RFC 9112 allows parallel processing of pipelined requests only when all are safe), so a
-     * pipelined GET after a PUT of the same key sees it, and a scan before a PUT does not. The one
-     * exception, a run of entity writes started together, is {@link #start}'s.
-     */
-    private boolean mayDispatch(Slot slot) {
-        if (unsafeActive > 0 || !ctx.channel().isWritable()) return false;
-        return slot.unsafe ? active == 0 : active < WINDOW;
-    }
-
-    /**
-     * Dispatches the slot and, if it is an entity write that may run with others, the entity writes
-     * waiting right behind it (up to the window), in order and in this same pass of the event loop,
-     * so that their store calls go out as one batch.
-     */
-    private void start(Slot slot) {
-        dispatch(slot);
-        if (!slot.writeRun) return;
-        while (active < WINDOW && !closing && !waiting.isEmpty() && waiting.peekFirst().writeRun
-                && ctx.channel().isWritable()) {
-            dispatch(waiting.pollFirst());
-        }
-    }
-
-    private static boolean isEntityWrite(FullHttpRequest request) {
-        HttpMethod m = request.method();
-        if (!m.equals(HttpMethod.PUT) && !m.equals(HttpMethod.DELETE)) return false;
-        String uri = request.uri();
-        return uri.equals("/v0/entity") || uri.startsWith("/v0/entity?");
-    }
-
-    private void dispatch(Slot slot) {
-        countDispatched(slot);
-        if (slot.rejection != null) {
-            FullHttpResponse r = slot.rejection;
-            slot.rejection = null;
-            slot.respond(r);
-            return;
-        }
-        FullHttpRequest request = slot.request;
-        slot.request = null;
-        try {
-            handler.handle(request, slot);
-        } catch (RuntimeException e) {
-            log.error("request handler failed on {} {}", request.method(), request.uri(), e);
-            if (request.refCnt() > 0) ReferenceCountUtil.release(request);
-            slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
-        } catch (Error e) {
-            // Out of heap part way: what the route started may never answer, so the slot gives back
-            // what it holds and the connection closes. The request is not released: the route may
-            // have handed its body on (a PUT's value, written from it), and a leaked buffer is
-            // better than one freed under a write.
-            slot.abandon(e);
-        }
-    }
-
-    private static boolean isSafe(HttpMethod m) {
-        return m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.OPTIONS)
-                || m.equals(HttpMethod.TRACE);
-    }
-
-    private Slot enqueue(boolean keepAlive, boolean http10) {
-        Slot slot = new Slot(this, ctx, keepAlive, http10);
+    private AnswerSlot enqueue(boolean keepAlive, boolean http10) {
+        AnswerSlot slot = new AnswerSlot(this, ctx, keepAlive, http10);
         queue.addLast(slot);
         return slot;
     }
@@ -222,117 +118,6 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** No answer is pending on this connection (an interim 100 Continue may be written now). */
     boolean idle() {
         return queue.isEmpty() && activeStream == null;
-    }
-
-    /**
-     * An answer that is ready but cannot be written now (an earlier answer is not ready, or the
-     * client is not reading what it asked for) waits in the queue. Its work is over, so its
-     * admission permit goes back (waiting answers hold no permits, and a graceful stop
-     * does not wait for it). Its bytes count against the node's budget for answers instead (a GET's
-     * value has counted since it was read), against the half of it that waiting answers may take,
-     * and against its connection's share (a quarter), so that clients that do not read cannot
-     * fill the heap, nor crowd out the GETs of clients that do, nor one of them take the whole
-     * budget; past any, it is replaced by a 503. Answers
-     * under {@link #UNCOUNTED_ANSWER_BYTES} (a write's 201 or 202 among them) are neither counted
-     * nor replaced: a 503 is as large, and a connection holds at most {@link #PAUSE_DEPTH} answers.
-     * The answer at the head of a connection that is reading is never parked: it is being written.
-     */
-    private void park(Slot slot) {
-        int body = slot.response.content().readableBytes();
-        if (body >= UNCOUNTED_ANSWER_BYTES && !reserveWaiting(slot, body)) {
-            // The 503 is made first: should that fail (a full heap), the answer is still whole and held.
-            FullHttpResponse refusal = Responses.overloaded("too many answers waiting for their clients to read them; retry later");
-            slot.releaseAnswer();
-            ReferenceCountUtil.release(slot.response);
-            slot.response = refusal;
-        }
-        slot.parked = true;
-        slot.releaseWork();
-    }
-
-    /**
-     * Counts a waiting answer of {@code body} bytes against its connection's share, the node's
-     * budget and the half of it that waiting answers may take; false if any is spent. A GET's value
-     * counted since it was read (EntityRoute) is in the budget and the share already.
-     */
-    private boolean reserveWaiting(Slot slot, long body) {
-        long counted = slot.answerBytes();
-        long n = counted > 0 ? counted : HeapCost.ofArray(body) + ANSWER_OVERHEAD_BYTES;
-        if (!withinShare(n) || !admission.tryReserveWaiting(n)) return false;
-        if (counted == 0) {
-            if (!admission.tryReserveAnswer(n)) {
-                admission.releaseWaiting(n);
-                return false;
-            }
-            slot.holdAnswer(admission, n);
-        }
-        slot.holdWaiting(n);
-        return true;
-    }
-
-    /**
-     * A connection's waiting answers stay within a quarter of the budget, except its first: one
-     * answer larger than the share (an 8 MiB value against the 8 MiB share of a 128 MB heap) may
-     * still wait for a client that reads slowly, instead of closing its connection mid-body.
-     */
-    private boolean withinShare(long n) {
-        long waiting = waitingBytes();
-        return waiting == 0 || waiting + n <= admission.maxBodyBytesHeld() / 4;
-    }
-
-    /** This connection's answers that wait: what its share of the budget limits. */
-    private long waitingBytes() {
-        long sum = slicing != null ? slicing.waitingBytes() : 0;
-        for (Slot slot : queue) sum += slot.waitingBytes();
-        return sum;
-    }
-
-    /**
-     * The answer being written in slices stalled: the socket took less than was written, so the
-     * client is not keeping up. It waits as a parked answer does, so it gives its permit back and
-     * counts its bytes. Half written, it cannot become a 503. If the half of the budget that waiting
-     * answers may take is spent, it keeps its permit, as an answer being written, and its client
-     * gets {@link #SLICE_STALL_MILLIS} to take more of it ({@link #watchStalledSlice}); one that
-     * takes nothing in that time is closed. (Closed at once, a client that reads, only slower than
-     * the node writes, had its 200 cut short: 2 of 36 GETs of an 8 MB value, 12 curls at once on
-     * one node. Kept for good with its permit, such answers of clients that do not read took the
-     * whole budget between them, and every reading client's large GET got a 503.) Runs again at
-     * each stall, until the answer can wait as others do.
-     */
-    private void parkSlicing(Slot slot, long body) {
-        if (reserveWaiting(slot, body)) {
-            slot.parked = true;
-            slot.releaseWork();
-            cancelSliceWatch();
-            return;
-        }
-        watchStalledSlice(slot, body);
-    }
-
-    /** A stalled sliced answer that could not wait as others do is closed after this long without progress. */
-    static final long SLICE_STALL_MILLIS = 1000;
-    /** Watches the stalled sliced answer that could not wait as others do; null when none is. */
-    private StallWatch sliceWatch;
-
-    private void watchStalledSlice(Slot slot, long body) {
-        if (sliceWatch != null) return;
-        sliceWatch = new StallWatch(SLICE_STALL_MILLIS, () -> slicing == slot && !slot.parked && !closing,
-                unwritten -> "closing connection " + ctx.channel().remoteAddress() + ": it took none of an answer of " + body
-                        + " bytes in " + SLICE_STALL_MILLIS + " ms, and the budget for answers waiting for their clients is spent");
-    }
-
-    private void cancelSliceWatch() {
-        if (sliceWatch != null) {
-            sliceWatch.cancel();
-            sliceWatch = null;
-        }
-    }
-
-    /** Parks every ready answer left in the queue after a write pass. */
-    private void parkTheRest() {
-        for (Slot slot : queue) {
-            if (slot.response != null && !slot.parked) park(slot);
-        }
     }
 
     /** A slot became ready: write every answer that can go out now. */
@@ -346,7 +131,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             do {
                 readyAgain = false;
                 if (!writeReady()) return;
-                while (!waiting.isEmpty() && !closing && mayDispatch(waiting.peekFirst())) start(waiting.pollFirst());
+                window.startWaiting();
             } while (readyAgain);
         } finally {
             inReady = false;
@@ -362,26 +147,24 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean writeReady() {
         boolean wrote = false;
         while (activeStream == null && !queue.isEmpty() && queue.peekFirst().ready() && ctx.channel().isWritable()) {
-            Slot slot = queue.pollFirst();
+            AnswerSlot slot = queue.pollFirst();
             try {
                 if (slot.response != null) {
                     FullHttpResponse r = slot.response;
                     slot.response = null;
                     boolean close = !slot.keepAlive || slot.closeAfter;
-                    setConnection(r, close, slot.http10);
+                    ConnectionHeader.set(r, close, slot.http10);
                     if (SlicedBody.worthSlicing(r)) {
                         if (wrote) ctx.flush();
                         wrote = false;
                         long body = r.content().readableBytes();
-                        ResponseStream s = new SlicedBody(r, slot::release, () -> {
-                            if (slicing == slot && !slot.parked) parkSlicing(slot, body);
-                        });
+                        ResponseStream s = new SlicedBody(r, slot::release, () -> waitingAnswers.slicingStalled(slot, body));
                         activeStream = s;
-                        slicing = slot;
+                        waitingAnswers.slicingStarted(slot);
                         s.start(ctx, slot.keepAlive, slot.http10, c -> streamFinished(s, slot, c || close));
                         continue;
                     }
-                    finished(slot);
+                    window.finished(slot);
                     var future = ctx.write(r);
                     slot.release();
                     wrote = true;
@@ -414,7 +197,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             }
         }
         if (wrote) ctx.flush();
-        parkTheRest();
+        waitingAnswers.parkTheRest();
         return !closeIfClientDone();
     }
 
@@ -423,7 +206,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      * graceful stop is writing out what was ready.
      */
     private boolean closeIfClientDone() {
-        if (!(clientDone || writingOut) || closing || !queue.isEmpty() || activeStream != null) return false;
+        if (!(clientDone || writeOut.running()) || closing || !queue.isEmpty() || activeStream != null) return false;
         closeAfter(ctx.writeAndFlush(Unpooled.EMPTY_BUFFER));
         return true;
     }
@@ -435,25 +218,16 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     private void closeAfter(ChannelFuture last) {
         LingeringClose.after(last);
-        if (writingOut) last.addListener(f -> endWriteOut());
+        if (writeOut.running()) last.addListener(f -> writeOut.end());
         shutDownQueue();
     }
 
-    /** The slot's work is over: it no longer counts against the window or the barrier. */
-    private void finished(Slot slot) {
-        active--;
-        if (slot.unsafe) unsafeActive--;
-    }
-
-    private void streamFinished(ResponseStream s, Slot slot, boolean close) {
+    private void streamFinished(ResponseStream s, AnswerSlot slot, boolean close) {
         if (activeStream != s) return;
         activeStream = null;
-        if (slicing == slot) {
-            slicing = null;
-            cancelSliceWatch();
-        }
+        if (waitingAnswers.slicing() == slot) waitingAnswers.slicingEnded();
         // A scan counts as running until its last chunk: a pipelined PUT after it must not change what it reads.
-        finished(slot);
+        window.finished(slot);
         if (close || !slot.keepAlive) {
             // Close once everything written so far has reached the socket, not before (a slow
             // client may still have the last batch in the outbound buffer).
@@ -463,184 +237,29 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         ready();
     }
 
-    private static void setConnection(FullHttpResponse r, boolean close, boolean http10) {
-        // A sender of Upgrade (a 426) must name it in Connection too (RFC 9110, 7.8).
-        String upgrade = r.headers().contains(HttpHeaderNames.UPGRADE) ? "upgrade, " : "";
-        if (close) {
-            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.CLOSE);
-        } else if (http10) {
-            r.headers().set(HttpHeaderNames.CONNECTION, upgrade + HttpHeaderValues.KEEP_ALIVE);
-        } else if (!upgrade.isEmpty()) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-        }
-    }
-
     /** Nothing more will be written on this connection: drop every pending answer. */
     private void shutDownQueue() {
         closing = true;
-        Slot slot;
-        while ((slot = queue.pollFirst()) != null) kill(slot);
-        waiting.clear();
+        AnswerSlot slot;
+        while ((slot = queue.pollFirst()) != null) slot.kill();
+        window.clear();
     }
 
-    /** Drops a slot whose answer will never be written, with whatever it holds. */
-    private static void kill(Slot slot) {
-        slot.dead = true;
-        if (slot.request != null) dropRequest(slot);
-        if (slot.rejection != null) {
-            ReferenceCountUtil.release(slot.rejection);
-            slot.rejection = null;
-        }
-        slot.drop();
-    }
-
-    /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
-    private static void dropRequest(Slot slot) {
-        ReferenceCountUtil.release(slot.request);
-        slot.request = null;
-        slot.release();
-    }
-
-    /**
-     * A graceful stop found answers ready to go on this connection: an answer being written in slices
-     * to a client that reads it slowly (it gave its permit back, so the drain did not wait for it),
-     * answers done and queued behind it, refusals (a pipelined 400 or 414) waiting their turn. They
-     * go out while the client keeps reading, then the connection closes, as it would have at once.
-     * The first request behind them that was read whole but never ran (held back by the window, or
-     * by the client not reading) is answered 503 with Connection: close; one still running when
-     * the drain gave up, and everything after, is dropped, and nothing more is read. A client that
-     * takes nothing for {@link #WRITE_OUT_STALL_MILLIS} is closed, and the node closes what is left at
-     * its own deadline, so the stop stays bounded.
-     *
-     * @return false if there is nothing to write out: a scan in progress (the drain waited for it
-     *         already) or no ready answer at the head
-     */
-    private boolean writeOut() {
-        SlicedBody sliced = slicedBody();
-        if (activeStream != null && sliced == null) return false;
-        int ready = 0;
-        Slot unanswered = null;
-        for (Slot slot : queue) {
-            if (slot.response != null || (slot.rejection != null && !slot.dispatched)) {
-                ready++;
-            } else {
-                // Read whole but held back by the window or a client not reading: it never ran, so
-                // it gets the stop's 503 (and the connection ends there), as one arriving now would.
-                if (!slot.dispatched && slot.request != null) unanswered = slot;
-                break;
-            }
-        }
-        if (ready == 0 && sliced == null) return false;
-        while (queue.size() > ready + (unanswered != null ? 1 : 0)) kill(queue.pollLast());
-        java.util.List<Slot> refusals = new java.util.ArrayList<>();
-        for (Slot slot : waiting) if (!slot.dead && slot != unanswered) refusals.add(slot); // the rest were in the tail
-        waiting.clear();
+    /** The connection reads nothing more: what the client still sends is ignored. */
+    private void stopReading() {
         inputClosed = true;
         ctx.channel().config().setAutoRead(false);
-        writingOut = true;
-        admission.writeOutStarted();
-        writeOutWatch = new StallWatch(WRITE_OUT_STALL_MILLIS, () -> writingOut,
-                unwritten -> "stopping: closing connection " + ctx.channel().remoteAddress() + ", whose client took none of the "
-                        + unwritten + " bytes of answers left to it in " + WRITE_OUT_STALL_MILLIS + " ms");
-        for (Slot refusal : refusals) {
-            if (!refusal.dead) dispatch(refusal); // answered at once, written in turn by ready()
-        }
-        if (unanswered != null && !unanswered.dead) refuseForStop(unanswered);
-        ready();
-        return true;
-    }
-
-    /** Answers a request that never ran with the stop's 503 and ends the connection after it; nothing of it is applied. */
-    private void refuseForStop(Slot slot) {
-        dropRequest(slot);
-        countDispatched(slot);
-        slot.respondAndClose(Responses.shuttingDown());
-    }
-
-    /** The slot counts against the window (and the barrier, if unsafe) until {@link #finished}. */
-    private void countDispatched(Slot slot) {
-        active++;
-        slot.dispatched = true;
-        if (slot.unsafe) unsafeActive++;
-    }
-
-    /**
-     * Closes the connection once its client has taken nothing of what is left to it (this
-     * connection's answers not yet taken by the socket) for a whole period, checked once a period
-     * while {@code watching} holds. Progress is the socket taking more of what is left, or, on
-     * epoll, the kernel having sent data within the period: with a send buffer of megabytes, the
-     * socket takes more only once the client has read a third of it, while a client that reads at
-     * all keeps opening its window. Serves the graceful stop's write-out and a stalled sliced answer
-     * alike. Event loop only.
-     */
-    private final class StallWatch {
-        private final long millis;
-        private final java.util.function.BooleanSupplier watching;
-        /** The log line saying why the connection is closed, given what was left unwritten. */
-        private final java.util.function.LongFunction<String> why;
-        private final ScheduledFuture<?> task;
-        private long unwrittenAtLastLook;
-
-        StallWatch(long millis, java.util.function.BooleanSupplier watching, java.util.function.LongFunction<String> why) {
-            this.millis = millis;
-            this.watching = watching;
-            this.why = why;
-            this.unwrittenAtLastLook = unwrittenBytes();
-            this.task = ctx.executor().scheduleAtFixedRate(this::look, millis, millis, TimeUnit.MILLISECONDS);
-        }
-
-        void cancel() {
-            task.cancel(false);
-        }
-
-        private void look() {
-            if (!watching.getAsBoolean()) {
-                cancel();
-                return;
-            }
-            long unwritten = unwrittenBytes();
-            if (unwritten < unwrittenAtLastLook || sentWithin(millis)) {
-                unwrittenAtLastLook = unwritten;
-                return;
-            }
-            cancel();
-            log.info("{}", why.apply(unwritten));
-            ctx.close();
-        }
-
-        /** On epoll: the kernel sent data on this connection within the last {@code millis}. */
-        private boolean sentWithin(long millis) {
-            return ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
-                    && epoll.tcpInfo().lastDataSent() < millis;
-        }
-    }
-
-    /** The answer being written in slices, if the stream in progress is one (not a scan). */
-    private SlicedBody slicedBody() {
-        return activeStream instanceof SlicedBody sliced ? sliced : null;
     }
 
     /** Bytes of this connection's answers not yet taken by the socket. */
     private long unwrittenBytes() {
-        SlicedBody sliced = slicedBody();
-        long n = sliced != null ? sliced.unwritten() : 0;
-        for (Slot slot : queue) {
+        long n = activeStream instanceof SlicedBody sliced ? sliced.unwritten() : 0;
+        for (AnswerSlot slot : queue) {
             if (slot.response != null) n += slot.response.content().readableBytes();
             else if (slot.rejection != null) n += slot.rejection.content().readableBytes();
         }
         var outbound = ctx.channel().unsafe().outboundBuffer();
         return outbound == null ? n : n + outbound.totalPendingWriteBytes();
-    }
-
-    /** The write-out is over (done, or the connection went): the node stops waiting for it. Once. */
-    private void endWriteOut() {
-        if (!writingOut) return;
-        writingOut = false;
-        if (writeOutWatch != null) {
-            writeOutWatch.cancel();
-            writeOutWatch = null;
-        }
-        admission.writeOutEnded();
     }
 
     @Override
@@ -654,18 +273,17 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (activeStream != null) {
             ResponseStream s = activeStream;
             activeStream = null;
-            slicing = null;
             s.cancel();
         }
-        cancelSliceWatch();
+        waitingAnswers.slicingEnded();
         shutDownQueue();
-        endWriteOut();
+        writeOut.end();
     }
 
     /**
      * A graceful stop, after the requests in flight were answered (or the wait for them gave up):
      * write out the answers ready at the head of the queue while the client reads them
-     * ({@link #writeOut}), else close the connection, unless its last answer is out already and the
+     * ({@link WriteOutOnStop}), else close the connection, unless its last answer is out already and the
      * close under way (the 503 the assembler just gave a request still arriving, for one). Whatever
      * else is still pending is dropped, so the stop stays bounded.
      */
@@ -684,8 +302,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             super.userEventTriggered(ctx, evt);
             return;
         }
-        if (closing || writingOut) return;
-        if (stop == GracefulStop.STOP && writeOut()) return;
+        if (closing || writeOut.running()) return;
+        if (stop == GracefulStop.STOP && writeOut.start(activeStream)) return;
         var flushed = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
         if (stop == GracefulStop.STOP_WHILE_CLIENT_SENDS) {
             LingeringClose.after(flushed);

@@ -16,31 +16,47 @@ public final class Router implements RequestHandler {
     }
 
     @Override
-    public void handle(FullHttpRequest http, Slot slot) {
+    public void handle(FullHttpRequest http, AnswerSlot slot) {
         try {
             String uri = http.uri();
             if (hasControlCharacter(uri)) {
                 slot.respond(Responses.badRequest("control character in the request target (percent-encode bytes like %00)"));
                 return;
             }
-            int start = pathStart(uri);
-            int hash = uri.indexOf('#', start);
-            int end = hash < 0 ? uri.length() : hash;
-            int q = uri.indexOf('?', start);
-            if (q > end) q = -1;
-            String path = uri.substring(start, q < 0 ? end : q);
-            String query = q < 0 ? "" : uri.substring(q + 1, end);
-            Route route = routes.get(path);
+            Request request = parse(http);
+            Route route = routes.get(request.path());
             if (route == null) {
                 slot.respond(Responses.badRequest("unknown path"));
                 return;
             }
-            route.handle(new Request(http, path, query), slot);
+            route.handle(request, slot);
         } catch (BadRequestException e) {
             slot.respond(Responses.badRequest(e.getMessage()));
         } finally {
             http.release();
         }
+    }
+
+    /** The route of the request's path decides; a request the router would refuse shares nothing. */
+    @Override
+    public boolean mayShareGroupCommit(FullHttpRequest http) {
+        if (hasControlCharacter(http.uri())) return false;
+        Request request = parse(http);
+        Route route = routes.get(request.path());
+        return route != null && route.mayShareGroupCommit(request);
+    }
+
+    /** Splits the request target into its path and its query (without the fragment). */
+    private static Request parse(FullHttpRequest http) {
+        String uri = http.uri();
+        int start = pathStart(uri);
+        int hash = uri.indexOf('#', start);
+        int end = hash < 0 ? uri.length() : hash;
+        int q = uri.indexOf('?', start);
+        if (q > end) q = -1;
+        String path = uri.substring(start, q < 0 ? end : q);
+        String query = q < 0 ? "" : uri.substring(q + 1, end);
+        return new Request(http, path, query);
     }
 
     /**

@@ -46,7 +46,7 @@ public final class ScanRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) throws BadRequestException {
+    public void handle(Request request, AnswerSlot slot) throws BadRequestException {
         if (!request.method().equals(HttpMethod.GET)) {
             slot.respond(Responses.methodNotAllowed("GET"));
             return;
@@ -79,7 +79,7 @@ public final class ScanRoute implements Route {
             // hold on every path: a malformed 'from', one larger than the cluster, or one smaller
             // than an 'ack' given with it, is a 400, checked as /v0/entity checks it (an 'ack'
             // beyond the cluster was refused just above, so the default 'from' never is).
-            Quorums.parse(params, clusterSize);
+            QuorumParams.parse(params, clusterSize);
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.

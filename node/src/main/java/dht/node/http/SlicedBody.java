@@ -62,8 +62,7 @@ final class SlicedBody implements ResponseStream {
     /**
      * Writes slices while the channel is writable. Netty reports writability changes from inside
      * {@code write} and {@code flush}, so a change that arrives while this runs only asks it to go
-     * round again: without that, slices were written from inside Netty's own write and flush, and
-     * answers came out wrong (UnreadAnswersTest failed on the bodies).
+     * round again: slices written from inside Netty's own write and flush garble the body.
      */
     private void pump() {
         if (pumping) {

@@ -22,7 +22,7 @@ public final class StatusRoute implements Route {
     }
 
     @Override
-    public void handle(Request request, Slot slot) {
+    public void handle(Request request, AnswerSlot slot) {
         HttpMethod method = request.method();
         if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
             slot.respond(Responses.methodNotAllowed("GET, HEAD"));

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class BodyBudgetTest {
     final Admission admission = new Admission(100, 10, 1500);
     final HoldingConnections connections = new HoldingConnections(admission);
-    final List<Slot> held = connections.held;
+    final List<AnswerSlot> held = connections.held;
 
     EmbeddedChannel connection() {
         return connections.connect();

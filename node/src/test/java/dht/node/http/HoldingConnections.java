@@ -12,7 +12,7 @@ import java.util.List;
  */
 final class HoldingConnections {
     final Admission admission;
-    final List<Slot> held = new ArrayList<>();
+    final List<AnswerSlot> held = new ArrayList<>();
     /** Slots whose work was declared over (their admission permit would go back). */
     final java.util.concurrent.atomic.AtomicInteger workReleased = new java.util.concurrent.atomic.AtomicInteger();
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class UnreadAnswerBudgetTest {
     final Admission admission = new Admission(100, 10, 48_000);
     final HoldingConnections connections = new HoldingConnections(admission);
-    final List<Slot> held = connections.held;
+    final List<AnswerSlot> held = connections.held;
 
     EmbeddedChannel connection() {
         return connections.connect();
@@ -138,7 +138,7 @@ class UnreadAnswerBudgetTest {
     }
 
     /** A GET's value, counted in the budget since the store read it, as EntityRoute does. */
-    static void respondCounted(Admission budget, Slot slot, char c, int bytes) {
+    static void respondCounted(Admission budget, AnswerSlot slot, char c, int bytes) {
         assertThat(budget.tryReserveAnswer(bytes)).isTrue();
         slot.holdAnswer(budget, bytes);
         slot.respond(ok(c, bytes));
@@ -240,7 +240,7 @@ class UnreadAnswerBudgetTest {
         assertThat(a.isOpen()).isTrue();
     }
 
-    private static final long SLICE_HALF_STALL = ResponseSequencer.SLICE_STALL_MILLIS / 2;
+    private static final long SLICE_HALF_STALL = WaitingAnswers.SLICE_STALL_MILLIS / 2;
 
     /** The same answer to a client that takes nothing more: closed once a stall has lasted the limit, its permit back. */
     @Test
@@ -248,7 +248,7 @@ class UnreadAnswerBudgetTest {
         Admission small = new Admission(100, 10, 400_000);
         HoldingConnections conns = new HoldingConnections(small);
         EmbeddedChannel a = aSlicedAnswerStallsWithTheWaitingBudgetSpent(small, conns);
-        a.advanceTimeBy(ResponseSequencer.SLICE_STALL_MILLIS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        a.advanceTimeBy(WaitingAnswers.SLICE_STALL_MILLIS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
         a.runPendingTasks();
         assertThat(a.isOpen()).as("closed: it took nothing in a second").isFalse();
         assertThat(conns.workReleased).hasValue(2);

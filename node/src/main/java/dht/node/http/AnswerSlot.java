@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #onRelease} registers what to give back (an admission permit) once the work is over: its
  * answer written or dropped, or waiting in the queue ({@link #releaseWork()}); it runs at most once.
  */
-public final class Slot {
+public final class AnswerSlot {
     private final ResponseSequencer sequencer;
     private final ChannelHandlerContext ctx;
     final boolean keepAlive;
@@ -30,7 +30,7 @@ public final class Slot {
     private final AtomicLong answerBytes = new AtomicLong();
     /** The part of answerBytes marked as waiting (Admission#tryReserveWaiting); event loop only. */
     private long waitingBytes;
-    /** The answer is ready and waits (for its turn, or for the client to read): see ResponseSequencer#park. */
+    /** The answer is ready and waits (for its turn, or for the client to read): see WaitingAnswers. */
     boolean parked;
 
     // Written on the event loop only.
@@ -41,14 +41,14 @@ public final class Slot {
     boolean dispatched;
     /** The request changes state (not GET/HEAD/OPTIONS/TRACE): it runs alone on its connection. */
     boolean unsafe;
-    /** An entity write that may start together with the entity writes pipelined right behind it (ResponseSequencer#start). */
+    /** A write that may start together with the writes pipelined right behind it (DispatchWindow). */
     boolean writeRun;
     /** The request until it is dispatched (it may wait for the connection's window). */
     io.netty.handler.codec.http.FullHttpRequest request;
     /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */
     FullHttpResponse rejection;
 
-    Slot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
+    AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
         this.sequencer = sequencer;
         this.ctx = ctx;
         this.keepAlive = keepAlive;
@@ -80,7 +80,7 @@ public final class Slot {
             r = build.get();
         } catch (RuntimeException | Error e) {
             try {
-                LoggerFactory.getLogger(Slot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
+                LoggerFactory.getLogger(AnswerSlot.class).warn("could not build an answer for {}: {}", remoteAddress(), e.toString());
                 respondAndClose(Responses.text(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error"));
             } catch (Throwable again) { // not even the 500 could be made
                 abandon(again);
@@ -163,6 +163,24 @@ public final class Slot {
         }
     }
 
+    /** Drops this slot, whose answer will never be written, with whatever it holds; event loop only. */
+    void kill() {
+        dead = true;
+        if (request != null) dropRequest();
+        if (rejection != null) {
+            ReferenceCountUtil.release(rejection);
+            rejection = null;
+        }
+        drop();
+    }
+
+    /** Drops the request of a slot never dispatched: it held no permit, only its body bytes to give back. */
+    void dropRequest() {
+        ReferenceCountUtil.release(request);
+        request = null;
+        release();
+    }
+
     /** Drops an answer that can no longer be written; event loop or a thread that lost the race with shutdown. */
     void drop() {
         if (response != null) {
@@ -193,10 +211,9 @@ public final class Slot {
             stream = s;
             drop();
         } catch (OutOfMemoryError e) {
-            // The heap is so full that even the hand-off to the event loop failed. Thrown on from
-            // here it was swallowed by the future this runs in, and the slot never completed: its
-            // permit and bytes were held for good. (The event loop never saw this answer, so
-            // nothing else releases them.)
+            // The heap is so full that even the hand-off to the event loop failed. Thrown on, the
+            // error would be swallowed by the future this runs in and the slot never complete; the
+            // event loop never saw this answer, so nothing else would release what it holds.
             ReferenceCountUtil.release(r);
             if (s != null) s.discard();
             abandon(e);
@@ -206,8 +223,8 @@ public final class Slot {
     /**
      * Gives up on this request after an Error (a full heap) left its answer unmade or unwritable:
      * its permit and bytes go back, and its connection, whose later answers cannot go out before
-     * this one, is closed if the heap allows. Without this the slot never completed, and what it
-     * held was held for good: an Error thrown in a future's callback is swallowed by the future.
+     * this one, is closed if the heap allows. An Error thrown in a future's callback is swallowed by
+     * the future, so without this the slot would never complete and hold what it holds for good.
      * Never throws; may run more than once, and before or after the answer it gives up on arrives.
      */
     void abandon(Throwable cause) {
@@ -220,7 +237,7 @@ public final class Slot {
             // still no heap: the client's own timeout ends it
         }
         try {
-            LoggerFactory.getLogger(Slot.class).warn("dropped an answer for {} and closed its connection: {}",
+            LoggerFactory.getLogger(AnswerSlot.class).warn("dropped an answer for {} and closed its connection: {}",
                     remoteAddress(), cause.toString());
         } catch (Throwable again) {
             // nothing more can be said

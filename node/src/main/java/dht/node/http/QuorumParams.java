@@ -4,8 +4,8 @@ import dht.node.Counts;
 import dht.node.cluster.Quorum;
 
 /** Reads {@code ack} and {@code from} against the cluster size, with the contract's defaults and 400s. */
-final class Quorums {
-    private Quorums() {
+final class QuorumParams {
+    private QuorumParams() {
     }
 
     static Quorum parse(QueryParams params, int clusterSize) throws BadRequestException {

@@ -20,10 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * An answer completed on a storage thread is handed to its connection's event loop. When the heap is
  * so full that the hand-off itself throws, the answer cannot be written, but the request's permit
- * must still come back: before, the error was swallowed by the future the completion ran in, and the
- * permit was held for good.
+ * must still come back (an error thrown there is swallowed by the future the completion runs in).
  */
-class SlotHandOffTest {
+class AnswerSlotHandOffTest {
     /** An executor whose every hand-off fails, once armed, as on a full heap; never the caller's own thread. */
     private static final class HeaplessExecutor extends AbstractEventExecutor {
         HeaplessExecutor(io.netty.util.concurrent.EventExecutorGroup parent) {
@@ -94,7 +93,7 @@ class SlotHandOffTest {
             ChannelHandlerContext ctx = channel.pipeline().context("handler");
             Admission admission = new Admission(4, 1, 1 << 20);
             assertThat(admission.tryAcquire()).isTrue();
-            Slot slot = new Slot(null, ctx, true, false);
+            AnswerSlot slot = new AnswerSlot(null, ctx, true, false);
             ((HeaplessExecutor) ctx.executor()).armed = true;
             slot.onRelease(admission::release);
 
