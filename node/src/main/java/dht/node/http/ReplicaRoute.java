@@ -1,6 +1,6 @@
 package dht.node.http;
 
-import dht.node.cluster.ReplicaEndpoint;
+import dht.node.rpc.ReplicaEndpoint;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;

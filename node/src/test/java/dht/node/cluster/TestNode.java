@@ -1,5 +1,8 @@
 package dht.node.cluster;
 
+import dht.node.rpc.PeerClient;
+import dht.node.rpc.ReplicaEndpoint;
+import dht.node.rpc.StoreReplicaEndpoint;
 import dht.testkit.TestPorts;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
@@ -52,6 +55,7 @@ final class TestNode implements AutoCloseable {
     volatile boolean busy;
     volatile int cutScanAfter = -1;
     private Cluster cluster;
+    private ReplicaEndpoint endpoint;
     private EventLoopGroup group;
     private Channel server;
 
@@ -72,7 +76,8 @@ final class TestNode implements AutoCloseable {
     }
 
     void start(List<String> nodes, Duration timeout) throws InterruptedException {
-        cluster = Cluster.start(url, nodes, store, storage, timeout);
+        cluster = Cluster.start(url, nodes, store, storage, timeout, PeerClient::new);
+        endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -120,7 +125,7 @@ final class TestNode implements AutoCloseable {
                 ctx.writeAndFlush(r);
             } else if (path.equals("/internal/v0/entity")) {
                 boolean keepAlive = HttpUtil.isKeepAlive(req);
-                cluster.replicaEndpoint().handle(req).thenAccept(r -> {
+                endpoint.handle(req).thenAccept(r -> {
                     if (frozen) return;
                     HttpUtil.setKeepAlive(r, keepAlive);
                     ctx.writeAndFlush(r);

@@ -1,5 +1,10 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
+import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.PeerNetwork;
+import dht.node.cluster.PeerThreadFactory;
+import dht.node.cluster.Replica;
+import dht.node.cluster.ScanSource;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -75,7 +80,7 @@ import org.slf4j.LoggerFactory;
  * <li>No caller thread ever blocks: every result is a future completed on an event loop.</li>
  * </ul>
  */
-final class PeerClient implements AutoCloseable {
+public final class PeerClient implements PeerNetwork {
     private static final Logger log = LoggerFactory.getLogger(PeerClient.class);
 
     static final int FAILURES_TO_DOWN = 2;
@@ -106,7 +111,7 @@ final class PeerClient implements AutoCloseable {
      *                    or null for loops of its own; their transport must be epoll when epoll is
      *                    available, NIO otherwise, as the server's {@code Transport.choose()} picks
      */
-    PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
         this.timeout = timeout;
         IoHandlerFactory io;
         if (Epoll.isAvailable()) {
@@ -129,8 +134,14 @@ final class PeerClient implements AutoCloseable {
         this.prober = group.next().scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
     }
 
+    @Override
+    public Replica replica(String peer, HybridLogicalClock clock, EventLoopGroup batchLoops, boolean batchWrites) {
+        return new RemoteReplica(peer, this, clock, batchLoops, batchWrites);
+    }
+
     /** Is the peer believed up (it answered recently, or has not failed yet)? */
-    boolean isUp(String peer) {
+    @Override
+    public boolean isUp(String peer) {
         Peer p = peers.get(peer);
         return p != null && p.up;
     }
@@ -139,7 +150,8 @@ final class PeerClient implements AutoCloseable {
         return timeout;
     }
 
-    EventLoopGroup group() {
+    @Override
+    public EventLoopGroup loops() {
         return group;
     }
 
@@ -181,7 +193,8 @@ final class PeerClient implements AutoCloseable {
     }
 
     /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */
-    ScanSource openScan(String peer, byte[] start, byte[] end) {
+    @Override
+    public ScanSource openScan(String peer, byte[] start, byte[] end) {
         Peer p = peers.get(peer);
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
         if (!p.up && !p.downRefused) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);

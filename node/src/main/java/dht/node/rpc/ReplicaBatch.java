@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import dht.storage.Entry;
 import java.lang.foreign.MemorySegment;
