@@ -85,7 +85,7 @@ final class PeerScanStream implements ScanSource {
         StringBuilder uri = new StringBuilder("/internal/v0/entities?");
         if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
         if (end != null) uri.append("end=").append(InternalProtocol.encode(end));
-        Bootstrap b = new Bootstrap().group(client.loops()).channel(client.channelClass())
+        Bootstrap b = new Bootstrap().group(client.pool().group()).channel(client.pool().channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.AUTO_READ, false)
