@@ -2,6 +2,7 @@ package dht.node.cluster;
 
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
+import dht.node.rpc.ScanRecord;
 import dht.node.rpc.StoreReplicaEndpoint;
 import dht.testkit.TestPorts;
 import dht.storage.CloseableIterator;
@@ -158,10 +159,8 @@ final class TestNode implements AutoCloseable {
                         return;
                     }
                     Entry e = it.next();
-                    byte[] v = e.isTombstone() ? new byte[0] : e.value();
-                    ByteBuf b = Unpooled.buffer(17 + e.key().length + v.length);
-                    b.writeByte(e.isTombstone() ? 1 : 0).writeLong(e.timestamp())
-                            .writeInt(e.key().length).writeBytes(e.key()).writeInt(v.length).writeBytes(v);
+                    ByteBuf b = Unpooled.buffer(ScanRecord.size(e));
+                    ScanRecord.write(e, b);
                     // split records across chunks to check the reader does not assume alignment
                     int half = b.readableBytes() / 2;
                     ctx.write(new DefaultHttpContent(b.readRetainedSlice(half)));
