@@ -116,7 +116,7 @@ public final class PeerClient implements PeerNetwork {
     private void probe() {
         long now = System.nanoTime();
         for (Peer p : peers.values()) {
-            p.detector.probe(now, () -> send(p.url, HttpMethod.GET, "/v0/status", null, new byte[0], true));
+            p.detector.probe(now, () -> send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true));
         }
     }
 

@@ -81,10 +81,7 @@ final class PeerScanStream implements ScanSource {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
         PeerScanStream s = new PeerScanStream(peer, client.timeout(), idle);
-        // an empty start means "from the first key": the parameter is then left out
-        StringBuilder uri = new StringBuilder("/internal/v0/entities?");
-        if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
-        if (end != null) uri.append("end=").append(InternalProtocol.encode(end));
+        String uri = InternalProtocol.scanUri(start, end);
         Bootstrap b = new Bootstrap().group(client.pool().group()).channel(client.pool().channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -102,7 +99,7 @@ final class PeerScanStream implements ScanSource {
                 s.queue.add(new ScanSourceException("cannot connect to " + peer + " for a scan: " + f.cause(), f.cause()));
                 return;
             }
-            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri.toString(),
+            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri,
                     Unpooled.EMPTY_BUFFER);
             req.headers().set(HttpHeaderNames.HOST, hostHeader);
             HttpUtil.setContentLength(req, 0);

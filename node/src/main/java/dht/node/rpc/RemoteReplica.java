@@ -106,7 +106,7 @@ final class RemoteReplica implements Replica {
 
     /** Several operations, one request of /internal/v0/batch. */
     private CompletableFuture<List<Result>> batch(List<Op> ops) {
-        return client.send(url, HttpMethod.POST, ReplicaBatch.PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
+        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
             observeClock(r);
             if (r.status() != 200) throw unexpected(r);
             List<Result> results;

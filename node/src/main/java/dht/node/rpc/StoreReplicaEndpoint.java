@@ -46,7 +46,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        if (path.equals(ReplicaBatch.PATH)) return batch(request);
+        if (path.equals(InternalProtocol.BATCH_PATH)) return batch(request);
         if (!path.equals(InternalProtocol.ENTITY_PATH)) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "unknown internal path"));
         }

@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.node.rpc.InternalProtocol;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
 import dht.node.rpc.ScanRecord;
@@ -118,20 +119,20 @@ final class TestNode implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
             if (frozen) return; // read, never answered
             String path = new QueryStringDecoder(req.uri()).path();
-            if (path.equals("/internal/v0/entity") && busy) {
+            if (path.equals(InternalProtocol.ENTITY_PATH) && busy) {
                 byte[] body = "overloaded\n".getBytes(StandardCharsets.UTF_8);
                 FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
                         Unpooled.wrappedBuffer(body));
                 HttpUtil.setContentLength(r, body.length);
                 ctx.writeAndFlush(r);
-            } else if (path.equals("/internal/v0/entity")) {
+            } else if (path.equals(InternalProtocol.ENTITY_PATH)) {
                 boolean keepAlive = HttpUtil.isKeepAlive(req);
                 endpoint.handle(req).thenAccept(r -> {
                     if (frozen) return;
                     HttpUtil.setKeepAlive(r, keepAlive);
                     ctx.writeAndFlush(r);
                 });
-            } else if (path.equals("/internal/v0/entities")) {
+            } else if (path.equals(InternalProtocol.SCAN_PATH)) {
                 scan(ctx, new QueryStringDecoder(req.uri()));
             } else {
                 byte[] body = "{}".getBytes(StandardCharsets.UTF_8);

@@ -41,7 +41,7 @@ class RemoteReplicaBatchTest {
         peer.createContext("/", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String path = exchange.getRequestURI().getPath();
-            if (path.equals(ReplicaBatch.PATH)) {
+            if (path.equals(InternalProtocol.BATCH_PATH)) {
                 List<ReplicaBatch.Result> results = new ArrayList<>();
                 List<String> kinds = new ArrayList<>();
                 try {
