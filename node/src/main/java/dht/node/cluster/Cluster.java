@@ -72,7 +72,7 @@ public final class Cluster implements AutoCloseable {
      * {@code loops} (the HTTP server's event loops, still owned by the caller), so that a request
      * and the replica calls it makes run on one thread; null gives the client loops of its own.
      * With {@code batchStoreCalls} the store calls each of those loops makes in one pass go to the
-     * storage executor as one task ({@link StorageHandOff}); it needs {@code loops}.
+     * storage executor as one task ({@link StorageDispatcher}); it needs {@code loops}.
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
@@ -81,10 +81,10 @@ public final class Cluster implements AutoCloseable {
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
-        StorageHandOff reads = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
+        StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
         int writeThreads = writeThreads(); // read even when unused, so a bad value is reported
         if (!batchStoreCalls) writeThreads = 0;
-        StorageHandOff writes = writeThreads == 0 ? reads : new StorageHandOff(
+        StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork client = null;
@@ -122,7 +122,7 @@ public final class Cluster implements AutoCloseable {
                 replicaTimeout.toMillis(), loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
-        // store as one task, in the order made (StorageHandOff).
+        // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         return new Cluster(coordinator, served, view, scanner, client, clock, inOrder);
     }

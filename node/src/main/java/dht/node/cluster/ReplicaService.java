@@ -16,11 +16,11 @@ import java.util.function.Supplier;
  */
 public final class ReplicaService {
     private final Store store;
-    private final StorageHandOff reads;
-    private final StorageHandOff writes;
+    private final StorageDispatcher reads;
+    private final StorageDispatcher writes;
     private final HybridLogicalClock clock;
 
-    ReplicaService(Store store, StorageHandOff reads, StorageHandOff writes, HybridLogicalClock clock) {
+    ReplicaService(Store store, StorageDispatcher reads, StorageDispatcher writes, HybridLogicalClock clock) {
         this.store = store;
         this.reads = reads;
         this.writes = writes;

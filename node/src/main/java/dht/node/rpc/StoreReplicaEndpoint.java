@@ -74,7 +74,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
      * one gets 400 and changes nothing), hands every operation to the storage threads, and answers
      * once all are done, each with its own result: a failed read fails only itself; writes in a
      * row are one store call with the other writes this loop handed over in the same pass, from
-     * any request (StorageHandOff), so a store failure fails all of them, and a failed write may
+     * any request (StorageDispatcher), so a store failure fails all of them, and a failed write may
      * have been applied all the same.
      */
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
