@@ -91,10 +91,10 @@ public final class Cluster implements AutoCloseable {
         if (nodes.size() > 1) {
             client = network.open(self, nodes, replicaTimeout, loops);
             String batching = peerBatching();
-            EventLoopGroup batchLoops = loops != null && !batching.equals("off") ? loops : null;
+            boolean batch = loops != null && !batching.equals("off");
             for (String peer : nodes) {
                 if (!peer.equals(self)) {
-                    replicas.put(peer, client.replica(peer, clock, batchLoops, batching.equals("all")));
+                    replicas.put(peer, client.replica(peer, clock, batch, batching.equals("all")));
                 }
             }
         }
@@ -106,7 +106,7 @@ public final class Cluster implements AutoCloseable {
         if (client != null && hintBytes > 0) {
             Map<String, Replica> peers = new HashMap<>(replicas);
             peers.remove(self);
-            hints = new HintedHandoff(peers, client::isUp, client.loops(), hintBytes);
+            hints = new HintedHandoff(peers, client::isUp, client.scheduler(), hintBytes);
         }
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);

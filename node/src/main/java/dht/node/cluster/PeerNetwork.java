@@ -3,6 +3,7 @@ package dht.node.cluster;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * How this node reaches its peers: the transport under the cluster layer, implemented over the
@@ -15,11 +16,11 @@ public interface PeerNetwork extends AutoCloseable {
      * {@code peer} as a replica; every answer's timestamps are observed by {@code clock}, so that a
      * write this node stamps later is above anything the peer has seen.
      *
-     * @param batchLoops  the event loops whose calls to this peer are coalesced per pass of the
-     *                    loop, or null to send each call on its own
+     * @param batch       whether the calls to this peer made on the event loops the network was
+     *                    lent are coalesced per pass of the loop (never on loops of its own)
      * @param batchWrites whether writes are coalesced too, not only reads
      */
-    Replica replica(String peer, HybridLogicalClock clock, EventLoopGroup batchLoops, boolean batchWrites);
+    Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites);
 
     /** The failure detector's belief: has the peer answered recently, or not failed yet? */
     boolean isUp(String peer);
@@ -31,8 +32,8 @@ public interface PeerNetwork extends AutoCloseable {
      */
     ScanSource openScan(String peer, byte[] start, byte[] end);
 
-    /** The event loops the network runs on; hinted handoff schedules its deliveries on one of them. */
-    EventLoopGroup loops();
+    /** One of the event loops the network runs on, for hinted handoff's checks and deliveries. */
+    ScheduledExecutorService scheduler();
 
     /** Stops what the network started; event loops it was lent keep running. */
     @Override

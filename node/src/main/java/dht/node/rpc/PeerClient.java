@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,8 +52,8 @@ public final class PeerClient implements PeerNetwork {
     }
 
     @Override
-    public Replica replica(String peer, HybridLogicalClock clock, EventLoopGroup batchLoops, boolean batchWrites) {
-        return new RemoteReplica(peer, this, clock, batchLoops, batchWrites);
+    public Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites) {
+        return new RemoteReplica(peer, this, clock, batch && pool.lent() ? pool.group() : null, batchWrites);
     }
 
     @Override
@@ -66,8 +67,8 @@ public final class PeerClient implements PeerNetwork {
     }
 
     @Override
-    public EventLoopGroup loops() {
-        return pool.group();
+    public ScheduledExecutorService scheduler() {
+        return pool.group().next();
     }
 
     PeerPool pool() {

@@ -80,6 +80,11 @@ final class PeerPool implements AutoCloseable {
         return group;
     }
 
+    /** Whether the pool runs on event loops it was lent (a node's server loops), not loops of its own. */
+    boolean lent() {
+        return !ownsGroup;
+    }
+
     Class<? extends SocketChannel> channelClass() {
         return channelClass;
     }
