@@ -68,9 +68,10 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(String, List, Store, Executor, Duration, PeerNetwork.Opener)}, with the peer network on
-     * {@code loops} (the HTTP server's event loops, still owned by the caller), so that a request
-     * and the replica calls it makes run on one thread; null gives the client loops of its own.
+     * As {@link #start(String, List, Store, Executor, Duration, PeerNetwork.Opener)}, with the peer
+     * network on {@code loops} (the HTTP server's event loops, still owned by the caller), so that a
+     * request and the replica calls it makes run on one thread; null gives the network loops of its
+     * own.
      * With {@code batchStoreCalls} the store calls each of those loops makes in one pass go to the
      * storage executor as one task ({@link StorageDispatcher}); it needs {@code loops}.
      */
@@ -87,26 +88,26 @@ public final class Cluster implements AutoCloseable {
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
-        PeerNetwork client = null;
+        PeerNetwork net = null;
         if (nodes.size() > 1) {
-            client = network.open(self, nodes, replicaTimeout, loops);
+            net = network.open(self, nodes, replicaTimeout, loops);
             String batching = peerBatching();
             boolean batch = loops != null && !batching.equals("off");
             for (String peer : nodes) {
                 if (!peer.equals(self)) {
-                    replicas.put(peer, client.replica(peer, clock, batch, batching.equals("all")));
+                    replicas.put(peer, net.replica(peer, clock, batch, batching.equals("all")));
                 }
             }
         }
-        PeerNetwork c = client;
+        PeerNetwork c = net;
         ReadRepair readRepair = new ReadRepair(replicas);
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         long hintBytes = hintBytes();
-        if (client != null && hintBytes > 0) {
+        if (net != null && hintBytes > 0) {
             Map<String, Replica> peers = new HashMap<>(replicas);
             peers.remove(self);
-            hints = new HintedHandoff(peers, client::isUp, client.scheduler(), hintBytes);
+            hints = new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes);
         }
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
@@ -124,7 +125,7 @@ public final class Cluster implements AutoCloseable {
         // This node is the only replica, and the writes an event loop makes in one pass reach the
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
-        return new Cluster(coordinator, served, view, scanner, client, clock, inOrder);
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder);
     }
 
     static final String PEER_BATCH_PROPERTY = "dht.peer.batch";
