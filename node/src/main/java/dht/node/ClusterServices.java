@@ -3,7 +3,7 @@ package dht.node;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
-import dht.node.cluster.ReplicaEndpoint;
+import dht.node.rpc.ReplicaEndpoint;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;

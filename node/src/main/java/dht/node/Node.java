@@ -11,6 +11,7 @@ import dht.node.http.Route;
 import dht.node.http.Router;
 import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
+import dht.node.rpc.InternalProtocol;
 import dht.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -212,9 +213,9 @@ public final class Node implements AutoCloseable {
         routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
         routes.put("/v0/status", new StatusRoute(status::json, admission));
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
-        routes.put("/internal/v0/entity", replicaRoute);
-        routes.put("/internal/v0/batch", replicaRoute);
-        routes.put("/internal/v0/entities", ScanRoute.internalScan(store, admission, scanWorkers));
+        routes.put(InternalProtocol.ENTITY_PATH, replicaRoute);
+        routes.put(InternalProtocol.BATCH_PATH, replicaRoute);
+        routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
         return routes;
     }

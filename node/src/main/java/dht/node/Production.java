@@ -5,7 +5,9 @@ import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.HybridLogicalClock;
-import dht.node.cluster.ReplicaEndpoint;
+import dht.node.rpc.PeerClient;
+import dht.node.rpc.ReplicaEndpoint;
+import dht.node.rpc.StoreReplicaEndpoint;
 import dht.storage.BackgroundPriority;
 import dht.storage.LsmStore;
 import dht.storage.MissingFilesException;
@@ -87,7 +89,9 @@ final class Production {
 
     static ClusterServices startCluster(String self, List<String> nodes, Store store, Executor storageExecutor,
                                         Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls) {
-        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls);
+        Cluster cluster = Cluster.start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls,
+                PeerClient::new);
+        ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         return new ClusterServices() {
             @Override
             public Coordinator coordinator() {
@@ -96,7 +100,7 @@ final class Production {
 
             @Override
             public ReplicaEndpoint replicaEndpoint() {
-                return cluster.replicaEndpoint();
+                return endpoint;
             }
 
             @Override

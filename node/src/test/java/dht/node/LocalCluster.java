@@ -5,7 +5,7 @@ import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.Quorum;
-import dht.node.cluster.ReplicaEndpoint;
+import dht.node.rpc.ReplicaEndpoint;
 import dht.storage.Entry;
 import dht.storage.Store;
 import io.netty.handler.codec.http.HttpResponseStatus;

@@ -9,9 +9,9 @@ import io.netty.buffer.ByteBuf;
  * <p>Invariant: whoever takes {@link #contiguous} owns one reference to what it returns and must
  * release it exactly once, after the store is done with every value borrowed from it.
  */
-final class BorrowedBody {
+public final class BorrowedBody {
     /** Bodies this large are borrowed: a quarter of G1's smallest humongous size (512 KiB); smaller ones are cheap to copy. */
-    static final int BORROW_AT = 128 << 10;
+    public static final int BORROW_AT = 128 << 10;
 
     private BorrowedBody() {}
 
@@ -20,7 +20,7 @@ final class BorrowedBody {
      * retained, when it is one piece already, else a copy into one direct buffer (a body read from
      * the socket in many pieces).
      */
-    static ByteBuf contiguous(ByteBuf body) {
+    public static ByteBuf contiguous(ByteBuf body) {
         if (body.nioBufferCount() == 1) return body.retainedSlice();
         ByteBuf copy = body.alloc().directBuffer(body.readableBytes());
         try {

@@ -14,33 +14,33 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything that makes one node part of a cluster, wired once at startup: placement, the hybrid
- * logical clock, the coordinator, the internal replica endpoint, the cluster scanner, the view for
- * the status endpoint, and (with peers) the inter-node client.
+ * logical clock, the coordinator, the replica service its peers call, the cluster scanner, the
+ * view for the status endpoint, and (with peers) the {@link PeerNetwork}.
  *
  * <p>The store and the storage executor stay owned by the caller; {@link #close()} stops only what
- * this class started (the peer client's prober, and its event loops when it has its own).
+ * this class started (the peer network, and its event loops when it has its own).
  */
 public final class Cluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Cluster.class);
 
     private final Coordinator coordinator;
-    private final ReplicaEndpoint replicaEndpoint;
+    private final ReplicaService replicaService;
     private final ClusterView view;
     private final ClusterScanner scanner;
-    private final PeerClient peerClient;
+    private final PeerNetwork network;
     private final HybridLogicalClock clock;
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
 
-    private Cluster(Coordinator coordinator, ReplicaEndpoint replicaEndpoint, ClusterView view,
-                    ClusterScanner scanner, PeerClient peerClient, HybridLogicalClock clock, boolean writesOfOnePassInOrder) {
+    private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
+                    ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder) {
         this.writesOfOnePassInOrder = writesOfOnePassInOrder;
         this.coordinator = coordinator;
-        this.replicaEndpoint = replicaEndpoint;
+        this.replicaService = replicaService;
         this.view = view;
         this.scanner = scanner;
-        this.peerClient = peerClient;
+        this.network = network;
         this.clock = clock;
     }
 
@@ -59,54 +59,58 @@ public final class Cluster implements AutoCloseable {
      * @param store           this node's storage engine
      * @param storageExecutor where store calls run (never an event loop)
      * @param replicaTimeout  how long to wait for one peer (connect and answer) before counting it failed
+     * @param network         opens the connections to the peers; unused (may be null) when
+     *                        {@code nodes} is {@code self} alone
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                Duration replicaTimeout) {
-        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false);
+                                Duration replicaTimeout, PeerNetwork.Opener network) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, network);
     }
 
     /**
-     * As {@link #start(String, List, Store, Executor, Duration)}, with the inter-node client on
-     * {@code loops} (the HTTP server's event loops, still owned by the caller), so that a request
-     * and the replica calls it makes run on one thread; null gives the client loops of its own.
+     * As {@link #start(String, List, Store, Executor, Duration, PeerNetwork.Opener)}, with the peer
+     * network on {@code loops} (the HTTP server's event loops, still owned by the caller), so that a
+     * request and the replica calls it makes run on one thread; null gives the network loops of its
+     * own.
      * With {@code batchStoreCalls} the store calls each of those loops makes in one pass go to the
-     * storage executor as one task ({@link StorageHandOff}); it needs {@code loops}.
+     * storage executor as one task ({@link StorageDispatcher}); it needs {@code loops}.
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls) {
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
+                                PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
-        StorageHandOff reads = new StorageHandOff(storageExecutor, batchStoreCalls ? loops : null);
+        StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
         int writeThreads = writeThreads(); // read even when unused, so a bad value is reported
         if (!batchStoreCalls) writeThreads = 0;
-        StorageHandOff writes = writeThreads == 0 ? reads : new StorageHandOff(
+        StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
-        PeerClient client = null;
+        PeerNetwork net = null;
         if (nodes.size() > 1) {
-            client = new PeerClient(self, nodes, replicaTimeout, loops);
+            net = network.open(self, nodes, replicaTimeout, loops);
             String batching = peerBatching();
-            EventLoopGroup batchLoops = loops != null && !batching.equals("off") ? loops : null;
+            boolean batch = loops != null && !batching.equals("off");
             for (String peer : nodes) {
                 if (!peer.equals(self)) {
-                    replicas.put(peer, new RemoteReplica(peer, client, clock, batchLoops, batching.equals("all")));
+                    replicas.put(peer, net.replica(peer, clock, batch, batching.equals("all")));
                 }
             }
         }
-        PeerClient c = client;
+        PeerNetwork c = net;
         ReadRepair readRepair = new ReadRepair(replicas);
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         long hintBytes = hintBytes();
-        if (client != null && hintBytes > 0) {
+        if (net != null && hintBytes > 0) {
             Map<String, Replica> peers = new HashMap<>(replicas);
             peers.remove(self);
-            hints = new HintedHandoff(peers, client::isUp, client.group(), hintBytes);
+            hints = new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes);
         }
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
-        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(store, reads, writes, clock);
+        ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, fullRepair, h));
@@ -119,9 +123,9 @@ public final class Cluster implements AutoCloseable {
                 replicaTimeout.toMillis(), loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
-        // store as one task, in the order made (StorageHandOff).
+        // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
-        return new Cluster(coordinator, endpoint, view, scanner, client, clock, inOrder);
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder);
     }
 
     static final String PEER_BATCH_PROPERTY = "dht.peer.batch";
@@ -193,8 +197,9 @@ public final class Cluster implements AutoCloseable {
         return coordinator;
     }
 
-    public ReplicaEndpoint replicaEndpoint() {
-        return replicaEndpoint;
+    /** This node's store as its peers reach it, for the internal protocol's server side. */
+    public ReplicaService replicaService() {
+        return replicaService;
     }
 
     public ClusterView view() {
@@ -212,6 +217,6 @@ public final class Cluster implements AutoCloseable {
     @Override
     public void close() {
         coordinator.close();
-        if (peerClient != null) peerClient.close();
+        if (network != null) network.close();
     }
 }

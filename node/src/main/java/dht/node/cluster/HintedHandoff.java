@@ -1,8 +1,6 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -55,7 +54,7 @@ final class HintedHandoff implements AutoCloseable {
     private final long maxBytes;
     private final long refusalWindowNanos;
     /** Runs the periodic check and starts each next batch, so delivery never recurses. */
-    private final EventLoop loop;
+    private final ScheduledExecutorService loop;
     private final ScheduledFuture<?> checker;
 
     // guarded by this
@@ -74,21 +73,21 @@ final class HintedHandoff implements AutoCloseable {
     /**
      * @param peers    the remote replicas hints are for, by URL
      * @param isUp     the failure detector's belief about a peer
-     * @param loops    where the periodic check runs
+     * @param loop     where the periodic check and the deliveries run
      * @param maxBytes the most hint bytes (keys, values and overhead) kept at once
      */
-    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, EventLoopGroup loops, long maxBytes) {
-        this(peers, isUp, loops, maxBytes, REFUSAL_WINDOW);
+    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes) {
+        this(peers, isUp, loop, maxBytes, REFUSAL_WINDOW);
     }
 
     /** @param refusalWindow the least time between a hint's first refusal and its drop */
-    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, EventLoopGroup loops, long maxBytes,
+    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes,
                   Duration refusalWindow) {
         this.refusalWindowNanos = refusalWindow.toNanos();
         this.peers = Map.copyOf(peers);
         this.isUp = isUp;
         this.maxBytes = maxBytes;
-        this.loop = loops.next();
+        this.loop = loop;
         long every = CHECK_INTERVAL.toMillis();
         this.checker = loop.scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
     }

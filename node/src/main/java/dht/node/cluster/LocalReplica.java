@@ -12,10 +12,10 @@ import java.util.concurrent.CompletableFuture;
 final class LocalReplica implements Replica {
     private final String url;
     private final Store store;
-    private final StorageHandOff reads;
-    private final StorageHandOff writes;
+    private final StorageDispatcher reads;
+    private final StorageDispatcher writes;
 
-    LocalReplica(String url, Store store, StorageHandOff reads, StorageHandOff writes) {
+    LocalReplica(String url, Store store, StorageDispatcher reads, StorageDispatcher writes) {
         this.url = url;
         this.store = store;
         this.reads = reads;

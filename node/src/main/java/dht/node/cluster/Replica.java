@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * point protocol. Futures complete exceptionally when the replica failed or did not answer in time;
  * they never block the caller.
  */
-interface Replica {
+public interface Replica {
     String url();
 
     /** The replica's newest version of the key (a value or a tombstone), or {@code null} if it has none. */

@@ -5,8 +5,8 @@ package dht.node.cluster;
  * moment later may well succeed. The coordinator tells its client so (a Retry-After on the 504)
  * rather than reporting it like a replica that is down or frozen.
  */
-final class ReplicaBusyException extends IllegalStateException {
-    ReplicaBusyException(String message) {
+public final class ReplicaBusyException extends IllegalStateException {
+    public ReplicaBusyException(String message) {
         super(message);
     }
 }

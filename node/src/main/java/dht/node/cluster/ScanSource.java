@@ -8,12 +8,12 @@ import dht.storage.Entry;
  * as unsigned bytes, tombstones included. {@code hasNext}/{@code next} may block (a peer's stream)
  * and throw {@link ScanSourceException} when the source failed before its end.
  */
-interface ScanSource extends CloseableIterator<Entry> {
+public interface ScanSource extends CloseableIterator<Entry> {
     String node();
 
     /** The source could not deliver the rest of its range. */
     final class ScanSourceException extends RuntimeException {
-        ScanSourceException(String message, Throwable cause) {
+        public ScanSourceException(String message, Throwable cause) {
             super(message, cause, false, false);
         }
     }

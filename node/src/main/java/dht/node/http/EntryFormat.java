@@ -1,12 +1,13 @@
 package dht.node.http;
 
+import dht.node.rpc.ScanRecord;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
 
 /**
  * How a scan writes entries. {@link #PUBLIC} is the contract's {@code key \n value}, one HTTP chunk
- * per entry, tombstones skipped. {@link #WIRE} is the internal record format of
- * docs/wire-format.md, tombstones and timestamps included; its chunk boundaries carry no meaning.
+ * per entry, tombstones skipped. {@link #WIRE} is the internal range stream's {@link ScanRecord},
+ * tombstones and timestamps included; its chunk boundaries carry no meaning.
  */
 public enum EntryFormat {
     PUBLIC {
@@ -31,8 +32,6 @@ public enum EntryFormat {
         }
     },
     WIRE {
-        static final int TOMBSTONE = 1;
-
         @Override
         boolean includes(Entry e) {
             return true;
@@ -40,19 +39,12 @@ public enum EntryFormat {
 
         @Override
         int size(Entry e) {
-            return 1 + 8 + 4 + e.key().length + 4 + (e.isTombstone() ? 0 : e.value().length);
+            return ScanRecord.size(e);
         }
 
         @Override
         void write(Entry e, ByteBuf out) {
-            out.writeByte(e.isTombstone() ? TOMBSTONE : 0);
-            out.writeLong(e.timestamp());
-            out.writeInt(e.key().length).writeBytes(e.key());
-            if (e.isTombstone()) {
-                out.writeInt(0);
-            } else {
-                out.writeInt(e.value().length).writeBytes(e.value());
-            }
+            ScanRecord.write(e, out);
         }
 
         @Override

@@ -1,6 +1,6 @@
 package dht.node.http;
 
-import dht.node.cluster.ReplicaEndpoint;
+import dht.node.rpc.ReplicaEndpoint;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /internal/v0/entity}: hands the request to the cluster's replica endpoint, never
- * re-coordinated, under an admission permit like any other work. The endpoint reads what it needs
- * from the request before {@code handle} returns (its contract), so the router releases it then.
+ * {@code /internal/v0/entity} and {@code /internal/v0/batch}: hands the request to the internal
+ * protocol's {@link ReplicaEndpoint}, never re-coordinated, under an admission permit like any
+ * other work. The endpoint reads what it needs from the request before {@code handle} returns (its
+ * contract), so the router releases it then.
  */
 public final class ReplicaRoute implements Route {
     private static final Logger log = LoggerFactory.getLogger(ReplicaRoute.class);

@@ -70,7 +70,7 @@ public final class Responses {
     /** The answer to every request a graceful stop refuses: 503, so the client retries elsewhere or later. */
     public static FullHttpResponse shuttingDown() {
         FullHttpResponse r = overloaded("node is shutting down");
-        r.headers().set(dht.node.cluster.InternalProtocol.STOPPING, "1"); // for a peer's coordinator: failed, not busy
+        r.headers().set(dht.node.rpc.InternalProtocol.STOPPING, "1"); // for a peer's coordinator: failed, not busy
         return r;
     }
 

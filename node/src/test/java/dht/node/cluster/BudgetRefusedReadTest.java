@@ -2,6 +2,7 @@ package dht.node.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.node.rpc.PeerUnavailableException;
 import dht.storage.Entry;
 import dht.storage.ReadBudget;
 import dht.storage.ReadBudgetExceededException;

@@ -46,7 +46,7 @@ class HintedHandoffTest {
 
     @Test
     void writesHeldForADownPeerAreDeliveredInOrderOnceItIsUp() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         List<Entry> missed = new ArrayList<>();
         for (int i = 0; i < 200; i++) { // more than one batch
             missed.add(entry(i));
@@ -64,7 +64,7 @@ class HintedHandoffTest {
 
     @Test
     void aDeliveryThatFailsIsKeptAndRetriedLater() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
         peer.failing = true; // believed up, but writes still fail: refusals, kept (the window is 30 s)
@@ -78,7 +78,7 @@ class HintedHandoffTest {
 
     @Test
     void aHintTheLivePeerKeepsRefusingIsDroppedAfterMaxRefusals() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20, Duration.ZERO);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ZERO);
         peer.refused.add(entry(1));
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
@@ -89,7 +89,7 @@ class HintedHandoffTest {
 
     @Test
     void aPeerRefusingForLessThanTheWindowKeepsItsHints() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20, Duration.ofMinutes(1));
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ofMinutes(1));
         peer.failing = true; // up but answering 503, say
         hints.hold(peer.url, entry(1));
         up.add(peer.url);
@@ -103,14 +103,14 @@ class HintedHandoffTest {
     @Test
     void pastTheByteBudgetNewHintsAreDroppedAndCounted() {
         long oneHint = 2 + 100 + HintedHandoff.OVERHEAD; // key "kN", value
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 3 * oneHint);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 3 * oneHint);
         for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
         assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 2, 0, 3));
     }
 
     @Test
     void aPeerKeepsOneHintPerKeyTheNewest() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         byte[] k = "k".getBytes(StandardCharsets.UTF_8);
         Entry v1 = Entry.value(k, "v1".getBytes(StandardCharsets.UTF_8), 10);
         Entry deleted = Entry.tombstone(k, 20);
@@ -127,7 +127,7 @@ class HintedHandoffTest {
 
     @Test
     void aNewerHintReplacesOneThatFailedToDeliver() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops, 1 << 20);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         byte[] k = "k".getBytes(StandardCharsets.UTF_8);
         Entry older = Entry.value(k, "old".getBytes(StandardCharsets.UTF_8), 10);
         Entry newer = Entry.value(k, "new".getBytes(StandardCharsets.UTF_8), 20);

@@ -17,7 +17,7 @@ class SingleNodeClusterTest {
     private static final String SELF = "http://localhost:1";
     private final MemoryStore store = new MemoryStore();
     private final ExecutorService storage = Executors.newFixedThreadPool(2);
-    private final Cluster cluster = Cluster.start(SELF, List.of(SELF), store, storage, Duration.ofSeconds(1));
+    private final Cluster cluster = Cluster.start(SELF, List.of(SELF), store, storage, Duration.ofSeconds(1), null);
 
     @AfterEach
     void tearDown() {

@@ -9,18 +9,18 @@ import io.netty.channel.nio.NioIoHandler;
 import java.util.concurrent.TimeUnit;
 
 /** Event loops for tests that lend them to a peer client, as a node lends its server's loops. */
-final class TestLoops {
+public final class TestLoops {
     private TestLoops() {
     }
 
     /** {@code threads} loops on epoll where the machine has it, else NIO. */
-    static EventLoopGroup start(int threads) {
+    public static EventLoopGroup start(int threads) {
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         return new MultiThreadIoEventLoopGroup(threads, io);
     }
 
     /** Closes the client first (it only borrows the loops), then the loops. */
-    static void stop(PeerClient client, EventLoopGroup loops) {
+    public static void stop(AutoCloseable client, EventLoopGroup loops) throws Exception {
         client.close();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }

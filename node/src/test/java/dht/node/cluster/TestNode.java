@@ -1,5 +1,10 @@
 package dht.node.cluster;
 
+import dht.node.rpc.InternalProtocol;
+import dht.node.rpc.PeerClient;
+import dht.node.rpc.ReplicaEndpoint;
+import dht.node.rpc.ScanRecord;
+import dht.node.rpc.StoreReplicaEndpoint;
 import dht.testkit.TestPorts;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
@@ -52,6 +57,7 @@ final class TestNode implements AutoCloseable {
     volatile boolean busy;
     volatile int cutScanAfter = -1;
     private Cluster cluster;
+    private ReplicaEndpoint endpoint;
     private EventLoopGroup group;
     private Channel server;
 
@@ -72,7 +78,8 @@ final class TestNode implements AutoCloseable {
     }
 
     void start(List<String> nodes, Duration timeout) throws InterruptedException {
-        cluster = Cluster.start(url, nodes, store, storage, timeout);
+        cluster = Cluster.start(url, nodes, store, storage, timeout, PeerClient::new);
+        endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -112,20 +119,20 @@ final class TestNode implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
             if (frozen) return; // read, never answered
             String path = new QueryStringDecoder(req.uri()).path();
-            if (path.equals("/internal/v0/entity") && busy) {
+            if (path.equals(InternalProtocol.ENTITY_PATH) && busy) {
                 byte[] body = "overloaded\n".getBytes(StandardCharsets.UTF_8);
                 FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
                         Unpooled.wrappedBuffer(body));
                 HttpUtil.setContentLength(r, body.length);
                 ctx.writeAndFlush(r);
-            } else if (path.equals("/internal/v0/entity")) {
+            } else if (path.equals(InternalProtocol.ENTITY_PATH)) {
                 boolean keepAlive = HttpUtil.isKeepAlive(req);
-                cluster.replicaEndpoint().handle(req).thenAccept(r -> {
+                endpoint.handle(req).thenAccept(r -> {
                     if (frozen) return;
                     HttpUtil.setKeepAlive(r, keepAlive);
                     ctx.writeAndFlush(r);
                 });
-            } else if (path.equals("/internal/v0/entities")) {
+            } else if (path.equals(InternalProtocol.SCAN_PATH)) {
                 scan(ctx, new QueryStringDecoder(req.uri()));
             } else {
                 byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
@@ -153,10 +160,8 @@ final class TestNode implements AutoCloseable {
                         return;
                     }
                     Entry e = it.next();
-                    byte[] v = e.isTombstone() ? new byte[0] : e.value();
-                    ByteBuf b = Unpooled.buffer(17 + e.key().length + v.length);
-                    b.writeByte(e.isTombstone() ? 1 : 0).writeLong(e.timestamp())
-                            .writeInt(e.key().length).writeBytes(e.key()).writeInt(v.length).writeBytes(v);
+                    ByteBuf b = Unpooled.buffer(ScanRecord.size(e));
+                    ScanRecord.write(e, b);
                     // split records across chunks to check the reader does not assume alignment
                     int half = b.readableBytes() / 2;
                     ctx.write(new DefaultHttpContent(b.readRetainedSlice(half)));

@@ -1,7 +1,8 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
-import dht.node.cluster.ReplicaBatch.Op;
-import dht.node.cluster.ReplicaBatch.Result;
+import dht.node.cluster.EventLoops;
+import dht.node.rpc.ReplicaBatch.Op;
+import dht.node.rpc.ReplicaBatch.Result;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.ArrayList;

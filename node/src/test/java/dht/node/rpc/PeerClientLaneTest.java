@@ -1,8 +1,9 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dht.node.cluster.TestLoops;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpMethod;
@@ -44,7 +45,7 @@ class PeerClientLaneTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         TestLoops.stop(client, loops);
         peer.stop(0);
     }

@@ -1,10 +1,10 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dht.node.cluster.ReplicaBatch.Op;
-import dht.node.cluster.ReplicaBatch.Result;
+import dht.node.rpc.ReplicaBatch.Op;
+import dht.node.rpc.ReplicaBatch.Result;
 import dht.storage.Entry;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;

@@ -1,12 +1,13 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import java.io.ByteArrayOutputStream;
 
 /**
- * Names and encodings of the internal point protocol ({@code /internal/v0/entity}, see
- * docs/wire-format.md "Point operations"), shared by both sides so they cannot drift apart.
+ * The internal protocol's paths, headers and key encoding (docs/wire-format.md), shared by both
+ * sides so they cannot drift apart. The message bodies are {@link ReplicaBatch}'s and
+ * {@link ScanRecord}'s.
  *
- * <p>The key travels as the {@code id} query parameter with every byte outside the unreserved set
+ * <p>A key travels as a query parameter with every byte outside the unreserved set
  * percent-encoded, so that any key bytes (not only valid UTF-8) round-trip exactly.
  */
 public final class InternalProtocol {
@@ -15,7 +16,14 @@ public final class InternalProtocol {
      * replica failed, not busy, since a retry a moment later meets a closed port.
      */
     public static final String STOPPING = "X-Dht-Stopping";
-    static final String ENTITY_PATH = "/internal/v0/entity";
+    /** Point operations: one read or write of one key. */
+    public static final String ENTITY_PATH = "/internal/v0/entity";
+    /** Batched point operations ({@link ReplicaBatch}). */
+    public static final String BATCH_PATH = "/internal/v0/batch";
+    /** A node's range stream of its own store ({@link ScanRecord}s). */
+    public static final String SCAN_PATH = "/internal/v0/entities";
+    /** What the failure detector's probe asks for: any HTTP answer shows the peer is up. */
+    static final String PROBE_PATH = "/v0/status";
     static final String TIMESTAMP = "X-Dht-Timestamp";
     static final String TOMBSTONE = "X-Dht-Tombstone";
     /** On every response of a replica: its clock, so coordinators stay ahead of what peers have issued. */
@@ -27,6 +35,14 @@ public final class InternalProtocol {
 
     static String entityUri(byte[] key) {
         return ENTITY_PATH + "?id=" + encode(key);
+    }
+
+    /** The range stream of {@code [start, end)}: an empty start (from the first key) and a null end are left out. */
+    static String scanUri(byte[] start, byte[] end) {
+        StringBuilder uri = new StringBuilder(SCAN_PATH).append('?');
+        if (start.length > 0) uri.append("start=").append(encode(start)).append('&');
+        if (end != null) uri.append("end=").append(encode(end));
+        return uri.toString();
     }
 
     /** Percent-encodes every byte outside the unreserved set (RFC 3986). */

@@ -1,5 +1,6 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
+import dht.node.cluster.ScanSource;
 import dht.storage.Entry;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
@@ -29,10 +30,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One peer's internal scan stream ({@code GET /internal/v0/entities}, records per
- * docs/wire-format.md), read on a dedicated connection with flow control: auto-read is off, and
- * the event loop asks for more only while fewer than {@link #HIGH_WATER} bytes wait in the queue;
- * the consumer (a scan worker thread) asks again once it has drained below {@link #LOW_WATER}.
+ * One peer's internal scan stream ({@code GET /internal/v0/entities}, {@link ScanRecord}s), read
+ * on a dedicated connection with flow control: auto-read is off, and the event loop asks for more
+ * only while fewer than {@link #HIGH_WATER} bytes wait in the queue; the consumer (a scan worker
+ * thread) asks again once it has drained below {@link #LOW_WATER}.
  *
  * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
  * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
@@ -80,11 +81,8 @@ final class PeerScanStream implements ScanSource {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
         PeerScanStream s = new PeerScanStream(peer, client.timeout(), idle);
-        // an empty start means "from the first key": the parameter is then left out
-        StringBuilder uri = new StringBuilder("/internal/v0/entities?");
-        if (start.length > 0) uri.append("start=").append(InternalProtocol.encode(start)).append('&');
-        if (end != null) uri.append("end=").append(InternalProtocol.encode(end));
-        Bootstrap b = new Bootstrap().group(client.group()).channel(client.channelClass())
+        String uri = InternalProtocol.scanUri(start, end);
+        Bootstrap b = new Bootstrap().group(client.pool().group()).channel(client.pool().channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.AUTO_READ, false)
@@ -101,7 +99,7 @@ final class PeerScanStream implements ScanSource {
                 s.queue.add(new ScanSourceException("cannot connect to " + peer + " for a scan: " + f.cause(), f.cause()));
                 return;
             }
-            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri.toString(),
+            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri,
                     Unpooled.EMPTY_BUFFER);
             req.headers().set(HttpHeaderNames.HOST, hostHeader);
             HttpUtil.setContentLength(req, 0);
@@ -132,15 +130,11 @@ final class PeerScanStream implements ScanSource {
 
     private Entry readRecord() {
         if (!ensure()) return null; // clean end between records
-        int flags = readByte();
-        long ts = readLong();
-        int klen = readInt();
-        if (klen < 0) throw new ScanSourceException(peer + " sent a negative key length", null);
-        byte[] key = readBytes(klen);
-        int vlen = readInt();
-        if (vlen < 0) throw new ScanSourceException(peer + " sent a negative value length", null);
-        byte[] value = readBytes(vlen);
-        return (flags & 1) != 0 ? Entry.tombstone(key, ts) : Entry.value(key, value, ts);
+        try {
+            return ScanRecord.read(input);
+        } catch (ScanRecord.Malformed e) {
+            throw new ScanSourceException(peer + " sent " + e.getMessage(), null);
+        }
     }
 
     /** True when at least one more byte is available; false at the stream's clean end. */
@@ -178,35 +172,28 @@ final class PeerScanStream implements ScanSource {
         return true;
     }
 
-    private int readByte() {
-        if (!ensure()) throw truncated();
-        return chunk[pos++] & 0xFF;
-    }
-
-    private long readLong() {
-        long v = 0;
-        for (int i = 0; i < 8; i++) v = v << 8 | readByte();
-        return v;
-    }
-
-    private int readInt() {
-        int v = 0;
-        for (int i = 0; i < 4; i++) v = v << 8 | readByte();
-        return v;
-    }
-
-    private byte[] readBytes(int n) {
-        byte[] out = new byte[n];
-        int off = 0;
-        while (off < n) {
+    /** The queued chunks as one run of bytes; a record cut by the stream's end is truncated. */
+    private final ScanRecord.Input input = new ScanRecord.Input() {
+        @Override
+        public int readByte() {
             if (!ensure()) throw truncated();
-            int take = Math.min(n - off, chunk.length - pos);
-            System.arraycopy(chunk, pos, out, off, take);
-            pos += take;
-            off += take;
+            return chunk[pos++] & 0xFF;
         }
-        return out;
-    }
+
+        @Override
+        public byte[] readBytes(int n) {
+            byte[] out = new byte[n];
+            int off = 0;
+            while (off < n) {
+                if (!ensure()) throw truncated();
+                int take = Math.min(n - off, chunk.length - pos);
+                System.arraycopy(chunk, pos, out, off, take);
+                pos += take;
+                off += take;
+            }
+            return out;
+        }
+    };
 
     private ScanSourceException truncated() {
         return new ScanSourceException("the scan stream of " + peer + " ended inside a record", null);

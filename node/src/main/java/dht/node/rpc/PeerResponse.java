@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import io.netty.handler.codec.http.HttpHeaders;
 

@@ -1,7 +1,10 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
-import dht.node.cluster.ReplicaBatch.Op;
-import dht.node.cluster.ReplicaBatch.Result;
+import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.Replica;
+import dht.node.cluster.ReplicaBusyException;
+import dht.node.rpc.ReplicaBatch.Op;
+import dht.node.rpc.ReplicaBatch.Result;
 import dht.storage.Entry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -15,7 +18,7 @@ import java.util.concurrent.CompletionException;
 /**
  * A peer as a replica, over the internal point protocol: one request per operation, or, with
  * batching, the operations an event loop sends this peer in one pass in one request
- * ({@link PeerBatcher}; reads and writes by default, see {@link Cluster#peerBatching()}). Reads and
+ * ({@link PeerBatcher}; reads and writes by default, see {@code Cluster#peerBatching()}). Reads and
  * writes travel in separate batches: a replica answers a batch when all of it is done and runs a
  * batch holding a write through its write hand-off, so a read sharing a batch with writes would
  * wait for them (and, under every-write, for their fsyncs). Every
@@ -103,7 +106,7 @@ final class RemoteReplica implements Replica {
 
     /** Several operations, one request of /internal/v0/batch. */
     private CompletableFuture<List<Result>> batch(List<Op> ops) {
-        return client.send(url, HttpMethod.POST, ReplicaBatch.PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
+        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
             observeClock(r);
             if (r.status() != 200) throw unexpected(r);
             List<Result> results;

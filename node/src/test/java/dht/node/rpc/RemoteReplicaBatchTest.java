@@ -1,8 +1,10 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.TestLoops;
 import dht.storage.Entry;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -39,7 +41,7 @@ class RemoteReplicaBatchTest {
         peer.createContext("/", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String path = exchange.getRequestURI().getPath();
-            if (path.equals(ReplicaBatch.PATH)) {
+            if (path.equals(InternalProtocol.BATCH_PATH)) {
                 List<ReplicaBatch.Result> results = new ArrayList<>();
                 List<String> kinds = new ArrayList<>();
                 try {
@@ -70,7 +72,7 @@ class RemoteReplicaBatchTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         TestLoops.stop(client, loops);
         peer.stop(0);
     }

@@ -1,7 +1,8 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
+import dht.node.cluster.BorrowedBody;
+import dht.node.cluster.ReplicaService;
 import dht.storage.Entry;
-import dht.storage.Store;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -24,26 +25,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves {@code /internal/v0/entity} from this node's store (protocol in docs/wire-format.md).
+ * Serves {@code /internal/v0/entity} and {@code /internal/v0/batch} from this node's
+ * {@link ReplicaService} (protocol in docs/wire-format.md).
  *
  * <p>Invariants: {@link #handle} reads everything it needs from the request before it returns, or
  * retains what it still needs (a large batch's buffer, until its writes are done), so the caller
- * may release the request right after; store work is handed to the storage threads; every
- * incoming write's timestamp is observed by this node's clock before it is applied, and every
- * response carries the clock, so coordinators learn how far this node has gone.
+ * may release the request right after; every response carries the clock, so coordinators learn
+ * how far this node has gone.
  */
-final class StoreReplicaEndpoint implements ReplicaEndpoint {
+public final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private static final Logger log = LoggerFactory.getLogger(StoreReplicaEndpoint.class);
-    private final Store store;
-    private final StorageHandOff reads;
-    private final StorageHandOff writes;
-    private final HybridLogicalClock clock;
+    private final ReplicaService replica;
 
-    StoreReplicaEndpoint(Store store, StorageHandOff reads, StorageHandOff writes, HybridLogicalClock clock) {
-        this.store = store;
-        this.reads = reads;
-        this.writes = writes;
-        this.clock = clock;
+    public StoreReplicaEndpoint(ReplicaService replica) {
+        this.replica = replica;
     }
 
     @Override
@@ -51,18 +46,14 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        if (path.equals(ReplicaBatch.PATH)) return batch(request);
+        if (path.equals(InternalProtocol.BATCH_PATH)) return batch(request);
         if (!path.equals(InternalProtocol.ENTITY_PATH)) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "unknown internal path"));
         }
         byte[] key = InternalProtocol.idOf(uri);
         if (key == null) return done(text(HttpResponseStatus.BAD_REQUEST, "missing or malformed id"));
         HttpMethod method = request.method();
-        CompletableFuture<FullHttpResponse> result = new CompletableFuture<>();
-        if (method.equals(HttpMethod.GET)) {
-            reads.submit(result, () -> result.complete(readResponse(store.get(key))));
-            return result;
-        }
+        if (method.equals(HttpMethod.GET)) return replica.read(key, false, this::readResponse);
         boolean put = method.equals(HttpMethod.PUT);
         if (!put && !method.equals(HttpMethod.DELETE)) {
             return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET, PUT or DELETE"));
@@ -75,10 +66,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         }
         Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
                 : Entry.tombstone(key, timestamp);
-        clock.observe(timestamp);
-        writes.submitWrite(result, store, entry,
-                () -> result.complete(empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED)));
-        return result;
+        return replica.write(entry, () -> empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
     }
 
     /**
@@ -86,7 +74,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
      * one gets 400 and changes nothing), hands every operation to the storage threads, and answers
      * once all are done, each with its own result: a failed read fails only itself; writes in a
      * row are one store call with the other writes this loop handed over in the same pass, from
-     * any request (StorageHandOff), so a store failure fails all of them, and a failed write may
+     * any request (StorageDispatcher), so a store failure fails all of them, and a failed write may
      * have been applied all the same.
      */
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
@@ -115,16 +103,12 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         AtomicLong answerValueBytes = new AtomicLong();
         // A batch with a write goes whole through the write hand-off, so that its operations run in
         // the request's order (a read after a write of its key sees it); reads alone keep theirs.
-        StorageHandOff lane = ops.stream().anyMatch(ReplicaBatch.Op::isWrite) ? writes : reads;
+        boolean behindWrites = ops.stream().anyMatch(ReplicaBatch.Op::isWrite);
         for (ReplicaBatch.Op op : ops) {
-            CompletableFuture<ReplicaBatch.Result> r = new CompletableFuture<>();
-            if (op.isWrite()) {
-                Entry entry = op.entry();
-                clock.observe(entry.timestamp());
-                lane.submitWrite(r, store, entry, () -> r.complete(ReplicaBatch.Result.WRITTEN_RESULT));
-            } else {
-                lane.submit(r, () -> r.complete(ReplicaBatch.capped(ReplicaBatch.Result.of(store.get(op.key())), answerValueBytes)));
-            }
+            CompletableFuture<ReplicaBatch.Result> r = op.isWrite()
+                    ? replica.write(op.entry(), () -> ReplicaBatch.Result.WRITTEN_RESULT)
+                    : replica.read(op.key(), behindWrites,
+                            e -> ReplicaBatch.capped(ReplicaBatch.Result.of(e), answerValueBytes));
             results.add(r.exceptionally(e -> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 // A full storage queue is overload, answered as such; anything else is the store failing.
@@ -147,7 +131,7 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
             FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
             r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
-            r.headers().set(InternalProtocol.CLOCK, Long.toString(clock.current()));
+            r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
             return r;
         });
     }
@@ -160,14 +144,14 @@ final class StoreReplicaEndpoint implements ReplicaEndpoint {
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
         r.headers().set(InternalProtocol.TIMESTAMP, Long.toString(entry.timestamp()));
         r.headers().set(InternalProtocol.TOMBSTONE, entry.isTombstone() ? "1" : "0");
-        r.headers().set(InternalProtocol.CLOCK, Long.toString(clock.current()));
+        r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
     }
 
     private FullHttpResponse empty(HttpResponseStatus status) {
         FullHttpResponse r = full(status, Unpooled.EMPTY_BUFFER);
         r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
-        r.headers().set(InternalProtocol.CLOCK, Long.toString(clock.current()));
+        r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
     }
 

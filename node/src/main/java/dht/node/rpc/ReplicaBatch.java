@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import dht.storage.Entry;
 import java.lang.foreign.MemorySegment;
@@ -18,8 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * applies nothing of a batch it cannot read; every byte array a decoded message holds is a copy.
  */
 final class ReplicaBatch {
-    static final String PATH = "/internal/v0/batch";
-
     static final byte GET = 1;
     static final byte PUT = 2;
     static final byte DELETE = 3;

@@ -27,7 +27,7 @@ import java.util.concurrent.RejectedExecutionException;
  * nothing runs store work on an event loop; the calls of one batch run in the order they were made,
  * consecutive writes to one store as one {@link Store#write(List)} call.
  */
-final class StorageHandOff {
+final class StorageDispatcher {
     /** Store work that may throw; its failure completes the caller's future. */
     interface StoreTask {
         void run() throws Exception;
@@ -45,7 +45,7 @@ final class StorageHandOff {
      * @param loops    the event loops whose calls are handed over in batches, or null to hand every
      *                 call over on its own
      */
-    StorageHandOff(Executor executor, EventExecutorGroup loops) {
+    StorageDispatcher(Executor executor, EventExecutorGroup loops) {
         this.executor = executor;
         this.loops = loops;
     }

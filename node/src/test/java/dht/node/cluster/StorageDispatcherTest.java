@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class StorageHandOffTest {
+class StorageDispatcherTest {
     private final EventLoop loop = new DefaultEventLoop();
     private final AtomicInteger handOvers = new AtomicInteger();
     private final ExecutorService pool = Executors.newFixedThreadPool(4, Thread.ofPlatform().name("storage-", 0).factory());
@@ -32,15 +32,15 @@ class StorageHandOffTest {
         pool.shutdownNow();
     }
 
-    private StorageHandOff handOff(boolean batching) {
-        return new StorageHandOff(task -> {
+    private StorageDispatcher dispatcher(boolean batching) {
+        return new StorageDispatcher(task -> {
             handOvers.incrementAndGet();
             pool.execute(task);
         }, batching ? loop : null);
     }
 
     /** Submits {@code n} calls from one pass of the event loop; each records its index and thread. */
-    private List<CompletableFuture<String>> submitFromLoop(StorageHandOff h, int n, List<Integer> order) throws Exception {
+    private List<CompletableFuture<String>> submitFromLoop(StorageDispatcher h, int n, List<Integer> order) throws Exception {
         List<CompletableFuture<String>> results = new ArrayList<>();
         loop.submit(() -> {
             for (int i = 0; i < n; i++) {
@@ -60,7 +60,7 @@ class StorageHandOffTest {
     @Test
     void callsOfOnePassOfAnEventLoopAreHandedOverTogetherAndRunInOrderOffTheLoop() throws Exception {
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<String>> results = submitFromLoop(handOff(true), 50, order);
+        List<CompletableFuture<String>> results = submitFromLoop(dispatcher(true), 50, order);
         assertThat(handOvers).hasValue(1);
         assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
         Set<String> threads = ConcurrentHashMap.newKeySet();
@@ -70,21 +70,21 @@ class StorageHandOffTest {
 
     @Test
     void withoutBatchingEveryCallIsHandedOverAlone() throws Exception {
-        submitFromLoop(handOff(false), 20, Collections.synchronizedList(new ArrayList<>()));
+        submitFromLoop(dispatcher(false), 20, Collections.synchronizedList(new ArrayList<>()));
         assertThat(handOvers).hasValue(20);
     }
 
     @Test
     void aCallFromOutsideAnEventLoopIsHandedOverAtOnce() throws Exception {
         CompletableFuture<String> r = new CompletableFuture<>();
-        handOff(true).submit(r, () -> r.complete(Thread.currentThread().getName()));
+        dispatcher(true).submit(r, () -> r.complete(Thread.currentThread().getName()));
         assertThat(r.get(5, TimeUnit.SECONDS)).startsWith("storage-");
         assertThat(handOvers).hasValue(1);
     }
 
     @Test
     void aFailingCallFailsOnlyItsOwnFuture() throws Exception {
-        StorageHandOff h = handOff(true);
+        StorageDispatcher h = dispatcher(true);
         CompletableFuture<String> bad = new CompletableFuture<>();
         CompletableFuture<String> good = new CompletableFuture<>();
         loop.submit(() -> {
@@ -106,7 +106,7 @@ class StorageHandOffTest {
 
     /** Three calls from one pass, handed over to an executor that throws {@code thrown}: each fails with it. */
     private void assertAHandOverThrowingFailsEveryCallOfTheBatch(Throwable thrown) throws Exception {
-        StorageHandOff h = new StorageHandOff(task -> {
+        StorageDispatcher h = new StorageDispatcher(task -> {
             if (thrown instanceof Error e) throw e;
             throw (RuntimeException) thrown;
         }, loop);
@@ -146,7 +146,7 @@ class StorageHandOffTest {
      */
     @Test
     void aCallWhoseFailureCannotBeRecordedDoesNotStopTheCallsAfterIt() throws Exception {
-        StorageHandOff h = handOff(true);
+        StorageDispatcher h = dispatcher(true);
         CompletableFuture<String> bad = new Unfailable<>();
         CompletableFuture<String> badWrite = new Unfailable<>();
         CompletableFuture<String> read = new CompletableFuture<>();
@@ -168,7 +168,7 @@ class StorageHandOffTest {
     }
 
     /** Hands over a write of {@code entry}; the future completes with "written" once it is. */
-    private static CompletableFuture<Object> write(StorageHandOff h, MemoryStore store, dht.storage.Entry entry) {
+    private static CompletableFuture<Object> write(StorageDispatcher h, MemoryStore store, dht.storage.Entry entry) {
         CompletableFuture<Object> r = new CompletableFuture<>();
         h.submitWrite(r, store, entry, () -> r.complete("written"));
         return r;
@@ -184,7 +184,7 @@ class StorageHandOffTest {
      */
     @Test
     void consecutiveWritesOfOnePassAreOneStoreCall() throws Exception {
-        StorageHandOff h = handOff(true);
+        StorageDispatcher h = dispatcher(true);
         MemoryStore store = new MemoryStore();
         List<CompletableFuture<Object>> results = new ArrayList<>();
         loop.submit(() -> {
@@ -202,7 +202,7 @@ class StorageHandOffTest {
 
     @Test
     void aFailedWriteFailsEveryWriteOfItsRunAndNothingElse() throws Exception {
-        StorageHandOff h = handOff(true);
+        StorageDispatcher h = dispatcher(true);
         MemoryStore store = new MemoryStore();
         store.failing = true;
         List<CompletableFuture<Object>> writes = new ArrayList<>();
@@ -220,7 +220,7 @@ class StorageHandOffTest {
     /** An entry the store refuses (too large) fails its own write only, not the others of its run. */
     @Test
     void aRefusedEntryFailsOnlyItsOwnWrite() throws Exception {
-        StorageHandOff h = handOff(true);
+        StorageDispatcher h = dispatcher(true);
         MemoryStore store = new MemoryStore();
         store.refusedKey = "k1";
         List<CompletableFuture<Object>> writes = new ArrayList<>();

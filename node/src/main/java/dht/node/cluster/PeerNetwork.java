@@ -1,0 +1,52 @@
+package dht.node.cluster;
+
+import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * How this node reaches its peers: the transport under the cluster layer, implemented over the
+ * internal protocol by {@code dht.node.rpc.PeerClient}. Placement, quorums, hints, repair and the
+ * cluster scan see the peers only through this and the {@link Replica}s and {@link ScanSource}s it
+ * gives out.
+ */
+public interface PeerNetwork extends AutoCloseable {
+    /**
+     * {@code peer} as a replica; every answer's timestamps are observed by {@code clock}, so that a
+     * write this node stamps later is above anything the peer has seen.
+     *
+     * @param batch       whether the calls to this peer made on the event loops the network was
+     *                    lent are coalesced per pass of the loop (never on loops of its own)
+     * @param batchWrites whether writes are coalesced too, not only reads
+     */
+    Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites);
+
+    /** The failure detector's belief: has the peer answered recently, or not failed yet? */
+    boolean isUp(String peer);
+
+    /**
+     * Opens {@code peer}'s part of a cluster scan of {@code [start, end)}; reads start at once.
+     *
+     * @throws ScanSource.ScanSourceException when the stream cannot be opened (the peer is known down)
+     */
+    ScanSource openScan(String peer, byte[] start, byte[] end);
+
+    /** One of the event loops the network runs on, for hinted handoff's checks and deliveries. */
+    ScheduledExecutorService scheduler();
+
+    /** Stops what the network started; event loops it was lent keep running. */
+    @Override
+    void close();
+
+    /** Opens the network of {@code self} to the other {@code nodes}. */
+    @FunctionalInterface
+    interface Opener {
+        /**
+         * @param timeout how long to wait for one peer (connect and answer) before counting it failed
+         * @param loops   the event loops to run on (the HTTP server's, still owned by the caller), or
+         *                null for loops of its own
+         */
+        PeerNetwork open(String self, List<String> nodes, Duration timeout, EventLoopGroup loops);
+    }
+}

@@ -1,0 +1,53 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * This node's store as its peers' coordinators reach it: the server side of replica calls, without
+ * the transport ({@code dht.node.rpc.StoreReplicaEndpoint} turns requests into these calls and
+ * their results into answers).
+ *
+ * <p>Invariants: store work is handed to the storage threads, never run on the calling thread;
+ * every incoming write's timestamp is observed by this node's clock before it is applied.
+ */
+public final class ReplicaService {
+    private final Store store;
+    private final StorageDispatcher reads;
+    private final StorageDispatcher writes;
+    private final HybridLogicalClock clock;
+
+    ReplicaService(Store store, StorageDispatcher reads, StorageDispatcher writes, HybridLogicalClock clock) {
+        this.store = store;
+        this.reads = reads;
+        this.writes = writes;
+        this.clock = clock;
+    }
+
+    /** The highest timestamp this node has issued or observed; every answer carries it. */
+    public long clock() {
+        return clock.current();
+    }
+
+    /**
+     * Reads {@code key} on a storage thread and turns its newest version (null if none) into the
+     * answer there. {@code behindWrites}: through the write hand-off, so that the read runs after
+     * the writes handed over before it (a batch holding writes keeps its order); else beside them.
+     */
+    public <T> CompletableFuture<T> read(byte[] key, boolean behindWrites, Function<Entry, T> answer) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        (behindWrites ? writes : reads).submit(result, () -> result.complete(answer.apply(store.get(key))));
+        return result;
+    }
+
+    /** Applies a peer's timestamped value or tombstone on a storage thread; {@code answer} is made there once written. */
+    public <T> CompletableFuture<T> write(Entry entry, Supplier<T> answer) {
+        clock.observe(entry.timestamp());
+        CompletableFuture<T> result = new CompletableFuture<>();
+        writes.submitWrite(result, store, entry, () -> result.complete(answer.get()));
+        return result;
+    }
+}

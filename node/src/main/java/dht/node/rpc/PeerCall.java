@@ -1,0 +1,142 @@
+package dht.node.rpc;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request to a peer: its deadline (covering pool wait, connect and answer), its connection
+ * once acquired, and the one place it finishes, which tells the peer's {@link FailureDetector}.
+ *
+ * <p>Invariants: the result completes exactly once, on an event loop, with any HTTP answer or with
+ * a {@link PeerUnavailableException}; the connection goes back to the pool only after a complete
+ * answer on a keep-alive connection. A request that times out or fails closes its connection, so
+ * a frozen peer's late answer can never be read as the answer to another request.
+ */
+final class PeerCall {
+    private final String peer;
+    private final FailureDetector detector;
+    private final PeerPool.Lane lane;
+    private final boolean trial;
+    private final Duration timeout;
+    final CompletableFuture<PeerResponse> result = new CompletableFuture<>();
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile Channel channel;
+    private ScheduledFuture<?> deadline;
+
+    /** @param trial the probe's trial of a silent peer ({@link FailureDetector.Admission#TRIAL}) */
+    PeerCall(String peer, FailureDetector detector, PeerPool.Lane lane, boolean trial, Duration timeout) {
+        this.peer = peer;
+        this.detector = detector;
+        this.lane = lane;
+        this.trial = trial;
+        this.timeout = timeout;
+    }
+
+    /** Sends {@code request} (whose reference this call now owns) on the lane's loop. */
+    void start(FullHttpRequest request) {
+        if (lane.loop.inEventLoop()) {
+            startOnLoop(request);
+        } else {
+            // one hop onto the peer's loop; from there on everything for this call runs there
+            try {
+                lane.loop.execute(() -> startOnLoop(request));
+            } catch (RejectedExecutionException e) {
+                request.release();
+                fail(new PeerUnavailableException("peer client is closed", e));
+            }
+        }
+    }
+
+    private void startOnLoop(FullHttpRequest request) {
+        deadline = lane.loop.schedule(() -> fail(new PeerUnavailableException(
+                peer + " did not answer within " + timeout.toMillis() + " ms", null)),
+                timeout.toMillis(), TimeUnit.MILLISECONDS);
+        lane.pool.acquire().addListener((Future<Channel> f) -> {
+            if (!f.isSuccess()) {
+                request.release();
+                fail(new PeerUnavailableException("no connection to " + peer + ": " + f.cause(), f.cause()));
+                return;
+            }
+            Channel ch = f.getNow();
+            channel = ch;
+            if (finished.get()) {
+                // timed out while waiting for the connection: it is clean, give it back
+                request.release();
+                lane.pool.release(ch);
+                return;
+            }
+            ch.pipeline().get(AnswerHandler.class).call = this;
+            ch.writeAndFlush(request).addListener(w -> {
+                if (!w.isSuccess()) fail(new PeerUnavailableException("write to " + peer + " failed: " + w.cause(), w.cause()));
+            });
+        });
+    }
+
+    /** Called on the channel's event loop with a complete answer. */
+    private void answered(FullHttpResponse response) {
+        if (!finished.compareAndSet(false, true)) return;
+        deadline.cancel(false);
+        PeerResponse r = new PeerResponse(response.status().code(), response.headers().copy(),
+                ByteBufUtil.getBytes(response.content()));
+        Channel ch = channel;
+        ch.pipeline().get(AnswerHandler.class).call = null;
+        if (HttpUtil.isKeepAlive(response)) {
+            lane.pool.release(ch);
+        } else {
+            ch.close().addListener(c -> lane.pool.release(ch));
+        }
+        detector.succeeded(trial);
+        result.complete(r);
+    }
+
+    void fail(Throwable cause) {
+        if (!finished.compareAndSet(false, true)) return;
+        if (deadline != null) deadline.cancel(false);
+        Channel ch = channel;
+        if (ch != null) {
+            // the connection may still carry our request: never reuse it
+            ch.close().addListener(c -> lane.pool.release(ch));
+        }
+        detector.failed(trial, cause);
+        result.completeExceptionally(cause instanceof PeerUnavailableException ? cause
+                : new PeerUnavailableException(peer + ": " + cause, cause));
+    }
+
+    /** The last handler of a pooled connection: hands the one answer of the outstanding request to its call. */
+    static final class AnswerHandler extends SimpleChannelInboundHandler<FullHttpResponse> {
+        volatile PeerCall call;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
+            PeerCall c = call;
+            if (c != null) c.answered(response);
+            else ctx.close(); // an answer nobody asked for: the connection is out of step
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            PeerCall c = call;
+            if (c != null) c.fail(new PeerUnavailableException("connection to peer closed before the answer", null));
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            PeerCall c = call;
+            if (c != null) c.fail(new PeerUnavailableException("peer connection failed: " + cause, cause));
+            ctx.close();
+        }
+    }
+}

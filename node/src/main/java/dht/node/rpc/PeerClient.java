@@ -1,0 +1,149 @@
+package dht.node.rpc;
+
+import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.PeerNetwork;
+import dht.node.cluster.Replica;
+import dht.node.cluster.ScanSource;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The inter-node HTTP client, as the cluster layer's {@link PeerNetwork}: calls with deadlines
+ * ({@link PeerCall}) over a pool of keep-alive connections per peer and event loop
+ * ({@link PeerPool}), gated by a {@link FailureDetector} per peer, which a background probe
+ * ({@code GET /v0/status}, every {@link FailureDetector#PROBE_INTERVAL}) keeps current.
+ *
+ * <p>Invariant: no caller thread ever blocks: every result is a future completed on an event loop.
+ */
+public final class PeerClient implements PeerNetwork {
+    private final Duration timeout;
+    private final PeerPool pool;
+    private final Map<String, Peer> peers = new LinkedHashMap<>();
+    private final ScheduledFuture<?> prober;
+
+    /**
+     * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
+     *                    or null for loops of its own; see {@link PeerPool}
+     */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
+        this.timeout = timeout;
+        this.pool = new PeerPool(timeout, sharedLoops);
+        for (String url : nodes) {
+            if (!url.equals(self)) peers.put(url, new Peer(url));
+        }
+        long every = FailureDetector.PROBE_INTERVAL.toMillis();
+        this.prober = pool.group().next().scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites) {
+        return new RemoteReplica(peer, this, clock, batch && pool.lent() ? pool.group() : null, batchWrites);
+    }
+
+    @Override
+    public boolean isUp(String peer) {
+        Peer p = peers.get(peer);
+        return p != null && p.detector.isUp();
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    @Override
+    public ScheduledExecutorService scheduler() {
+        return pool.group().next();
+    }
+
+    PeerPool pool() {
+        return pool;
+    }
+
+    /**
+     * Sends one request; the future completes with any HTTP answer, or exceptionally with
+     * {@link PeerUnavailableException} (known down, refused, timed out, connection cut).
+     */
+    CompletableFuture<PeerResponse> send(String peer, HttpMethod method, String uri, HttpHeaders headers, byte[] body) {
+        return send(peer, method, uri, headers, body, false);
+    }
+
+    private CompletableFuture<PeerResponse> send(String peer, HttpMethod method, String uri, HttpHeaders headers,
+                                                 byte[] body, boolean probe) {
+        Peer p = peers.get(peer);
+        if (p == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("not a peer: " + peer));
+        }
+        FailureDetector.Admission admission = p.detector.admit(probe);
+        if (admission == FailureDetector.Admission.REFUSE) {
+            return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
+        }
+        PeerCall call = new PeerCall(p.url, p.detector, p.lanes.lane(), admission == FailureDetector.Admission.TRIAL, timeout);
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
+                Unpooled.wrappedBuffer(body));
+        if (headers != null) request.headers().set(headers);
+        request.headers().set(HttpHeaderNames.HOST, p.hostHeader);
+        HttpUtil.setContentLength(request, body.length);
+        HttpUtil.setKeepAlive(request, true);
+        call.start(request);
+        return call.result;
+    }
+
+    /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */
+    @Override
+    public ScanSource openScan(String peer, byte[] start, byte[] end) {
+        Peer p = peers.get(peer);
+        if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
+        if (p.detector.isSilent()) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
+        return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
+    }
+
+    /** Lets every peer's detector probe it if it wants: down, or up and quiet. */
+    private void probe() {
+        long now = System.nanoTime();
+        for (Peer p : peers.values()) {
+            p.detector.probe(now, () -> send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true));
+        }
+    }
+
+    @Override
+    public void close() {
+        prober.cancel(false);
+        pool.close();
+    }
+
+    /** One peer: its address, its connections, and what the failure detector believes about it. */
+    private final class Peer {
+        final String url;
+        final String host;
+        final int port;
+        final String hostHeader;
+        final PeerPool.Lanes lanes;
+        final FailureDetector detector;
+
+        Peer(String url) {
+            this.url = url;
+            URI u = URI.create(url);
+            this.host = u.getHost();
+            this.port = u.getPort() > 0 ? u.getPort() : 80;
+            this.hostHeader = host + ":" + port;
+            this.lanes = pool.open(host, port);
+            this.detector = new FailureDetector(url, timeout);
+        }
+    }
+}

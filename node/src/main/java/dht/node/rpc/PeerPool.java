@@ -1,0 +1,150 @@
+package dht.node.rpc;
+
+import dht.node.cluster.PeerThreadFactory;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.FixedChannelPool;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keep-alive HTTP connections to the peers, on Netty (epoll when available). Each peer has one
+ * pool per event loop, a {@link Lane}: a request that a server loop coordinates goes out on a
+ * connection of that same loop, and its answer comes back there, so the whole call runs on one
+ * thread with no hand-off between threads (the hops between separate peer loops and server loops
+ * cost more CPU than the requests themselves, see docs/cluster.md). A caller that is not one of the
+ * loops is spread over the lanes in turn.
+ *
+ * <p>Invariant: a connection carries at most one outstanding request ({@link PeerCall}).
+ */
+final class PeerPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PeerPool.class);
+
+    private static final int MAX_CONNECTIONS_PER_PEER = 32;
+    private static final int MAX_PENDING_ACQUIRES = 4096;
+    private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+    private final EventLoopGroup group;
+    /** Whether {@link #close()} shuts {@link #group} down (it does not when the group is shared). */
+    private final boolean ownsGroup;
+    private final EventLoop[] loops;
+    private final Class<? extends SocketChannel> channelClass;
+    /** Bounds connecting and waiting for a free connection. */
+    private final Duration timeout;
+    private final List<Lanes> opened = new ArrayList<>();
+
+    /**
+     * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
+     *                    or null for loops of its own (two); their transport must be epoll when epoll
+     *                    is available, NIO otherwise, as the server's {@code Transport.choose()} picks
+     */
+    PeerPool(Duration timeout, EventLoopGroup sharedLoops) {
+        this.timeout = timeout;
+        IoHandlerFactory io;
+        if (Epoll.isAvailable()) {
+            io = EpollIoHandler.newFactory();
+            channelClass = EpollSocketChannel.class;
+        } else {
+            log.warn("native epoll unavailable, peer client uses NIO: {}", Epoll.unavailabilityCause().toString());
+            io = NioIoHandler.newFactory();
+            channelClass = NioSocketChannel.class;
+        }
+        this.ownsGroup = sharedLoops == null;
+        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(2, new PeerThreadFactory(), io) : sharedLoops;
+        List<EventLoop> all = new ArrayList<>();
+        for (var e : group) all.add((EventLoop) e);
+        this.loops = all.toArray(EventLoop[]::new);
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    /** Whether the pool runs on event loops it was lent (a node's server loops), not loops of its own. */
+    boolean lent() {
+        return !ownsGroup;
+    }
+
+    Class<? extends SocketChannel> channelClass() {
+        return channelClass;
+    }
+
+    /** The lanes to one peer, one per event loop; closed with the pool. */
+    synchronized Lanes open(String host, int port) {
+        int perLane = Math.max(4, MAX_CONNECTIONS_PER_PEER / loops.length);
+        Lane[] lanes = new Lane[loops.length];
+        for (int i = 0; i < loops.length; i++) lanes[i] = new Lane(loops[i], host, port, perLane);
+        Lanes l = new Lanes(lanes);
+        opened.add(l);
+        return l;
+    }
+
+    @Override
+    public synchronized void close() {
+        for (Lanes l : opened) {
+            for (Lane lane : l.lanes) lane.pool.close();
+        }
+        if (ownsGroup) group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** One peer's lanes. */
+    static final class Lanes {
+        private final Lane[] lanes;
+        /** Spreads callers that are not on one of the loops over the lanes. */
+        private final AtomicInteger nextLane = new AtomicInteger();
+
+        private Lanes(Lane[] lanes) {
+            this.lanes = lanes;
+        }
+
+        /** The lane of the calling loop, so the call never changes threads; otherwise the next in turn. */
+        Lane lane() {
+            for (Lane lane : lanes) {
+                if (lane.loop.inEventLoop()) return lane;
+            }
+            return lanes[Math.floorMod(nextLane.getAndIncrement(), lanes.length)];
+        }
+    }
+
+    /** The connections to one peer that belong to one event loop. */
+    final class Lane {
+        final EventLoop loop;
+        final FixedChannelPool pool;
+
+        private Lane(EventLoop loop, String host, int port, int maxConnections) {
+            this.loop = loop;
+            Bootstrap b = new Bootstrap().group(loop).channel(channelClass).remoteAddress(host, port)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true);
+            this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
+                @Override
+                public void channelCreated(Channel ch) {
+                    ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+                            new PeerCall.AnswerHandler());
+                }
+            }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL,
+                    Math.max(1, timeout.toMillis()), maxConnections, MAX_PENDING_ACQUIRES, true, true);
+        }
+    }
+}

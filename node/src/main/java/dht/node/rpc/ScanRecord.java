@@ -1,0 +1,71 @@
+package dht.node.rpc;
+
+import dht.storage.Entry;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One record of the internal range stream ({@code GET /internal/v0/entities}, docs/wire-format.md
+ * "Range stream"), both ways: flags (1 byte), timestamp (8), key length (4), key, value length (4),
+ * value; integers big-endian. A tombstone's value length is 0.
+ */
+public final class ScanRecord {
+    /** Flags bit 0: the entry is a tombstone. */
+    public static final int TOMBSTONE = 1;
+
+    private ScanRecord() {}
+
+    /** The bytes {@link #write} takes for {@code e}. */
+    public static int size(Entry e) {
+        return 1 + 8 + 4 + e.key().length + 4 + (e.isTombstone() ? 0 : e.value().length);
+    }
+
+    public static void write(Entry e, ByteBuf out) {
+        out.writeByte(e.isTombstone() ? TOMBSTONE : 0);
+        out.writeLong(e.timestamp());
+        out.writeInt(e.key().length).writeBytes(e.key());
+        if (e.isTombstone()) {
+            out.writeInt(0);
+        } else {
+            out.writeInt(e.value().length).writeBytes(e.value());
+        }
+    }
+
+    /** Where a record is read from; both methods wait for the bytes, and throw if they never come. */
+    interface Input {
+        int readByte();
+
+        byte[] readBytes(int n);
+    }
+
+    /** A record that does not follow the format; the reason says what is wrong. */
+    static final class Malformed extends Exception {
+        Malformed(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Reads one whole record; the caller has checked that one starts (a byte is available). */
+    static Entry read(Input in) throws Malformed {
+        int flags = in.readByte();
+        long ts = readLong(in);
+        int klen = readInt(in);
+        if (klen < 0) throw new Malformed("a negative key length");
+        byte[] key = in.readBytes(klen);
+        int vlen = readInt(in);
+        if (vlen < 0) throw new Malformed("a negative value length");
+        byte[] value = in.readBytes(vlen);
+        return (flags & TOMBSTONE) != 0 ? Entry.tombstone(key, ts) : Entry.value(key, value, ts);
+    }
+
+    private static long readLong(Input in) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) v = v << 8 | in.readByte();
+        return v;
+    }
+
+    private static int readInt(Input in) {
+        int v = 0;
+        for (int i = 0; i < 4; i++) v = v << 8 | in.readByte();
+        return v;
+    }
+}
