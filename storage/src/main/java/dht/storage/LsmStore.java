@@ -935,7 +935,8 @@ public final class LsmStore implements Store {
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.borrowingIterator());
-            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
+            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt,
+                    new Pacer(opt.compactionBytesPerSecond(), () -> stopping));
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             // An entry is copied from its mapped input a while after its block was checked (the
             // merge holds each input's next entry until its turn): damage in between would enter
@@ -978,9 +979,9 @@ public final class LsmStore implements Store {
                     t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
                     String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
             return true;
-        } catch (UncheckedIOException | IOException | CompactionFilter.Cancelled e) {
+        } catch (UncheckedIOException | IOException | CompactionCancelledException e) {
             Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
-            if (c instanceof CompactionFilter.Cancelled) {
+            if (c instanceof CompactionCancelledException) {
                 log.info("compaction into {} cancelled: store closing", out.getFileName());
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
