@@ -60,10 +60,10 @@ public final class LsmStore implements Store {
     private final StorageFiles files;
     private final Closeable dirLock;
 
+    private final VersionSet versions;
     // ---- write path, guarded by mutex ----
-    private final ReentrantLock mutex = new ReentrantLock();
-    /** Signalled when the version changes (a flush) and when the writer queue empties. */
-    private final Condition changed = mutex.newCondition();
+    private final ReentrantLock mutex;
+    private final Condition changed;
     /**
      * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits on its own
      * condition, shared by its writers, and is woken only when one of them is done or has become
@@ -72,10 +72,7 @@ public final class LsmStore implements Store {
      */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     private volatile WalWriter wal;
-    private long nextFile;
     private volatile IOException writeError;
-    private volatile Version current;
-    private volatile boolean closed;
     /** Stalled writes are logged once per 5 s; mutex held. */
     private final LogThrottle stallLog = new LogThrottle(5_000_000_000L);
     /**
@@ -85,13 +82,11 @@ public final class LsmStore implements Store {
     private long activeLimit;
 
     // ---- background work ----
-    private final Object manifestLock = new Object();
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final ScheduledExecutorService syncer;
     private final AtomicBoolean compactionScheduled = new AtomicBoolean();
     private final Set<Table> compacting = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private volatile boolean stopping;
 
     private static final class Writer {
         final Entry entry;
@@ -115,6 +110,9 @@ public final class LsmStore implements Store {
         this.opt = opt;
         this.files = opt.files();
         this.dirLock = dirLock;
+        this.versions = new VersionSet(dir, opt);
+        this.mutex = versions.mutex;
+        this.changed = versions.changed;
         this.flusher = background("dht-storage-flush", opt.backgroundPriority());
         this.compactor = background("dht-storage-compact", opt.backgroundPriority());
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
@@ -208,7 +206,8 @@ public final class LsmStore implements Store {
         flusher.shutdownNow();
         compactor.shutdownNow();
         syncer.shutdownNow();
-        if (current != null) current.release();
+        Version v = versions.current();
+        if (v != null) v.release();
         try {
             if (wal != null) wal.close();
         } catch (IOException e) {
@@ -250,7 +249,7 @@ public final class LsmStore implements Store {
                 logs.put(ln, p);
             }
         }
-        nextFile = Math.max(m.nextFile(), maxSeen + 1);
+        versions.startFileNumbersAt(Math.max(m.nextFile(), maxSeen + 1));
 
         List<Table> tables = new ArrayList<>();
         for (long n : m.tables()) {
@@ -284,17 +283,17 @@ public final class LsmStore implements Store {
         for (var le : logs.entrySet()) {
             // Replayed memtables belong to no version: each is freed here once written (or on failure).
             List<Memtable> full = new ArrayList<>();
-            full.add(newMemtable(le.getKey()));
+            full.add(versions.newMemtable(le.getKey()));
             try {
                 WalReader.Outcome replayed = WalReader.replay(files, le.getValue(), e -> {
                     Memtable cur = full.getLast();
                     cur.put(e);
-                    if (cur.bytes() >= opt.memtableBytes()) full.add(newMemtable(le.getKey()));
+                    if (cur.bytes() >= opt.memtableBytes()) full.add(versions.newMemtable(le.getKey()));
                 });
                 if (replayed.damaged()) damagedLogs.add(le.getValue());
                 for (Memtable fm : full) {
                     if (fm.isEmpty()) continue;
-                    long n = nextFile++;
+                    long n = versions.newFileNumber();
                     Table t = writeTable(fm, n);
                     if (t != null) tables.add(t);
                 }
@@ -303,10 +302,10 @@ public final class LsmStore implements Store {
             }
         }
 
-        long walNumber = nextFile++;
+        long walNumber = versions.newFileNumber();
         wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
         files.syncDirectory(dir);
-        new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
+        versions.writeRecoveredManifest(walNumber, tables);
         for (Path p : logs.values()) {
             // A damaged log (intact records after a bad one) is kept beside the store, never
             // deleted by it, like a damaged table: its intact records are in tables now, and the
@@ -321,7 +320,7 @@ public final class LsmStore implements Store {
         // names it flushed, so the next open deletes it: its records are safe in tables, only the
         // evidence is lost in that window.
         if (!logs.isEmpty()) files.syncDirectory(dir);
-        current = new Version(newMemtable(walNumber), List.of(), tables);
+        versions.start(new Version(versions.newMemtable(walNumber), List.of(), tables));
         activeLimit = flushThreshold();
         log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
                 tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
@@ -392,7 +391,7 @@ public final class LsmStore implements Store {
      * is what the open found, or null when an interrupted open found it before.
      */
     private Table salvage(Path aside, CorruptionException damage) throws IOException {
-        long n = nextFile++;
+        long n = versions.newFileNumber();
         Path target = FileNames.table(dir, n);
         TableSalvage.Outcome o = TableSalvage.salvage(files, aside, target, opt);
         String what = damage == null ? "damaged table " + aside.getFileName() : damage.getMessage();
@@ -403,12 +402,6 @@ public final class LsmStore implements Store {
         log.error("{}; salvaged {} entries into {} ({}); the damaged file is kept as {}", what, o.entries(),
                 target.getFileName(), o.describe(), aside.getFileName());
         return Table.open(files, target, n);
-    }
-
-    private static List<Long> numbers(List<Table> tables) {
-        List<Long> out = new ArrayList<>(tables.size());
-        for (Table t : tables) out.add(t.number);
-        return out;
     }
 
     /**
@@ -422,10 +415,6 @@ public final class LsmStore implements Store {
         long max = opt.memtableBytes();
         long span = (long) (max * opt.flushJitter());
         return span == 0 ? max : max - java.util.concurrent.ThreadLocalRandom.current().nextLong(span + 1);
-    }
-
-    private Memtable newMemtable(long logNumber) {
-        return new Memtable(logNumber, MemtableArena.chunkFor(opt.memtableBytes()), opt.memtableBytes());
     }
 
     /** Writes a memtable to table {@code n}, fsynced, and opens it. */
@@ -482,7 +471,7 @@ public final class LsmStore implements Store {
         Writer last = mine.getLast();
         mutex.lock();
         try {
-            if (closed || stopping) throw new IOException("store " + dir + " is closed");
+            if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
             writers.addAll(mine);
             while (!last.done) {
                 Writer head = writers.peekFirst();
@@ -532,7 +521,7 @@ public final class LsmStore implements Store {
             entries.add(x.entry);
             bytes += x.recordBytes;
         }
-        Memtable mem = current.active;
+        Memtable mem = versions.current().active;
         WalWriter log = wal;
         IOException err = null;
         mutex.unlock();
@@ -590,8 +579,8 @@ public final class LsmStore implements Store {
             boolean slowed = false;
             while (true) {
                 if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
-                if (closed || stopping) throw new IOException("store " + dir + " is closed");
-                Version v = current;
+                if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
+                Version v = versions.current();
                 if (!slowed && v.tables.size() >= opt.slowdownTables()) {
                     slowed = true; // compaction is behind: delay this batch a little, without failing it
                     interrupted |= awaitChange(1);
@@ -621,7 +610,7 @@ public final class LsmStore implements Store {
 
     /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
     private void rotate() throws IOException {
-        long n = nextFile++; // used up even if the create fails: a half-made file may be left under it
+        long n = versions.newFileNumber(); // used up even if the create fails: a half-made file may be left under it
         Path p = FileNames.log(dir, n);
         WalWriter next;
         try {
@@ -657,11 +646,11 @@ public final class LsmStore implements Store {
             }
             retire(old, false);
         }
-        Version v = current;
+        Version v = versions.current();
         v.active.walBytes = old.bytes();
         List<Memtable> imm = new ArrayList<>(v.immutables);
         imm.add(v.active);
-        install(new Version(newMemtable(n), imm, v.tables));
+        versions.install(new Version(versions.newMemtable(n), imm, v.tables));
         activeLimit = flushThreshold();
         flusher.execute(this::flushPending);
     }
@@ -712,14 +701,6 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** With the mutex held. */
-    private void install(Version v) {
-        Version old = current;
-        current = v;
-        old.release();
-        changed.signalAll();
-    }
-
     private void periodicSync() {
         WalWriter w = wal;
         try {
@@ -735,7 +716,7 @@ public final class LsmStore implements Store {
 
     /** Background flushing: a failed flush is retried a second later, until it succeeds. */
     private void flushPending() {
-        if (stopping) return; // close() flushes itself and must be the last to touch the files
+        if (versions.stopping) return; // close() flushes itself and must be the last to touch the files
         flushPending(false);
     }
 
@@ -750,10 +731,10 @@ public final class LsmStore implements Store {
             long n;
             mutex.lock();
             try {
-                if (current.immutables.isEmpty()) return true;
-                m = current.immutables.getFirst();
+                if (versions.current().immutables.isEmpty()) return true;
+                m = versions.current().immutables.getFirst();
                 m.retain(); // ours until the flush is over, whatever happens to the versions meanwhile
-                n = nextFile++;
+                n = versions.newFileNumber();
             } finally {
                 mutex.unlock();
             }
@@ -767,14 +748,14 @@ public final class LsmStore implements Store {
                         giveUp ? "" : ", retrying in 1 s", e.toString());
                 // Unless the manifest may name the table already (renamed in place, then the directory's
                 // fsync failed): then it stays, and the next open removes it if the manifest does not.
-                if (!(e instanceof ManifestUncertainException)) {
+                if (!(e instanceof VersionSet.ManifestUncertainException)) {
                     try {
                         files.delete(FileNames.table(dir, n));
                     } catch (IOException ex) {
                         log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
                     }
                 }
-                if (!giveUp && !stopping) {
+                if (!giveUp && !versions.stopping) {
                     // Retry later without holding the flusher thread, so a waiting flush() or
                     // close() gets its turn (and its error) instead of waiting forever.
                     try {
@@ -790,47 +771,9 @@ public final class LsmStore implements Store {
         }
     }
 
-    /** Writing the manifest failed, perhaps after it was renamed into place: it may name the new table. */
-    private static final class ManifestUncertainException extends IOException {
-        ManifestUncertainException(IOException cause) {
-            super(cause.getMessage(), cause);
-        }
-    }
-
     private void flush(Memtable m, long n) throws IOException {
         Table t = m.isEmpty() ? null : writeTable(m, n);
-        synchronized (manifestLock) {
-            List<Table> tables;
-            long logNumber;
-            long next;
-            mutex.lock();
-            try {
-                tables = new ArrayList<>(current.tables);
-                if (t != null) tables.add(t);
-                List<Memtable> rest = current.immutables.subList(1, current.immutables.size());
-                logNumber = rest.isEmpty() ? current.active.logNumber : rest.getFirst().logNumber;
-                next = nextFile;
-            } finally {
-                mutex.unlock();
-            }
-            try {
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-            } catch (IOException e) {
-                throw new ManifestUncertainException(e);
-            }
-            mutex.lock();
-            try {
-                Version v = current;
-                List<Memtable> imm = new ArrayList<>(v.immutables);
-                imm.remove(m);
-                List<Table> ts = new ArrayList<>(v.tables);
-                if (t != null) ts.add(t);
-                install(new Version(v.active, imm, ts));
-            } finally {
-                mutex.unlock();
-            }
-        }
-        files.delete(FileNames.log(dir, m.logNumber));
+        versions.installFlush(m, t);
         scheduleCompaction();
     }
 
@@ -838,9 +781,9 @@ public final class LsmStore implements Store {
     public void flush() throws IOException {
         mutex.lock();
         try {
-            if (closed) throw new IOException("store " + dir + " is closed");
+            if (versions.closed()) throw new IOException("store " + dir + " is closed");
             while (!writers.isEmpty()) changed.awaitUninterruptibly();
-            if (!current.active.isEmpty()) rotate();
+            if (!versions.current().active.isEmpty()) rotate();
         } finally {
             mutex.unlock();
         }
@@ -862,12 +805,12 @@ public final class LsmStore implements Store {
     // ------------------------------------------------------------------ compaction
 
     private void scheduleCompaction() {
-        if (stopping) return;
+        if (versions.stopping) return;
         if (compactionScheduled.compareAndSet(false, true)) {
             try {
                 compactor.execute(() -> {
                     compactionScheduled.set(false);
-                    while (!stopping) {
+                    while (!versions.stopping) {
                         List<Table> inputs = pickTiered();
                         if (inputs.isEmpty()) return;
                         // After a failure the same inputs would be picked at once, failing again in
@@ -888,7 +831,7 @@ public final class LsmStore implements Store {
 
     private List<Table> compactable() {
         List<Table> candidates = new ArrayList<>();
-        for (Table t : current.tables) if (!t.damaged && !compacting.contains(t)) candidates.add(t);
+        for (Table t : versions.current().tables) if (!t.damaged && !compacting.contains(t)) candidates.add(t);
         return candidates;
     }
 
@@ -896,7 +839,7 @@ public final class LsmStore implements Store {
     public void compact() throws IOException {
         Future<?> f = compactor.submit(() -> {
             List<Table> all = new ArrayList<>();
-            for (Table t : current.tables) if (!t.damaged) all.add(t);
+            for (Table t : versions.current().tables) if (!t.damaged) all.add(t);
             // even one table: rewriting it drops expired tombstones
             if (!all.isEmpty() && !compact(all)) throw new IOException("compaction did not complete (the log says why)");
             return null;
@@ -913,30 +856,23 @@ public final class LsmStore implements Store {
 
     /** On the compactor thread: merges {@code inputs} into one new table and installs it; false if it did not. */
     private boolean compact(List<Table> inputs) {
-        Version v = acquire0();
+        Version v = versions.acquire();
         if (v == null) return false;
         compacting.addAll(inputs);
-        long n;
-        mutex.lock();
-        try {
-            n = nextFile++;
-        } finally {
-            mutex.unlock();
-        }
+        long n = versions.newFileNumber();
         Path out = FileNames.table(dir, n);
         long t0 = System.nanoTime();
         long inBytes = inputs.stream().mapToLong(t -> t.sizeBytes).sum();
         long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
         log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
                 out.getFileName());
-        boolean manifestWritten = false;
         try {
             List<Table> others = new ArrayList<>(v.tables);
             others.removeAll(inputs);
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.borrowingIterator());
             CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt,
-                    new Pacer(opt.compactionBytesPerSecond(), () -> stopping));
+                    new Pacer(opt.compactionBytesPerSecond(), () -> versions.stopping));
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             // An entry is copied from its mapped input a while after its block was checked (the
             // merge holds each input's next entry until its turn): damage in between would enter
@@ -945,34 +881,7 @@ public final class LsmStore implements Store {
             merged.checkInputsAgain(inputs);
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
-            synchronized (manifestLock) {
-                List<Table> tables = new ArrayList<>(current.tables);
-                tables.removeAll(inputs);
-                if (t != null) tables.add(t);
-                long next;
-                long logNumber;
-                mutex.lock();
-                try {
-                    next = nextFile;
-                    logNumber = current.immutables.isEmpty() ? current.active.logNumber
-                            : current.immutables.getFirst().logNumber;
-                } finally {
-                    mutex.unlock();
-                }
-                manifestWritten = true;
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-                mutex.lock();
-                try {
-                    Version cv = current;
-                    List<Table> ts = new ArrayList<>(cv.tables);
-                    ts.removeAll(inputs);
-                    if (t != null) ts.add(t);
-                    for (Table in : inputs) in.markObsolete();
-                    install(new Version(cv.active, cv.immutables, ts));
-                } finally {
-                    mutex.unlock();
-                }
-            }
+            versions.installCompaction(inputs, t);
             double secs = (System.nanoTime() - t0) / 1e9;
             log.info("compacted {} tables ({} bytes, {} entries) into {} ({} bytes, {} entries) in {} s, {} MB/s",
                     inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
@@ -988,7 +897,7 @@ public final class LsmStore implements Store {
             }
             // Once the manifest may name the new table (renamed in place, then its directory's fsync
             // failed), it must stay: if the manifest does not name it, the next open removes it.
-            if (!manifestWritten) {
+            if (!(c instanceof VersionSet.ManifestUncertainException)) {
                 try {
                     files.delete(out);
                 } catch (IOException ex) {
@@ -1004,17 +913,8 @@ public final class LsmStore implements Store {
 
     // ------------------------------------------------------------------ reads
 
-    /** A reference to the current version, or null once closed. */
-    private Version acquire0() {
-        while (!closed) {
-            Version v = current;
-            if (v.tryRetain()) return v;
-        }
-        return null;
-    }
-
     private Version acquire() throws IOException {
-        Version v = acquire0();
+        Version v = versions.acquire();
         if (v == null) throw new IOException("store " + dir + " is closed");
         return v;
     }
@@ -1112,7 +1012,7 @@ public final class LsmStore implements Store {
 
     @Override
     public StoreStats stats() {
-        Version v = acquire0();
+        Version v = versions.acquire();
         if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0);
         try {
             long tableBytes = 0;
@@ -1143,10 +1043,10 @@ public final class LsmStore implements Store {
         IOException failure = null;
         mutex.lock();
         try {
-            if (closed || stopping) return;
-            stopping = true;
+            if (versions.closed() || versions.stopping) return;
+            versions.stopping = true;
             while (!writers.isEmpty()) changed.awaitUninterruptibly();
-            if (!current.active.isEmpty() && writeError == null) {
+            if (!versions.current().active.isEmpty() && writeError == null) {
                 try {
                     rotate();
                 } catch (IOException e) {
@@ -1179,11 +1079,10 @@ public final class LsmStore implements Store {
         }
         mutex.lock();
         try {
-            closed = true;
+            versions.markClosed();
             wal.sync();
             wal.close();
-            current.release();
-            changed.signalAll();
+            versions.releaseCurrent();
         } finally {
             mutex.unlock();
             dirLock.close();
