@@ -94,27 +94,6 @@ final class CompactionFilter implements Iterator<Entry> {
         return false;
     }
 
-    /**
-     * The compaction's second pass over its inputs: every data block checked against its CRC again
-     * (see the caller), paced like the merge, since it reads as many bytes again. Throws at the
-     * first damaged block, {@link CompactionCancelledException} once the store is closing.
-     */
-    void checkInputsAgain(List<Table> inputs) throws CorruptionException {
-        long since = System.nanoTime();
-        long bytes = 0;
-        long pacedAt = 0;
-        for (Table t : inputs) {
-            for (int i = 0; i < t.blockCount(); i++) {
-                pacer.checkStopping();
-                bytes += t.checkBlock(i);
-                if (bytes - pacedAt >= pacer.clockBytes()) { // across tables: one of few large blocks is paced too
-                    pacedAt = bytes;
-                    pacer.pace(since, bytes);
-                }
-            }
-        }
-    }
-
     private void progress() {
         long now = System.nanoTime();
         if (now - lastLog < PROGRESS_NANOS) return;

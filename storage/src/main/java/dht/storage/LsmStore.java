@@ -85,8 +85,7 @@ public final class LsmStore implements Store {
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final ScheduledExecutorService syncer;
-    private final AtomicBoolean compactionScheduled = new AtomicBoolean();
-    private final Set<Table> compacting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Compaction compaction;
 
     private static final class Writer {
         final Entry entry;
@@ -115,6 +114,7 @@ public final class LsmStore implements Store {
         this.changed = versions.changed;
         this.flusher = background("dht-storage-flush", opt.backgroundPriority());
         this.compactor = background("dht-storage-compact", opt.backgroundPriority());
+        this.compaction = new Compaction(dir, opt, versions, compactor);
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
                 new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
         // shutdown() drops pending retries and periodic syncs without interrupting a running one.
@@ -198,7 +198,7 @@ public final class LsmStore implements Store {
             s.syncer.scheduleWithFixedDelay(s::periodicSync, options.syncIntervalMillis(),
                     options.syncIntervalMillis(), TimeUnit.MILLISECONDS);
         }
-        s.scheduleCompaction();
+        s.compaction.schedule();
         return s;
     }
 
@@ -774,7 +774,7 @@ public final class LsmStore implements Store {
     private void flush(Memtable m, long n) throws IOException {
         Table t = m.isEmpty() ? null : writeTable(m, n);
         versions.installFlush(m, t);
-        scheduleCompaction();
+        compaction.schedule();
     }
 
     /** Writes the active memtable to a table and waits until it is done. */
@@ -802,113 +802,9 @@ public final class LsmStore implements Store {
         }
     }
 
-    // ------------------------------------------------------------------ compaction
-
-    private void scheduleCompaction() {
-        if (versions.stopping) return;
-        if (compactionScheduled.compareAndSet(false, true)) {
-            try {
-                compactor.execute(() -> {
-                    compactionScheduled.set(false);
-                    while (!versions.stopping) {
-                        List<Table> inputs = pickTiered();
-                        if (inputs.isEmpty()) return;
-                        // After a failure the same inputs would be picked at once, failing again in
-                        // a tight loop (a full disk): the next flush schedules compaction again.
-                        if (!compact(inputs)) return;
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                compactionScheduled.set(false);
-            }
-        }
-    }
-
-    /** The next size-tiered merge among the tables that are neither damaged nor being compacted. */
-    private List<Table> pickTiered() {
-        return SizeTieredPicker.pick(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
-    }
-
-    private List<Table> compactable() {
-        List<Table> candidates = new ArrayList<>();
-        for (Table t : versions.current().tables) if (!t.damaged && !compacting.contains(t)) candidates.add(t);
-        return candidates;
-    }
-
     /** Merges every live table into one (a major compaction) and waits for it. */
     public void compact() throws IOException {
-        Future<?> f = compactor.submit(() -> {
-            List<Table> all = new ArrayList<>();
-            for (Table t : versions.current().tables) if (!t.damaged) all.add(t);
-            // even one table: rewriting it drops expired tombstones
-            if (!all.isEmpty() && !compact(all)) throw new IOException("compaction did not complete (the log says why)");
-            return null;
-        });
-        try {
-            f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while compacting", e);
-        } catch (ExecutionException e) {
-            throw new IOException("compaction failed", e.getCause());
-        }
-    }
-
-    /** On the compactor thread: merges {@code inputs} into one new table and installs it; false if it did not. */
-    private boolean compact(List<Table> inputs) {
-        Version v = versions.acquire();
-        if (v == null) return false;
-        compacting.addAll(inputs);
-        long n = versions.newFileNumber();
-        Path out = FileNames.table(dir, n);
-        long t0 = System.nanoTime();
-        long inBytes = inputs.stream().mapToLong(t -> t.sizeBytes).sum();
-        long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
-        log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
-                out.getFileName());
-        try {
-            List<Table> others = new ArrayList<>(v.tables);
-            others.removeAll(inputs);
-            List<Iterator<Entry>> sources = new ArrayList<>();
-            for (Table t : inputs) sources.add(t.borrowingIterator());
-            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt,
-                    new Pacer(opt.compactionBytesPerSecond(), () -> versions.stopping));
-            long count = TableWriter.write(files, out, merged, inEntries, opt);
-            // An entry is copied from its mapped input a while after its block was checked (the
-            // merge holds each input's next entry until its turn): damage in between would enter
-            // the new table under a valid CRC. Damage does not heal, so every input block is checked
-            // again before anything names the new table.
-            merged.checkInputsAgain(inputs);
-            Table t = count == 0 ? null : Table.open(files, out, n);
-            if (t == null) files.delete(out);
-            versions.installCompaction(inputs, t);
-            double secs = (System.nanoTime() - t0) / 1e9;
-            log.info("compacted {} tables ({} bytes, {} entries) into {} ({} bytes, {} entries) in {} s, {} MB/s",
-                    inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
-                    t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
-                    String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
-            return true;
-        } catch (UncheckedIOException | IOException | CompactionCancelledException e) {
-            Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
-            if (c instanceof CompactionCancelledException) {
-                log.info("compaction into {} cancelled: store closing", out.getFileName());
-            } else {
-                log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
-            }
-            // Once the manifest may name the new table (renamed in place, then its directory's fsync
-            // failed), it must stay: if the manifest does not name it, the next open removes it.
-            if (!(c instanceof VersionSet.ManifestUncertainException)) {
-                try {
-                    files.delete(out);
-                } catch (IOException ex) {
-                    log.warn("could not delete {}: {}", out, ex.toString());
-                }
-            }
-            return false;
-        } finally {
-            compacting.removeAll(inputs);
-            v.release();
-        }
+        compaction.compactAll();
     }
 
     // ------------------------------------------------------------------ reads
@@ -1028,7 +924,7 @@ public final class LsmStore implements Store {
                 walBytes += m.walBytes;
             }
             return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables()), walBytes, damaged);
+                    compaction.due(), walBytes, damaged);
         } finally {
             v.release();
         }
