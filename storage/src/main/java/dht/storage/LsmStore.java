@@ -86,6 +86,7 @@ public final class LsmStore implements Store {
     private final ExecutorService compactor;
     private final ScheduledExecutorService syncer;
     private final Compaction compaction;
+    private final MemtableFlush flushes;
 
     private static final class Writer {
         final Entry entry;
@@ -122,6 +123,7 @@ public final class LsmStore implements Store {
         sync.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
         sync.prestartCoreThread();
         this.syncer = sync;
+        this.flushes = new MemtableFlush(dir, opt, versions, flusher, syncer, compaction);
     }
 
     /**
@@ -294,7 +296,7 @@ public final class LsmStore implements Store {
                 for (Memtable fm : full) {
                     if (fm.isEmpty()) continue;
                     long n = versions.newFileNumber();
-                    Table t = writeTable(fm, n);
+                    Table t = MemtableFlush.writeTable(files, dir, opt, fm, n);
                     if (t != null) tables.add(t);
                 }
             } finally {
@@ -415,19 +417,6 @@ public final class LsmStore implements Store {
         long max = opt.memtableBytes();
         long span = (long) (max * opt.flushJitter());
         return span == 0 ? max : max - java.util.concurrent.ThreadLocalRandom.current().nextLong(span + 1);
-    }
-
-    /** Writes a memtable to table {@code n}, fsynced, and opens it. */
-    private Table writeTable(Memtable mem, long n) throws IOException {
-        long t0 = System.nanoTime();
-        Path p = FileNames.table(dir, n);
-        log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
-                p.getFileName());
-        long count = TableWriter.write(files, p, mem.borrowingIterator(), mem.count(), opt);
-        Table t = Table.open(files, p, n);
-        log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
-                count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
-        return t;
     }
 
     // ------------------------------------------------------------------ writes
@@ -652,7 +641,7 @@ public final class LsmStore implements Store {
         imm.add(v.active);
         versions.install(new Version(versions.newMemtable(n), imm, v.tables));
         activeLimit = flushThreshold();
-        flusher.execute(this::flushPending);
+        flushes.schedule();
     }
 
     /**
@@ -712,71 +701,6 @@ public final class LsmStore implements Store {
         }
     }
 
-    // ------------------------------------------------------------------ flush
-
-    /** Background flushing: a failed flush is retried a second later, until it succeeds. */
-    private void flushPending() {
-        if (versions.stopping) return; // close() flushes itself and must be the last to touch the files
-        flushPending(false);
-    }
-
-    /**
-     * Flushes the immutable memtables, oldest first. On failure either retries (background) or
-     * gives up and returns false ({@code giveUp}: someone is waiting); the memtable's log stays,
-     * so nothing acknowledged is lost either way.
-     */
-    private boolean flushPending(boolean giveUp) {
-        while (true) {
-            Memtable m;
-            long n;
-            mutex.lock();
-            try {
-                if (versions.current().immutables.isEmpty()) return true;
-                m = versions.current().immutables.getFirst();
-                m.retain(); // ours until the flush is over, whatever happens to the versions meanwhile
-                n = versions.newFileNumber();
-            } finally {
-                mutex.unlock();
-            }
-            try {
-                flush(m, n);
-            } catch (IOException | RuntimeException | Error e) {
-                // An Error too (an OutOfMemoryError while the heap is full of request bodies): if it
-                // escaped, the flusher thread died with no retry scheduled, writes stalled behind the
-                // memtables waiting for it, and every PUT timed out until a restart.
-                log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
-                        giveUp ? "" : ", retrying in 1 s", e.toString());
-                // Unless the manifest may name the table already (renamed in place, then the directory's
-                // fsync failed): then it stays, and the next open removes it if the manifest does not.
-                if (!(e instanceof VersionSet.ManifestUncertainException)) {
-                    try {
-                        files.delete(FileNames.table(dir, n));
-                    } catch (IOException ex) {
-                        log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
-                    }
-                }
-                if (!giveUp && !versions.stopping) {
-                    // Retry later without holding the flusher thread, so a waiting flush() or
-                    // close() gets its turn (and its error) instead of waiting forever.
-                    try {
-                        syncer.schedule(() -> flusher.execute(this::flushPending), 1, TimeUnit.SECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException ex) {
-                        log.warn("flush retry not scheduled: store closing; log {} is kept for replay", m.logNumber);
-                    }
-                }
-                return false;
-            } finally {
-                m.release(); // after the install, when no reader holds it: its native memory goes here, outside the mutex
-            }
-        }
-    }
-
-    private void flush(Memtable m, long n) throws IOException {
-        Table t = m.isEmpty() ? null : writeTable(m, n);
-        versions.installFlush(m, t);
-        compaction.schedule();
-    }
-
     /** Writes the active memtable to a table and waits until it is done. */
     public void flush() throws IOException {
         mutex.lock();
@@ -787,19 +711,7 @@ public final class LsmStore implements Store {
         } finally {
             mutex.unlock();
         }
-        waitForFlushes();
-    }
-
-    private void waitForFlushes() throws IOException {
-        Future<Boolean> f = flusher.submit(() -> flushPending(true));
-        try {
-            if (!f.get()) throw new IOException("flush failed (see log); the write-ahead logs are kept for replay");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while flushing", e);
-        } catch (ExecutionException e) {
-            throw new IOException("flush failed", e.getCause());
-        }
+        flushes.flushAll();
     }
 
     /** Merges every live table into one (a major compaction) and waits for it. */
@@ -956,7 +868,7 @@ public final class LsmStore implements Store {
             mutex.unlock();
         }
         try {
-            if (writeError == null && failure == null) waitForFlushes();
+            if (writeError == null && failure == null) flushes.flushAll();
         } catch (IOException e) {
             failure = e;
         }
