@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The compaction job: picks tables ({@link SizeTieredPicker}), merges them into one new table
- * ({@link CompactionFilter}, paced by a {@link Pacer}), checks the inputs again and installs the
+ * ({@link CompactionMerge}, paced by a {@link Pacer}), checks the inputs again and installs the
  * result ({@link VersionSet#installCompaction}).
  *
  * <p>Invariants: compactions run one at a time, on the compactor thread only; a table is in at
@@ -121,7 +121,7 @@ final class Compaction {
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.borrowingIterator());
             Pacer pacer = new Pacer(opt.compactionBytesPerSecond(), () -> versions.stopping);
-            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, pacer);
+            CompactionMerge merged = new CompactionMerge(new MergingIterator(sources), v, others, inBytes, n, opt, pacer);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             // An entry is copied from its mapped input a while after its block was checked (the
             // merge holds each input's next entry until its turn): damage in between would enter

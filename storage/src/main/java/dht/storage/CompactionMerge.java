@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Also the compaction's progress line (rate, ETA) every 10 seconds; it stops with
  * {@link CompactionCancelledException} once the store is closing, and reads no faster than its
- * {@link Pacer} allows.
+ * {@link Pacer} allows. Used by one compaction, on the compactor thread, which retains the
+ * snapshot it consults for as long as it runs; takes no lock.
  */
-final class CompactionFilter implements Iterator<Entry> {
-    private static final Logger log = LoggerFactory.getLogger(CompactionFilter.class);
+final class CompactionMerge implements Iterator<Entry> {
+    private static final Logger log = LoggerFactory.getLogger(CompactionMerge.class);
     private static final long PROGRESS_NANOS = 10_000_000_000L;
 
     private final Iterator<Entry> in;
@@ -45,7 +46,7 @@ final class CompactionFilter implements Iterator<Entry> {
      * @param totalBytes the inputs' size, for the progress line's ETA
      * @param outNumber  the output table's number, for the progress line
      */
-    CompactionFilter(Iterator<Entry> in, Version v, List<Table> others, long totalBytes, long outNumber,
+    CompactionMerge(Iterator<Entry> in, Version v, List<Table> others, long totalBytes, long outNumber,
                      StoreOptions opt, Pacer pacer) {
         this.in = in;
         this.v = v;
