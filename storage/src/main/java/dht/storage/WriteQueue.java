@@ -54,9 +54,9 @@ final class WriteQueue {
     private volatile WalWriter wal;
     private volatile IOException writeError;
     /** Stalled writes are logged once per 5 s. */
-    private final LogThrottle stallLog = new LogThrottle(5_000_000_000L);
+    private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
     /** Failed log switches are logged once per 5 s. */
-    private final LogThrottle rotateFailureLog = new LogThrottle(5_000_000_000L);
+    private final WarningThrottle rotateFailureLog = new WarningThrottle(5_000_000_000L);
     /** The size at which the active memtable is rotated, drawn anew for each memtable: see {@link #flushThreshold}. */
     private long activeLimit;
 
