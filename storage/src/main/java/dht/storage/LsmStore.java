@@ -20,15 +20,14 @@ import org.slf4j.LoggerFactory;
  * memtable, immutable sorted tables read through mapped memory, size-tiered background compaction
  * and an atomically replaced manifest. See docs/storage-format.md.
  *
+ * <p>This class opens and closes the store, serves reads and hands the rest to its parts:
+ * {@link Recovery} (open), {@link WriteQueue} (writes, log switches), {@link MemtableFlush} and
+ * {@link Compaction} (background jobs, one thread each) and {@link VersionSet} (the current
+ * version, file numbers, manifest installs, and the mutex they share).
+ *
  * <p>Invariants:
  * <ul>
- *   <li>A write is acknowledged only after its log record is written (and fsynced under
- *       {@link SyncPolicy#EVERY_WRITE}) and applied to the active memtable.</li>
- *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}; log
- *       {@code N} is deleted only after a manifest naming the table that holds its memtable is
- *       durable.</li>
- *   <li>The live table set changes only under {@link #manifestLock}, and only after the new
- *       manifest is durable; the readers' view ({@link #current}) changes only under {@link #mutex}.</li>
+ *   <li>Reads take no lock: each retains the current version for as long as it reads.</li>
  *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
  *       of tables may be merged. A point read consults tables by the greatest timestamp each holds,
  *       greatest first, and stops before a table whose greatest is older than the version in hand:
@@ -78,10 +77,9 @@ public final class LsmStore implements Store {
 
     /**
      * One background thread, started now, by the thread opening the store: a thread inherits its
-     * creator's scheduling (its CPU mask on Linux), and a flush thread started lazily by whichever
-     * writer first filled a memtable took on that writer's, which on a node that pins its storage
-     * threads to CPUs kept every flush and compaction on one CPU. The thread sets its own CPU priority
-     * ({@link StoreOptions#backgroundPriority}) as it starts: on Linux that is a per-thread attribute.
+     * creator's scheduling (its CPU mask on Linux), and one started lazily by a writer would take
+     * on that writer's. The thread sets its own CPU priority ({@link StoreOptions#backgroundPriority})
+     * as it starts: on Linux that is a per-thread attribute.
      */
     private static ExecutorService background(String name, BackgroundPriority priority) {
         java.util.concurrent.ThreadFactory daemon = daemon(name);
@@ -353,9 +351,9 @@ public final class LsmStore implements Store {
                 try {
                     writes.rotate();
                 } catch (IOException e) {
-                    // Reported below, after the rest of the close: thrown from here it left the
-                    // store half-stopped with its directory lock held, and a second close did nothing.
-                    // The memtable's writes are in the log, synced below, and replayed at the next open.
+                    // Reported below, after the rest of the close, so that the store still stops and
+                    // lets go of its directory. The memtable's writes are in the log, synced below,
+                    // and replayed at the next open.
                     failure = e;
                 }
             }

@@ -88,7 +88,7 @@ final class WriteQueue {
         this.flushes = flushes;
     }
 
-    /** By the open, once recovery has made {@code first}: writes go to it from now on. */
+    /** By recovery, as soon as it has created the first log: writes go to it once the store is open. */
     void start(WalWriter first) {
         wal = first;
         activeLimit = flushThreshold();
@@ -351,7 +351,7 @@ final class WriteQueue {
     /**
      * Syncs and closes a log that rotation replaced (and the directory that now names its
      * successor). A failed sync still closes it: its memtable is queued for flush, which makes the
-     * data durable anyway, and a log left open was a file handle lost at every log switch.
+     * data durable anyway, and a log left open would be a file handle lost at every log switch.
      */
     private void retire(WalWriter old, boolean syncDirectory) {
         if (syncDirectory) {
