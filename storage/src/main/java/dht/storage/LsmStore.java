@@ -2,26 +2,15 @@ package dht.storage;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,15 +20,14 @@ import org.slf4j.LoggerFactory;
  * memtable, immutable sorted tables read through mapped memory, size-tiered background compaction
  * and an atomically replaced manifest. See docs/storage-format.md.
  *
+ * <p>This class opens and closes the store, serves reads and hands the rest to its parts:
+ * {@link Recovery} (open), {@link WriteQueue} (writes, log switches), {@link MemtableFlush} and
+ * {@link Compaction} (background jobs, one thread each) and {@link VersionSet} (the current
+ * version, file numbers, manifest installs, and the mutex they share).
+ *
  * <p>Invariants:
  * <ul>
- *   <li>A write is acknowledged only after its log record is written (and fsynced under
- *       {@link SyncPolicy#EVERY_WRITE}) and applied to the active memtable.</li>
- *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}; log
- *       {@code N} is deleted only after a manifest naming the table that holds its memtable is
- *       durable.</li>
- *   <li>The live table set changes only under {@link #manifestLock}, and only after the new
- *       manifest is durable; the readers' view ({@link #current}) changes only under {@link #mutex}.</li>
+ *   <li>Reads take no lock: each retains the current version for as long as it reads.</li>
  *   <li>Versions compete by {@link Entry#supersedes} everywhere, never by file age, so any subset
  *       of tables may be merged. A point read consults tables by the greatest timestamp each holds,
  *       greatest first, and stops before a table whose greatest is older than the version in hand:
@@ -53,70 +41,29 @@ import org.slf4j.LoggerFactory;
  */
 public final class LsmStore implements Store {
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
-    private static final long MAX_BATCH_BYTES = 4L << 20;
 
     private final Path dir;
-    private final StoreOptions opt;
-    private final StorageFiles files;
     private final Closeable dirLock;
 
-    // ---- write path, guarded by mutex ----
-    private final ReentrantLock mutex = new ReentrantLock();
-    /** Signalled when the version changes (a flush) and when the writer queue empties. */
-    private final Condition changed = mutex.newCondition();
-    /**
-     * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits on its own
-     * condition, shared by its writers, and is woken only when one of them is done or has become
-     * the head: one shared condition with signalAll woke every queued writer at every
-     * group commit, only for all but one to sleep again.
-     */
-    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
-    private volatile WalWriter wal;
-    private long nextFile;
-    private volatile IOException writeError;
-    private volatile Version current;
-    private volatile boolean closed;
-    /** Stalled writes are logged once per 5 s; mutex held. */
-    private final LogThrottle stallLog = new LogThrottle(5_000_000_000L);
-    /**
-     * The size at which the active memtable is rotated, drawn anew for each memtable (guarded by
-     * {@code mutex}): see {@link #flushThreshold}.
-     */
-    private long activeLimit;
+    private final VersionSet versions;
+    private final ReentrantLock mutex;
+    private final WriteQueue writes;
 
     // ---- background work ----
-    private final Object manifestLock = new Object();
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final ScheduledExecutorService syncer;
-    private final AtomicBoolean compactionScheduled = new AtomicBoolean();
-    private final Set<Table> compacting = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private volatile boolean stopping;
-
-    private static final class Writer {
-        final Entry entry;
-        /** The log record up to the value (the value is copied into the log from where it is). */
-        final byte[] head;
-        final long recordBytes;
-        final Condition turn;
-        boolean done;
-        IOException error;
-
-        Writer(Entry entry, Condition turn) {
-            this.entry = entry;
-            this.head = LogRecord.head(entry);
-            this.recordBytes = LogRecord.size(entry);
-            this.turn = turn;
-        }
-    }
+    private final Compaction compaction;
+    private final MemtableFlush flushes;
 
     private LsmStore(Path dir, StoreOptions opt, Closeable dirLock) {
         this.dir = dir;
-        this.opt = opt;
-        this.files = opt.files();
         this.dirLock = dirLock;
+        this.versions = new VersionSet(dir, opt);
+        this.mutex = versions.mutex;
         this.flusher = background("dht-storage-flush", opt.backgroundPriority());
         this.compactor = background("dht-storage-compact", opt.backgroundPriority());
+        this.compaction = new Compaction(dir, opt, versions, compactor);
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
                 new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
         // shutdown() drops pending retries and periodic syncs without interrupting a running one.
@@ -124,14 +71,15 @@ public final class LsmStore implements Store {
         sync.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
         sync.prestartCoreThread();
         this.syncer = sync;
+        this.flushes = new MemtableFlush(dir, opt, versions, flusher, syncer, compaction);
+        this.writes = new WriteQueue(dir, opt, versions, syncer, flushes);
     }
 
     /**
      * One background thread, started now, by the thread opening the store: a thread inherits its
-     * creator's scheduling (its CPU mask on Linux), and a flush thread started lazily by whichever
-     * writer first filled a memtable took on that writer's, which on a node that pins its storage
-     * threads to CPUs kept every flush and compaction on one CPU. The thread sets its own CPU priority
-     * ({@link StoreOptions#backgroundPriority}) as it starts: on Linux that is a per-thread attribute.
+     * creator's scheduling (its CPU mask on Linux), and one started lazily by a writer would take
+     * on that writer's. The thread sets its own CPU priority ({@link StoreOptions#backgroundPriority})
+     * as it starts: on Linux that is a per-thread attribute.
      */
     private static ExecutorService background(String name, BackgroundPriority priority) {
         java.util.concurrent.ThreadFactory daemon = daemon(name);
@@ -191,16 +139,16 @@ public final class LsmStore implements Store {
         if (lock == null) throw new DirectoryLockedException(dir);
         LsmStore s = new LsmStore(dir, options, lock);
         try {
-            s.recover();
+            new Recovery(dir, options, s.versions).run(s.writes::start);
         } catch (IOException | RuntimeException e) {
             s.abortOpen();
             throw e;
         }
         if (options.syncPolicy() == SyncPolicy.PERIODIC) {
-            s.syncer.scheduleWithFixedDelay(s::periodicSync, options.syncIntervalMillis(),
+            s.syncer.scheduleWithFixedDelay(s.writes::periodicSync, options.syncIntervalMillis(),
                     options.syncIntervalMillis(), TimeUnit.MILLISECONDS);
         }
-        s.scheduleCompaction();
+        s.compaction.schedule();
         return s;
     }
 
@@ -208,237 +156,14 @@ public final class LsmStore implements Store {
         flusher.shutdownNow();
         compactor.shutdownNow();
         syncer.shutdownNow();
-        if (current != null) current.release();
-        try {
-            if (wal != null) wal.close();
-        } catch (IOException e) {
-            log.warn("closing log after failed open: {}", e.toString());
-        }
+        Version v = versions.current();
+        if (v != null) v.release();
+        writes.abandonLog();
         try {
             dirLock.close();
         } catch (IOException e) {
             log.warn("releasing lock after failed open: {}", e.toString());
         }
-    }
-
-    // ------------------------------------------------------------------ recovery
-
-    private void recover() throws IOException {
-        long t0 = System.nanoTime();
-        boolean hasManifest = Files.exists(dir.resolve(Manifest.NAME));
-        Manifest m = hasManifest ? Manifest.read(files, dir) : new Manifest(1, 0, List.of());
-        List<Path> listing = files.list(dir);
-        checkFilesPresent(m, hasManifest, listing);
-        Set<Long> live = new HashSet<>(m.tables());
-        TreeMap<Long, Path> logs = new TreeMap<>();
-        long maxSeen = 0;
-        for (Path p : listing) {
-            String name = p.getFileName().toString();
-            long tn = FileNames.number(name, FileNames.TABLE);
-            long ln = FileNames.number(name, FileNames.LOG);
-            maxSeen = Math.max(maxSeen, Math.max(tn, ln));
-            if (name.endsWith(".tmp")) {
-                log.info("removing leftover {}", p);
-                files.delete(p);
-            } else if (tn >= 0 && !live.contains(tn)) {
-                log.info("removing table {} left by an interrupted flush or compaction", p);
-                files.delete(p);
-            } else if (ln >= 0 && ln < m.logNumber()) {
-                log.info("removing log {} already flushed to a table", p);
-                files.delete(p);
-            } else if (ln >= 0) {
-                logs.put(ln, p);
-            }
-        }
-        nextFile = Math.max(m.nextFile(), maxSeen + 1);
-
-        List<Table> tables = new ArrayList<>();
-        for (long n : m.tables()) {
-            Path p = FileNames.table(dir, n);
-            Path aside = FileNames.corrupt(p);
-            if (!Files.exists(p)) {
-                if (Files.exists(aside)) {
-                    // Set aside by an open that stopped before its manifest: salvage it again.
-                    log.warn("table {} named by the manifest was set aside as {} by an interrupted open; salvaging it again",
-                            p.getFileName(), aside.getFileName());
-                    Table salvaged = salvage(aside, null);
-                    if (salvaged != null) tables.add(salvaged);
-                } else {
-                    log.error("table {} named by the manifest is missing; going on without it as asked "
-                            + "(acceptMissingTables): its entries are lost", p);
-                }
-                continue;
-            }
-            try {
-                tables.add(Table.open(files, p, n));
-            } catch (CorruptionException e) {
-                // Renamed first: the damaged file is never deleted, and until the manifest below
-                // replaces this one, a crash leads the next open back to it (the branch above).
-                files.rename(p, aside);
-                Table salvaged = salvage(aside, e);
-                if (salvaged != null) tables.add(salvaged);
-            }
-        }
-
-        List<Path> damagedLogs = new ArrayList<>();
-        for (var le : logs.entrySet()) {
-            // Replayed memtables belong to no version: each is freed here once written (or on failure).
-            List<Memtable> full = new ArrayList<>();
-            full.add(newMemtable(le.getKey()));
-            try {
-                WalReader.Outcome replayed = WalReader.replay(files, le.getValue(), e -> {
-                    Memtable cur = full.getLast();
-                    cur.put(e);
-                    if (cur.bytes() >= opt.memtableBytes()) full.add(newMemtable(le.getKey()));
-                });
-                if (replayed.damaged()) damagedLogs.add(le.getValue());
-                for (Memtable fm : full) {
-                    if (fm.isEmpty()) continue;
-                    long n = nextFile++;
-                    Table t = writeTable(fm, n);
-                    if (t != null) tables.add(t);
-                }
-            } finally {
-                for (Memtable fm : full) fm.discard();
-            }
-        }
-
-        long walNumber = nextFile++;
-        wal = new WalWriter(walNumber, FileNames.log(dir, walNumber), files.create(FileNames.log(dir, walNumber)));
-        files.syncDirectory(dir);
-        new Manifest(nextFile, walNumber, numbers(tables)).write(files, dir);
-        for (Path p : logs.values()) {
-            // A damaged log (intact records after a bad one) is kept beside the store, never
-            // deleted by it, like a damaged table: its intact records are in tables now, and the
-            // damaged bytes are evidence. A log that merely ended torn is a crash's normal trace.
-            if (damagedLogs.contains(p)) {
-                files.rename(p, FileNames.corrupt(p));
-            } else {
-                files.delete(p);
-            }
-        }
-        // A crash before this sync may bring a damaged log back under its old name; the manifest
-        // names it flushed, so the next open deletes it: its records are safe in tables, only the
-        // evidence is lost in that window.
-        if (!logs.isEmpty()) files.syncDirectory(dir);
-        current = new Version(newMemtable(walNumber), List.of(), tables);
-        activeLimit = flushThreshold();
-        log.info("opened store {}: {} tables, {} bytes, replayed {} logs in {} ms", dir, tables.size(),
-                tables.stream().mapToLong(t -> t.sizeBytes).sum(), logs.size(), (System.nanoTime() - t0) / 1_000_000);
-    }
-
-    /**
-     * Fails the open, before any file is touched, when files the store needs are not there: a
-     * table the manifest names is missing (neither it nor its set-aside {@code .corrupt} copy), or
-     * the log it names as the oldest still needed, or tables exist with no manifest at all (every
-     * open writes one, so it was lost). Going on would
-     * serve without their entries and, worse, delete a table put back later as a leftover; an
-     * operator who moved a file away by mistake can put it back instead. With
-     * {@link StoreOptions#acceptMissingTables} a missing table is logged and the open goes on.
-     */
-    private void checkFilesPresent(Manifest m, boolean hasManifest, List<Path> listing) throws MissingFilesException {
-        if (!hasManifest) {
-            List<String> orphans = new ArrayList<>();
-            for (Path p : listing) {
-                if (FileNames.number(p.getFileName().toString(), FileNames.TABLE) >= 0) orphans.add(p.getFileName().toString());
-            }
-            if (!orphans.isEmpty()) {
-                throw new MissingFilesException(dir + ": holds tables (" + String.join(", ", orphans.stream().sorted().toList())
-                        + ") but no " + Manifest.NAME + ", which names the live ones; nothing was changed. Put the "
-                        + Manifest.NAME + " back", false);
-            }
-            return;
-        }
-        Set<Path> present = new HashSet<>();
-        for (Path p : listing) present.add(p.getFileName());
-        // The log the manifest names as the oldest still needed may hold acknowledged writes that
-        // are in no table: it is created before any manifest names it (at open and at each log
-        // switch; writing a manifest syncs the directory, its entry with it) and deleted only once
-        // a later manifest names a newer one. Only the log itself counts: open replays no
-        // .log.corrupt, and none is ever made of a log the manifest still names.
-        Path oldestLog = m.logNumber() > 0 ? FileNames.log(dir, m.logNumber()) : null;
-        boolean logMissing = oldestLog != null && !present.contains(oldestLog.getFileName());
-        if (opt.acceptMissingTables()) {
-            if (logMissing) {
-                log.error("log {} named by the manifest is missing; going on without it as asked (acceptMissingTables): "
-                        + "the writes it held are lost", oldestLog);
-            }
-            return;
-        }
-        List<String> missing = new ArrayList<>();
-        for (long n : m.tables()) {
-            Path p = FileNames.table(dir, n);
-            if (!present.contains(p.getFileName()) && !present.contains(FileNames.corrupt(p).getFileName())) missing.add(p.getFileName().toString());
-        }
-        if (logMissing) {
-            throw new MissingFilesException(dir + ": log " + oldestLog.getFileName() + " named by the manifest is missing"
-                    + (missing.isEmpty() ? "" : ", and " + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing))
-                    + (present.contains(FileNames.corrupt(oldestLog).getFileName()) ? " (a " + FileNames.corrupt(oldestLog).getFileName() + " is there, which is not replayed)" : "")
-                    + "; nothing was changed. It may hold acknowledged writes that are in no table yet: put it back, or "
-                    + "open with acceptMissingTables to go on without it (its writes are lost)", true);
-        }
-        if (missing.isEmpty()) return;
-        boolean one = missing.size() == 1;
-        String it = one ? "it" : "them";
-        throw new MissingFilesException(dir + ": " + (one ? "table " : "tables ") + String.join(", ", missing)
-                + " named by the manifest " + (one ? "is" : "are") + " missing; nothing was changed. Put " + it
-                + " back, or open with acceptMissingTables to go on without " + it + " (" + (one ? "its" : "their")
-                + " entries are lost)", true);
-    }
-
-    /**
-     * Copies the intact data blocks of a damaged table, already set aside as {@code aside}, into a
-     * new table ({@link TableSalvage}) and opens it; null when no block is intact. {@code damage}
-     * is what the open found, or null when an interrupted open found it before.
-     */
-    private Table salvage(Path aside, CorruptionException damage) throws IOException {
-        long n = nextFile++;
-        Path target = FileNames.table(dir, n);
-        TableSalvage.Outcome o = TableSalvage.salvage(files, aside, target, opt);
-        String what = damage == null ? "damaged table " + aside.getFileName() : damage.getMessage();
-        if (o.entries() == 0) {
-            log.error("{}; no intact data block, its entries are lost; the damaged file is kept as {}", what, aside.getFileName());
-            return null;
-        }
-        log.error("{}; salvaged {} entries into {} ({}); the damaged file is kept as {}", what, o.entries(),
-                target.getFileName(), o.describe(), aside.getFileName());
-        return Table.open(files, target, n);
-    }
-
-    private static List<Long> numbers(List<Table> tables) {
-        List<Long> out = new ArrayList<>(tables.size());
-        for (Table t : tables) out.add(t.number);
-        return out;
-    }
-
-    /**
-     * Where the next memtable is rotated: {@link StoreOptions#memtableBytes}, or with a
-     * {@link StoreOptions#flushJitter} a size drawn at random below it, anew for each memtable, so
-     * that stores receiving the same writes (a cluster's replicas) drift apart after their first
-     * flush instead of flushing and compacting together every time. Never above the configured
-     * size, so memory stays bounded by it.
-     */
-    private long flushThreshold() {
-        long max = opt.memtableBytes();
-        long span = (long) (max * opt.flushJitter());
-        return span == 0 ? max : max - java.util.concurrent.ThreadLocalRandom.current().nextLong(span + 1);
-    }
-
-    private Memtable newMemtable(long logNumber) {
-        return new Memtable(logNumber, MemtableArena.chunkFor(opt.memtableBytes()), opt.memtableBytes());
-    }
-
-    /** Writes a memtable to table {@code n}, fsynced, and opens it. */
-    private Table writeTable(Memtable mem, long n) throws IOException {
-        long t0 = System.nanoTime();
-        Path p = FileNames.table(dir, n);
-        log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
-                p.getFileName());
-        long count = TableWriter.write(files, p, mem.borrowingIterator(), mem.count(), opt);
-        Table t = Table.open(files, p, n);
-        log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
-                count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
-        return t;
     }
 
     // ------------------------------------------------------------------ writes
@@ -460,560 +185,37 @@ public final class LsmStore implements Store {
 
     /**
      * Writes the entries in order, as one call (a put or delete is a call of one): they join the
-     * writers' queue together, so the group commit that takes the first of them takes the rest too
-     * (one log append for all, up to the group's byte limit), where separate calls from one thread
-     * would commit one at a time.
-     * Returns when all are written. Not atomic: readers may see some before the call returns, and
-     * a call that fails may have written some of them (they are then in the log, and a reopen
-     * replays them).
+     * writers' queue together, so one group commit can take them all. Returns when all are
+     * written. Not atomic: readers may see some before the call returns, and a call that fails may
+     * have written some of them (they are then in the log, and a reopen replays them).
      */
     @Override
     public void write(List<Entry> entries) throws IOException {
-        if (entries.isEmpty()) return;
-        // One condition for all of them: whichever of them is signalled, this thread wakes.
-        Condition turn = mutex.newCondition();
-        List<Writer> mine = new ArrayList<>(entries.size());
-        for (Entry e : entries) {
-            checkKey(e.key());
-            Writer w = new Writer(e, turn);
-            if (w.recordBytes > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
-            mine.add(w);
-        }
-        Writer last = mine.getLast();
-        mutex.lock();
-        try {
-            if (closed || stopping) throw new IOException("store " + dir + " is closed");
-            writers.addAll(mine);
-            while (!last.done) {
-                Writer head = writers.peekFirst();
-                if (head != null && head.turn == turn) {
-                    try {
-                        lead(head);
-                    } catch (IOException | RuntimeException | Error ex) {
-                        // lead() took the head out; the rest of this call's entries leave too.
-                        writers.removeIf(x -> x.turn == turn);
-                        handOver();
-                        throw ex;
-                    }
-                } else {
-                    turn.awaitUninterruptibly();
-                }
-            }
-            for (Writer w : mine) {
-                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
-            }
-        } finally {
-            mutex.unlock();
-        }
-    }
-
-    /**
-     * With the mutex held, by the writer at the head of the queue: commits it and everyone queued
-     * behind it, up to the group's byte limit (group commit), marks them done, and wakes the next
-     * leader. Throws if its own write failed.
-     */
-    private void lead(Writer w) throws IOException {
-        try {
-            makeRoomForWrite();
-        } catch (IOException | RuntimeException | Error ex) {
-            // Left queued, this writer would hold every later one (and close) forever.
-            writers.pollFirst();
-            handOver();
-            throw ex;
-        }
-        List<Writer> batch = new ArrayList<>();
-        List<byte[]> heads = new ArrayList<>();
-        List<Entry> entries = new ArrayList<>();
-        long bytes = 0;
-        for (Writer x : writers) {
-            if (!batch.isEmpty() && bytes + x.recordBytes > MAX_BATCH_BYTES) break;
-            batch.add(x);
-            heads.add(x.head);
-            entries.add(x.entry);
-            bytes += x.recordBytes;
-        }
-        Memtable mem = current.active;
-        WalWriter log = wal;
-        IOException err = null;
-        mutex.unlock();
-        try {
-            log.append(heads, entries);
-            if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
-            for (Writer x : batch) mem.put(x.entry);
-        } catch (IOException ex) {
-            err = ex;
-        } catch (RuntimeException | Error ex) {
-            // The memtable could not take the batch (native memory exhausted, say): it is in the
-            // log but not all readable, so this store stops taking writes as for a log failure;
-            // reopening replays the log. Left unhandled, it would leave the batch queued forever.
-            err = new IOException("memtable insert failed: " + ex, ex);
-        } finally {
-            mutex.lock();
-        }
-        if (err != null) {
-            // The log may now end in a torn record: later records would be unreadable after it.
-            writeError = err;
-            LsmStore.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
-                    err.toString());
-        }
-        for (Writer x : batch) {
-            writers.pollFirst();
-            x.done = true;
-            x.error = err;
-            if (x != w) x.turn.signal();
-        }
-        handOver();
-        if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
-    }
-
-    /** With the mutex held, by a leader leaving the queue: wakes the next leader, or whoever waits for an empty queue. */
-    private void handOver() {
-        Writer next = writers.peekFirst();
-        if (next != null) {
-            next.turn.signal();
-        } else {
-            changed.signalAll();
-        }
-    }
-
-    /** Failed log switches are logged once per 5 s; mutex held. */
-    private final LogThrottle rotateFailureLog = new LogThrottle(5_000_000_000L);
-
-    /**
-     * Called by the leader with the mutex held: rotates the memtable when full, stalls when
-     * flushing lags. An interrupt does not fail the write (nor make the waits spin): the flag is
-     * cleared while waiting and restored on return.
-     */
-    private void makeRoomForWrite() throws IOException {
-        boolean interrupted = Thread.interrupted();
-        try {
-            boolean slowed = false;
-            while (true) {
-                if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
-                if (closed || stopping) throw new IOException("store " + dir + " is closed");
-                Version v = current;
-                if (!slowed && v.tables.size() >= opt.slowdownTables()) {
-                    slowed = true; // compaction is behind: delay this batch a little, without failing it
-                    interrupted |= awaitChange(1);
-                } else if (v.active.bytes() < activeLimit) {
-                    return;
-                } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
-                    if (stallLog.allow()) log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
-                    interrupted |= awaitChange(100);
-                } else {
-                    rotate();
-                }
-            }
-        } finally {
-            if (interrupted) Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Waits for a change (a flush) or the timeout; returns whether the wait was interrupted. */
-    private boolean awaitChange(long millis) {
-        try {
-            changed.await(millis, TimeUnit.MILLISECONDS);
-            return false;
-        } catch (InterruptedException e) {
-            return true;
-        }
-    }
-
-    /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
-    private void rotate() throws IOException {
-        long n = nextFile++; // used up even if the create fails: a half-made file may be left under it
-        Path p = FileNames.log(dir, n);
-        WalWriter next;
-        try {
-            next = new WalWriter(n, p, files.create(p));
-        } catch (IOException e) {
-            throw rotateFailed(p, e);
-        }
-        WalWriter old = wal;
-        wal = next;
-        // A rotation's fsyncs (the new log's directory entry, the old log's unsynced tail) stall every
-        // writer while they run under the mutex. Under PERIODIC nothing is promised durable before
-        // the next periodic sync, so the syncer thread does them; under EVERY_WRITE the next
-        // acknowledged write needs the new log's directory entry durable first, so they stay here.
-        if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> retire(old, true))) {
-            try {
-                files.syncDirectory(dir);
-            } catch (IOException e) {
-                // The new log's entry may not be durable, so nothing may be acknowledged from it:
-                // writes stay on the old log, and the new one is given up (closed and deleted),
-                // not left open for every later try to add another.
-                wal = old;
-                try {
-                    next.close();
-                } catch (IOException ex) {
-                    log.warn("closing the new log {} given up: {}", p, ex.toString());
-                }
-                try {
-                    files.delete(p);
-                } catch (IOException ex) {
-                    log.warn("deleting the new log {} given up: {} (the next open replays it empty and deletes it)", p, ex.toString());
-                }
-                throw rotateFailed(p, e);
-            }
-            retire(old, false);
-        }
-        Version v = current;
-        v.active.walBytes = old.bytes();
-        List<Memtable> imm = new ArrayList<>(v.immutables);
-        imm.add(v.active);
-        install(new Version(newMemtable(n), imm, v.tables));
-        activeLimit = flushThreshold();
-        flusher.execute(this::flushPending);
-    }
-
-    /**
-     * Every write fails until a new log can be started (the memtable is full): says so in the log,
-     * once in a while, or an operator sees only the clients' errors. Mutex held.
-     */
-    private IOException rotateFailed(Path p, IOException e) {
-        if (rotateFailureLog.allow()) {
-            log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
-        }
-        return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
-    }
-
-    /**
-     * Syncs and closes a log that rotation replaced (and the directory that now names its
-     * successor). A failed sync still closes it: its memtable is queued for flush, which makes the
-     * data durable anyway, and a log left open was a file handle lost at every log switch.
-     */
-    private void retire(WalWriter old, boolean syncDirectory) {
-        if (syncDirectory) {
-            try {
-                files.syncDirectory(dir);
-            } catch (IOException e) {
-                log.warn("syncing {} after a log switch: {} (the flush just queued syncs it again)", dir, e.toString());
-            }
-        }
-        try {
-            old.sync();
-        } catch (IOException e) {
-            log.warn("syncing the replaced log {}: {} (its memtable's flush makes it durable)", old.path, e.toString());
-        }
-        try {
-            old.close();
-        } catch (IOException e) {
-            log.warn("closing the replaced log {}: {}", old.path, e.toString());
-        }
-    }
-
-    /** Runs {@code task} on the syncer thread; false if the store is stopping and it cannot. */
-    private boolean offload(Runnable task) {
-        try {
-            syncer.execute(task);
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
-    }
-
-    /** With the mutex held. */
-    private void install(Version v) {
-        Version old = current;
-        current = v;
-        old.release();
-        changed.signalAll();
-    }
-
-    private void periodicSync() {
-        WalWriter w = wal;
-        try {
-            w.sync();
-        } catch (ClosedChannelException e) {
-            // rotated meanwhile: rotation synced it before closing
-        } catch (IOException e) {
-            log.error("periodic sync of {} failed: {}", w.path, e.toString());
-        }
-    }
-
-    // ------------------------------------------------------------------ flush
-
-    /** Background flushing: a failed flush is retried a second later, until it succeeds. */
-    private void flushPending() {
-        if (stopping) return; // close() flushes itself and must be the last to touch the files
-        flushPending(false);
-    }
-
-    /**
-     * Flushes the immutable memtables, oldest first. On failure either retries (background) or
-     * gives up and returns false ({@code giveUp}: someone is waiting); the memtable's log stays,
-     * so nothing acknowledged is lost either way.
-     */
-    private boolean flushPending(boolean giveUp) {
-        while (true) {
-            Memtable m;
-            long n;
-            mutex.lock();
-            try {
-                if (current.immutables.isEmpty()) return true;
-                m = current.immutables.getFirst();
-                m.retain(); // ours until the flush is over, whatever happens to the versions meanwhile
-                n = nextFile++;
-            } finally {
-                mutex.unlock();
-            }
-            try {
-                flush(m, n);
-            } catch (IOException | RuntimeException | Error e) {
-                // An Error too (an OutOfMemoryError while the heap is full of request bodies): if it
-                // escaped, the flusher thread died with no retry scheduled, writes stalled behind the
-                // memtables waiting for it, and every PUT timed out until a restart.
-                log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
-                        giveUp ? "" : ", retrying in 1 s", e.toString());
-                // Unless the manifest may name the table already (renamed in place, then the directory's
-                // fsync failed): then it stays, and the next open removes it if the manifest does not.
-                if (!(e instanceof ManifestUncertainException)) {
-                    try {
-                        files.delete(FileNames.table(dir, n));
-                    } catch (IOException ex) {
-                        log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
-                    }
-                }
-                if (!giveUp && !stopping) {
-                    // Retry later without holding the flusher thread, so a waiting flush() or
-                    // close() gets its turn (and its error) instead of waiting forever.
-                    try {
-                        syncer.schedule(() -> flusher.execute(this::flushPending), 1, TimeUnit.SECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException ex) {
-                        log.warn("flush retry not scheduled: store closing; log {} is kept for replay", m.logNumber);
-                    }
-                }
-                return false;
-            } finally {
-                m.release(); // after the install, when no reader holds it: its native memory goes here, outside the mutex
-            }
-        }
-    }
-
-    /** Writing the manifest failed, perhaps after it was renamed into place: it may name the new table. */
-    private static final class ManifestUncertainException extends IOException {
-        ManifestUncertainException(IOException cause) {
-            super(cause.getMessage(), cause);
-        }
-    }
-
-    private void flush(Memtable m, long n) throws IOException {
-        Table t = m.isEmpty() ? null : writeTable(m, n);
-        synchronized (manifestLock) {
-            List<Table> tables;
-            long logNumber;
-            long next;
-            mutex.lock();
-            try {
-                tables = new ArrayList<>(current.tables);
-                if (t != null) tables.add(t);
-                List<Memtable> rest = current.immutables.subList(1, current.immutables.size());
-                logNumber = rest.isEmpty() ? current.active.logNumber : rest.getFirst().logNumber;
-                next = nextFile;
-            } finally {
-                mutex.unlock();
-            }
-            try {
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-            } catch (IOException e) {
-                throw new ManifestUncertainException(e);
-            }
-            mutex.lock();
-            try {
-                Version v = current;
-                List<Memtable> imm = new ArrayList<>(v.immutables);
-                imm.remove(m);
-                List<Table> ts = new ArrayList<>(v.tables);
-                if (t != null) ts.add(t);
-                install(new Version(v.active, imm, ts));
-            } finally {
-                mutex.unlock();
-            }
-        }
-        files.delete(FileNames.log(dir, m.logNumber));
-        scheduleCompaction();
+        writes.write(entries);
     }
 
     /** Writes the active memtable to a table and waits until it is done. */
     public void flush() throws IOException {
         mutex.lock();
         try {
-            if (closed) throw new IOException("store " + dir + " is closed");
-            while (!writers.isEmpty()) changed.awaitUninterruptibly();
-            if (!current.active.isEmpty()) rotate();
+            if (versions.closed()) throw new IOException("store " + dir + " is closed");
+            writes.awaitIdle();
+            if (!versions.current().active.isEmpty()) writes.rotate();
         } finally {
             mutex.unlock();
         }
-        waitForFlushes();
-    }
-
-    private void waitForFlushes() throws IOException {
-        Future<Boolean> f = flusher.submit(() -> flushPending(true));
-        try {
-            if (!f.get()) throw new IOException("flush failed (see log); the write-ahead logs are kept for replay");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while flushing", e);
-        } catch (ExecutionException e) {
-            throw new IOException("flush failed", e.getCause());
-        }
-    }
-
-    // ------------------------------------------------------------------ compaction
-
-    private void scheduleCompaction() {
-        if (stopping) return;
-        if (compactionScheduled.compareAndSet(false, true)) {
-            try {
-                compactor.execute(() -> {
-                    compactionScheduled.set(false);
-                    while (!stopping) {
-                        List<Table> inputs = pickTiered();
-                        if (inputs.isEmpty()) return;
-                        // After a failure the same inputs would be picked at once, failing again in
-                        // a tight loop (a full disk): the next flush schedules compaction again.
-                        if (!compact(inputs)) return;
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                compactionScheduled.set(false);
-            }
-        }
-    }
-
-    /** The next size-tiered merge among the tables that are neither damaged nor being compacted. */
-    private List<Table> pickTiered() {
-        return SizeTieredPicker.pick(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
-    }
-
-    private List<Table> compactable() {
-        List<Table> candidates = new ArrayList<>();
-        for (Table t : current.tables) if (!t.damaged && !compacting.contains(t)) candidates.add(t);
-        return candidates;
+        flushes.flushAll();
     }
 
     /** Merges every live table into one (a major compaction) and waits for it. */
     public void compact() throws IOException {
-        Future<?> f = compactor.submit(() -> {
-            List<Table> all = new ArrayList<>();
-            for (Table t : current.tables) if (!t.damaged) all.add(t);
-            // even one table: rewriting it drops expired tombstones
-            if (!all.isEmpty() && !compact(all)) throw new IOException("compaction did not complete (the log says why)");
-            return null;
-        });
-        try {
-            f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while compacting", e);
-        } catch (ExecutionException e) {
-            throw new IOException("compaction failed", e.getCause());
-        }
-    }
-
-    /** On the compactor thread: merges {@code inputs} into one new table and installs it; false if it did not. */
-    private boolean compact(List<Table> inputs) {
-        Version v = acquire0();
-        if (v == null) return false;
-        compacting.addAll(inputs);
-        long n;
-        mutex.lock();
-        try {
-            n = nextFile++;
-        } finally {
-            mutex.unlock();
-        }
-        Path out = FileNames.table(dir, n);
-        long t0 = System.nanoTime();
-        long inBytes = inputs.stream().mapToLong(t -> t.sizeBytes).sum();
-        long inEntries = inputs.stream().mapToLong(t -> t.entryCount).sum();
-        log.info("compacting {} tables ({} bytes, {} entries) into {}", inputs.size(), inBytes, inEntries,
-                out.getFileName());
-        boolean manifestWritten = false;
-        try {
-            List<Table> others = new ArrayList<>(v.tables);
-            others.removeAll(inputs);
-            List<Iterator<Entry>> sources = new ArrayList<>();
-            for (Table t : inputs) sources.add(t.borrowingIterator());
-            CompactionFilter merged = new CompactionFilter(new MergingIterator(sources), v, others, inBytes, n, opt, () -> stopping);
-            long count = TableWriter.write(files, out, merged, inEntries, opt);
-            // An entry is copied from its mapped input a while after its block was checked (the
-            // merge holds each input's next entry until its turn): damage in between would enter
-            // the new table under a valid CRC. Damage does not heal, so every input block is checked
-            // again before anything names the new table.
-            merged.checkInputsAgain(inputs);
-            Table t = count == 0 ? null : Table.open(files, out, n);
-            if (t == null) files.delete(out);
-            synchronized (manifestLock) {
-                List<Table> tables = new ArrayList<>(current.tables);
-                tables.removeAll(inputs);
-                if (t != null) tables.add(t);
-                long next;
-                long logNumber;
-                mutex.lock();
-                try {
-                    next = nextFile;
-                    logNumber = current.immutables.isEmpty() ? current.active.logNumber
-                            : current.immutables.getFirst().logNumber;
-                } finally {
-                    mutex.unlock();
-                }
-                manifestWritten = true;
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-                mutex.lock();
-                try {
-                    Version cv = current;
-                    List<Table> ts = new ArrayList<>(cv.tables);
-                    ts.removeAll(inputs);
-                    if (t != null) ts.add(t);
-                    for (Table in : inputs) in.markObsolete();
-                    install(new Version(cv.active, cv.immutables, ts));
-                } finally {
-                    mutex.unlock();
-                }
-            }
-            double secs = (System.nanoTime() - t0) / 1e9;
-            log.info("compacted {} tables ({} bytes, {} entries) into {} ({} bytes, {} entries) in {} s, {} MB/s",
-                    inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),
-                    t == null ? 0 : t.sizeBytes, count, String.format("%.1f", secs),
-                    String.format("%.1f", inBytes / 1e6 / Math.max(secs, 1e-3)));
-            return true;
-        } catch (UncheckedIOException | IOException | CompactionFilter.Cancelled e) {
-            Throwable c = e instanceof UncheckedIOException u ? u.getCause() : e;
-            if (c instanceof CompactionFilter.Cancelled) {
-                log.info("compaction into {} cancelled: store closing", out.getFileName());
-            } else {
-                log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
-            }
-            // Once the manifest may name the new table (renamed in place, then its directory's fsync
-            // failed), it must stay: if the manifest does not name it, the next open removes it.
-            if (!manifestWritten) {
-                try {
-                    files.delete(out);
-                } catch (IOException ex) {
-                    log.warn("could not delete {}: {}", out, ex.toString());
-                }
-            }
-            return false;
-        } finally {
-            compacting.removeAll(inputs);
-            v.release();
-        }
+        compaction.compactAll();
     }
 
     // ------------------------------------------------------------------ reads
 
-    /** A reference to the current version, or null once closed. */
-    private Version acquire0() {
-        while (!closed) {
-            Version v = current;
-            if (v.tryRetain()) return v;
-        }
-        return null;
-    }
-
     private Version acquire() throws IOException {
-        Version v = acquire0();
+        Version v = versions.acquire();
         if (v == null) throw new IOException("store " + dir + " is closed");
         return v;
     }
@@ -1111,7 +313,7 @@ public final class LsmStore implements Store {
 
     @Override
     public StoreStats stats() {
-        Version v = acquire0();
+        Version v = versions.acquire();
         if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0);
         try {
             long tableBytes = 0;
@@ -1121,13 +323,13 @@ public final class LsmStore implements Store {
                 if (t.damaged) damaged++;
             }
             long mem = v.active.bytes();
-            long walBytes = wal.bytes();
+            long walBytes = writes.walBytes();
             for (Memtable m : v.immutables) {
                 mem += m.bytes();
                 walBytes += m.walBytes;
             }
             return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables()), walBytes, damaged);
+                    compaction.due(), walBytes, damaged);
         } finally {
             v.release();
         }
@@ -1142,16 +344,16 @@ public final class LsmStore implements Store {
         IOException failure = null;
         mutex.lock();
         try {
-            if (closed || stopping) return;
-            stopping = true;
-            while (!writers.isEmpty()) changed.awaitUninterruptibly();
-            if (!current.active.isEmpty() && writeError == null) {
+            if (versions.closed() || versions.stopping) return;
+            versions.stopping = true;
+            writes.awaitIdle();
+            if (!versions.current().active.isEmpty() && writes.failure() == null) {
                 try {
-                    rotate();
+                    writes.rotate();
                 } catch (IOException e) {
-                    // Reported below, after the rest of the close: thrown from here it left the
-                    // store half-stopped with its directory lock held, and a second close did nothing.
-                    // The memtable's writes are in the log, synced below, and replayed at the next open.
+                    // Reported below, after the rest of the close, so that the store still stops and
+                    // lets go of its directory. The memtable's writes are in the log, synced below,
+                    // and replayed at the next open.
                     failure = e;
                 }
             }
@@ -1159,7 +361,7 @@ public final class LsmStore implements Store {
             mutex.unlock();
         }
         try {
-            if (writeError == null && failure == null) waitForFlushes();
+            if (writes.failure() == null && failure == null) flushes.flushAll();
         } catch (IOException e) {
             failure = e;
         }
@@ -1178,11 +380,9 @@ public final class LsmStore implements Store {
         }
         mutex.lock();
         try {
-            closed = true;
-            wal.sync();
-            wal.close();
-            current.release();
-            changed.signalAll();
+            versions.markClosed();
+            writes.closeLog();
+            versions.releaseCurrent();
         } finally {
             mutex.unlock();
             dirLock.close();

@@ -1,17 +1,17 @@
 package dht.storage;
 
 /**
- * Lets a condition that repeats (writes stalled behind flushes, a log that cannot be created) be
- * logged at most once a period, the first time at once: a line per occurrence would bury the log,
- * none would leave an operator seeing only the clients' errors. Not thread-safe: its caller holds
- * the lock that guards the condition.
+ * Lets a warning about a condition that repeats (writes stalled behind flushes, a write-ahead log
+ * that cannot be created) be emitted at most once a period, the first time at once: a line per
+ * occurrence would bury the log, none would leave an operator seeing only the clients' errors.
+ * Not thread-safe: its caller holds the lock that guards the condition.
  */
-final class LogThrottle {
+final class WarningThrottle {
     private final long periodNanos;
     private long last;
     private boolean logged;
 
-    LogThrottle(long periodNanos) {
+    WarningThrottle(long periodNanos) {
         this.periodNanos = periodNanos;
     }
 

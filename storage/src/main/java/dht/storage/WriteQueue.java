@@ -1,0 +1,397 @@
+package dht.storage;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path: group commit through a queue of writers, the write-ahead log, the switch to a
+ * new log and memtable when the active one is full, write slowdowns and stalls while flushing or
+ * compaction lag, and the error state after a log failure.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Everything here is guarded by {@link VersionSet#mutex} but the log's I/O: the leader (the
+ *       writer at the head of the queue) appends its group to the log and the memtable with the
+ *       mutex released, and no other writer touches the log or the active memtable meanwhile.</li>
+ *   <li>A write is acknowledged only after its log record is written (and fsynced under
+ *       {@link SyncPolicy#EVERY_WRITE}) and applied to the active memtable.</li>
+ *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}.</li>
+ *   <li>Once a log append or memtable insert fails ({@link #failure}), every later write fails:
+ *       the log may end in a torn record. Reopening replays it.</li>
+ * </ul>
+ * Called by the store's write, flush and close; {@link #periodicSync} by the syncer thread.
+ * Logs under {@link LsmStore}'s name.
+ */
+final class WriteQueue {
+    private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
+    private static final long MAX_BATCH_BYTES = 4L << 20;
+
+    private final Path dir;
+    private final StorageFiles files;
+    private final StoreOptions opt;
+    private final VersionSet versions;
+    private final ReentrantLock mutex;
+    private final Condition changed;
+    private final ScheduledExecutorService syncer;
+    private final MemtableFlush flushes;
+    /**
+     * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits on its own
+     * condition, shared by its writers, and is woken only when one of them is done or has become
+     * the head.
+     */
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    private volatile WalWriter wal;
+    private volatile IOException writeError;
+    /** Stalled writes are logged once per 5 s. */
+    private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
+    /** Failed log switches are logged once per 5 s. */
+    private final WarningThrottle rotateFailureLog = new WarningThrottle(5_000_000_000L);
+    /** The size at which the active memtable is rotated, drawn anew for each memtable: see {@link #flushThreshold}. */
+    private long activeLimit;
+
+    private static final class Writer {
+        final Entry entry;
+        /** The log record up to the value (the value is copied into the log from where it is). */
+        final byte[] head;
+        final long recordBytes;
+        final Condition turn;
+        boolean done;
+        IOException error;
+
+        Writer(Entry entry, Condition turn) {
+            this.entry = entry;
+            this.head = LogRecord.head(entry);
+            this.recordBytes = LogRecord.size(entry);
+            this.turn = turn;
+        }
+    }
+
+    WriteQueue(Path dir, StoreOptions opt, VersionSet versions, ScheduledExecutorService syncer, MemtableFlush flushes) {
+        this.dir = dir;
+        this.files = opt.files();
+        this.opt = opt;
+        this.versions = versions;
+        this.mutex = versions.mutex;
+        this.changed = versions.changed;
+        this.syncer = syncer;
+        this.flushes = flushes;
+    }
+
+    /** By recovery, as soon as it has created the first log: writes go to it once the store is open. */
+    void start(WalWriter first) {
+        wal = first;
+        activeLimit = flushThreshold();
+    }
+
+    /** The error that made the store refuse writes, or null. */
+    IOException failure() { return writeError; }
+
+    /** The bytes in the current log. */
+    long walBytes() { return wal.bytes(); }
+
+    /** With the mutex held: waits until no writer is queued. */
+    void awaitIdle() {
+        while (!writers.isEmpty()) changed.awaitUninterruptibly();
+    }
+
+    /** With the mutex held, by close(): syncs and closes the current log. */
+    void closeLog() throws IOException {
+        wal.sync();
+        wal.close();
+    }
+
+    /** By a failed open: closes the log recovery started, if it got that far. */
+    void abandonLog() {
+        try {
+            if (wal != null) wal.close();
+        } catch (IOException e) {
+            log.warn("closing log after failed open: {}", e.toString());
+        }
+    }
+
+    /**
+     * Where the next memtable is rotated: {@link StoreOptions#memtableBytes}, or with a
+     * {@link StoreOptions#flushJitter} a size drawn at random below it, anew for each memtable, so
+     * that stores receiving the same writes (a cluster's replicas) drift apart after their first
+     * flush instead of flushing and compacting together every time. Never above the configured
+     * size, so memory stays bounded by it.
+     */
+    private long flushThreshold() {
+        long max = opt.memtableBytes();
+        long span = (long) (max * opt.flushJitter());
+        return span == 0 ? max : max - java.util.concurrent.ThreadLocalRandom.current().nextLong(span + 1);
+    }
+
+    /**
+     * Writes the entries in order, as one call (a put or delete is a call of one): they join the
+     * writers' queue together, so the group commit that takes the first of them takes the rest too
+     * (one log append for all, up to the group's byte limit), where separate calls from one thread
+     * would commit one at a time.
+     * Returns when all are written. Not atomic: readers may see some before the call returns, and
+     * a call that fails may have written some of them (they are then in the log, and a reopen
+     * replays them).
+     */
+    void write(List<Entry> entries) throws IOException {
+        if (entries.isEmpty()) return;
+        // One condition for all of them: whichever of them is signalled, this thread wakes.
+        Condition turn = mutex.newCondition();
+        List<Writer> mine = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            if (e.key() == null) throw new IllegalArgumentException("null key");
+            Writer w = new Writer(e, turn);
+            if (w.recordBytes > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
+            mine.add(w);
+        }
+        Writer last = mine.getLast();
+        mutex.lock();
+        try {
+            if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
+            writers.addAll(mine);
+            while (!last.done) {
+                Writer head = writers.peekFirst();
+                if (head != null && head.turn == turn) {
+                    try {
+                        lead(head);
+                    } catch (IOException | RuntimeException | Error ex) {
+                        // lead() took the head out; the rest of this call's entries leave too.
+                        writers.removeIf(x -> x.turn == turn);
+                        handOver();
+                        throw ex;
+                    }
+                } else {
+                    turn.awaitUninterruptibly();
+                }
+            }
+            for (Writer w : mine) {
+                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * With the mutex held, by the writer at the head of the queue: commits it and everyone queued
+     * behind it, up to the group's byte limit (group commit), marks them done, and wakes the next
+     * leader. Throws if its own write failed.
+     */
+    private void lead(Writer w) throws IOException {
+        try {
+            makeRoomForWrite();
+        } catch (IOException | RuntimeException | Error ex) {
+            // Left queued, this writer would hold every later one (and close) forever.
+            writers.pollFirst();
+            handOver();
+            throw ex;
+        }
+        List<Writer> batch = new ArrayList<>();
+        List<byte[]> heads = new ArrayList<>();
+        List<Entry> entries = new ArrayList<>();
+        long bytes = 0;
+        for (Writer x : writers) {
+            if (!batch.isEmpty() && bytes + x.recordBytes > MAX_BATCH_BYTES) break;
+            batch.add(x);
+            heads.add(x.head);
+            entries.add(x.entry);
+            bytes += x.recordBytes;
+        }
+        Memtable mem = versions.current().active;
+        WalWriter log = wal;
+        IOException err = null;
+        mutex.unlock();
+        try {
+            log.append(heads, entries);
+            if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
+            for (Writer x : batch) mem.put(x.entry);
+        } catch (IOException ex) {
+            err = ex;
+        } catch (RuntimeException | Error ex) {
+            // The memtable could not take the batch (native memory exhausted, say): it is in the
+            // log but not all readable, so this store stops taking writes as for a log failure;
+            // reopening replays the log. Left unhandled, it would leave the batch queued forever.
+            err = new IOException("memtable insert failed: " + ex, ex);
+        } finally {
+            mutex.lock();
+        }
+        if (err != null) {
+            // The log may now end in a torn record: later records would be unreadable after it.
+            writeError = err;
+            WriteQueue.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
+                    err.toString());
+        }
+        for (Writer x : batch) {
+            writers.pollFirst();
+            x.done = true;
+            x.error = err;
+            if (x != w) x.turn.signal();
+        }
+        handOver();
+        if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
+    }
+
+    /** With the mutex held, by a leader leaving the queue: wakes the next leader, or whoever waits for an empty queue. */
+    private void handOver() {
+        Writer next = writers.peekFirst();
+        if (next != null) {
+            next.turn.signal();
+        } else {
+            changed.signalAll();
+        }
+    }
+
+    /**
+     * Called by the leader with the mutex held: rotates the memtable when full, stalls when
+     * flushing lags. An interrupt does not fail the write (nor make the waits spin): the flag is
+     * cleared while waiting and restored on return.
+     */
+    private void makeRoomForWrite() throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            boolean slowed = false;
+            while (true) {
+                if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
+                if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
+                Version v = versions.current();
+                if (!slowed && v.tables.size() >= opt.slowdownTables()) {
+                    slowed = true; // compaction is behind: delay this batch a little, without failing it
+                    interrupted |= awaitChange(1);
+                } else if (v.active.bytes() < activeLimit) {
+                    return;
+                } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
+                    if (stallLog.allow()) log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
+                    interrupted |= awaitChange(100);
+                } else {
+                    rotate();
+                }
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits for a change (a flush) or the timeout; returns whether the wait was interrupted. */
+    private boolean awaitChange(long millis) {
+        try {
+            changed.await(millis, TimeUnit.MILLISECONDS);
+            return false;
+        } catch (InterruptedException e) {
+            return true;
+        }
+    }
+
+    /** With the mutex held: starts a new log and memtable, queues the old memtable for flush. */
+    void rotate() throws IOException {
+        long n = versions.newFileNumber(); // used up even if the create fails: a half-made file may be left under it
+        Path p = FileNames.log(dir, n);
+        WalWriter next;
+        try {
+            next = new WalWriter(n, p, files.create(p));
+        } catch (IOException e) {
+            throw rotateFailed(p, e);
+        }
+        WalWriter old = wal;
+        wal = next;
+        // A rotation's fsyncs (the new log's directory entry, the old log's unsynced tail) stall every
+        // writer while they run under the mutex. Under PERIODIC nothing is promised durable before
+        // the next periodic sync, so the syncer thread does them; under EVERY_WRITE the next
+        // acknowledged write needs the new log's directory entry durable first, so they stay here.
+        if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> retire(old, true))) {
+            try {
+                files.syncDirectory(dir);
+            } catch (IOException e) {
+                // The new log's entry may not be durable, so nothing may be acknowledged from it:
+                // writes stay on the old log, and the new one is given up (closed and deleted),
+                // not left open for every later try to add another.
+                wal = old;
+                try {
+                    next.close();
+                } catch (IOException ex) {
+                    log.warn("closing the new log {} given up: {}", p, ex.toString());
+                }
+                try {
+                    files.delete(p);
+                } catch (IOException ex) {
+                    log.warn("deleting the new log {} given up: {} (the next open replays it empty and deletes it)", p, ex.toString());
+                }
+                throw rotateFailed(p, e);
+            }
+            retire(old, false);
+        }
+        Version v = versions.current();
+        v.active.walBytes = old.bytes();
+        List<Memtable> imm = new ArrayList<>(v.immutables);
+        imm.add(v.active);
+        versions.install(new Version(versions.newMemtable(n), imm, v.tables));
+        activeLimit = flushThreshold();
+        flushes.schedule();
+    }
+
+    /**
+     * Every write fails until a new log can be started (the memtable is full): says so in the log,
+     * once in a while, or an operator sees only the clients' errors. Mutex held.
+     */
+    private IOException rotateFailed(Path p, IOException e) {
+        if (rotateFailureLog.allow()) {
+            log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
+        }
+        return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
+    }
+
+    /**
+     * Syncs and closes a log that rotation replaced (and the directory that now names its
+     * successor). A failed sync still closes it: its memtable is queued for flush, which makes the
+     * data durable anyway, and a log left open would be a file handle lost at every log switch.
+     */
+    private void retire(WalWriter old, boolean syncDirectory) {
+        if (syncDirectory) {
+            try {
+                files.syncDirectory(dir);
+            } catch (IOException e) {
+                log.warn("syncing {} after a log switch: {} (the flush just queued syncs it again)", dir, e.toString());
+            }
+        }
+        try {
+            old.sync();
+        } catch (IOException e) {
+            log.warn("syncing the replaced log {}: {} (its memtable's flush makes it durable)", old.path, e.toString());
+        }
+        try {
+            old.close();
+        } catch (IOException e) {
+            log.warn("closing the replaced log {}: {}", old.path, e.toString());
+        }
+    }
+
+    /** Runs {@code task} on the syncer thread; false if the store is stopping and it cannot. */
+    private boolean offload(Runnable task) {
+        try {
+            syncer.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** On the syncer thread, under {@link SyncPolicy#PERIODIC}: syncs the current log. */
+    void periodicSync() {
+        WalWriter w = wal;
+        try {
+            w.sync();
+        } catch (ClosedChannelException e) {
+            // rotated meanwhile: rotation synced it before closing
+        } catch (IOException e) {
+            log.error("periodic sync of {} failed: {}", w.path, e.toString());
+        }
+    }
+}
