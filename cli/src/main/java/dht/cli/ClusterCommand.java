@@ -101,7 +101,7 @@ final class ClusterCommand implements Callable<Integer> {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-                cmd.add("-D" + ServeCommand.EXIT_WITH_PARENT + "=true");
+                cmd.add("-D" + dht.node.JvmSettings.EXIT_WITH_PARENT + "=true");
                 List<String> serveArgs = List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)));
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));

@@ -20,8 +20,6 @@ import io.netty.util.IntSupplier;
  * only, so its field needs no synchronization.
  */
 final class BusyPoll implements SelectStrategy {
-    static final String PROPERTY = "dht.io.poll.micros";
-
     private final long windowNanos;
     /** System.nanoTime() until which the loop polls instead of blocking. */
     private long pollUntil;
@@ -31,12 +29,7 @@ final class BusyPoll implements SelectStrategy {
         this.pollUntil = System.nanoTime();
     }
 
-    /** The window from {@code -Ddht.io.poll.micros}, 0 (never poll) when unset. */
-    static long windowMicros() {
-        return JvmSettings.wholeNumber(PROPERTY, 0, 0, 1_000_000, "microseconds");
-    }
-
-    /** A factory giving each loop its own strategy; null when the window is 0 (Netty's default then). */
+    /** A factory giving each loop its own strategy ({@code -Ddht.io.poll.micros}); null when the window is 0 (Netty's default then). */
     static SelectStrategyFactory factory(long windowMicros) {
         if (windowMicros == 0) return null;
         long nanos = windowMicros * 1_000;

@@ -50,7 +50,7 @@ class CoreLocalExecutorTest {
     @Test
     void eachLoopsCallsRunOnItsOwnCpusPoolPinnedThere() throws Exception {
         assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
-        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 2);
+        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 2, "blocking");
         ThreadFactory loops = executor.loopThreads("test-loop-");
         try {
             for (int k = 0; k < CPUS.size(); k++) {
@@ -75,7 +75,7 @@ class CoreLocalExecutorTest {
     @Test
     void callsFromOtherThreadsGoToEveryPoolInTurnAndNoneAfterShutdown() throws Exception {
         assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
-        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 1);
+        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 1, "blocking");
         Set<String> cpusUsed = new HashSet<>();
         for (int i = 0; i < 2 * CPUS.size(); i++) {
             CompletableFuture<Ran> ran = new CompletableFuture<>();
@@ -91,16 +91,16 @@ class CoreLocalExecutorTest {
 
     @Test
     void pinsOnlyWhenAskedAndTheNodeHasOneEventLoopPerCpu() {
-        assertThat(CoreLocalExecutor.appliesTo("cores", 2, List.of(0, 1))).isTrue();
-        assertThat(CoreLocalExecutor.appliesTo("none", 2, List.of(0, 1))).isFalse();  // the default
-        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
-        assertThat(CoreLocalExecutor.appliesTo("cores", 4, List.of(0, 1))).isFalse();
-        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(3))).isFalse();     // one CPU: nothing to choose
-        assertThat(CoreLocalExecutor.appliesTo("cores", 0, List.of())).isFalse();      // affinity unknown (not Linux)
-        assertThatThrownBy(() -> CoreLocalExecutor.appliesTo("core", 2, List.of(0, 1)))
+        assertThat(CoreLocalExecutor.appliesTo("cores", "pool", 2, List.of(0, 1))).isTrue();
+        assertThat(CoreLocalExecutor.appliesTo("none", "pool", 2, List.of(0, 1))).isFalse();  // the default
+        assertThat(CoreLocalExecutor.appliesTo("cores", "pool", 1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
+        assertThat(CoreLocalExecutor.appliesTo("cores", "pool", 4, List.of(0, 1))).isFalse();
+        assertThat(CoreLocalExecutor.appliesTo("cores", "pool", 1, List.of(3))).isFalse();     // one CPU: nothing to choose
+        assertThat(CoreLocalExecutor.appliesTo("cores", "pool", 0, List.of())).isFalse();      // affinity unknown (not Linux)
+        assertThatThrownBy(() -> CoreLocalExecutor.appliesTo("core", "pool", 2, List.of(0, 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cores or none");
-        assertThat(CoreLocalExecutor.threadsEach(2)).isEqualTo(32);
-        assertThat(CoreLocalExecutor.threadsEach(64)).isEqualTo(8);
+        assertThat(CoreLocalExecutor.threadsEach(64, 2)).isEqualTo(32);
+        assertThat(CoreLocalExecutor.threadsEach(64, 64)).isEqualTo(8);
     }
 
     @Test
@@ -146,7 +146,7 @@ class CoreLocalExecutorTest {
         CompletableFuture<Ran> read = new CompletableFuture<>();
         boolean pinned = "cores".equals(mode) && ioThreads == 0;
         Map<String, String> loopsBefore = tasks("http-io-");
-        TestNode started = WithProperty.with(CoreLocalExecutor.PROPERTY, mode, () -> TestNode.start(config, s -> new DelegatingStore(s) {
+        TestNode started = WithProperty.with(JvmSettings.AFFINITY, mode, () -> TestNode.start(config.withTuning(JvmSettings.read()), s -> new DelegatingStore(s) {
             @Override
             public Entry get(byte[] key) throws IOException {
                 read.complete(Ran.here());
