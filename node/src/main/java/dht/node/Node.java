@@ -1,6 +1,9 @@
 package dht.node;
 
 import dht.node.admin.Profiler;
+import dht.node.exec.CoreLocalExecutor;
+import dht.node.exec.CpuAffinity;
+import dht.node.exec.StorageExecutors;
 import dht.node.http.AdminRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;

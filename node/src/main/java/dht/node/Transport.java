@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.exec.BusyPoll;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;

@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.node.Counts;
+import dht.node.exec.BoundedConcurrencyExecutor;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package dht.node.cluster;
 
 import dht.node.cluster.ReplicaBatch.Op;
 import dht.node.cluster.ReplicaBatch.Result;
+import dht.node.exec.EventLoops;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * compaction and sync threads when it opens for that reason; virtual threads' carriers first started
  * from an event loop still stay on that loop's CPU.
  */
-final class CoreLocalExecutor extends AbstractExecutorService {
+public final class CoreLocalExecutor extends AbstractExecutorService {
     private static final Logger log = LoggerFactory.getLogger(CoreLocalExecutor.class);
 
     private final List<Integer> cpus;
@@ -45,7 +45,7 @@ final class CoreLocalExecutor extends AbstractExecutorService {
      * @param threadsEach storage threads in each pool
      * @param queueKind   each pool's queue ({@link StorageExecutors#queue})
      */
-    CoreLocalExecutor(List<Integer> cpus, int threadsEach, String queueKind) {
+    public CoreLocalExecutor(List<Integer> cpus, int threadsEach, String queueKind) {
         if (cpus.isEmpty() || threadsEach < 1) throw new IllegalArgumentException(cpus + ", " + threadsEach);
         this.cpus = List.copyOf(cpus);
         this.pools = new ThreadPoolExecutor[cpus.size()];
@@ -61,7 +61,7 @@ final class CoreLocalExecutor extends AbstractExecutorService {
      * may use, so that it has those CPUs to itself as far as it knows. A node given fewer loops
      * shares the machine (bin/dht cluster's nodes) and is not pinned.
      */
-    static boolean appliesTo(String mode, String storageExecutor, int eventLoops, List<Integer> allowedCpus) {
+    public static boolean appliesTo(String mode, String storageExecutor, int eventLoops, List<Integer> allowedCpus) {
         if (!mode.equals("cores") && !mode.equals("none")) {
             throw new IllegalArgumentException("affinity must be cores or none, not " + mode);
         }
@@ -70,16 +70,16 @@ final class CoreLocalExecutor extends AbstractExecutorService {
     }
 
     /** The storage pool's size shared out, at least 8 a CPU for reads waiting on the disk. */
-    static int threadsEach(int poolSize, int cpus) {
+    public static int threadsEach(int poolSize, int cpus) {
         return Math.max(8, Math.ceilDiv(poolSize, cpus));
     }
 
-    List<Integer> cpus() {
+    public List<Integer> cpus() {
         return cpus;
     }
 
     /** Threads for the event loops: the k-th thread made is loop k, named {@code prefix + k}, on shard k % shards. */
-    ThreadFactory loopThreads(String prefix) {
+    public ThreadFactory loopThreads(String prefix) {
         AtomicInteger n = new AtomicInteger();
         return task -> {
             int k = n.getAndIncrement();

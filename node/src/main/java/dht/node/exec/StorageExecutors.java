@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code -Ddht.storage.executor}) for re-running it. Either way concurrency is bounded upstream by
  * the node's admission limit, so no queue here can grow without bound.
  */
-final class StorageExecutors {
+public final class StorageExecutors {
     private StorageExecutors() {
     }
 
@@ -26,7 +26,7 @@ final class StorageExecutors {
      * @param queueKind the pool's queue ({@link #queue})
      * @param poolSize  threads of {@code pool} and {@code forkjoin}
      */
-    static ExecutorService create(String kind, String queueKind, int poolSize) {
+    public static ExecutorService create(String kind, String queueKind, int poolSize) {
         return switch (kind) {
             case "virtual" -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("storage-v-", 0).factory());
             case "pool" -> new ThreadPoolExecutor(poolSize, poolSize, 0L, TimeUnit.MILLISECONDS, queue(queueKind),

@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
@@ -19,7 +19,7 @@ import io.netty.util.IntSupplier;
  * window of 0 this is Netty's default strategy. One instance per loop, used by that loop's thread
  * only, so its field needs no synchronization.
  */
-final class BusyPoll implements SelectStrategy {
+public final class BusyPoll implements SelectStrategy {
     private final long windowNanos;
     /** System.nanoTime() until which the loop polls instead of blocking. */
     private long pollUntil;
@@ -30,7 +30,7 @@ final class BusyPoll implements SelectStrategy {
     }
 
     /** A factory giving each loop its own strategy ({@code -Ddht.io.poll.micros}); null when the window is 0 (Netty's default then). */
-    static SelectStrategyFactory factory(long windowMicros) {
+    public static SelectStrategyFactory factory(long windowMicros) {
         if (windowMicros == 0) return null;
         long nanos = windowMicros * 1_000;
         return () -> new BusyPoll(nanos);
