@@ -100,7 +100,7 @@ public final class Node implements AutoCloseable {
 
     /** Starts a node with the production storage engine and cluster layer. */
     public static Node start(NodeConfig config) throws IOException {
-        return start(config, Production::openStore, Production::startCluster);
+        return start(config, NodeWiring::openStore, NodeWiring::startCluster);
     }
 
     /** Starts a node over the given store and cluster layer (tests inject slow or faulty ones here). */

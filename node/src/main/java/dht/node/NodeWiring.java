@@ -16,14 +16,14 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
-/** The production storage engine and cluster layer, as {@link Node#start(NodeConfig)} wires them. */
-final class Production {
+/** How {@link Node#start(NodeConfig)} builds the production storage engine and cluster layer from a configuration. */
+final class NodeWiring {
     /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
     static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
 
-    private Production() {
+    private NodeWiring() {
     }
 
     static Store openStore(NodeConfig config) throws IOException {

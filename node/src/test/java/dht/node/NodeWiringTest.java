@@ -7,13 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /** The production store as a node opens it, with the hint to the setting that opens it without missing files. */
-class ProductionSettingsTest {
+class NodeWiringTest {
     /** The hint to open without missing files is given only where that setting would open the store. */
     @Test
     void theHintToAcceptMissingFilesComesOnlyWhenItWouldHelp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir,
                                                             @org.junit.jupiter.api.io.TempDir java.nio.file.Path elsewhere) throws Exception {
         NodeConfig config = TestNode.config(TestPorts.free(), dir, 16, 1024, 1024, 1024);
-        try (var store = Production.openStore(config)) {
+        try (var store = NodeWiring.openStore(config)) {
             store.put("k".getBytes(), "v".getBytes(), 1);
         }
         java.nio.file.Path log;
@@ -21,14 +21,14 @@ class ProductionSettingsTest {
             log = files.filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow();
         }
         java.nio.file.Files.move(log, elsewhere.resolve("away.log"));
-        assertThatThrownBy(() -> Production.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
+        assertThatThrownBy(() -> NodeWiring.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
                 .hasMessageContaining("-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true");
         java.nio.file.Files.move(elsewhere.resolve("away.log"), log);
-        try (var store = Production.openStore(config)) {
+        try (var store = NodeWiring.openStore(config)) {
             assertThat(store.get("k".getBytes())).isNotNull();
         }
         java.nio.file.Files.delete(dir.resolve("MANIFEST"));
-        assertThatThrownBy(() -> Production.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
+        assertThatThrownBy(() -> NodeWiring.openStore(config)).isInstanceOf(dht.storage.MissingFilesException.class)
                 .hasMessageContaining("no MANIFEST").hasMessageNotContaining(JvmSettings.ACCEPT_MISSING_TABLES);
     }
 }
