@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.text.Plural;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -112,7 +113,7 @@ final class RepairCommand implements Callable<Integer> {
         if (f > nodes.size()) {
             // known only once the cluster is: still bad usage, said by Main.badUsage like the rest
             throw new ParameterException(spec.commandLine(), "--from " + f + " is larger than the cluster ("
-                    + dht.node.Counts.of(nodes.size(), "node") + ")");
+                    + Plural.of(nodes.size(), "node") + ")");
         }
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build()) {
@@ -125,7 +126,7 @@ final class RepairCommand implements Callable<Integer> {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
         err.printf("dht repair: %s, from=%d, %s, %d keys at once, coordinated by %s%n",
-                dht.node.Counts.of(nodes.size(), "node"), f, wholeKeySpace ? "every key"
+                Plural.of(nodes.size(), "node"), f, wholeKeySpace ? "every key"
                         : "keys from '" + (start == null ? "" : start) + "'" + (end == null ? " on" : " to '" + end + "' (not included)"),
                 concurrency, base);
 

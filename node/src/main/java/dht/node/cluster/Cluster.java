@@ -1,7 +1,7 @@
 package dht.node.cluster;
 
-import dht.node.Counts;
 import dht.node.exec.BoundedConcurrencyExecutor;
+import dht.node.text.Plural;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
@@ -120,7 +120,7 @@ public final class Cluster implements AutoCloseable {
             return c.openScan(peer, start, end);
         });
         log.info("cluster started: self {}, {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
-                        + "hints up to {} bytes, concurrent store writes {}", self, Counts.of(nodes.size(), "node"),
+                        + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),
                 replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
