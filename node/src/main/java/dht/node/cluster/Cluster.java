@@ -54,6 +54,9 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
+     * A cluster layer with its peer client on loops of its own, store calls not batched and up to
+     * 32 MiB of hints (for tests and tools; a node passes its settings to the full form).
+     *
      * @param self            this node's URL, one of {@code nodes}
      * @param nodes           every node's URL (the static topology, the same set on every node)
      * @param store           this node's storage engine
