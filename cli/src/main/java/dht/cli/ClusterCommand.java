@@ -1,6 +1,6 @@
 package dht.cli;
 
-import dht.node.Counts;
+import dht.node.text.Plural;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -74,7 +74,7 @@ final class ClusterCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 64) throw new ParameterException(spec.commandLine(), "--nodes must be 1..64, got " + nodes);
         if (basePort < 1 || basePort > 65535 - (nodes - 1)) {
             throw new ParameterException(spec.commandLine(), "--base-port must be 1.." + (65535 - (nodes - 1))
-                    + " for " + Counts.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
+                    + " for " + Plural.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
         }
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
@@ -100,7 +100,7 @@ final class ClusterCommand implements Callable<Integer> {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-                cmd.add("-D" + ServeCommand.EXIT_WITH_PARENT + "=true");
+                cmd.add("-D" + dht.node.JvmSettings.EXIT_WITH_PARENT + "=true");
                 List<String> serveArgs = List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)));
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
@@ -120,7 +120,7 @@ final class ClusterCommand implements Callable<Integer> {
                 exitCode.set(1);
                 return 1;
             }
-            System.out.println("dht cluster: " + Counts.of(nodes, "node") + " ready:");
+            System.out.println("dht cluster: " + Plural.of(nodes, "node") + " ready:");
             for (String u : urls) System.out.println("  " + u);
             System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
             System.out.println("      curl '" + urls.get(urls.size() - 1) + "/v0/entity?id=hello'");

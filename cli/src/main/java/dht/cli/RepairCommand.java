@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.text.Plural;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -85,6 +86,9 @@ final class RepairCommand implements Callable<Integer> {
     /** What a node admits at once by default (--max-in-flight): more keys at once would only earn 503s. */
     static final int MAX_CONCURRENCY = dht.node.NodeConfig.DEFAULT_MAX_IN_FLIGHT;
 
+    /** The answer header in which a node says what its {@code repair=all} read repaired: part of the HTTP API the cli speaks. */
+    static final String REPAIR_HEADER = "X-Dht-Repair";
+
     /** Keys not fully repaired that are named on stderr; the rest are counted. */
     private static final int FAILURES_LISTED = 10;
     private static final int ATTEMPTS_WHEN_OVERLOADED = 5;
@@ -112,7 +116,7 @@ final class RepairCommand implements Callable<Integer> {
         if (f > nodes.size()) {
             // known only once the cluster is: still bad usage, said by Main.badUsage like the rest
             throw new ParameterException(spec.commandLine(), "--from " + f + " is larger than the cluster ("
-                    + dht.node.Counts.of(nodes.size(), "node") + ")");
+                    + Plural.of(nodes.size(), "node") + ")");
         }
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build()) {
@@ -125,7 +129,7 @@ final class RepairCommand implements Callable<Integer> {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
         err.printf("dht repair: %s, from=%d, %s, %d keys at once, coordinated by %s%n",
-                dht.node.Counts.of(nodes.size(), "node"), f, wholeKeySpace ? "every key"
+                Plural.of(nodes.size(), "node"), f, wholeKeySpace ? "every key"
                         : "keys from '" + (start == null ? "" : start) + "'" + (end == null ? " on" : " to '" + end + "' (not included)"),
                 concurrency, base);
 
@@ -196,10 +200,10 @@ final class RepairCommand implements Callable<Integer> {
             keyFailed(key, "no answer (" + (e.getCause() != null ? e.getCause() : e) + ")");
             return;
         }
-        String header = r.headers().firstValue(dht.node.http.EntityRoute.REPAIR_HEADER).orElse(null);
+        String header = r.headers().firstValue(REPAIR_HEADER).orElse(null);
         int status = r.statusCode();
         if (header == null) {
-            keyFailed(key, status + " without the X-Dht-Repair header" + (status == 200 || status == 404
+            keyFailed(key, status + " without the " + REPAIR_HEADER + " header" + (status == 200 || status == 404
                     ? " (a node that does not know repair=all?)" : ""));
             return;
         }

@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.text.Plural;
 import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -60,7 +61,7 @@ final class RepairTally {
         return String.format("dht repair: %s: %,d keys checked, %,d replicas repaired, %,d repair writes failed, "
                         + "%,d keys not fully repaired, %s not reachable, %s",
                 complete() ? "complete" : "INCOMPLETE", checked.sum(), repaired, writesFailed.sum(), keysFailed.sum(),
-                dht.node.Counts.of(nodesNotReachable.get(), "node"), duration(elapsed));
+                Plural.of(nodesNotReachable.get(), "node"), duration(elapsed));
     }
 
     boolean complete() {

@@ -1,5 +1,7 @@
 package dht.cli;
 
+import dht.node.BadSettingException;
+import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
 import dht.storage.DirectoryLockedException;
@@ -98,13 +100,17 @@ public final class ServeCommand implements Callable<Integer> {
         NodeConfig config;
         try {
             config = config();
+        } catch (BadSettingException e) {
+            // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
+            System.err.println("dht serve: " + e.getMessage());
+            return 2;
         } catch (IllegalArgumentException e) {
             // bad usage, said as picocli says the rest (Main.badUsage): the reason, then where to look
             System.err.println("dht serve: " + e.getMessage());
             System.err.println(Main.HELP_POINTER.formatted("dht serve"));
             return 2;
         }
-        stopWithParent();
+        if (config.tuning().exitWithParent()) stopWithParent();
         Path nativeDir = NativeLibraryDir.use();
         // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
         // a cluster node's CPU at 8,000 PUT/s (docs/benchmarks.md). A served node runs without it;
@@ -184,11 +190,6 @@ public final class ServeCommand implements Callable<Integer> {
                     + reason(config.dataDir(), e));
             exitCode.set(1);
             return 1;
-        } catch (dht.node.BadSettingException e) {
-            // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
-            System.err.println("dht serve: " + e.getMessage());
-            exitCode.set(2);
-            return 2;
         } catch (Exception | Error e) {
             exitCode.set(1);
             throw e;
@@ -208,8 +209,6 @@ public final class ServeCommand implements Callable<Integer> {
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
-    static final String EXIT_WITH_PARENT = "dht.exitWithParent";
-
     /**
      * A node started by {@code bin/dht cluster} ({@code -Ddht.exitWithParent=true}) stops, gracefully,
      * once the launcher is gone, even when it was killed with SIGKILL and could not stop its nodes
@@ -220,7 +219,6 @@ public final class ServeCommand implements Callable<Integer> {
      * launcher counts as alive.) Started before the store opens, so a long replay is covered too.
      */
     private static void stopWithParent() {
-        if (!Boolean.getBoolean(EXIT_WITH_PARENT)) return;
         Thread.ofPlatform().daemon().name("dht-parent-watch").start(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -234,6 +232,7 @@ public final class ServeCommand implements Callable<Integer> {
         });
     }
 
+    /** The flags and the {@code -D} settings ({@link JvmSettings#read()}), checked, as one configuration. */
     NodeConfig config() {
         if (port < 1 || port > 65535) throw new IllegalArgumentException("--port must be 1..65535, got " + port);
         String me = normalize(self != null ? self : "http://localhost:" + port);
@@ -276,7 +275,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds));
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read());
     }
 
     /**

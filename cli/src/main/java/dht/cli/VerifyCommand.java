@@ -1,6 +1,6 @@
 package dht.cli;
 
-import dht.node.Counts;
+import dht.node.text.Plural;
 import dht.storage.CorruptionException;
 import dht.storage.StoreCheck;
 import java.io.IOException;
@@ -50,7 +50,7 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         long total = check.totalBytes();
         System.err.printf(Locale.ROOT, "dht verify: %s: MANIFEST intact, %s, %s to check%n", dir,
-                Counts.of(check.tableCount(), "table"), mib(total));
+                Plural.of(check.tableCount(), "table"), mib(total));
         AtomicLong done = new AtomicLong();
         long t0 = System.nanoTime();
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
@@ -85,7 +85,7 @@ public final class VerifyCommand implements Callable<Integer> {
         if (report.unreadableTables() > 0) findings.add(report.unreadableTables() + " could not be checked");
         if (!report.problems().isEmpty()) findings.add("a log the MANIFEST names is missing");
         System.out.printf(Locale.ROOT, "dht verify: %s named by the MANIFEST (%s) in %.1f s%s: %s%n",
-                Counts.of(report.tables().size(), "table"), mib(done.get()), secs,
+                Plural.of(report.tables().size(), "table"), mib(done.get()), secs,
                 report.replacedTables() == 0 ? "" : ", " + report.replacedTables() + " of them replaced by a compaction meanwhile",
                 findings.isEmpty() ? "every checksum held" : String.join(", ", findings));
         return report.intact() ? 0 : 1;

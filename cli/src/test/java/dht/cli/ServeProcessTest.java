@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -319,6 +320,18 @@ class ServeProcessTest {
             p.destroyForcibly();
             p.descendants().forEach(ProcessHandle::destroyForcibly);
         }
+    }
+
+    /** A -D setting the node does not know: said in one line, exit 2, before the data directory is touched. */
+    @Test
+    void aBadSettingIsRefusedBeforeTheDataDirectoryIsTouched() throws Exception {
+        Path data = tmp.resolve("bad-setting");
+        NodeProcess n = node(data).start("-Ddht.storage.threads=bogus");
+        assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(n.process().exitValue()).isEqualTo(2);
+        assertThat(n.output()).contains("dht serve: -Ddht.storage.threads must be a whole number of threads from 1 to 10000, not 'bogus'")
+                .doesNotContain("\tat ").doesNotContain("--help");
+        assertThat(Files.exists(data)).as("the data directory, not created").isFalse();
     }
 
     @Test

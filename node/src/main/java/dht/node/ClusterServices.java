@@ -7,8 +7,6 @@ import dht.node.rpc.ReplicaEndpoint;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
@@ -38,14 +36,13 @@ public interface ClusterServices extends AutoCloseable {
     }
 
     /**
-     * Starts the cluster layer over a store that is already open; {@code loops} are the HTTP
-     * server's event loops, which the inter-node client may share (the node keeps owning them);
-     * {@code batchStoreCalls}: hand store calls from those loops to the storage executor in batches.
+     * Starts the cluster layer for {@code config} over a store that is already open; {@code loops}
+     * are the HTTP server's event loops, which the inter-node client may share (the node keeps
+     * owning them).
      */
     @FunctionalInterface
     interface Starter {
-        ClusterServices start(String self, List<String> nodes, Store store, Executor storageExecutor,
-                              Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls)
+        ClusterServices start(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops)
                 throws IOException;
     }
 }

@@ -1,22 +1,60 @@
 package dht.node;
 
-import dht.node.cluster.Cluster;
+import dht.storage.BackgroundPriority;
+import dht.storage.StoreOptions;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
- * The node's {@code -D} settings (given to {@code bin/dht serve} in {@code DHT_JAVA_OPTS}), read
- * strictly: absent means the default, and a value the node does not know is refused with a
- * {@link BadSettingException} that names the setting and what it takes, never read as something
- * else (before, some fell back to their default without a word, and others failed with a stack
- * trace, some only after the store had been opened). {@link #checkAll()} reads every one before a
- * node starts anything, so that a bad one is reported first.
+ * The one reader of the node's {@code -D} settings: {@link #read()} parses every one, once, into a
+ * {@link Tuning}. Read strictly: absent means the default, and a value the node does not know is
+ * refused with a {@link BadSettingException} that names the setting and what it takes, never read
+ * as something else. {@code bin/dht serve} reads them before it touches anything, so a bad one is
+ * reported first.
  */
 public final class JvmSettings {
+    public static final String AFFINITY = "dht.affinity";
+    public static final String POLL_MICROS = "dht.io.poll.micros";
+    public static final String STORAGE_EXECUTOR = "dht.storage.executor";
+    public static final String STORAGE_QUEUE = "dht.storage.queue";
+    public static final String STORAGE_BATCH = "dht.storage.batch";
+    public static final String STORAGE_THREADS = "dht.storage.threads";
+    public static final String BACKGROUND_PRIORITY = "dht.storage.backgroundPriority";
+    public static final String YIELD_EVERY = "dht.storage.yieldEvery";
+    public static final String COMPACTION_MBPS = "dht.storage.compactionMBps";
+    public static final String ACCEPT_MISSING_TABLES = "dht.storage.acceptMissingTables";
+    public static final String PEER_BATCH = "dht.peer.batch";
+    public static final String WRITE_THREADS = "dht.storage.writeThreads";
+    public static final String HINT_BYTES = "dht.hints.bytes";
+    public static final String EXIT_WITH_PARENT = "dht.exitWithParent";
+
     private JvmSettings() {
     }
 
+    /** Every {@code -D} setting, in this order (the first bad one is the one reported). */
+    public static Tuning read() {
+        String affinity = oneOf(AFFINITY, Tuning.DEFAULT_AFFINITY, "cores", "none");
+        long pollMicros = wholeNumber(POLL_MICROS, 0, 0, 1_000_000, "microseconds");
+        String executor = oneOf(STORAGE_EXECUTOR, Tuning.DEFAULT_STORAGE_EXECUTOR, "pool", "forkjoin", "virtual");
+        String queue = oneOf(STORAGE_QUEUE, Tuning.DEFAULT_STORAGE_QUEUE, "blocking", "transfer");
+        String batch = oneOf(STORAGE_BATCH, null, "true", "false");
+        int threads = (int) wholeNumber(STORAGE_THREADS, Tuning.DEFAULT_STORAGE_THREADS, 1, 10_000, "threads");
+        String priority = oneOf(BACKGROUND_PRIORITY, null, "normal", "low", "idle");
+        StoreOptions store = StoreOptions.defaults();
+        int yieldEvery = (int) wholeNumber(YIELD_EVERY, store.yieldEveryEntries(), 0, Integer.MAX_VALUE, "entries");
+        long compactionMBps = wholeNumber(COMPACTION_MBPS, 0, 0, 1L << 20, "MiB/s");
+        boolean acceptMissing = flag(ACCEPT_MISSING_TABLES, false);
+        String peerBatch = oneOf(PEER_BATCH, Tuning.DEFAULT_PEER_BATCH, "all", "reads", "off");
+        int writeThreads = (int) wholeNumber(WRITE_THREADS, Tuning.DEFAULT_WRITE_THREADS, 0, 10_000, "threads");
+        long hintBytes = wholeNumber(HINT_BYTES, Tuning.defaultHintBytes(), 0, Long.MAX_VALUE, "bytes");
+        boolean exitWithParent = flag(EXIT_WITH_PARENT, false);
+        return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
+                priority == null ? store.backgroundPriority() : BackgroundPriority.valueOf(priority.toUpperCase(Locale.ROOT)),
+                yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes, exitWithParent);
+    }
+
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */
-    public static long wholeNumber(String property, long fallback, long min, long max, String unit) {
+    static long wholeNumber(String property, long fallback, long min, long max, String unit) {
         String v = System.getProperty(property);
         if (v == null) return fallback;
         try {
@@ -30,7 +68,7 @@ public final class JvmSettings {
     }
 
     /** One of {@code allowed} (case-insensitive, returned as written there), or {@code fallback} when unset. */
-    public static String oneOf(String property, String fallback, String... allowed) {
+    static String oneOf(String property, String fallback, String... allowed) {
         String v = System.getProperty(property);
         if (v == null) return fallback;
         for (String a : allowed) {
@@ -43,23 +81,8 @@ public final class JvmSettings {
     }
 
     /** {@code true} or {@code false} (case-insensitive), or {@code fallback} when unset. */
-    public static boolean flag(String property, boolean fallback) {
+    static boolean flag(String property, boolean fallback) {
         String v = oneOf(property, null, "true", "false");
         return v == null ? fallback : v.equals("true");
-    }
-
-    /** Reads every setting a node takes, so that a bad one is refused before the node starts anything. */
-    static void checkAll() {
-        CoreLocalExecutor.mode();
-        BusyPoll.windowMicros();
-        StorageExecutors.kind();
-        StorageExecutors.queueKind();
-        StorageExecutors.batchHandOff(false);
-        StorageExecutors.poolSize();
-        Production.backgroundPriority();
-        Production.yieldEveryEntries();
-        Production.compactionBytesPerSecond();
-        Production.acceptMissingTables();
-        Cluster.checkSettings();
     }
 }

@@ -1,6 +1,9 @@
 package dht.node;
 
 import dht.node.admin.Profiler;
+import dht.node.exec.CoreLocalExecutor;
+import dht.node.exec.CpuAffinity;
+import dht.node.exec.StorageExecutors;
 import dht.node.http.AdminRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
@@ -98,7 +101,7 @@ public final class Node implements AutoCloseable {
 
     /** Starts a node with the production storage engine and cluster layer. */
     public static Node start(NodeConfig config) throws IOException {
-        return start(config, Production::openStore, Production::startCluster);
+        return start(config, NodeWiring::openStore, NodeWiring::startCluster);
     }
 
     /** Starts a node over the given store and cluster layer (tests inject slow or faulty ones here). */
@@ -106,19 +109,19 @@ public final class Node implements AutoCloseable {
             throws IOException {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
-        JvmSettings.checkAll();
-        Transport transport = Transport.choose();
-        // Pinning is opt-in: unless asked for, CpuAffinity (FFM) is not touched and the node starts
-        // as it did without it. A bad -Ddht.affinity fails here, before any event loop group exists.
-        String affinity = CoreLocalExecutor.mode();
+        Tuning tuning = config.tuning();
+        Transport transport = Transport.choose(tuning.pollMicros());
+        // Pinning is opt-in: unless asked for, CpuAffinity (FFM) is not touched.
+        String affinity = tuning.affinity();
         CoreLocalExecutor perCore = null;
         if (!affinity.equals("none")) {
             List<Integer> allowedCpus = CpuAffinity.allowedCpus();
-            if (CoreLocalExecutor.appliesTo(affinity, config.eventLoops(), allowedCpus)) {
-                perCore = new CoreLocalExecutor(allowedCpus, CoreLocalExecutor.threadsEach(allowedCpus.size()));
+            if (CoreLocalExecutor.appliesTo(affinity, tuning.storageExecutor(), config.eventLoops(), allowedCpus)) {
+                perCore = new CoreLocalExecutor(allowedCpus,
+                        CoreLocalExecutor.threadsEach(tuning.storageThreads(), allowedCpus.size()), tuning.storageQueue());
             } else {
                 log.info("-D{}={}: threads not pinned ({} event loops, CPUs this process may use: {}; pinning needs "
-                        + "one loop per CPU, at least two, and the storage pool)", CoreLocalExecutor.PROPERTY, affinity,
+                        + "one loop per CPU, at least two, and the storage pool)", JvmSettings.AFFINITY, affinity,
                         config.eventLoops(), allowedCpus);
             }
         }
@@ -167,10 +170,10 @@ public final class Node implements AutoCloseable {
                 throw be;
             }
             store = storeOpener.open(config);
-            storageExecutor = perCore != null ? perCore : StorageExecutors.create();
+            storageExecutor = perCore != null ? perCore : StorageExecutors.create(tuning.storageExecutor(),
+                    tuning.storageQueue(), tuning.storageThreads());
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
-            cluster = clusterStarter.start(config.self(), config.cluster(), store, storageExecutor,
-                    config.replicaTimeout(), ioGroup, StorageExecutors.batchHandOff(config.syncEveryWrite()));
+            cluster = clusterStarter.start(config, store, storageExecutor, ioGroup);
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),

@@ -5,7 +5,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Everything a node needs to start; built by {@code bin/dht serve} from its flags.
+ * Everything a node needs to start, read once: built by {@code bin/dht serve} from its flags, with
+ * its {@code -D} tuning knobs in {@link #tuning()} ({@link JvmSettings#read()}).
  *
  * @param port            HTTP port for the public and internal API
  * @param dataDir         the storage engine's directory (locked while the node runs)
@@ -24,11 +25,12 @@ import java.util.List;
  *                        suits one node per machine (see {@link #eventLoops()})
  * @param bodyTimeout     how long a request body may go without a byte before it is answered 408 and
  *                        its connection closed (see {@code RequestAssembler})
+ * @param tuning          the {@code -D} knobs
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout) {
+                         Duration bodyTimeout, Tuning tuning) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -40,6 +42,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
+        java.util.Objects.requireNonNull(tuning, "tuning");
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeout);
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         if (!cluster.contains(self)) {
@@ -50,13 +53,27 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /**
      * The event loops to run: {@code ioThreads}, or one per core when it is 0. Not Netty's default
      * (twice the cores): no store call runs on a loop, so a loop never blocks and a second one per
-     * core only splits the same requests into more, emptier passes, each ending in its own
-     * {@code epoll_wait} sleep and wake-up and its own hand-off to a storage thread. One node at
-     * 60,000 req/s used 0.87-0.93x the CPU per request with one loop per core, and its p99 was lower
-     * in 5 of 5 PUT runs and 4 of 5 GET runs (docs/benchmarks.md, "One event loop per core").
+     * core only splits the same requests into more, emptier passes, each with its own wake-up and
+     * hand-off to a storage thread (docs/benchmarks.md, "One event loop per core").
      */
     public int eventLoops() {
         return ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads;
+    }
+
+    /**
+     * Whether event loops hand store calls over in batches (see {@code StorageHandOff}): measured
+     * faster (docs/http-server.md), so on by default; off by default when every write is fsynced,
+     * where batching gained in closed loop but its constant-rate tail was no better
+     * (docs/http-server.md). An explicit {@code -Ddht.storage.batch} decides either way.
+     */
+    public boolean batchStoreCalls() {
+        return tuning.storageBatch() != null ? tuning.storageBatch() : !syncEveryWrite;
+    }
+
+    /** This configuration with other {@code -D} knobs. */
+    public NodeConfig withTuning(Tuning other) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -64,6 +81,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT);
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults());
     }
 }

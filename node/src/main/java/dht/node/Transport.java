@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.exec.BusyPoll;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;
@@ -15,9 +16,10 @@ import org.slf4j.LoggerFactory;
 record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel) {
     private static final Logger log = LoggerFactory.getLogger(Transport.class);
 
-    static Transport choose() {
+    /** @param pollMicros how long an event loop polls after activity before it blocks ({@link BusyPoll}) */
+    static Transport choose(long pollMicros) {
         if (Epoll.isAvailable()) {
-            SelectStrategyFactory poll = BusyPoll.factory(BusyPoll.windowMicros());
+            SelectStrategyFactory poll = BusyPoll.factory(pollMicros);
             IoHandlerFactory handlers = poll == null ? EpollIoHandler.newFactory() : EpollIoHandler.newFactory(0, poll);
             return new Transport("epoll", handlers, EpollServerSocketChannel.class);
         }

@@ -67,7 +67,7 @@ class HttpApiTest {
             public dht.storage.Entry get(byte[] key) throws java.io.IOException {
                 throw new java.io.IOException("injected: disk gone");
             }
-        }, Production::startCluster)) {
+        }, NodeWiring::startCluster)) {
             for (HttpResponse<byte[]> r : java.util.List.of(failing.put("/v0/entity?id=k", "v"), failing.get("/v0/entity?id=k"))) {
                 assertThat(r.statusCode()).isEqualTo(504);
                 assertThat(text(r).strip()).isEqualTo(

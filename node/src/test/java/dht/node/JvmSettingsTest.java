@@ -1,10 +1,9 @@
 package dht.node;
 
-import dht.testkit.TestPorts;
+import dht.storage.StoreOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,9 +13,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A node's -D settings: absent is the default, a value the node knows is taken, and anything else
- * is refused with a message naming the setting, before the node starts anything (bin/dht serve
- * prints it in one line and exits 2). Before, some bad values were read as the default without a
- * word, and others failed with a stack trace, some only after the store had been opened.
+ * is refused with a message naming the setting (bin/dht serve prints it in one line and exits 2).
  */
 class JvmSettingsTest {
     private static final String P = "dht.test.setting";
@@ -50,20 +47,66 @@ class JvmSettingsTest {
                 .isInstanceOf(BadSettingException.class).hasMessageContaining("true or false");
     }
 
+    @Test
+    void everySettingIsItsDefaultWhenUnset() {
+        Tuning read = JvmSettings.read();
+        assertThat(read).isEqualTo(Tuning.defaults());
+        assertThat(read.storageThreads()).isEqualTo(64);
+        assertThat(read.writeThreads()).isEqualTo(8);
+        assertThat(read.storageBatch()).isNull();
+        assertThat(read.exitWithParent()).isFalse();
+    }
+
+    @Test
+    void storeBatchingIsOnUnlessEveryWriteIsSyncedAndAnExplicitSettingDecides(@TempDir Path dir) throws Exception {
+        NodeConfig periodic = NodeConfig.single(1, dir);
+        NodeConfig everyWrite = new NodeConfig(1, dir, periodic.self(), periodic.cluster(), 1, 1, 1, 1,
+                periodic.replicaTimeout(), true, 1024, null, 0, periodic.bodyTimeout(), Tuning.defaults());
+        assertThat(periodic.batchStoreCalls()).isTrue();
+        assertThat(everyWrite.batchStoreCalls()).isFalse();
+        Tuning on = WithProperty.with(JvmSettings.STORAGE_BATCH, "true", JvmSettings::read);
+        assertThat(everyWrite.withTuning(on).batchStoreCalls()).isTrue();
+        Tuning off = WithProperty.with(JvmSettings.STORAGE_BATCH, "false", JvmSettings::read);
+        assertThat(periodic.withTuning(off).batchStoreCalls()).isFalse();
+    }
+
+    @Test
+    void yieldEveryIsTheDefaultWhenUnsetAndAWholeNumberOtherwise() throws Exception {
+        String p = JvmSettings.YIELD_EVERY;
+        assertThat(WithProperty.with(p, null, JvmSettings::read).yieldEvery()).isEqualTo(StoreOptions.defaults().yieldEveryEntries());
+        assertThat(WithProperty.with(p, "0", JvmSettings::read).yieldEvery()).isZero();
+        assertThat(WithProperty.with(p, " 4096 ", JvmSettings::read).yieldEvery()).isEqualTo(4096);
+        for (String bad : new String[] {"x", "-1", "1.5", "", "3000000000"}) {
+            assertThatThrownBy(() -> WithProperty.with(p, bad, JvmSettings::read))
+                    .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.yieldEvery");
+        }
+    }
+
+    @Test
+    void compactionRateIsUnlimitedWhenUnsetAndMebibytesPerSecondOtherwise() throws Exception {
+        String p = JvmSettings.COMPACTION_MBPS;
+        assertThat(WithProperty.with(p, null, JvmSettings::read).compactionBytesPerSecond()).isZero();
+        assertThat(WithProperty.with(p, "50", JvmSettings::read).compactionBytesPerSecond()).isEqualTo(50L << 20);
+        // the largest allowed, far from overflowing once shifted to bytes
+        assertThat(WithProperty.with(p, "1048576", JvmSettings::read).compactionBytesPerSecond()).isEqualTo(1L << 40);
+        for (String bad : new String[] {"fast", "-5", "2.5", "1048577", "99999999999999"}) {
+            assertThatThrownBy(() -> WithProperty.with(p, bad, JvmSettings::read))
+                    .as(bad).isInstanceOf(BadSettingException.class).hasMessageContaining("-Ddht.storage.compactionMBps");
+        }
+    }
+
     static List<String> everySetting() {
         return List.of("dht.affinity", "dht.io.poll.micros", "dht.storage.executor", "dht.storage.queue",
                 "dht.storage.batch", "dht.storage.threads", "dht.storage.backgroundPriority", "dht.storage.yieldEvery",
                 "dht.storage.compactionMBps", "dht.storage.acceptMissingTables", "dht.peer.batch",
-                "dht.storage.writeThreads", "dht.hints.bytes");
+                "dht.storage.writeThreads", "dht.hints.bytes", "dht.exitWithParent");
     }
 
+    /** bin/dht serve reads them all before it starts anything (ServeProcessTest checks that the data directory is untouched). */
     @ParameterizedTest
     @MethodSource("everySetting")
-    void aBadValueOfAnySettingIsRefusedBeforeTheDataDirectoryIsTouched(String setting, @TempDir Path dir) throws Exception {
-        Path data = dir.resolve("data");
-        NodeConfig config = NodeConfig.single(TestPorts.free(), data);
-        assertThatThrownBy(() -> WithProperty.with(setting, "bogus", () -> Node.start(config)))
+    void aBadValueOfAnySettingIsRefusedWithItsName(String setting) {
+        assertThatThrownBy(() -> WithProperty.with(setting, "bogus", JvmSettings::read))
                 .isInstanceOf(BadSettingException.class).hasMessageStartingWith("-D" + setting + " must be");
-        assertThat(Files.exists(data)).as("the data directory, not created").isFalse();
     }
 }

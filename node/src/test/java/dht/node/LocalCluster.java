@@ -43,7 +43,7 @@ final class LocalCluster implements ClusterServices {
 
     /** With {@code scanner} standing in for the cluster scan (null: the local store's scan). */
     static ClusterServices.Starter starter(ClusterScanner scanner) {
-        return (self, nodes, store, executor, timeout, loops, batch) -> new LocalCluster(self, store, executor, scanner);
+        return (config, store, executor, loops) -> new LocalCluster(config.self(), store, executor, scanner);
     }
 
     private long tick() {

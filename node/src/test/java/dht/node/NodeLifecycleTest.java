@@ -124,8 +124,8 @@ class NodeLifecycleTest {
     void gracefulStopFinishesTheRequestInFlight() throws Exception {
         NodeConfig config = TestNode.config(dir);
         DelegatingStore[] store = new DelegatingStore[1];
-        Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
-                Production::startCluster);
+        Node node = Node.start(config, c -> store[0] = new DelegatingStore(NodeWiring.openStore(c)),
+                NodeWiring::startCluster);
         store[0].hold();
         CompletableFuture<HttpResponse<String>> put = client.sendAsync(
                 request(node, "PUT", "/v0/entity?id=inflight", "kept"), HttpResponse.BodyHandlers.ofString());
@@ -149,8 +149,8 @@ class NodeLifecycleTest {
     void overloadIsAnswered503AtOnceWithRetryAfter() throws Exception {
         NodeConfig config = TestNode.config(TestPorts.free(), dir, 4, 1024, 1024, 1024);
         DelegatingStore[] store = new DelegatingStore[1];
-        try (Node node = Node.start(config, c -> store[0] = new DelegatingStore(Production.openStore(c)),
-                Production::startCluster)) {
+        try (Node node = Node.start(config, c -> store[0] = new DelegatingStore(NodeWiring.openStore(c)),
+                NodeWiring::startCluster)) {
             store[0].hold();
             java.util.List<CompletableFuture<HttpResponse<String>>> held = new java.util.ArrayList<>();
             for (int i = 0; i < 4; i++) {

@@ -24,7 +24,7 @@ class PipelinedWritesTest {
 
     /** A node over a store that records its write batches, with the production cluster layer. */
     private TestNode start(DelegatingStore[] store) throws Exception {
-        return TestNode.start(TestNode.config(dir), s -> store[0] = new DelegatingStore(s), Production::startCluster);
+        return TestNode.start(TestNode.config(dir), s -> store[0] = new DelegatingStore(s), NodeWiring::startCluster);
     }
 
     @Test

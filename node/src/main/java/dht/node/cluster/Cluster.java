@@ -1,7 +1,7 @@
 package dht.node.cluster;
 
-import dht.node.Counts;
-import dht.node.JvmSettings;
+import dht.node.exec.BoundedConcurrencyExecutor;
+import dht.node.text.Plural;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
@@ -54,6 +54,9 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
+     * A cluster layer with its peer client on loops of its own, store calls not batched and up to
+     * 32 MiB of hints (for tests and tools; a node passes its settings to the full form).
+     *
      * @param self            this node's URL, one of {@code nodes}
      * @param nodes           every node's URL (the static topology, the same set on every node)
      * @param store           this node's storage engine
@@ -64,7 +67,7 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, PeerNetwork.Opener network) {
-        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, network);
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, "all", 0, 32L << 20, network);
     }
 
     /**
@@ -74,16 +77,22 @@ public final class Cluster implements AutoCloseable {
      * own.
      * With {@code batchStoreCalls} the store calls each of those loops makes in one pass go to the
      * storage executor as one task ({@link StorageDispatcher}); it needs {@code loops}.
+     *
+     * @param peerBatching which replica calls an event loop makes to one peer in one pass travel as
+     *                     one batch ({@code dht.node.rpc.PeerBatcher}): {@code all}, {@code reads} or {@code off}
+     * @param writeThreads how many store writes run at once when store calls are batched (0: no
+     *                     limit beyond the storage executor's); limited so that writes meeting on
+     *                     the store's writer mutex do not convoy, while reads keep the whole pool
+     * @param hintBytes    the most bytes of hinted writes kept in memory (0: no hinted handoff)
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
-                                PeerNetwork.Opener network) {
+                                String peerBatching, int writeThreads, long hintBytes, PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock();
         Map<String, Replica> replicas = new HashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
-        int writeThreads = writeThreads(); // read even when unused, so a bad value is reported
         if (!batchStoreCalls) writeThreads = 0;
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
@@ -91,11 +100,10 @@ public final class Cluster implements AutoCloseable {
         PeerNetwork net = null;
         if (nodes.size() > 1) {
             net = network.open(self, nodes, replicaTimeout, loops);
-            String batching = peerBatching();
-            boolean batch = loops != null && !batching.equals("off");
+            boolean batch = loops != null && !peerBatching.equals("off");
             for (String peer : nodes) {
                 if (!peer.equals(self)) {
-                    replicas.put(peer, net.replica(peer, clock, batch, batching.equals("all")));
+                    replicas.put(peer, net.replica(peer, clock, batch, peerBatching.equals("all")));
                 }
             }
         }
@@ -103,7 +111,6 @@ public final class Cluster implements AutoCloseable {
         ReadRepair readRepair = new ReadRepair(replicas);
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
-        long hintBytes = hintBytes();
         if (net != null && hintBytes > 0) {
             Map<String, Replica> peers = new HashMap<>(replicas);
             peers.remove(self);
@@ -119,62 +126,13 @@ public final class Cluster implements AutoCloseable {
             return c.openScan(peer, start, end);
         });
         log.info("cluster started: self {}, {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
-                        + "hints up to {} bytes, concurrent store writes {}", self, Counts.of(nodes.size(), "node"),
-                replicaTimeout.toMillis(), loops == null ? "off" : peerBatching(), hints == null ? 0 : hintBytes,
+                        + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),
+                replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder);
-    }
-
-    static final String PEER_BATCH_PROPERTY = "dht.peer.batch";
-
-    /**
-     * Which replica calls an event loop makes to one peer in one pass travel as one batch
-     * ({@link PeerBatcher}): {@code all} (default), {@code reads} or {@code off}, set with
-     * {@code -Ddht.peer.batch}. Reads were batched first (closed-loop GET 1.45x, median of eight
-     * rounds; docs/benchmarks.md, "Batched replica calls"). Writes joined them on 26 Nov, once a
-     * replica applied a batch's writes as one group commit (StorageHandOff): cluster PUT 1.7-1.9x in
-     * closed loop and a lower p99 at every fixed rate measured ("Batched replica writes").
-     */
-    static String peerBatching() {
-        return JvmSettings.oneOf(PEER_BATCH_PROPERTY, "all", "all", "reads", "off");
-    }
-
-    static final String WRITE_THREADS_PROPERTY = "dht.storage.writeThreads";
-
-    /**
-     * How many store writes run at once when store calls are batched, i.e. under
-     * {@code --sync periodic} unless {@code -Ddht.storage.batch=false}
-     * ({@code -Ddht.storage.writeThreads}, default 8; 0 = as many as the storage pool has threads). Not under {@code --sync every-write}: there concurrent writers
-     * share one fsync (group commit), and fewer of them halves throughput (http-server.md).
-     * 8 by measurement: at 60,000 PUT/s one node's p99 was lower in five rounds of five with 8
-     * writes at once than with 64, and under 10 ms in four of them against none, as it was with the
-     * whole pool at 8 threads, which cost reads (docs/benchmarks.md, "Fewer threads for writes");
-     * so writes are limited and reads are not. A 3-node cluster showed no gain.
-     */
-    static int writeThreads() {
-        return (int) JvmSettings.wholeNumber(WRITE_THREADS_PROPERTY, 8, 0, 10_000, "threads");
-    }
-
-    /** Reads this layer's -D settings, so that a bad one is refused before a node starts anything. */
-    public static void checkSettings() {
-        peerBatching();
-        writeThreads();
-        hintBytes();
-    }
-
-    static final String HINT_BYTES_PROPERTY = "dht.hints.bytes";
-
-    /**
-     * The most bytes of hinted writes kept in memory ({@code -Ddht.hints.bytes}); by default an
-     * eighth of the heap, at most 32 MiB, so hints for a long outage cannot crowd out the rest;
-     * 0 turns hinted handoff off.
-     */
-    static long hintBytes() {
-        return JvmSettings.wholeNumber(HINT_BYTES_PROPERTY, Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8),
-                0, Long.MAX_VALUE, "bytes");
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {

@@ -1,6 +1,6 @@
 package dht.node.cluster;
 
-import dht.node.Counts;
+import dht.node.text.Plural;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import java.util.ArrayList;
@@ -99,7 +99,7 @@ final class MergingScan implements CloseableIterator<Entry> {
     private void checkEnough() {
         if (alive < ack) {
             throw new ClusterScanner.IncompleteScanException(
-                    "only " + alive + " of " + Counts.of(total, "node") + " can still answer the scan, ack " + ack);
+                    "only " + alive + " of " + Plural.of(total, "node") + " can still answer the scan, ack " + ack);
         }
     }
 

@@ -1,6 +1,6 @@
 package dht.node.cluster;
 
-import dht.node.Counts;
+import dht.node.text.Plural;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -81,7 +81,7 @@ final class QuorumCall<T> {
     /** Fewer than {@code ack} replicas succeeded, and no more can. */
     static final class NotEnoughReplicasException extends RuntimeException {
         NotEnoughReplicasException(int ack, int succeeded, int failed, Throwable last) {
-            super("needed " + Counts.of(ack, "replica") + ", " + succeeded + " answered, " + failed + " failed, last: " + last,
+            super("needed " + Plural.of(ack, "replica") + ", " + succeeded + " answered, " + failed + " failed, last: " + last,
                     null, false, false);
         }
     }

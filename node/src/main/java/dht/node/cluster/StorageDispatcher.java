@@ -1,5 +1,7 @@
 package dht.node.cluster;
 
+import dht.node.exec.BoundedConcurrencyExecutor;
+import dht.node.exec.EventLoops;
 import dht.storage.Entry;
 import dht.storage.Store;
 import io.netty.util.concurrent.EventExecutor;

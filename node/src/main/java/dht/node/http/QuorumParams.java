@@ -1,7 +1,7 @@
 package dht.node.http;
 
-import dht.node.Counts;
 import dht.node.cluster.Quorum;
+import dht.node.text.Plural;
 
 /** Reads {@code ack} and {@code from} against the cluster size, with the contract's defaults and 400s. */
 final class QuorumParams {
@@ -19,13 +19,13 @@ final class QuorumParams {
         boolean fromGiven = from != -1;
         if (from == -1) from = clusterSize;
         if (from > clusterSize) {
-            throw new BadRequestException("'from' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
+            throw new BadRequestException("'from' is larger than the cluster (" + Plural.of(clusterSize, "node") + ")");
         }
         if (ack == -1) ack = ackDefaultsToFrom ? from : Quorum.defaultFor(from).ack();
         if (ack > from) {
             throw new BadRequestException("'ack' (" + ack + ") is larger than " + (fromGiven
                     ? "'from' (" + from + ")"
-                    : "the cluster (" + Counts.of(clusterSize, "node") + ", the default 'from')"));
+                    : "the cluster (" + Plural.of(clusterSize, "node") + ", the default 'from')"));
         }
         return new Quorum(ack, from);
     }

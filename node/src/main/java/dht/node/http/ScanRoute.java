@@ -1,8 +1,8 @@
 package dht.node.http;
 
-import dht.node.Counts;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.Quorum;
+import dht.node.text.Plural;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
@@ -73,7 +73,7 @@ public final class ScanRoute implements Route {
             // Checked whatever the scope, as on /v0/entity: a bad 'ack' is a 400, never ignored.
             ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
             if (ack > clusterSize) {
-                throw new BadRequestException("'ack' is larger than the cluster (" + Counts.of(clusterSize, "node") + ")");
+                throw new BadRequestException("'ack' is larger than the cluster (" + Plural.of(clusterSize, "node") + ")");
             }
             // 'from' means nothing to a scan, which reads every node, but the API's rules for it
             // hold on every path: a malformed 'from', one larger than the cluster, or one smaller

@@ -1,6 +1,6 @@
 package dht.node.rpc;
 
-import dht.node.cluster.EventLoops;
+import dht.node.exec.EventLoops;
 import dht.node.rpc.ReplicaBatch.Op;
 import dht.node.rpc.ReplicaBatch.Result;
 import io.netty.util.concurrent.EventExecutor;

@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.exec;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;

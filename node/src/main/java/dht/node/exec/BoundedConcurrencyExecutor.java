@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.exec;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,13 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * instead), never both; {@code running} counts the runners holding a slot (started or about to be);
  * whenever a task waits, some runner holds a slot or the thread that queued it takes one.
  */
-final class BoundedConcurrencyExecutor implements Executor {
+public final class BoundedConcurrencyExecutor implements Executor {
     private final Executor delegate;
     private final int limit;
     private final Queue<Runnable> waiting = new ConcurrentLinkedQueue<>();
     private final AtomicInteger running = new AtomicInteger();
 
-    BoundedConcurrencyExecutor(Executor delegate, int limit) {
+    public BoundedConcurrencyExecutor(Executor delegate, int limit) {
         if (limit < 1) throw new IllegalArgumentException("limit " + limit);
         this.delegate = delegate;
         this.limit = limit;
@@ -86,7 +86,7 @@ final class BoundedConcurrencyExecutor implements Executor {
     }
 
     /** A task that can be told it will never run. */
-    interface Rejectable extends Runnable {
+    public interface Rejectable extends Runnable {
         void rejected(RejectedExecutionException e);
     }
 }

@@ -1,9 +1,9 @@
 package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dht.node.exec.CpuAffinity;
 import dht.storage.Entry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -24,10 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node asked to ({@code -Ddht.affinity=cores}) that has one event loop per CPU pins loop k and a
- * pool of storage threads to CPU k, and each loop hands its store calls to its own CPU's pool. The CPUs a thread may use are read from
- * /proc (Linux), independently of the code under test.
+ * pool of storage threads to CPU k, and each loop hands its store calls to its own CPU's pool. The
+ * CPUs a thread may use are read from /proc (Linux), independently of the code under test.
  */
-class CoreLocalExecutorTest {
+class PinnedThreadsTest {
     private static final List<Integer> CPUS = CpuAffinity.allowedCpus();
 
     /** Where the calling thread may run, as the kernel says: "0", "1", "0-1", ... */
@@ -45,62 +43,6 @@ class CoreLocalExecutorTest {
         static Ran here() {
             return new Ran(Thread.currentThread().getName(), allowedHere());
         }
-    }
-
-    @Test
-    void eachLoopsCallsRunOnItsOwnCpusPoolPinnedThere() throws Exception {
-        assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
-        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 2);
-        ThreadFactory loops = executor.loopThreads("test-loop-");
-        try {
-            for (int k = 0; k < CPUS.size(); k++) {
-                CompletableFuture<Ran> loop = new CompletableFuture<>();
-                CompletableFuture<Ran> store = new CompletableFuture<>();
-                Thread t = loops.newThread(() -> {
-                    loop.complete(Ran.here());
-                    executor.execute(() -> store.complete(Ran.here()));
-                });
-                t.start();
-                String cpu = String.valueOf(CPUS.get(k));
-                assertThat(loop.get(5, TimeUnit.SECONDS)).isEqualTo(new Ran("test-loop-" + k, cpu));
-                Ran ran = store.get(5, TimeUnit.SECONDS);
-                assertThat(ran.thread()).startsWith("storage-" + k + "-");
-                assertThat(ran.cpus()).isEqualTo(cpu);
-            }
-        } finally {
-            executor.shutdown();
-        }
-    }
-
-    @Test
-    void callsFromOtherThreadsGoToEveryPoolInTurnAndNoneAfterShutdown() throws Exception {
-        assumeTrue(CPUS.size() >= 2, "needs two CPUs this process may use");
-        CoreLocalExecutor executor = new CoreLocalExecutor(CPUS, 1);
-        Set<String> cpusUsed = new HashSet<>();
-        for (int i = 0; i < 2 * CPUS.size(); i++) {
-            CompletableFuture<Ran> ran = new CompletableFuture<>();
-            executor.execute(() -> ran.complete(Ran.here()));
-            cpusUsed.add(ran.get(5, TimeUnit.SECONDS).cpus());
-        }
-        assertThat(cpusUsed).hasSize(CPUS.size());
-        executor.shutdown();
-        assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(executor.isTerminated()).isTrue();
-        assertThatThrownBy(() -> executor.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
-    }
-
-    @Test
-    void pinsOnlyWhenAskedAndTheNodeHasOneEventLoopPerCpu() {
-        assertThat(CoreLocalExecutor.appliesTo("cores", 2, List.of(0, 1))).isTrue();
-        assertThat(CoreLocalExecutor.appliesTo("none", 2, List.of(0, 1))).isFalse();  // the default
-        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(0, 1))).isFalse(); // bin/dht cluster's nodes share the CPUs
-        assertThat(CoreLocalExecutor.appliesTo("cores", 4, List.of(0, 1))).isFalse();
-        assertThat(CoreLocalExecutor.appliesTo("cores", 1, List.of(3))).isFalse();     // one CPU: nothing to choose
-        assertThat(CoreLocalExecutor.appliesTo("cores", 0, List.of())).isFalse();      // affinity unknown (not Linux)
-        assertThatThrownBy(() -> CoreLocalExecutor.appliesTo("core", 2, List.of(0, 1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cores or none");
-        assertThat(CoreLocalExecutor.threadsEach(2)).isEqualTo(32);
-        assertThat(CoreLocalExecutor.threadsEach(64)).isEqualTo(8);
     }
 
     @Test
@@ -146,7 +88,7 @@ class CoreLocalExecutorTest {
         CompletableFuture<Ran> read = new CompletableFuture<>();
         boolean pinned = "cores".equals(mode) && ioThreads == 0;
         Map<String, String> loopsBefore = tasks("http-io-");
-        TestNode started = WithProperty.with(CoreLocalExecutor.PROPERTY, mode, () -> TestNode.start(config, s -> new DelegatingStore(s) {
+        TestNode started = WithProperty.with(JvmSettings.AFFINITY, mode, () -> TestNode.start(config.withTuning(JvmSettings.read()), s -> new DelegatingStore(s) {
             @Override
             public Entry get(byte[] key) throws IOException {
                 read.complete(Ran.here());

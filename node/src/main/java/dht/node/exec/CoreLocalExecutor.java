@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,24 +18,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why try it: on a 2-core VM each hand-off between an event loop and a storage thread on the
  * other core is a cross-CPU wake-up, and the hand-off, not the store, was most of the storage
- * threads' CPU. Measured at 60,000 req/s over 64 connections it is not a clear win, so it is off by
- * default ({@code -Ddht.affinity=cores} turns it on): in one batch of five rounds GET's p99 fell
- * from 8.7-30 ms to 4.3-7.0 ms, in a later batch on a noisier host it rose from 35-117 ms to
- * 189-962 ms, a third was split, a fourth lower pinned in all three rounds, and the longest, on a
- * quiet host, in one of five; PUT's was lower in twelve pairs of thirteen. Node and generator used
- * 2-12% more CPU per request, leaving the machine 0-2% idle instead of 5-9% (docs/benchmarks.md,
- * "Event loops and storage threads pinned per CPU"). Store work still never runs on an event loop.
+ * threads' CPU. Measured, it is not a clear win (docs/benchmarks.md, "Event loops and storage
+ * threads pinned per CPU"), so it is off by default ({@code -Ddht.affinity=cores} turns it on).
+ * Store work still never runs on an event loop.
  *
  * <p>Invariants: a task handed over by a thread of shard k (its event loop, or one of its storage
  * threads) runs on shard k's pool; from any other thread, on the pools in turn; a thread that
  * cannot be pinned runs unpinned (said once in the log) and keeps its shard; every pool is
  * unbounded only in its queue, which the node's admission limit bounds upstream. A thread started
  * by a pinned thread inherits its CPU (Linux copies the mask): the store starts its flush,
- * compaction and sync threads when it opens for that reason (before, the first memtable rotation
- * started the flush thread on a pinned storage thread); virtual threads' carriers first started
+ * compaction and sync threads when it opens for that reason; virtual threads' carriers first started
  * from an event loop still stay on that loop's CPU.
  */
-final class CoreLocalExecutor extends AbstractExecutorService {
+public final class CoreLocalExecutor extends AbstractExecutorService {
     private static final Logger log = LoggerFactory.getLogger(CoreLocalExecutor.class);
 
     private final List<Integer> cpus;
@@ -48,48 +43,43 @@ final class CoreLocalExecutor extends AbstractExecutorService {
     /**
      * @param cpus        one shard per CPU, in this order: event loop k and pool k are pinned to {@code cpus.get(k)}
      * @param threadsEach storage threads in each pool
+     * @param queueKind   each pool's queue ({@link StorageExecutors#queue})
      */
-    CoreLocalExecutor(List<Integer> cpus, int threadsEach) {
+    public CoreLocalExecutor(List<Integer> cpus, int threadsEach, String queueKind) {
         if (cpus.isEmpty() || threadsEach < 1) throw new IllegalArgumentException(cpus + ", " + threadsEach);
         this.cpus = List.copyOf(cpus);
         this.pools = new ThreadPoolExecutor[cpus.size()];
         for (int k = 0; k < pools.length; k++) {
             pools[k] = new ThreadPoolExecutor(threadsEach, threadsEach, 0L, TimeUnit.MILLISECONDS,
-                    StorageExecutors.queue(), storageThreads("storage-" + k + "-", k));
+                    StorageExecutors.queue(queueKind), storageThreads("storage-" + k + "-", k));
         }
     }
 
     /**
-     * Whether to place a node's threads this way: when asked to ({@code -Ddht.affinity=cores}) and
-     * the node runs one event loop per CPU it may use, so that it has those CPUs to itself as far as
-     * it knows. A node given fewer loops shares the machine (bin/dht cluster's nodes) and is not pinned.
+     * Whether to place a node's threads this way: when asked to ({@code mode} {@code cores}, not
+     * {@code none}), its storage executor is the pool, and the node runs one event loop per CPU it
+     * may use, so that it has those CPUs to itself as far as it knows. A node given fewer loops
+     * shares the machine (bin/dht cluster's nodes) and is not pinned.
      */
-    static boolean appliesTo(String mode, int eventLoops, List<Integer> allowedCpus) {
+    public static boolean appliesTo(String mode, String storageExecutor, int eventLoops, List<Integer> allowedCpus) {
         if (!mode.equals("cores") && !mode.equals("none")) {
-            throw new IllegalArgumentException("-D" + PROPERTY + " must be cores or none, not " + mode);
+            throw new IllegalArgumentException("affinity must be cores or none, not " + mode);
         }
-        return mode.equals("cores") && StorageExecutors.kind().equals("pool")
+        return mode.equals("cores") && storageExecutor.equals("pool")
                 && allowedCpus.size() >= 2 && eventLoops == allowedCpus.size();
     }
 
-    /** {@code -Ddht.affinity=cores} pins; {@code none}, the default, keeps the single unpinned pool. */
-    static final String PROPERTY = "dht.affinity";
-
-    static String mode() {
-        return JvmSettings.oneOf(PROPERTY, "none", "cores", "none");
+    /** The storage pool's size shared out, at least 8 a CPU for reads waiting on the disk. */
+    public static int threadsEach(int poolSize, int cpus) {
+        return Math.max(8, Math.ceilDiv(poolSize, cpus));
     }
 
-    /** The storage pool's size ({@code -Ddht.storage.threads}) shared out, at least 8 a CPU for reads waiting on the disk. */
-    static int threadsEach(int cpus) {
-        return Math.max(8, Math.ceilDiv(StorageExecutors.poolSize(), cpus));
-    }
-
-    List<Integer> cpus() {
+    public List<Integer> cpus() {
         return cpus;
     }
 
     /** Threads for the event loops: the k-th thread made is loop k, named {@code prefix + k}, on shard k % shards. */
-    ThreadFactory loopThreads(String prefix) {
+    public ThreadFactory loopThreads(String prefix) {
         AtomicInteger n = new AtomicInteger();
         return task -> {
             int k = n.getAndIncrement();

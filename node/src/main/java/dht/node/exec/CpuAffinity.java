@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -14,7 +14,7 @@ import java.util.List;
  * {@code sched_setaffinity} (called with FFM; pid 0 is the calling thread). Where they are missing
  * (not Linux) nothing is pinned: {@link #allowedCpus()} is empty and {@link #pinCurrentThread} false.
  */
-final class CpuAffinity {
+public final class CpuAffinity {
     /** A {@code cpu_set_t}: 1024 bits, as glibc defines it. */
     private static final long MASK_BYTES = 128;
     private static final MethodHandle GET = find("sched_getaffinity");
@@ -36,7 +36,7 @@ final class CpuAffinity {
     }
 
     /** The CPUs the calling thread may run on, in ascending order; empty if that cannot be known. */
-    static List<Integer> allowedCpus() {
+    public static List<Integer> allowedCpus() {
         List<Integer> cpus = new ArrayList<>();
         if (GET == null) return cpus;
         try (Arena arena = Arena.ofConfined()) {
@@ -55,7 +55,7 @@ final class CpuAffinity {
     }
 
     /** Lets the calling thread run on {@code cpu} alone; false if the system refused (or has no such call). */
-    static boolean pinCurrentThread(int cpu) {
+    public static boolean pinCurrentThread(int cpu) {
         if (SET == null || cpu < 0 || cpu >= MASK_BYTES * 8) return false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(MASK_BYTES, 8);

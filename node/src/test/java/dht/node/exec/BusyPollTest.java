@@ -1,7 +1,6 @@
-package dht.node;
+package dht.node.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.channel.SelectStrategy;
 import org.junit.jupiter.api.Test;
@@ -36,11 +35,5 @@ class BusyPollTest {
 
         Thread.sleep(50);
         assertThat(poll.calculateStrategy(() -> 0, false)).isEqualTo(SelectStrategy.SELECT);
-    }
-
-    @Test
-    void aNegativeWindowIsRefused() throws Exception {
-        WithProperty.with(BusyPoll.PROPERTY, "-1",
-                () -> assertThatThrownBy(BusyPoll::windowMicros).hasMessageContaining(BusyPoll.PROPERTY));
     }
 }

@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
@@ -19,9 +19,7 @@ import io.netty.util.IntSupplier;
  * window of 0 this is Netty's default strategy. One instance per loop, used by that loop's thread
  * only, so its field needs no synchronization.
  */
-final class BusyPoll implements SelectStrategy {
-    static final String PROPERTY = "dht.io.poll.micros";
-
+public final class BusyPoll implements SelectStrategy {
     private final long windowNanos;
     /** System.nanoTime() until which the loop polls instead of blocking. */
     private long pollUntil;
@@ -31,13 +29,8 @@ final class BusyPoll implements SelectStrategy {
         this.pollUntil = System.nanoTime();
     }
 
-    /** The window from {@code -Ddht.io.poll.micros}, 0 (never poll) when unset. */
-    static long windowMicros() {
-        return JvmSettings.wholeNumber(PROPERTY, 0, 0, 1_000_000, "microseconds");
-    }
-
-    /** A factory giving each loop its own strategy; null when the window is 0 (Netty's default then). */
-    static SelectStrategyFactory factory(long windowMicros) {
+    /** A factory giving each loop its own strategy ({@code -Ddht.io.poll.micros}); null when the window is 0 (Netty's default then). */
+    public static SelectStrategyFactory factory(long windowMicros) {
         if (windowMicros == 0) return null;
         long nanos = windowMicros * 1_000;
         return () -> new BusyPoll(nanos);

@@ -1,4 +1,4 @@
-package dht.node;
+package dht.node.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,7 +15,7 @@ class StorageExecutorsTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "forkjoin", "virtual"})
     void runsTasksOnItsOwnThreadsAndRefusesThemAfterShutdown(String kind) throws Exception {
-        ExecutorService executor = WithProperty.with(StorageExecutors.PROPERTY, kind, StorageExecutors::create);
+        ExecutorService executor = StorageExecutors.create(kind, "blocking", 4);
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         executor.execute(() -> ranOn.complete(Thread.currentThread()));
         Thread t = ranOn.get(5, TimeUnit.SECONDS);

@@ -1,4 +1,4 @@
-package dht.node.cluster;
+package dht.node.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,0 +1,91 @@
+package dht.node;
+
+import dht.node.cluster.Cluster;
+import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.ClusterView;
+import dht.node.cluster.Coordinator;
+import dht.node.cluster.HybridLogicalClock;
+import dht.node.rpc.PeerClient;
+import dht.node.rpc.ReplicaEndpoint;
+import dht.node.rpc.StoreReplicaEndpoint;
+import dht.storage.LsmStore;
+import dht.storage.MissingFilesException;
+import dht.storage.Store;
+import dht.storage.StoreOptions;
+import dht.storage.SyncPolicy;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+
+/** How {@link Node#start(NodeConfig)} builds the production storage engine and cluster layer from a configuration. */
+final class NodeWiring {
+    /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
+    static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
+    /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
+    static final double CLUSTER_FLUSH_JITTER = 0.25;
+
+    private NodeWiring() {
+    }
+
+    static Store openStore(NodeConfig config) throws IOException {
+        Tuning tuning = config.tuning();
+        StoreOptions options = StoreOptions.defaults()
+                .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
+                .withMemtableBytes(config.memtableBytes())
+                // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
+                .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
+                .withCompactionBytesPerSecond(tuning.compactionBytesPerSecond())
+                .withYieldEveryEntries(tuning.yieldEvery())
+                // Replicas get the same writes: without it they flush and compact in lockstep
+                // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
+                .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
+                .withMissingTablesAccepted(tuning.acceptMissingTables())
+                .withBackgroundPriority(tuning.backgroundPriority());
+        try {
+            return LsmStore.open(config.dataDir(), options);
+        } catch (MissingFilesException e) {
+            if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
+            throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
+        }
+    }
+
+    static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
+        Tuning tuning = config.tuning();
+        Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
+                loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
+                PeerClient::new);
+        ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
+        return new ClusterServices() {
+            @Override
+            public Coordinator coordinator() {
+                return cluster.coordinator();
+            }
+
+            @Override
+            public ReplicaEndpoint replicaEndpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public ClusterView view() {
+                return cluster.view();
+            }
+
+            @Override
+            public ClusterScanner scanner() {
+                return cluster.scanner();
+            }
+
+            @Override
+            public void close() {
+                cluster.close();
+            }
+
+            @Override
+            public boolean writesOfOnePassInOrder() {
+                return cluster.writesOfOnePassInOrder();
+            }
+        };
+    }
+}
