@@ -1,6 +1,5 @@
 package dht.node.rpc;
 
-import dht.node.cluster.PeerThreadFactory;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;

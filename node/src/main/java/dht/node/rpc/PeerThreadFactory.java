@@ -1,10 +1,10 @@
-package dht.node.cluster;
+package dht.node.rpc;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** Named daemon threads for the peer client's event loops, so thread dumps say who they are. */
-public final class PeerThreadFactory extends DefaultThreadFactory {
-    public PeerThreadFactory() {
+final class PeerThreadFactory extends DefaultThreadFactory {
+    PeerThreadFactory() {
         super("dht-peer", true);
     }
 }
