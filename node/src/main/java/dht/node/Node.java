@@ -266,7 +266,7 @@ public final class Node implements AutoCloseable {
             // after it; one whose request body is still arriving is answered 503 first
             // (GracefulStop). Answers ready but not yet taken by a client that reads them (a large
             // value read slowly) go on until WRITE_OUT_DEADLINE after the stop began, unless the
-            // client takes nothing for a second (ResponseSequencer.writeOut). A client that got a
+            // client takes nothing for a second (WriteOutOnStop). A client that got a
             // last answer has up to a second to close its side (LingeringClose) before the rest
             // are closed at once.
             List<io.netty.util.concurrent.Future<?>> told = new ArrayList<>();

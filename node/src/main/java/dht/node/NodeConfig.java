@@ -61,10 +61,9 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     }
 
     /**
-     * Whether event loops hand store calls over in batches (see {@code StorageHandOff}): measured
-     * faster (docs/http-server.md), so on by default; off by default when every write is fsynced,
-     * where batching gained in closed loop but its constant-rate tail was no better
-     * (docs/http-server.md). An explicit {@code -Ddht.storage.batch} decides either way.
+     * Whether event loops hand store calls over in batches (see {@code StorageDispatcher}): on by
+     * default, off by default when every write is fsynced (docs/http-server.md says why). An
+     * explicit {@code -Ddht.storage.batch} decides either way.
      */
     public boolean batchStoreCalls() {
         return tuning.storageBatch() != null ? tuning.storageBatch() : !syncEveryWrite;

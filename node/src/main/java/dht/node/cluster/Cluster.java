@@ -47,7 +47,7 @@ public final class Cluster implements AutoCloseable {
     /**
      * Whether the coordinator's writes made from one event loop in one pass of its loop reach the
      * store in the order they were made, as one batch, with no other replica to reach: then a
-     * connection's pipelined writes may start together ({@code ResponseSequencer}).
+     * connection's pipelined writes may start together ({@code dht.node.http.DispatchWindow}).
      */
     public boolean writesOfOnePassInOrder() {
         return writesOfOnePassInOrder;

@@ -18,7 +18,7 @@ import java.util.concurrent.CompletionException;
 /**
  * A peer as a replica, over the internal point protocol: one request per operation, or, with
  * batching, the operations an event loop sends this peer in one pass in one request
- * ({@link PeerBatcher}; reads and writes by default, see {@code Cluster#peerBatching()}). Reads and
+ * ({@link PeerBatcher}; reads and writes by default, see {@code -Ddht.peer.batch}). Reads and
  * writes travel in separate batches: a replica answers a batch when all of it is done and runs a
  * batch holding a write through its write hand-off, so a read sharing a batch with writes would
  * wait for them (and, under every-write, for their fsyncs). Every
