@@ -196,6 +196,19 @@ public final class NetworkNamespaces implements AutoCloseable {
         for (int j = HOST; j < count; j++) if (j != i) cut(i, j);
     }
 
+    /**
+     * Splits the namespaces in two: cuts every link between those in {@code side} and the others.
+     * The test JVM keeps its links to all of them.
+     */
+    public synchronized void partition(int... side) {
+        Set<Integer> inside = new HashSet<>();
+        for (int i : side) {
+            checkIndex(i);
+            inside.add(i);
+        }
+        for (int i : inside) for (int j = 0; j < count; j++) if (!inside.contains(j)) cut(i, j);
+    }
+
     /** Heals every cut. */
     public synchronized void healAll() {
         for (long p : List.copyOf(cuts)) healOneWay((int) (p >> 32), (int) p);

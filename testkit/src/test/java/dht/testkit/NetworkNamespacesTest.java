@@ -31,8 +31,8 @@ class NetworkNamespacesTest {
         Files.writeString(dir.resolve("index.html"), "hello");
         List<String> names;
         Process server;
-        try (var net = NetworkNamespaces.create(2)) {
-            names = List.of(net.name(0), net.name(1));
+        try (var net = NetworkNamespaces.create(3)) {
+            names = List.of(net.name(0), net.name(1), net.name(2));
             assertTrue(NetworkNamespaces.namespaces().containsAll(names));
             // The JDK's file server as the node: it runs in namespace 1, on that namespace's address.
             String jwebserver = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jwebserver").toString();
@@ -56,6 +56,13 @@ class NetworkNamespacesTest {
             net.isolate(1);
             assertFalse(hostReaches(from1));
             assertFalse(reachesFrom(net, 0, from1));
+            net.healAll();
+            assertTrue(eventually(() -> reachesFrom(net, 0, from1)));
+
+            net.partition(0);
+            assertFalse(reachesFrom(net, 0, from1), "0 is on the other side");
+            assertTrue(reachesFrom(net, 2, from1), "2 is on 1's side");
+            assertTrue(hostReaches(from1), "the host keeps its links");
             net.healAll();
             assertTrue(eventually(() -> reachesFrom(net, 0, from1)));
         }
