@@ -41,9 +41,13 @@ import java.util.function.ToLongFunction;
  *
  * <p>A write with an unknown outcome (504, timeout, lost connection) may take effect at any time
  * after its invoke, or never: it counts as never completed. A refused write (4xx) wrote nothing.
- * A delete writes "absent"; since deletes share that value, a read of absent is checked against
- * the delete most in its favour, so it is reported only when every delete it could have seen (or
- * the key's initial absence) breaks a rule.
+ * A delete writes "absent". Deletes share that value, so a read of absent that only one delete
+ * can explain joins that delete's cluster; any other is checked against the delete most in its
+ * favour (or the key's initial absence), and reported only when every one it could have seen
+ * breaks a rule.
+ *
+ * <p>The rules hold for reads and writes with {@code ack} a quorum of {@code from}: a history
+ * that is meant to pass should record only those (a read with ack=1 may be stale).
  */
 public final class HistoryChecker {
 
@@ -105,14 +109,14 @@ public final class HistoryChecker {
         Operation highOp;
         long high = Long.MIN_VALUE;
 
+        /** The read that completed first, and the one invoked last. */
+        Operation firstRead;
+        Operation lastRead;
+
         Cluster(Operation write) {
             this.write = write;
             add(write);
         }
-
-        /** The read that completed first, and the one invoked last. */
-        Operation firstRead;
-        Operation lastRead;
 
         void add(Operation op) {
             if (op != write) {
