@@ -1,0 +1,113 @@
+package dht.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.node.Node;
+import dht.node.NodeConfig;
+import dht.testkit.TestPorts;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.Vector;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import site.ycsb.ByteIterator;
+import site.ycsb.Status;
+import site.ycsb.StringByteIterator;
+
+/** The dht binding against a real node in this JVM: each operation, then a short workload A. */
+class DhtBindingTest {
+    @TempDir
+    static Path dir;
+
+    private static Node node;
+    private static String url;
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        int port = TestPorts.free();
+        node = Node.start(NodeConfig.single(port, dir));
+        url = "http://localhost:" + port;
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (node != null) node.close();
+    }
+
+    private static DhtBinding binding() throws Exception {
+        DhtBinding db = new DhtBinding();
+        Properties p = new Properties();
+        p.setProperty("dht.nodes", url);
+        db.setProperties(p);
+        db.init();
+        return db;
+    }
+
+    private static Map<String, ByteIterator> fields(String... nameValue) {
+        Map<String, ByteIterator> m = new LinkedHashMap<>();
+        for (int i = 0; i < nameValue.length; i += 2) m.put(nameValue[i], new StringByteIterator(nameValue[i + 1]));
+        return m;
+    }
+
+    private static Map<String, String> strings(Map<String, ByteIterator> m) {
+        Map<String, String> s = new HashMap<>();
+        m.forEach((k, v) -> s.put(k, v.toString()));
+        return s;
+    }
+
+    @Test
+    void insertReadUpdateDelete() throws Exception {
+        DhtBinding db = binding();
+        try {
+            assertThat(db.insert("usertable", "crud1", fields("f0", "a", "f1", "b"))).isEqualTo(Status.OK);
+            Map<String, ByteIterator> all = new HashMap<>();
+            assertThat(db.read("usertable", "crud1", null, all)).isEqualTo(Status.OK);
+            assertThat(strings(all)).isEqualTo(Map.of("f0", "a", "f1", "b"));
+
+            assertThat(db.update("usertable", "crud1", fields("f1", "B"))).isEqualTo(Status.OK);
+            Map<String, ByteIterator> one = new HashMap<>();
+            assertThat(db.read("usertable", "crud1", Set.of("f1"), one)).isEqualTo(Status.OK);
+            assertThat(strings(one)).isEqualTo(Map.of("f1", "B"));
+
+            assertThat(db.delete("usertable", "crud1")).isEqualTo(Status.OK);
+            assertThat(db.read("usertable", "crud1", null, new HashMap<>())).isEqualTo(Status.NOT_FOUND);
+            assertThat(db.update("usertable", "crud1", fields("f1", "C"))).isEqualTo(Status.NOT_FOUND);
+        } finally {
+            db.cleanup();
+        }
+    }
+
+    @Test
+    void scanTakesRecordcountRecordsFromTheStartKeyInKeyOrder() throws Exception {
+        DhtBinding db = binding();
+        try {
+            for (int i = 0; i < 10; i++) {
+                assertThat(db.insert("usertable", "scan" + i, fields("n", Integer.toString(i), "pad", "x")))
+                        .isEqualTo(Status.OK);
+            }
+            Vector<HashMap<String, ByteIterator>> result = new Vector<>();
+            assertThat(db.scan("usertable", "scan3", 4, Set.of("n"), result)).isEqualTo(Status.OK);
+            assertThat(result).extracting(r -> strings(r))
+                    .containsExactly(Map.of("n", "3"), Map.of("n", "4"), Map.of("n", "5"), Map.of("n", "6"));
+        } finally {
+            db.cleanup();
+        }
+    }
+
+    @Test
+    void workloadARunsWithoutAFailedOperation() throws Exception {
+        Properties p = YcsbRun.workload('a', 1_000, 2_000);
+        p.setProperty("dht.nodes", url);
+        int done = YcsbRun.loadAndRun(DhtBinding.class.getName(), p, 4);
+        assertThat(done).isEqualTo(2_000);
+        String report = YcsbRun.report();
+        assertThat(report).contains("[READ], Return=OK", "[UPDATE], Return=OK", "[INSERT], Return=OK")
+                .doesNotContain("FAILED").doesNotContain("Return=ERROR").doesNotContain("Return=NOT_FOUND");
+    }
+}
