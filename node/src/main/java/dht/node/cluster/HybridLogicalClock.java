@@ -110,6 +110,13 @@ public final class HybridLogicalClock {
         return timestamp <= saturatedAdd(physicalMicros.getAsLong(), maxOffsetMicros);
     }
 
+    /** The exception for a timestamp {@link #observe} refused. */
+    public TimestampRefusedException refusal(long timestamp) {
+        long lead = timestamp - physicalMicros.getAsLong();
+        if (lead < 0) lead = timestamp > 0 ? Long.MAX_VALUE : 0;
+        return new TimestampRefusedException(timestamp, lead / 1_000, maxOffsetMillis());
+    }
+
     private void refuse(long timestamp, long physical, String source) {
         refused.increment();
         long lead = timestamp - physical;
