@@ -112,7 +112,7 @@ public final class Cluster implements AutoCloseable {
             }
         }
         PeerNetwork c = net;
-        ReadRepair readRepair = new ReadRepair(replicas);
+        ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         if (net != null && hintBytes > 0) {
@@ -143,6 +143,7 @@ public final class Cluster implements AutoCloseable {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
+        m.put("readRepairsTimedOut", readRepair.timedOut());
         HintedHandoff.Counts h = hints == null ? new HintedHandoff.Counts(0, 0, 0, 0, 0) : hints.counts();
         m.put("hintsHeld", h.held());
         m.put("hintsDelivered", h.delivered());
