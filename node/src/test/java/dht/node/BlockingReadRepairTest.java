@@ -28,10 +28,15 @@ class BlockingReadRepairTest {
     Path dir;
     final List<Node> nodes = new ArrayList<>();
     final List<String> urls = new ArrayList<>();
+    /** Each node's store, wrapped so a test can hold its writes. */
+    final DelegatingStore[] stores = new DelegatingStore[3];
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @AfterEach
     void stop() {
+        for (DelegatingStore s : stores) {
+            if (s != null) s.open();
+        }
         for (Node n : nodes) n.close();
     }
 
@@ -39,9 +44,11 @@ class BlockingReadRepairTest {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         for (int p : ports) urls.add("http://localhost:" + p);
         for (int i = 0; i < 3; i++) {
+            int n = i;
             nodes.add(Node.start(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
                     NodeConfig.DEFAULT_MAX_BODY_BYTES, NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES,
-                    Duration.ofSeconds(2), false, 1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults())));
+                    Duration.ofSeconds(2), false, 1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults()),
+                    c -> stores[n] = new DelegatingStore(NodeWiring.openStore(c)), NodeWiring::startCluster));
         }
     }
 
@@ -128,5 +135,26 @@ class BlockingReadRepairTest {
         assertThat(r.statusCode()).isEqualTo(404);
         HttpResponse<String> copy = send(first, "GET", "/internal/v0/entity?id=" + key, null);
         assertThat(copy.headers().firstValue("X-Dht-Tombstone")).as("the stale value is gone").contains("1");
+    }
+
+    @Test
+    void aRepairWriteThatTimesOutStillAnswersAndIsCounted() throws Exception {
+        start();
+        String key = "slow";
+        List<Integer> order = order(key);
+        int stale = order.get(0);
+        assertThat(send(0, "PUT", "/v0/entity?id=" + key + "&ack=3", "v1").statusCode()).isEqualTo(201);
+        writeMissing(key, "v2", stale);
+        stores[stale].hold(); // its store takes no write: the repair of its own copy never completes
+
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = send(stale, "GET", "/v0/entity?id=" + key + "&ack=2&from=2", null);
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("v2");
+        assertThat(millis).as("answered at the replica timeout").isGreaterThanOrEqualTo(1_900);
+        String status = send(stale, "GET", "/v0/status", null).body();
+        assertThat(status).contains("\"readRepairsTimedOut\":1");
+        stores[stale].open();
     }
 }
