@@ -112,8 +112,9 @@ public final class HybridLogicalClock {
 
     /** The exception for a timestamp {@link #observe} refused. */
     public TimestampRefusedException refusal(long timestamp) {
-        long lead = timestamp - physicalMicros.getAsLong();
-        if (lead < 0) lead = timestamp > 0 ? Long.MAX_VALUE : 0;
+        long physical = physicalMicros.getAsLong();
+        long lead = timestamp - physical;
+        if (lead < 0) lead = physical < 0 ? Long.MAX_VALUE : 0; // overflowed, or physical time has caught up since
         return new TimestampRefusedException(timestamp, lead / 1_000, maxOffsetMillis());
     }
 
