@@ -95,6 +95,10 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
     String adminToken;
 
+    @Option(names = "--max-clock-offset", defaultValue = "500", paramLabel = "MILLIS",
+            description = "Refuse a peer's timestamp more than this far ahead of this node's clock (default: ${DEFAULT-VALUE}).")
+    long maxClockOffsetMs;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -273,9 +277,10 @@ public final class ServeCommand implements Callable<Integer> {
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
+        if (maxClockOffsetMs < 0) throw new IllegalArgumentException("--max-clock-offset must be 0 or more, got " + maxClockOffsetMs);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read());
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs));
     }
 
     /**

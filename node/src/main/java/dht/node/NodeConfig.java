@@ -26,11 +26,13 @@ import java.util.List;
  * @param bodyTimeout     how long a request body may go without a byte before it is answered 408 and
  *                        its connection closed (see {@code RequestAssembler})
  * @param tuning          the {@code -D} knobs
+ * @param maxClockOffset  how far ahead of this node's clock a peer's timestamp may be; one further
+ *                        ahead is refused (docs/cluster.md, "Timestamps")
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning) {
+                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -39,15 +41,27 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final Duration DEFAULT_REPLICA_TIMEOUT = Duration.ofMillis(1000);
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
         java.util.Objects.requireNonNull(tuning, "tuning");
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeout);
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
+        java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
+        if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+    }
+
+    /** With the default max clock offset. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET);
     }
 
     /**
@@ -72,7 +86,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

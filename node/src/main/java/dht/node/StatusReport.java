@@ -58,6 +58,13 @@ final class StatusReport {
             first = false;
             b.append(quote(c.getKey())).append(':').append(c.getValue());
         }
+        b.append("},\"clock\":{");
+        first = true;
+        for (Map.Entry<String, Long> c : view.clock().entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(c.getKey())).append(':').append(c.getValue());
+        }
         b.append("},\"startedAtMillis\":").append(startedAtMillis);
         b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
         // Which process answers: a launcher that started a node on a port checks that it is its own

@@ -67,7 +67,8 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, PeerNetwork.Opener network) {
-        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, "all", 0, 32L << 20, network);
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, "all", 0, 32L << 20,
+                HybridLogicalClock.DEFAULT_MAX_OFFSET, network);
     }
 
     /**
@@ -84,13 +85,16 @@ public final class Cluster implements AutoCloseable {
      *                     limit beyond the storage executor's); limited so that writes meeting on
      *                     the store's writer mutex do not convoy, while reads keep the whole pool
      * @param hintBytes    the most bytes of hinted writes kept in memory (0: no hinted handoff)
+     * @param maxClockOffset how far ahead of this node's physical clock a timestamp from a peer may be
+     *                     before it is refused ({@link HybridLogicalClock})
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
-                                String peerBatching, int writeThreads, long hintBytes, PeerNetwork.Opener network) {
+                                String peerBatching, int writeThreads, long hintBytes, Duration maxClockOffset,
+                                PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
-        HybridLogicalClock clock = new HybridLogicalClock();
+        HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
         Map<String, Replica> replicas = new HashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
         if (!batchStoreCalls) writeThreads = 0;
@@ -108,7 +112,7 @@ public final class Cluster implements AutoCloseable {
             }
         }
         PeerNetwork c = net;
-        ReadRepair readRepair = new ReadRepair(replicas);
+        ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         if (net != null && hintBytes > 0) {
@@ -120,7 +124,7 @@ public final class Cluster implements AutoCloseable {
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
-                () -> repairCounts(readRepair, fullRepair, h));
+                () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock));
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
@@ -139,6 +143,7 @@ public final class Cluster implements AutoCloseable {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
+        m.put("readRepairsTimedOut", readRepair.timedOut());
         HintedHandoff.Counts h = hints == null ? new HintedHandoff.Counts(0, 0, 0, 0, 0) : hints.counts();
         m.put("hintsHeld", h.held());
         m.put("hintsDelivered", h.delivered());
@@ -148,6 +153,14 @@ public final class Cluster implements AutoCloseable {
         m.put("fullRepairKeys", fullRepair.keys());
         m.put("fullRepairsSent", fullRepair.sent());
         m.put("fullRepairsFailed", fullRepair.failed());
+        return m;
+    }
+
+    private static Map<String, Long> clockState(HybridLogicalClock clock) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("maxClockOffsetMillis", clock.maxOffsetMillis());
+        m.put("clockBehindPeersMillis", clock.behindPeersMillis());
+        m.put("timestampsRefused", clock.refused());
         return m;
     }
 

@@ -18,4 +18,13 @@ public interface ClusterView {
     default Map<String, Long> repair() {
         return Map.of();
     }
+
+    /**
+     * The hybrid logical clock's state, by name: {@code maxClockOffsetMillis},
+     * {@code clockBehindPeersMillis} (how far ahead of this node's clock the latest timestamp it
+     * refused was, if one was refused in the last 10 s; else 0) and {@code timestampsRefused}.
+     */
+    default Map<String, Long> clock() {
+        return Map.of();
+    }
 }

@@ -1,28 +1,35 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings the replicas a GET asked up to the newest version that GET saw. Once every replica call
- * of the read has completed (after the client was answered: the quorum does not wait for this),
- * the replicas that answered an older version, or none, are sent the newest one, but a value only
- * to those its own write is known to have targeted (a tombstone also to any replica holding an
- * older value, see below).
+ * Brings the replicas a GET asked up to the newest version that GET saw, and holds the GET's
+ * answer until a quorum of them has it (blocking read repair, Cassandra 4.0's default): so a read
+ * that answered a version is followed by reads that see it or a newer one (monotonic quorum
+ * reads), even when the replicas it heard disagreed. {@link RepairingRead} does it for one read;
+ * this class holds the policy, the writes and the counters.
  *
- * <p>Why that limit: a PUT stores no more than its {@code from} copies (the contract), on the
- * first {@code from} replicas of the key's ordering, and a version does not record the {@code from}
- * it was written with. What is known: every replica holding the newest version was one of its
- * write's targets, so that write's {@code from} reaches at least one past the last holder in the
- * ordering, and every replica before the last holder was a target too. Those are repaired; one
- * after the last holder is not sent a value, as the write may have stopped short of it (PUT v1 with
- * 3/3, PUT v2 with 1/1, a GET with 3/3: v2 must not reach the second and third replicas). Such a
- * replica catches up by {@link HintedHandoff}, which keeps hints only for a write's own targets.
+ * <p>Which replicas may be sent a version: those that answered an older one, or none, but a value
+ * only to those its own write is known to have targeted (a tombstone also to any replica holding
+ * an older value, see below). Why that limit: a PUT stores no more than its {@code from} copies
+ * (the contract), on the first {@code from} replicas of the key's ordering, and a version does not
+ * record the {@code from} it was written with. What is known: every replica holding the newest
+ * version was one of its write's targets, so that write's {@code from} reaches at least one past
+ * the last holder in the ordering, and every replica before the last holder was a target too.
+ * Those are repaired; one after the last holder is not sent a value, as the write may have stopped
+ * short of it (PUT v1 with 3/3, PUT v2 with 1/1, a GET with 3/3: v2 must not reach the second and
+ * third replicas). Such a replica catches up by {@link HintedHandoff}, which keeps hints only for a
+ * write's own targets.
  *
  * <p>A tombstone is the exception: it goes to every replica that holds an older value, wherever
  * it is placed. The copy limit is the contract's rule for PUTs, and a stale value left beside a
@@ -35,60 +42,89 @@ import org.slf4j.LoggerFactory;
  * reach every stale value, so a delete that missed a replica does not come back; a repair never
  * makes a value's copies exceed its write's {@code from}. A replica whose call failed is not
  * repaired: nothing is known of what it holds. A failed repair is only counted: the next read of
- * the key tries again. {@code targets} is in the key's placement order.
+ * the key tries again. A read waits for its repairs at most the replica timeout, then answers as
+ * it would have without them (counted in {@link #timedOut()}). {@code targets} is in the key's
+ * placement order.
  */
 final class ReadRepair {
     private static final Logger log = LoggerFactory.getLogger(ReadRepair.class);
 
     private final Map<String, Replica> replicas;
+    private final long timeoutNanos;
+    /** Null: the JDK's delayed executor (tests). */
+    private final ScheduledExecutorService timer;
     private final LongAdder sent = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
 
-    ReadRepair(Map<String, Replica> replicas) {
+    /**
+     * @param timeout how long a read waits for its repair writes before it answers without them
+     * @param timer   where that wait is timed (a peer network's event loop), or null
+     */
+    ReadRepair(Map<String, Replica> replicas, Duration timeout, ScheduledExecutorService timer) {
         this.replicas = replicas;
+        this.timeoutNanos = timeout.toNanos();
+        this.timer = timer;
     }
 
-    /** Repairs {@code targets} from the answers of {@code calls} (same order) once all are in. */
-    void afterRead(List<String> targets, List<CompletableFuture<Entry>> calls) {
-        if (calls.size() < 2) return;
-        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                .whenComplete((ignored, failure) -> repair(targets, calls));
-    }
-
-    private void repair(List<String> targets, List<CompletableFuture<Entry>> calls) {
-        Entry newest = null;
-        for (CompletableFuture<Entry> c : calls) {
-            Entry e = answer(c);
-            if (e != null && e.supersedes(newest)) newest = e;
-        }
-        if (newest == null) return; // no replica has the key: nothing to spread
-        int lastHolder = -1;
-        for (int i = 0; i < calls.size(); i++) {
-            Entry e = answer(calls.get(i));
-            if (e != null && !newest.supersedes(e)) lastHolder = i;
-        }
-        for (int i = 0; i < calls.size(); i++) {
-            CompletableFuture<Entry> c = calls.get(i);
-            if (c.isCompletedExceptionally()) continue;
-            Entry held = answer(c);
-            if (held != null && !newest.supersedes(held)) continue; // holds it already
-            boolean targeted = i < lastHolder;
-            boolean staleValueUnderADelete = newest.isTombstone() && held != null && !held.isTombstone();
-            if (!targeted && !staleValueUnderADelete) continue;
-            String url = targets.get(i);
-            sent.increment();
-            Entry version = newest;
-            replicas.get(url).write(version).whenComplete((ok, writeFailure) -> {
-                if (writeFailure != null) {
-                    failed.increment();
-                    log.debug("read repair of {} failed: {}", url, writeFailure.toString());
+    /**
+     * The newest version among the answers of {@code calls} (same order as {@code targets}; null
+     * when none has the key), once {@code ack} of them succeeded and, if those disagree, once
+     * {@code ack} of the replicas heard hold it or the wait timed out; failed with
+     * {@link QuorumCall.NotEnoughReplicasException} when fewer than {@code ack} can answer. The
+     * replicas still stale once every call is in are repaired after the answer.
+     */
+    CompletableFuture<Entry> read(List<String> targets, List<CompletableFuture<Entry>> calls, int ack) {
+        if (calls.size() < 2) {
+            return QuorumCall.collect(calls, ack).thenApply(answers -> {
+                Entry newest = null;
+                for (Entry e : answers) {
+                    if (e != null && e.supersedes(newest)) newest = e;
                 }
+                return newest;
             });
         }
+        return new RepairingRead(this, targets, calls, ack).start();
     }
 
-    private static Entry answer(CompletableFuture<Entry> call) {
-        return call.isCompletedExceptionally() ? null : call.getNow(null);
+    /**
+     * Whether replica {@code i}, holding {@code held} (null: nothing), may be sent {@code newest},
+     * the newest version among the answers, whose last holder in the placement order is
+     * {@code lastHolder}.
+     */
+    static boolean mayReceive(int i, Entry held, Entry newest, int lastHolder) {
+        if (held != null && !newest.supersedes(held)) return false; // holds it already
+        boolean targeted = i < lastHolder;
+        boolean staleValueUnderADelete = newest.isTombstone() && held != null && !held.isTombstone();
+        return targeted || staleValueUnderADelete;
+    }
+
+    /** Sends {@code version} to {@code url}; the future completes exceptionally when the write failed. */
+    CompletableFuture<Void> send(String url, Entry version) {
+        sent.increment();
+        CompletableFuture<Void> write;
+        try {
+            write = replicas.get(url).write(version);
+        } catch (RuntimeException e) {
+            write = CompletableFuture.failedFuture(e);
+        }
+        return write.whenComplete((ok, failure) -> {
+            if (failure != null) {
+                failed.increment();
+                log.debug("read repair of {} failed: {}", url, failure.toString());
+            }
+        });
+    }
+
+    /** Runs {@code task} once the repair wait is over; the handle cancels it (null if it cannot be). */
+    ScheduledFuture<?> afterTimeout(Runnable task) {
+        if (timer != null) return timer.schedule(task, timeoutNanos, TimeUnit.NANOSECONDS);
+        CompletableFuture.delayedExecutor(timeoutNanos, TimeUnit.NANOSECONDS).execute(task);
+        return null;
+    }
+
+    void countTimeout() {
+        timedOut.increment();
     }
 
     /** Repair writes sent so far. */
@@ -99,5 +135,10 @@ final class ReadRepair {
     /** Repair writes that failed. */
     long failed() {
         return failed.sum();
+    }
+
+    /** Reads answered without the quorum holding the newest version because their repair writes took too long. */
+    long timedOut() {
+        return timedOut.sum();
     }
 }

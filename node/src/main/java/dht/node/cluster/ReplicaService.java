@@ -12,7 +12,9 @@ import java.util.function.Supplier;
  * their results into answers).
  *
  * <p>Invariants: store work is handed to the storage threads, never run on the calling thread;
- * every incoming write's timestamp is observed by this node's clock before it is applied.
+ * every incoming write's timestamp is observed by this node's clock before it is applied, and a
+ * write whose timestamp the clock refuses (too far ahead, see {@link HybridLogicalClock}) is not
+ * applied: it fails with {@link TimestampRefusedException}.
  */
 public final class ReplicaService {
     private final Store store;
@@ -43,9 +45,14 @@ public final class ReplicaService {
         return result;
     }
 
-    /** Applies a peer's timestamped value or tombstone on a storage thread; {@code answer} is made there once written. */
+    /**
+     * Applies a peer's timestamped value or tombstone on a storage thread; {@code answer} is made
+     * there once written. Refused, unapplied, when its timestamp is too far ahead.
+     */
     public <T> CompletableFuture<T> write(Entry entry, Supplier<T> answer) {
-        clock.observe(entry.timestamp());
+        if (!clock.observe(entry.timestamp(), "a coordinator's write")) {
+            return CompletableFuture.failedFuture(clock.refusal(entry.timestamp()));
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
         writes.submitWrite(result, store, entry, () -> result.complete(answer.get()));
         return result;

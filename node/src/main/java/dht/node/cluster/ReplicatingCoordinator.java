@@ -20,11 +20,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: a write is stamped once, here, with this node's hybrid logical clock, and the same
  * entry goes to every replica, so a PUT stores at most {@code from} copies. A read answers the
- * newest of the first {@code ack} versions by {@link Entry#supersedes}; a tombstone or no version
- * at all is NOT_FOUND. No thread waits for a replica: everything is a callback. After the answer,
- * replicas that answered an older version are repaired ({@link ReadRepair}); writes a peer failed
- * are kept for it until it is back ({@link HintedHandoff}). An operator's {@code repair=all} read
- * goes to {@link FullRepair} instead.
+ * newest version heard by {@link Entry#supersedes} once {@code ack} replicas answered; a tombstone
+ * or no version at all is NOT_FOUND. When the replicas heard disagree, the answer waits (up to the
+ * replica timeout) until {@code ack} of them hold the newest version, the stale ones repaired
+ * ({@link ReadRepair}), so quorum reads are monotonic. No thread waits for a replica: everything
+ * is a callback. Writes a peer failed are kept for it until it is back ({@link HintedHandoff}). An
+ * operator's {@code repair=all} read goes to {@link FullRepair} instead.
  */
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
@@ -57,16 +58,11 @@ final class ReplicatingCoordinator implements Coordinator {
         List<String> targets = targets(key, quorum);
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
         for (String url : targets) calls.add(replicas.get(url).read(key, budget));
-        readRepair.afterRead(targets, calls);
-        return QuorumCall.collect(calls, quorum.ack()).handle((answers, failure) -> {
+        return readRepair.read(targets, calls, quorum.ack()).handle((newest, failure) -> {
             if (failure != null) {
                 if (refusedByBudget(calls)) return Answer.OVERLOADED;
                 log.debug("GET not enough replicas: {}", failure.getMessage());
                 return shortOfReplicas(calls);
-            }
-            Entry newest = null;
-            for (Entry e : answers) {
-                if (e != null && e.supersedes(newest)) newest = e;
             }
             return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
         });

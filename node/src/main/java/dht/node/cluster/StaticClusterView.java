@@ -12,12 +12,20 @@ final class StaticClusterView implements ClusterView {
     private final List<String> nodes;
     private final Predicate<String> isUp;
     private final Supplier<Map<String, Long>> repair;
+    private final Supplier<Map<String, Long>> clock;
 
-    StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair) {
+    StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair,
+                      Supplier<Map<String, Long>> clock) {
         this.self = self;
         this.nodes = List.copyOf(nodes);
         this.isUp = isUp;
         this.repair = repair;
+        this.clock = clock;
+    }
+
+    @Override
+    public Map<String, Long> clock() {
+        return clock.get();
     }
 
     @Override

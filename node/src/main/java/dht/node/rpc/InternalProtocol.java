@@ -28,6 +28,11 @@ public final class InternalProtocol {
     static final String TOMBSTONE = "X-Dht-Tombstone";
     /** On every response of a replica: its clock, so coordinators stay ahead of what peers have issued. */
     static final String CLOCK = "X-Dht-Clock";
+    /**
+     * On a replica's 409 to a write whose timestamp was too far ahead of its clock: by how many
+     * milliseconds. The coordinator counts the replica failed ({@code TimestampRefusedException}).
+     */
+    static final String CLOCK_REFUSED = "X-Dht-Clock-Refused";
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

@@ -3,6 +3,7 @@ package dht.node.rpc;
 import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.Replica;
 import dht.node.cluster.ReplicaBusyException;
+import dht.node.cluster.TimestampRefusedException;
 import dht.node.rpc.ReplicaBatch.Op;
 import dht.node.rpc.ReplicaBatch.Result;
 import dht.storage.Entry;
@@ -23,7 +24,9 @@ import java.util.concurrent.CompletionException;
  * batch holding a write through its write hand-off, so a read sharing a batch with writes would
  * wait for them (and, under every-write, for their fsyncs). Every
  * answer's timestamps are observed by this node's clock, so that a write this node stamps later is
- * above anything the peer has seen.
+ * above anything the peer has seen; a version whose timestamp the clock refuses (too far ahead)
+ * fails its read, as does a write the peer refused for its timestamp (409 with
+ * {@code X-Dht-Clock-Refused}): both count as a failed replica.
  */
 final class RemoteReplica implements Replica {
     private static final byte[] EMPTY = new byte[0];
@@ -86,7 +89,7 @@ final class RemoteReplica implements Replica {
                 if (r.status() == 404) return Result.NOT_FOUND_RESULT;
                 if (r.status() != 200) throw unexpected(r);
                 long ts = Long.parseLong(r.headers().get(InternalProtocol.TIMESTAMP));
-                clock.observe(ts);
+                if (!clock.observe(ts, url)) throw clock.refusal(ts);
                 return "1".equals(r.headers().get(InternalProtocol.TOMBSTONE))
                         ? new Result(ReplicaBatch.TOMBSTONE, ts, null, null)
                         : new Result(ReplicaBatch.FOUND, ts, r.body(), null);
@@ -115,8 +118,12 @@ final class RemoteReplica implements Replica {
             } catch (ReplicaBatch.Malformed e) {
                 throw new IllegalStateException("replica " + url + " sent a malformed batch answer: " + e.getMessage());
             }
-            for (Result x : results) {
-                if (x.status() == ReplicaBatch.FOUND || x.status() == ReplicaBatch.TOMBSTONE) clock.observe(x.timestamp());
+            for (int i = 0; i < results.size(); i++) {
+                Result x = results.get(i);
+                if ((x.status() == ReplicaBatch.FOUND || x.status() == ReplicaBatch.TOMBSTONE)
+                        && !clock.observe(x.timestamp(), url)) {
+                    results.set(i, Result.failed(clock.refusal(x.timestamp()).getMessage()));
+                }
             }
             return results;
         });
@@ -126,7 +133,7 @@ final class RemoteReplica implements Replica {
         String c = r.headers().get(InternalProtocol.CLOCK);
         if (c != null) {
             try {
-                clock.observe(Long.parseLong(c));
+                clock.observe(Long.parseLong(c), url); // one too far ahead is refused, counted and logged
             } catch (NumberFormatException ignored) {
                 // a malformed clock header only loses an optimisation; the status decides the answer
             }
@@ -140,6 +147,9 @@ final class RemoteReplica implements Replica {
     private RuntimeException unexpected(PeerResponse r) {
         String message = "replica " + url + " answered " + r.status() + ": "
                 + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim();
+        if (r.status() == 409 && r.headers().contains(InternalProtocol.CLOCK_REFUSED)) {
+            return new TimestampRefusedException(message);
+        }
         boolean busy = r.status() == 503 && !r.headers().contains(InternalProtocol.STOPPING);
         return busy ? new ReplicaBusyException(message) : new IllegalStateException(message);
     }

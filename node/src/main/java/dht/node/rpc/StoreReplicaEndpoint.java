@@ -2,6 +2,7 @@ package dht.node.rpc;
 
 import dht.node.cluster.BorrowedBody;
 import dht.node.cluster.ReplicaService;
+import dht.node.cluster.TimestampRefusedException;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -66,7 +67,23 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         }
         Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
                 : Entry.tombstone(key, timestamp);
-        return replica.write(entry, () -> empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED));
+        return replica.write(entry, () -> empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED))
+                .exceptionally(e -> {
+                    if (causeOf(e) instanceof TimestampRefusedException refused) return refusedResponse(refused);
+                    throw e instanceof CompletionException c ? c : new CompletionException(e);
+                });
+    }
+
+    /** 409: the write's timestamp is too far ahead of this node's clock; nothing was applied. */
+    private FullHttpResponse refusedResponse(TimestampRefusedException refused) {
+        FullHttpResponse r = text(HttpResponseStatus.CONFLICT, refused.getMessage());
+        r.headers().set(InternalProtocol.CLOCK_REFUSED, Long.toString(refused.aheadMillis()));
+        r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
+        return r;
+    }
+
+    private static Throwable causeOf(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /**
@@ -110,9 +127,11 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
                     : replica.read(op.key(), behindWrites,
                             e -> ReplicaBatch.capped(ReplicaBatch.Result.of(e), answerValueBytes));
             results.add(r.exceptionally(e -> {
-                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                // A full storage queue is overload, answered as such; anything else is the store failing.
-                if (!(cause instanceof java.util.concurrent.RejectedExecutionException)) {
+                Throwable cause = causeOf(e);
+                // A full storage queue is overload, answered as such; a refused timestamp is logged by
+                // the clock; anything else is the store failing.
+                if (!(cause instanceof java.util.concurrent.RejectedExecutionException)
+                        && !(cause instanceof TimestampRefusedException)) {
                     log.warn("batched {} failed on this replica: {}", op.isWrite() ? "write" : "read", cause.toString());
                 }
                 return ReplicaBatch.Result.failed(cause.toString());

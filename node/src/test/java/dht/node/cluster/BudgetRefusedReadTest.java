@@ -56,7 +56,7 @@ class BudgetRefusedReadTest {
         List<String> urls = List.of("http://a:1", "http://b:1", "http://c:1").subList(0, answers.size());
         for (int i = 0; i < answers.size(); i++) replicas.put(urls.get(i), new Fixed(urls.get(i), answers.get(i)));
         ReplicatingCoordinator c = new ReplicatingCoordinator(new Placement(urls), replicas, new HybridLogicalClock(),
-                new ReadRepair(replicas), new FullRepair(replicas), null);
+                new ReadRepair(replicas, java.time.Duration.ofSeconds(1), null), new FullRepair(replicas), null);
         return c.get(KEY, quorum, ReadBudget.UNLIMITED).join();
     }
 

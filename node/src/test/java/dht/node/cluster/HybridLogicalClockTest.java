@@ -1,7 +1,9 @@
 package dht.node.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,9 +35,9 @@ class HybridLogicalClockTest {
 
     @Test
     void nextIsAboveEveryObservedTimestamp() {
-        AtomicLong physical = new AtomicLong(1_000);
+        AtomicLong physical = new AtomicLong(76_800_000);
         HybridLogicalClock c = new HybridLogicalClock(physical::get);
-        c.observe(77_000_000);
+        assertThat(c.observe(77_000_000)).as("200 ms ahead: within the offset").isTrue();
         assertThat(c.next()).isEqualTo(77_000_001);
         c.observe(5); // an older observation changes nothing
         assertThat(c.next()).isEqualTo(77_000_002);
@@ -76,5 +78,75 @@ class HybridLogicalClockTest {
         }
         for (Thread t : threads) t.join();
         assertThat(seen).hasSize(200_000);
+    }
+
+    @Test
+    void aTimestampFurtherAheadThanTheMaxOffsetIsRefusedAndDoesNotMoveTheClock() {
+        AtomicLong physical = new AtomicLong(1_000_000_000);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get, Duration.ofMillis(500));
+        assertThat(c.observe(1_000_500_000)).as("exactly the offset ahead").isTrue();
+        assertThat(c.behindPeersMillis()).isZero();
+        assertThat(c.observe(1_000_500_001)).isFalse();
+        assertThat(c.observe(Long.MAX_VALUE)).isFalse();
+        assertThat(c.observe(1_000_000_000L + 3_600_000_000L)).as("an hour ahead").isFalse();
+        assertThat(c.refused()).isEqualTo(3);
+        assertThat(c.behindPeersMillis()).isEqualTo(3_600_000);
+        assertThat(c.current()).isEqualTo(1_000_500_000);
+        assertThat(c.next()).isEqualTo(1_000_500_001);
+        physical.addAndGet(11_000_000);
+        assertThat(c.behindPeersMillis()).as("forgotten after 10 s").isZero();
+        assertThat(c.observe(1_011_400_000)).as("acceptable once physical time has moved on").isTrue();
+    }
+
+    @Test
+    void aZeroOffsetAcceptsNothingAheadOfPhysicalTime() {
+        AtomicLong physical = new AtomicLong(5_000);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get, Duration.ZERO);
+        assertThat(c.observe(5_000)).isTrue();
+        assertThat(c.observe(5_001)).isFalse();
+        assertThat(c.acceptable(5_000)).isTrue();
+        assertThat(c.acceptable(5_001)).isFalse();
+    }
+
+    @Test
+    void theClockNeverWrapsAtItsMaximum() {
+        AtomicLong physical = new AtomicLong(Long.MAX_VALUE - 3);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get);
+        long prev = Long.MIN_VALUE;
+        for (int i = 0; i < 4; i++) {
+            long t = c.next();
+            assertThat(t).isGreaterThan(prev);
+            prev = t;
+        }
+        assertThat(prev).isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(c::next).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(c::next).as("still refuses").isInstanceOf(IllegalStateException.class);
+        assertThat(c.current()).isEqualTo(Long.MAX_VALUE);
+        assertThat(c.observe(Long.MAX_VALUE)).isTrue(); // within the (saturated) offset: harmless
+    }
+
+    @Test
+    void monotonicUnderConcurrentIssuingAndObserving() throws Exception {
+        HybridLogicalClock c = new HybridLogicalClock();
+        List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+        for (int t = 0; t < 4; t++) {
+            boolean observer = t % 2 == 0;
+            threads.add(Thread.ofPlatform().start(() -> {
+                long prev = 0;
+                for (int i = 0; i < 50_000; i++) {
+                    if (observer) {
+                        long ahead = c.current() + 100; // well within the offset
+                        c.observe(i % 100 == 0 ? Long.MAX_VALUE : ahead);
+                    }
+                    long v = c.next();
+                    if (v <= prev) wrong.incrementAndGet();
+                    prev = v;
+                }
+            }));
+        }
+        for (Thread t : threads) t.join();
+        assertThat(wrong.get()).isZero();
+        assertThat(c.current()).isLessThan(HybridLogicalClock.systemMicros().getAsLong() + 500_000 + 400_000);
     }
 }

@@ -1,16 +1,24 @@
 package dht.node.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dht.storage.Entry;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
+/**
+ * Which replicas get which version; with {@code ack = 1} the read answers at its first answer, so
+ * these are the repairs made once every call is in. The blocking ones (a read waiting for its
+ * repairs) follow, with their own replicas.
+ */
 class ReadRepairTest {
     static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
     final Map<String, RecordingReplica> replicas = new LinkedHashMap<>();
@@ -23,7 +31,7 @@ class ReadRepairTest {
             replicas.put(t, new RecordingReplica(t));
             reads.add(new CompletableFuture<>());
         }
-        repair = new ReadRepair(Map.copyOf(replicas));
+        repair = new ReadRepair(Map.copyOf(replicas), Duration.ofSeconds(5), null);
     }
 
     static Entry value(String v, long ts) {
@@ -33,7 +41,7 @@ class ReadRepairTest {
     @Test
     void replicasBeforeTheLastHolderOfTheNewestVersionGetItOnceEveryAnswerIsIn() {
         Entry newest = value("v2", 20);
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(value("v1", 10));
         reads.get(1).complete(value("v0", 5));
         reads.get(2).complete(newest);
@@ -51,7 +59,7 @@ class ReadRepairTest {
     @Test
     void aReplicaWithoutTheKeyBeforeAHolderGetsACopyAsTheWriteTargetedIt() {
         Entry v = value("v", 20);
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(null);
         reads.get(1).complete(v);
         reads.get(2).complete(null);
@@ -65,7 +73,7 @@ class ReadRepairTest {
     @Test
     void replicasAfterTheLastHolderGetNothingAsTheWriteMayHaveHadASmallerFrom() {
         // PUT v1 with 4/4, then PUT v2 with 1/1: a 4/4 read must not spread v2 beyond the first replica
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(value("v2", 20));
         reads.get(1).complete(value("v1", 10));
         reads.get(2).complete(value("v1", 10));
@@ -77,7 +85,7 @@ class ReadRepairTest {
     @Test
     void aTombstoneIsSpreadLikeAValueAndAnOlderOneIsOverwritten() {
         Entry tombstone = Entry.tombstone(KEY, 30);
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(value("v", 20));
         reads.get(1).complete(tombstone);
         reads.get(2).complete(Entry.tombstone(KEY, 5));
@@ -92,7 +100,7 @@ class ReadRepairTest {
     @Test
     void aTombstoneReachesAStaleValueAfterTheLastHolderSoThePurgeCannotBringTheKeyBack() {
         Entry tombstone = Entry.tombstone(KEY, 30);
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(tombstone);
         reads.get(1).complete(tombstone);
         reads.get(2).complete(value("v1", 10)); // missed the delete
@@ -104,11 +112,11 @@ class ReadRepairTest {
 
     @Test
     void agreementOrAKeyNobodyHasSendsNothing() {
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         for (CompletableFuture<Entry> r : reads) r.complete(null);
         List<CompletableFuture<Entry>> again = new ArrayList<>();
         for (int i = 0; i < targets.size(); i++) again.add(CompletableFuture.completedFuture(value("same", 7)));
-        repair.afterRead(targets, again);
+        repair.read(targets, again, 1);
         assertThat(repair.sent()).isZero();
         for (RecordingReplica r : replicas.values()) assertThat(r.written).isEmpty();
     }
@@ -116,12 +124,136 @@ class ReadRepairTest {
     @Test
     void aFailedRepairIsCounted() {
         replicas.get("b").failing = true;
-        repair.afterRead(targets, reads);
+        repair.read(targets, reads, 1);
         reads.get(0).complete(value("v2", 20));
         reads.get(1).complete(value("v1", 10));
         reads.get(2).complete(value("v2", 20));
         reads.get(3).complete(value("v2", 20));
         assertThat(repair.sent()).isEqualTo(1);
         assertThat(repair.failed()).isEqualTo(1);
+    }
+
+    /** A replica whose writes complete when the test says so. */
+    static final class HeldReplica implements Replica {
+        final String url;
+        final List<Entry> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<CompletableFuture<Void>> writes = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        HeldReplica(String url) {
+            this.url = url;
+        }
+
+        @Override
+        public String url() {
+            return url;
+        }
+
+        @Override
+        public CompletableFuture<Entry> read(byte[] key) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> write(Entry entry) {
+            CompletableFuture<Void> w = new CompletableFuture<>();
+            w.thenRun(() -> written.add(entry));
+            writes.add(w);
+            return w;
+        }
+    }
+
+    final Map<String, HeldReplica> held = new LinkedHashMap<>();
+    final List<String> three = List.of("a", "b", "c");
+
+    ReadRepair blocking(Duration timeout) {
+        for (String t : three) held.put(t, new HeldReplica(t));
+        return new ReadRepair(Map.copyOf(held), timeout, null);
+    }
+
+    @Test
+    void aReadThatHeardAStaleReplicaAnswersOnceAQuorumHoldsTheNewest() throws Exception {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        Entry newest = value("v2", 20);
+        calls.get(0).complete(value("v1", 10)); // missed the write
+        calls.get(1).complete(newest);
+        assertThat(held.get("a").writes).as("repair sent at the quorum").hasSize(1);
+        assertThat(answer).as("not before the repair is written").isNotDone();
+        held.get("a").writes.get(0).complete(null);
+        assertThat(answer).isCompletedWithValue(newest);
+        assertThat(held.get("a").written).containsExactly(newest);
+        calls.get(2).complete(newest);
+        assertThat(held.get("a").writes).as("sent once").hasSize(1);
+        assertThat(r.sent()).isEqualTo(1);
+        assertThat(r.timedOut()).isZero();
+    }
+
+    @Test
+    void agreeingAnswersAreAnsweredAtOnceAndALateStaleReplicaIsRepairedAfterwards() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        Entry newest = value("v2", 20);
+        calls.get(1).complete(newest);
+        calls.get(2).complete(newest);
+        assertThat(answer).isCompletedWithValue(newest);
+        calls.get(0).complete(null);
+        assertThat(held.get("a").writes).hasSize(1);
+    }
+
+    @Test
+    void aStaleReplicaTheCopyRuleHoldsBackIsRepairedOnceALaterHolderAllowsIt() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        Entry newest = value("v2", 20);
+        calls.get(0).complete(newest);
+        calls.get(1).complete(value("v1", 10)); // after the only holder heard: the write may have had from=1
+        assertThat(held.get("b").writes).isEmpty();
+        assertThat(answer).isNotDone();
+        calls.get(2).complete(value("v1", 10)); // no later holder: v2 may have been written with from=1
+        assertThat(answer).as("no quorum of copies can be made: answered as without repair").isCompletedWithValue(newest);
+        assertThat(r.sent()).isZero();
+        assertThat(r.timedOut()).isZero();
+    }
+
+    @Test
+    void aRepairWriteThatTakesTooLongStillAnswersAndIsCounted() throws Exception {
+        ReadRepair r = blocking(Duration.ofMillis(100));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        Entry newest = value("v2", 20);
+        calls.get(0).complete(null);
+        calls.get(1).complete(newest);
+        assertThat(answer).isNotDone();
+        assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(newest);
+        assertThat(r.timedOut()).isEqualTo(1);
+        assertThat(held.get("a").written).isEmpty();
+    }
+
+    @Test
+    void aFailedRepairWriteAnswersAtOnce() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        Entry tombstone = Entry.tombstone(KEY, 20);
+        calls.get(0).complete(value("v1", 10));
+        calls.get(1).complete(tombstone);
+        calls.get(2).completeExceptionally(new IllegalStateException("down"));
+        held.get("a").writes.get(0).completeExceptionally(new IllegalStateException("refused"));
+        assertThat(answer).isCompletedWithValue(tombstone);
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.timedOut()).isZero();
+    }
+
+    @Test
+    void tooFewAnswersFailTheRead() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        calls.get(0).completeExceptionally(new IllegalStateException("down"));
+        calls.get(1).completeExceptionally(new IllegalStateException("down"));
+        assertThatThrownBy(answer::join).hasCauseInstanceOf(QuorumCall.NotEnoughReplicasException.class);
     }
 }

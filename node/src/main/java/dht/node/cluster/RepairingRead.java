@@ -1,0 +1,199 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One GET's replica answers and the repairs made for it ({@link ReadRepair} has the rules).
+ *
+ * <p>Once {@code ack} calls have succeeded: if the replicas heard so far hold the newest version
+ * among their answers in at least {@code ack} copies, the read answers at once (the usual case:
+ * they agree). Otherwise the stale ones among them that may receive it are sent it, and the read
+ * answers once {@code ack} of the replicas heard hold it (answered it, or took its repair write):
+ * then a quorum holds what the client was told, and any later quorum read sees it. Later answers
+ * count too (a later holder may allow a repair the copy rule held back, or be the missing copy).
+ * The read answers without waiting further when its repair writes failed or nothing left to hear
+ * from can still make {@code ack} copies, and at the repair timeout (counted); in both cases with
+ * the newest version heard, as a read without blocking repair would. Once every call is in, stale
+ * replicas not yet sent the final newest version are (as after any read).
+ *
+ * <p>Invariants: each replica is sent a version at most once, and only one newer than what it is
+ * known to hold; the answer completes exactly once; nothing here blocks a thread: everything runs
+ * in the callbacks of the calls, the repair writes and the timer.
+ */
+final class RepairingRead {
+    private final ReadRepair repair;
+    private final List<String> targets;
+    private final List<CompletableFuture<Entry>> calls;
+    private final int ack;
+    private final CompletableFuture<Entry> answer = new CompletableFuture<>();
+    // guarded by this
+    private final Entry[] sentVersion;
+    private final Entry[] repairedVersion;
+    private int repairsInFlight;
+    private boolean quorumReached;
+    private boolean quorumFailed;
+    private boolean decided;
+    private boolean finalPassDone;
+    private boolean timerStarted;
+    private ScheduledFuture<?> timer;
+
+    RepairingRead(ReadRepair repair, List<String> targets, List<CompletableFuture<Entry>> calls, int ack) {
+        this.repair = repair;
+        this.targets = targets;
+        this.calls = calls;
+        this.ack = ack;
+        this.sentVersion = new Entry[calls.size()];
+        this.repairedVersion = new Entry[calls.size()];
+    }
+
+    CompletableFuture<Entry> start() {
+        List<CompletableFuture<Integer>> heard = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            int index = i;
+            heard.add(calls.get(i).thenApply(e -> index));
+        }
+        QuorumCall.collect(heard, ack).whenComplete((ok, failure) -> {
+            synchronized (this) {
+                if (failure != null) quorumFailed = true;
+                else quorumReached = true;
+            }
+            if (failure != null) answer.completeExceptionally(failure);
+            evaluate();
+        });
+        for (CompletableFuture<Entry> call : calls) call.whenComplete((e, failure) -> evaluate());
+        return answer;
+    }
+
+    /** Decides what to do after any event (an answer, a repair write, the quorum); never throws. */
+    private void evaluate() {
+        try {
+            List<Integer> toSend = new ArrayList<>(0);
+            Entry newest;
+            boolean answerNow = false;
+            boolean startTimer = false;
+            synchronized (this) {
+                newest = newestHeard();
+                int lastHolder = -1;
+                int holders = 0;
+                int outstanding = 0;
+                int heldBack = 0;
+                for (int i = 0; i < calls.size(); i++) {
+                    CompletableFuture<Entry> call = calls.get(i);
+                    if (!call.isDone()) {
+                        outstanding++;
+                        continue;
+                    }
+                    if (call.state() != Future.State.SUCCESS) continue;
+                    if (holds(call.resultNow(), newest)) {
+                        holders++;
+                        lastHolder = i;
+                    } else if (repairedVersion[i] != null && holds(repairedVersion[i], newest)) {
+                        holders++;
+                    }
+                }
+                boolean allIn = outstanding == 0;
+                if (quorumReached && !decided) {
+                    if (holders >= ack) {
+                        answerNow = true;
+                    } else {
+                        heldBack = stale(newest, lastHolder, toSend);
+                        int possible = holders + repairsInFlight + outstanding + (allIn ? 0 : heldBack);
+                        if (possible < ack) {
+                            answerNow = true; // no repair can make a quorum of copies now: answer as without it
+                        } else if (!timerStarted) {
+                            timerStarted = startTimer = true;
+                        }
+                    }
+                    if (answerNow) decided = true;
+                }
+                if (allIn && (decided || quorumFailed) && !finalPassDone) {
+                    finalPassDone = true;
+                    stale(newest, lastHolder, toSend);
+                }
+                if (answerNow && timer != null) timer.cancel(false);
+            }
+            for (int i : toSend) write(i, newest);
+            if (startTimer) startTimer();
+            if (answerNow) answer.complete(newest);
+        } catch (Throwable e) {
+            answer.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * Marks the answered replicas that may be sent {@code newest} and were not yet (adding them to
+     * {@code toSend}, counted in flight); returns how many stale ones the copy rule holds back.
+     */
+    private int stale(Entry newest, int lastHolder, List<Integer> toSend) {
+        if (newest == null) return 0;
+        int heldBack = 0;
+        for (int i = 0; i < calls.size(); i++) {
+            CompletableFuture<Entry> call = calls.get(i);
+            if (!call.isDone() || call.state() != Future.State.SUCCESS) continue;
+            Entry held = call.resultNow();
+            if (holds(held, newest)) continue;
+            if (sentVersion[i] != null && !newest.supersedes(sentVersion[i])) continue;
+            if (!ReadRepair.mayReceive(i, held, newest, lastHolder)) {
+                heldBack++;
+                continue;
+            }
+            sentVersion[i] = newest;
+            repairsInFlight++;
+            toSend.add(i);
+        }
+        return heldBack;
+    }
+
+    private void write(int i, Entry version) {
+        repair.send(targets.get(i), version).whenComplete((ok, failure) -> {
+            synchronized (this) {
+                repairsInFlight--;
+                if (failure == null && (repairedVersion[i] == null || version.supersedes(repairedVersion[i]))) {
+                    repairedVersion[i] = version;
+                }
+            }
+            evaluate();
+        });
+    }
+
+    private void startTimer() {
+        ScheduledFuture<?> t = repair.afterTimeout(this::timedOut);
+        synchronized (this) {
+            if (decided && t != null) t.cancel(false);
+            else timer = t;
+        }
+    }
+
+    private void timedOut() {
+        Entry newest;
+        synchronized (this) {
+            if (decided) return;
+            decided = true;
+            newest = newestHeard();
+        }
+        repair.countTimeout();
+        answer.complete(newest);
+        evaluate(); // the final pass, if every call is in
+    }
+
+    private Entry newestHeard() {
+        Entry newest = null;
+        for (CompletableFuture<Entry> call : calls) {
+            if (call.state() != Future.State.SUCCESS) continue;
+            Entry e = call.resultNow();
+            if (e != null && e.supersedes(newest)) newest = e;
+        }
+        return newest;
+    }
+
+    /** Whether a replica holding {@code held} (null: nothing) holds {@code newest} (null: nothing). */
+    private static boolean holds(Entry held, Entry newest) {
+        if (newest == null) return held == null;
+        return held != null && !newest.supersedes(held);
+    }
+}
