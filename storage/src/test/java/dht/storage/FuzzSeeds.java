@@ -20,6 +20,7 @@ public final class FuzzSeeds {
         Path resources = Path.of(args.length > 0 ? args[0] : "src/test/resources");
         Path scratch = Files.createTempDirectory("fuzz-seeds");
         wal(resources.resolve("dht/storage/WalReaderFuzzTestInputs/replayReturnsOnlyWholeRecords"), scratch);
+        table(resources.resolve("dht/storage/TableFuzzTestInputs/readsOrFailsAsCorruption"), scratch);
         Files.delete(scratch);
     }
 
@@ -46,5 +47,22 @@ public final class FuzzSeeds {
         WalFiles.write(log, List.of(withBody(LogFormat.BLOCK - 200, 1), Entry.value(b("split"), new byte[300], 2)));
         Files.copy(log, out.resolve("record-across-blocks"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Files.delete(log);
+    }
+
+    private static void table(Path out, Path scratch) throws IOException {
+        Files.createDirectories(out);
+        Path t = scratch.resolve("000001.sst");
+        StoreOptions o = StoreOptions.defaults().withBlockSize(256);
+        TableWriter.write(NioStorageFiles.INSTANCE, t, List.of(Entry.value(b("key"), b("value"), 1)).iterator(), 1, o);
+        Files.copy(t, out.resolve("one-entry"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        List<Entry> es = new java.util.ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            byte[] k = b(String.format("key%03d", i));
+            es.add(i % 5 == 3 ? Entry.tombstone(k, i) : Entry.value(k, i % 7 == 0 ? new byte[0] : b("value" + i), -i));
+        }
+        // blocks of 256 bytes: several, so the index and the block search have work
+        TableWriter.write(NioStorageFiles.INSTANCE, t, es.iterator(), es.size(), o);
+        Files.copy(t, out.resolve("several-blocks"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.delete(t);
     }
 }
