@@ -21,6 +21,7 @@ public final class FuzzSeeds {
         Path scratch = Files.createTempDirectory("fuzz-seeds");
         wal(resources.resolve("dht/storage/WalReaderFuzzTestInputs/replayReturnsOnlyWholeRecords"), scratch);
         table(resources.resolve("dht/storage/TableFuzzTestInputs/readsOrFailsAsCorruption"), scratch);
+        manifest(resources.resolve("dht/storage/ManifestFuzzTestInputs/readsOrFailsAsCorruption"), scratch);
         Files.delete(scratch);
     }
 
@@ -64,5 +65,14 @@ public final class FuzzSeeds {
         TableWriter.write(NioStorageFiles.INSTANCE, t, es.iterator(), es.size(), o);
         Files.copy(t, out.resolve("several-blocks"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Files.delete(t);
+    }
+
+    private static void manifest(Path out, Path scratch) throws IOException {
+        Files.createDirectories(out);
+        new Manifest(2, 1, List.of()).write(NioStorageFiles.INSTANCE, scratch);
+        Files.copy(scratch.resolve(Manifest.NAME), out.resolve("no-tables"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        new Manifest(42, 40, List.of(7L, 12L, 39L)).write(NioStorageFiles.INSTANCE, scratch);
+        Files.copy(scratch.resolve(Manifest.NAME), out.resolve("three-tables"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.delete(scratch.resolve(Manifest.NAME));
     }
 }
