@@ -110,6 +110,7 @@ final class Table {
             }
             int blocks = seg.get(Bytes.INT, indexOffset);
             if (blocks < 0 || 4L + 4L * blocks > indexLen - 4) throw new CorruptionException(path, indexOffset, "bad block count");
+            checkIndexEntries(path, seg, indexOffset, indexLen, blocks);
             long nwords = seg.get(Bytes.INT, bloomOffset + 4) & 0xffffffffL;
             boolean bloomIntact = Bytes.crc(seg, bloomOffset, bloomLen - 4) == seg.get(Bytes.INT, bloomOffset + bloomLen - 4)
                     && nwords != 0 && 8 + nwords * 8 + 4 == bloomLen && nwords % BloomFilter.BLOCK_WORDS == 0;
@@ -122,6 +123,22 @@ final class Table {
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /**
+     * Each index entry ({@code key_len u32 | key | offset u64 | len u32}) must lie inside the index,
+     * before its checksum: the checksum only proves the bytes are those written, and reads trust
+     * the entries without further bounds checks.
+     */
+    private static void checkIndexEntries(Path path, MemorySegment seg, long indexOffset, long indexLen, int blocks)
+            throws CorruptionException {
+        long entriesEnd = indexLen - 4; // relative to indexOffset
+        for (int i = 0; i < blocks; i++) {
+            long e = seg.get(Bytes.INT, indexOffset + 4 + 4L * i) & 0xffffffffL;
+            if (e < 4 + 4L * blocks || e + 4 > entriesEnd) throw new CorruptionException(path, indexOffset, "index entry " + i + " out of bounds");
+            int kl = seg.get(Bytes.INT, indexOffset + e);
+            if (kl < 0 || e + 4 + kl + 12 > entriesEnd) throw new CorruptionException(path, indexOffset, "index entry " + i + " out of bounds");
         }
     }
 

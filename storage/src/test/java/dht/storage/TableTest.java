@@ -216,4 +216,57 @@ class TableTest {
         m.write(NioStorageFiles.INSTANCE, dir);
         assertThat(Manifest.read(NioStorageFiles.INSTANCE, dir)).isEqualTo(m);
     }
+
+    /**
+     * An index whose checksum holds but whose entries point outside it (a writer's bug, or bytes
+     * made to fit) is damage like any other: a read fails with a CorruptionException, never an
+     * unchecked exception from the mapping.
+     */
+    @Test
+    void anIndexEntryPointingOutsideTheIndexIsCorruption() throws IOException {
+        write(50, 256).release();
+        byte[] file = Files.readAllBytes(dir.resolve("000001.sst"));
+        int f = file.length - TableFormat.FOOTER;
+        int index = (int) Bytes.getLong(file, f);
+        int indexLen = Bytes.getInt(file, f + 8);
+        int first = index + Bytes.getInt(file, index + 4); // entry 0: key_len u32 | key | offset u64 | len u32
+        int[][] damages = {
+            {index + 4, 0x7FFF_FFF0}, // entry 0 starts past the end of the file
+            {index + 4, indexLen - 6}, // entry 0 starts inside the index's checksum
+            {first, -5}, // a negative key length
+            {first, 0x7FFF_FFFF}, // a key longer than the file
+            {first, indexLen}, // a key running past the index
+        };
+        for (int[] d : damages) {
+            byte[] damaged = file.clone();
+            Bytes.putInt(damaged, d[0], d[1]);
+            Bytes.putInt(damaged, index + indexLen - 4, Bytes.crc(damaged, index, indexLen - 4));
+            Path p = dir.resolve("000002.sst");
+            Files.write(p, damaged);
+            assertThat(readFailure(p)).as("int %d at offset %d", d[1], d[0]).isInstanceOf(CorruptionException.class);
+        }
+    }
+
+    /** What opening table {@code p} and reading all of it (point reads, a scan) fails with, or null. */
+    private static Throwable readFailure(Path p) {
+        Table t;
+        try {
+            t = Table.open(NioStorageFiles.INSTANCE, p, 2);
+        } catch (Throwable e) {
+            return e;
+        }
+        t.retain();
+        try {
+            t.get(k(0));
+            t.get(k(51));
+            for (Iterator<Entry> it = t.iterator(k(10), null); it.hasNext(); ) it.next();
+            return null;
+        } catch (java.io.UncheckedIOException e) {
+            return e.getCause();
+        } catch (Throwable e) {
+            return e;
+        } finally {
+            t.release();
+        }
+    }
 }
