@@ -6,13 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Values with an expiry: carried through the memtable, log and tables, judged when read, so that reads see an expired value as a tombstone. */
+/** Values with an expiry: carried through the memtable, log and tables, judged when read, and compacted away. */
 class ExpiryTest {
     private static final long HOUR = 3_600_000L;
 
@@ -135,6 +138,80 @@ class ExpiryTest {
             s.flush();
             assertThat(s.get(b("a"), budget).isTombstone()).isTrue();
             assertThat(held.get()).isZero();
+        }
+    }
+
+    /** Every entry of the store's tables, read from the files. */
+    private List<Entry> tableEntries(Path d) throws IOException {
+        List<Entry> out = new ArrayList<>();
+        List<Path> tables;
+        try (Stream<Path> files = Files.list(d)) {
+            tables = files.filter(p -> p.toString().endsWith(".sst")).sorted().toList();
+        }
+        for (Path p : tables) {
+            Table t = Table.open(NioStorageFiles.INSTANCE, p, 0);
+            t.retain();
+            try {
+                for (Iterator<Entry> it = t.iterator(null, null); it.hasNext(); ) out.add(it.next());
+            } finally {
+                t.release();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void compactionTurnsAValueExpiredPastTheGraceIntoATombstoneAndPurgesIt() throws IOException {
+        long now = System.currentTimeMillis();
+        long day = 24 * HOUR;
+        StoreOptions o = StoreOptions.defaults().withTombstoneGrace(Duration.ofDays(1), t -> t);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            s.write(List.of(
+                    Entry.value(b("purged"), b("v"), now - 3 * day, now - 2 * day),
+                    // written "in the future" (by timestampMillis): its tombstone is never old enough to forget
+                    Entry.value(b("tombstoned"), b("v"), now + HOUR, now - 2 * day),
+                    // expired within the grace: kept as it is, still reading as absent
+                    Entry.value(b("recent"), b("v"), now - 3 * day, now - HOUR),
+                    Entry.value(b("live"), b("v"), now - 3 * day, now + day)));
+            s.flush();
+            s.put(b("other"), b("x"), now);
+            s.flush();
+            s.compact();
+            List<String> raw = new ArrayList<>();
+            for (Entry e : tableEntries(dir)) {
+                raw.add(new String(e.key(), UTF_8) + (e.isTombstone() ? "-" : "@" + (e.expiry() == 0 ? "never" : e.expiry())));
+            }
+            assertThat(raw).containsExactly("live@" + (now + day), "other@never", "recent@" + (now - HOUR), "tombstoned-");
+            assertThat(s.get(b("purged"))).isNull();
+            assertThat(s.get(b("recent")).isTombstone()).isTrue();
+            assertThat(scan(s)).containsExactly("live=v", "other=x", "recent-", "tombstoned-");
+        }
+    }
+
+    @Test
+    void withNoGraceAnExpiredValueIsPurgedAtTheNextCompaction() throws IOException {
+        StoreOptions o = StoreOptions.defaults().withTombstoneGrace(Duration.ZERO, t -> t);
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            long now = System.currentTimeMillis();
+            s.write(List.of(Entry.value(b("a"), b("v"), now - 10, now + 300), Entry.value(b("b"), b("v"), now - 10)));
+            s.flush();
+            assertThat(s.get(b("a")).value()).isEqualTo(b("v"));
+            while (System.currentTimeMillis() <= now + 300) sleep(50);
+            assertThat(s.get(b("a")).isTombstone()).isTrue();
+            s.put(b("c"), b("v"), now);
+            s.flush();
+            s.compact();
+            assertThat(tableEntries(dir)).extracting(e -> new String(e.key(), UTF_8)).containsExactly("b", "c");
+            assertThat(s.get(b("a"))).isNull();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
     }
 }
