@@ -68,7 +68,10 @@ final class ReplicatingCoordinator implements Coordinator {
             for (Entry e : answers) {
                 if (e != null && e.supersedes(newest)) newest = e;
             }
-            return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
+            // The newest version decides: an expired one (by this node's clock) is absent, and an
+            // older live version behind it never comes back.
+            return newest == null || newest.isTombstone() || newest.isExpired(System.currentTimeMillis())
+                    ? Answer.NOT_FOUND : Answer.found(newest.value());
         });
     }
 
@@ -113,7 +116,22 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum) {
-        return write(Entry.value(key, value, clock.next()), quorum, Answer.STORED, null);
+        return put(key, value, quorum, 0);
+    }
+
+    /** A PUT whose value expires {@code ttlSeconds} from now by this node's clock (0: never). */
+    CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
+        return write(Entry.value(key, value, clock.next(), expiry(ttlSeconds)), quorum, Answer.STORED, null);
+    }
+
+    /** The absolute expiry, epoch milliseconds, of a value written now to live {@code ttlSeconds} (0: never). */
+    private static long expiry(long ttlSeconds) {
+        return ttlSeconds == 0 ? 0 : System.currentTimeMillis() + ttlSeconds * 1000;
+    }
+
+    @Override
+    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
+        return put(key, value, quorum, 0);
     }
 
     /**
@@ -123,12 +141,12 @@ final class ReplicatingCoordinator implements Coordinator {
      * cheaper than keeping the request's buffer, and no burden to the garbage collector.
      */
     @Override
-    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
-        if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
+    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum, long ttlSeconds) {
+        if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum, ttlSeconds);
         ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
         try {
-            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
+            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next(), expiry(ttlSeconds));
         } catch (RuntimeException | Error e) {
             held.release();
             throw e;
