@@ -123,6 +123,7 @@ final class NodeKeyStream implements KeyMerge.Source {
             flags = in.read();
             if (flags < 0) return null; // the terminating chunk came: the stream is complete
             in.readLong(); // the version's timestamp: the coordinator compares versions, not us
+            if ((flags & 2) != 0) in.readLong(); // the value's expiry (flags bit 1): the coordinator's to judge too
             int keyLength = in.readInt();
             // lengths from the wire are checked before they size an array: a bad one is the node's
             // fault, said as such, not an OutOfMemoryError of ours

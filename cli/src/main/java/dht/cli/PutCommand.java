@@ -6,9 +6,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code bin/dht put KEY [VALUE]}: stores VALUE, or standard input when VALUE is absent. */
+/**
+ * {@code bin/dht put [--ttl SECONDS] KEY [VALUE]}: stores VALUE, or standard input when VALUE is
+ * absent; with {@code --ttl}, the key reads as absent that many seconds later.
+ */
 @Command(name = "put", mixinStandardHelpOptions = true,
         description = "Store a value under a key (the value is read from stdin when not given).")
 final class PutCommand implements Callable<Integer> {
@@ -25,10 +32,27 @@ final class PutCommand implements Callable<Integer> {
             description = "Value to store, as UTF-8 (default: the bytes of standard input).")
     String value;
 
+    /** The node's bound for {@code ttl} (docs/api.md): 20 years of 365 days, in seconds. */
+    static final long MAX_TTL_SECONDS = 630_720_000L;
+
+    @Option(names = "--ttl", paramLabel = "SECONDS",
+            description = "Expire the value this many seconds after it is stored (1 to " + MAX_TTL_SECONDS
+                    + "; default: never). A later put without --ttl makes the key permanent.")
+    Long ttl;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        // bad usage like any other bad value, not a request the node can only answer 400 (exit 1)
+        if (ttl != null && (ttl < 1 || ttl > MAX_TTL_SECONDS)) {
+            throw new ParameterException(spec.commandLine(), "--ttl must be from 1 to " + MAX_TTL_SECONDS + " seconds");
+        }
         byte[] body = value != null ? value.getBytes(StandardCharsets.UTF_8) : System.in.readAllBytes();
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas))
+        java.net.URI uri = client.entityUri(key, replicas);
+        if (ttl != null) uri = java.net.URI.create(uri + "&ttl=" + ttl);
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri)
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
         System.err.println(r.statusCode() + (r.body().isBlank() ? "" : " " + r.body().strip()));
         return ClientOptions.exitCode(r.statusCode());

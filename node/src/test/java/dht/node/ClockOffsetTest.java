@@ -106,10 +106,10 @@ class ClockOffsetTest {
     void aBatchedWriteFromTheFutureFailsAloneAndChangesNothing() throws Exception {
         start(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofMillis(500));
         byte[] key = "b".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(2 * (1 + 4 + key.length + 8 + 4 + 1) + 4);
+        java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(2 * (1 + 4 + key.length + 8 + 8 + 4 + 1) + 4);
         batch.putInt(2);
-        batch.put((byte) 2).putInt(key.length).put(key).putLong(nowMicros()).putInt(1).put((byte) 'a');
-        batch.put((byte) 2).putInt(key.length).put(key).putLong(Long.MAX_VALUE).putInt(1).put((byte) 'z');
+        batch.put((byte) 2).putInt(key.length).put(key).putLong(nowMicros()).putLong(0).putInt(1).put((byte) 'a');
+        batch.put((byte) 2).putInt(key.length).put(key).putLong(Long.MAX_VALUE).putLong(0).putInt(1).put((byte) 'z');
         HttpRequest r = HttpRequest.newBuilder(URI.create("http://localhost:" + nodes.get(0).port() + "/internal/v0/batch"))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(batch.array())).build();
         HttpResponse<byte[]> answer = client.send(r, HttpResponse.BodyHandlers.ofByteArray());

@@ -268,8 +268,8 @@ class ThreeNodeTest {
         byte[] value = "v".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         // Two operations as docs/wire-format.md describes them: a PUT, then a GET of the same key.
         long now = System.currentTimeMillis() * 1_000; // a timestamp further ahead would be refused
-        java.nio.ByteBuffer good = java.nio.ByteBuffer.allocate(4 + 1 + 4 + key.length + 8 + 4 + value.length + 1 + 4 + key.length);
-        good.putInt(2).put((byte) 2).putInt(key.length).put(key).putLong(now).putInt(value.length).put(value)
+        java.nio.ByteBuffer good = java.nio.ByteBuffer.allocate(4 + 1 + 4 + key.length + 8 + 8 + 4 + value.length + 1 + 4 + key.length);
+        good.putInt(2).put((byte) 2).putInt(key.length).put(key).putLong(now).putLong(0).putInt(value.length).put(value)
                 .put((byte) 1).putInt(key.length).put(key);
         byte[] truncated = java.util.Arrays.copyOf(good.array(), good.capacity() - 3);
         try (RawHttp raw = new RawHttp(nodes.get(0).port())) {
@@ -293,6 +293,7 @@ class ThreeNodeTest {
             assertThat(answer.get()).as("written").isEqualTo((byte) 4);
             assertThat(answer.get()).as("found").isEqualTo((byte) 1);
             assertThat(answer.getLong()).isEqualTo(now);
+            assertThat(answer.getLong()).as("no expiry").isZero();
             assertThat(answer.getInt()).isEqualTo(1);
             assertThat(answer.get()).isEqualTo((byte) 'v');
             assertThat(answer.hasRemaining()).isFalse();

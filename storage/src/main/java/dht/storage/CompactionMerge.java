@@ -9,10 +9,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a compaction writes out of its merged inputs: every entry except the tombstones it may
- * forget. A tombstone is dropped only when it is older than {@link StoreOptions#tombstoneGrace}
- * and no table outside the compaction and no memtable of the compaction's snapshot can hold a
- * version of its key (one it would otherwise stop shadowing); a table that cannot be read there
- * keeps the tombstone. Shadowed versions are already gone: the input is a {@link MergingIterator}.
+ * forget. A value that expired (by this node's clock at the compaction's start) more than the grace
+ * ago becomes a tombstone with the value's timestamp, forgotten under the tombstone rule; one that
+ * expired more recently stays as it is (it reads as absent), so that the grace counts from the
+ * expiry, as a delete's counts from the delete. A tombstone is dropped only when it is older than
+ * {@link StoreOptions#tombstoneGrace} and no table outside the compaction and no memtable of the
+ * compaction's snapshot can hold a version of its key (one it would otherwise stop shadowing); a
+ * table that cannot be read there keeps the tombstone. Shadowed versions are already gone: the input is a {@link MergingIterator}.
  *
  * <p>Also the compaction's progress line (rate, ETA) every 10 seconds; it stops with
  * {@link CompactionCancelledException} once the store is closing, and reads no faster than its
@@ -63,8 +66,8 @@ final class CompactionMerge implements Iterator<Entry> {
         next = null;
         while (in.hasNext()) {
             pacer.checkStopping();
-            Entry e = in.next();
-            seenBytes += TableFormat.ENTRY_HEADER + e.key().length + e.valueLength();
+            Entry read = in.next();
+            seenBytes += TableFormat.ENTRY_HEADER + read.key().length + read.valueLength();
             // Every 64 entries or the pacer's clockBytes, whichever first: a run of large values
             // still checks the clock often.
             if (++sinceClock >= 64 || seenBytes - bytesAtClock >= pacer.clockBytes()) {
@@ -73,6 +76,7 @@ final class CompactionMerge implements Iterator<Entry> {
                 progress();
                 pacer.pace(t0, seenBytes);
             }
+            Entry e = read.expiry() != 0 && read.expiry() < horizon ? Entry.tombstone(read.key(), read.timestamp()) : read;
             if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
                 continue;
             }

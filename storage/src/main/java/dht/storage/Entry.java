@@ -15,25 +15,37 @@ import java.util.Arrays;
  * is valid only as long as its owner says: the engine copies what it keeps before {@link Store#write}
  * returns, and entries the engine hands out ({@link Store#get}, {@link Store#scan}) always hold arrays.
  *
- * <p>Invariant: {@code array == null && segment == null} exactly when this is a tombstone. Arrays
- * are owned by the entry once it is built; callers must not mutate them.
+ * <p>A value may carry an expiry (docs/storage-format.md, "Expiry"): an absolute instant in epoch
+ * milliseconds, fixed once by the write's coordinator, 0 for never. From that instant on, judged by
+ * the reading node's clock, the value reads as a tombstone with its own timestamp ({@link #readAt}),
+ * so it shadows older versions exactly as a delete at that timestamp would.
+ *
+ * <p>Invariant: {@code array == null && segment == null} exactly when this is a tombstone; a
+ * tombstone's expiry is 0. Arrays are owned by the entry once it is built; callers must not mutate them.
  */
 public final class Entry {
     private final byte[] key;
     private final byte[] array;
     private final MemorySegment segment;
     private final long timestamp;
+    private final long expiry;
 
-    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp) {
+    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp, long expiry) {
         this.key = key;
         this.array = array;
         this.segment = segment;
         this.timestamp = timestamp;
+        this.expiry = expiry;
     }
 
     public static Entry value(byte[] key, byte[] value, long timestamp) {
+        return value(key, value, timestamp, 0);
+    }
+
+    /** A value that reads as absent from {@code expiry} (epoch milliseconds; 0: never) on. */
+    public static Entry value(byte[] key, byte[] value, long timestamp, long expiry) {
         if (value == null) throw new IllegalArgumentException("value must not be null; use tombstone()");
-        return new Entry(key, value, null, timestamp);
+        return new Entry(key, value, null, timestamp, checkExpiry(expiry));
     }
 
     /**
@@ -41,13 +53,23 @@ public final class Entry {
      * entry is no longer used (for {@link Store#write}, until the call returns).
      */
     public static Entry value(byte[] key, MemorySegment value, long timestamp) {
+        return value(key, value, timestamp, 0);
+    }
+
+    /** The same, with an expiry as for {@link #value(byte[], byte[], long, long)}. */
+    public static Entry value(byte[] key, MemorySegment value, long timestamp, long expiry) {
         if (value == null) throw new IllegalArgumentException("value must not be null; use tombstone()");
         if (value.byteSize() > Integer.MAX_VALUE) throw new IllegalArgumentException("value larger than 2 GiB");
-        return new Entry(key, null, value, timestamp);
+        return new Entry(key, null, value, timestamp, checkExpiry(expiry));
     }
 
     public static Entry tombstone(byte[] key, long timestamp) {
-        return new Entry(key, null, null, timestamp);
+        return new Entry(key, null, null, timestamp, 0);
+    }
+
+    private static long checkExpiry(long expiry) {
+        if (expiry < 0) throw new IllegalArgumentException("negative expiry " + expiry);
+        return expiry;
     }
 
     public byte[] key() { return key; }
@@ -78,17 +100,35 @@ public final class Entry {
 
     /** This entry, or, if its value is borrowed, the same entry with the value copied into an array it owns. */
     public Entry owned() {
-        return segment == null ? this : new Entry(key, segment.toArray(ValueLayout.JAVA_BYTE), null, timestamp);
+        return segment == null ? this : new Entry(key, segment.toArray(ValueLayout.JAVA_BYTE), null, timestamp, expiry);
     }
 
     public long timestamp() { return timestamp; }
+
+    /** When the value stops being readable, in epoch milliseconds; 0 when it never does (and for a tombstone). */
+    public long expiry() { return expiry; }
+
+    /** Whether this is a value whose expiry is at or before {@code nowMillis} (epoch milliseconds). */
+    public boolean isExpired(long nowMillis) {
+        return expiry != 0 && nowMillis >= expiry;
+    }
+
+    /**
+     * This version as a read at {@code nowMillis} sees it: an expired value is a tombstone with the
+     * value's timestamp (the newest version stays the newest, so no older one comes back); anything
+     * else is itself.
+     */
+    public Entry readAt(long nowMillis) {
+        return isExpired(nowMillis) ? tombstone(key, timestamp) : this;
+    }
 
     public boolean isTombstone() { return array == null && segment == null; }
 
     /**
      * Last write wins: is this version newer than {@code other} (of the same key)? Ties on the
      * timestamp are broken the same way on every replica so that they converge: a tombstone beats a
-     * value, and between two values the greater one (as unsigned bytes) wins.
+     * value, and between two values the greater one (as unsigned bytes) wins. The expiry is not
+     * compared: one timestamp is one coordinator's write, which carries one expiry everywhere.
      */
     public boolean supersedes(Entry other) {
         if (other == null) return true;
@@ -102,7 +142,9 @@ public final class Entry {
 
     @Override
     public boolean equals(Object o) {
-        if (!(o instanceof Entry e) || timestamp != e.timestamp || !Arrays.equals(key, e.key)) return false;
+        if (!(o instanceof Entry e) || timestamp != e.timestamp || expiry != e.expiry || !Arrays.equals(key, e.key)) {
+            return false;
+        }
         if (isTombstone() || e.isTombstone()) return isTombstone() == e.isTombstone();
         if (array != null && e.array != null) return Arrays.equals(array, e.array);
         MemorySegment a = valueSegment(), b = e.valueSegment();
@@ -117,6 +159,6 @@ public final class Entry {
     @Override
     public String toString() {
         return "Entry[" + new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + timestamp
-                + (isTombstone() ? " tombstone" : " " + valueLength() + " bytes") + "]";
+                + (isTombstone() ? " tombstone" : " " + valueLength() + " bytes") + (expiry != 0 ? " expires " + expiry : "") + "]";
     }
 }

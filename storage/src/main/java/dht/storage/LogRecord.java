@@ -38,7 +38,7 @@ final class LogRecord {
         byte[] r = new byte[BODY_FIXED + k.length];
         r[0] = e.isTombstone() ? DELETE : PUT;
         Bytes.putLong(r, 1, e.timestamp());
-        Bytes.putLong(r, 9, 0L);
+        Bytes.putLong(r, 9, e.expiry());
         Bytes.putInt(r, 17, k.length);
         System.arraycopy(k, 0, r, BODY_FIXED, k.length);
         return r;
@@ -60,12 +60,13 @@ final class LogRecord {
         if (len < BODY_FIXED) return null;
         byte type = b[0];
         long ts = Bytes.getLong(b, 1);
+        long expiry = Bytes.getLong(b, 9);
         int kl = Bytes.getInt(b, 17);
         if (kl < 0 || kl > len - BODY_FIXED) return null;
         byte[] key = java.util.Arrays.copyOfRange(b, BODY_FIXED, BODY_FIXED + kl);
         int vl = len - BODY_FIXED - kl;
         if (type == DELETE) return vl == 0 ? Entry.tombstone(key, ts) : null;
-        if (type != PUT) return null;
-        return Entry.value(key, java.util.Arrays.copyOfRange(b, BODY_FIXED + kl, len), ts);
+        if (type != PUT || expiry < 0) return null;
+        return Entry.value(key, java.util.Arrays.copyOfRange(b, BODY_FIXED + kl, len), ts, expiry);
     }
 }

@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  *       such a table cannot hold the winner, whatever its age.</li>
  * </ul>
  *
+ * <p>Expiry is judged when a version is read, by this node's clock ({@link Entry#readAt}): reads and
+ * scans see an expired value as a tombstone with its timestamp; compaction turns it into one for good.
+ *
  * <p>The memtable copies keys and values off-heap ({@link Memtable}); reads return fresh arrays. A
  * scan holds its memtables and tables until it is closed or read to the end; a scan that is
  * abandoned without either keeps them in memory (and, once compacted away, on disk) until the
@@ -242,13 +245,21 @@ public final class LsmStore implements Store {
                     best = newer(best, t.get(key, hash, budget, floor(best)), budget);
                 }
             }
-            return best;
+            return readNow(best, budget);
         } catch (IOException | RuntimeException | Error e) {
             release(best, budget); // the caller owns a reservation only when get returns
             throw e;
         } finally {
             v.release();
         }
+    }
+
+    /** {@link Entry#readAt} now, by this node's clock: an expired value's reservation goes back. */
+    private static Entry readNow(Entry best, ReadBudget budget) {
+        if (best == null) return null;
+        Entry read = best.readAt(System.currentTimeMillis());
+        if (read != best) release(best, budget);
+        return read;
     }
 
     private static long floor(Entry best) {
@@ -298,7 +309,7 @@ public final class LsmStore implements Store {
             @Override
             public Entry next() {
                 if (released) throw new NoSuchElementException();
-                return merged.next();
+                return merged.next().readAt(System.currentTimeMillis());
             }
 
             @Override

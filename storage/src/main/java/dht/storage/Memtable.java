@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Layout, all 8-byte aligned, native byte order: a node is {@code [value record address: long]
  * [key length: int][height: int][next: long × height][key bytes]}; a value record is
- * {@code [timestamp: long][value length: int, -1 for a tombstone][value bytes]}. Address 0 is the
+ * {@code [timestamp: long][expiry: long, 0 for never][value length: int, -1 for a tombstone][value bytes]}. Address 0 is the
  * head node (height {@link #MAX_HEIGHT}, no key), so 0 as a next pointer means "end".
  *
  * <p>Invariants: one writer at a time ({@link #put} is synchronized; the store's group-commit leader
@@ -37,7 +37,9 @@ final class Memtable {
     private static final int KEY_LENGTH = 8;
     private static final int HEIGHT = 12;
     private static final int NEXT = 16;
-    private static final int RECORD_HEADER = 12;
+    private static final int RECORD_EXPIRY = 8;
+    private static final int RECORD_LENGTH = 16;
+    private static final int RECORD_HEADER = 20;
     private static final long HEAD = 0;
     private static final int HEAD_BYTES = NEXT + 8 * MAX_HEIGHT;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -103,7 +105,8 @@ final class Memtable {
         MemorySegment s = arena.segment(record);
         long o = MemtableArena.offset(record);
         s.set(ValueLayout.JAVA_LONG, o, e.timestamp());
-        s.set(ValueLayout.JAVA_INT, o + 8, e.isTombstone() ? -1 : length);
+        s.set(ValueLayout.JAVA_LONG, o + RECORD_EXPIRY, e.expiry());
+        s.set(ValueLayout.JAVA_INT, o + RECORD_LENGTH, e.isTombstone() ? -1 : length);
         if (length > 0) MemorySegment.copy(e.valueSegment(), 0, s, o + RECORD_HEADER, length);
         return record;
     }
@@ -114,7 +117,7 @@ final class Memtable {
         long o = MemtableArena.offset(record);
         long timestamp = s.get(ValueLayout.JAVA_LONG, o);
         if (e.timestamp() != timestamp) return e.timestamp() > timestamp;
-        int length = s.get(ValueLayout.JAVA_INT, o + 8);
+        int length = s.get(ValueLayout.JAVA_INT, o + RECORD_LENGTH);
         boolean tombstone = length < 0;
         if (e.isTombstone() != tombstone) return e.isTombstone();
         if (tombstone) return false;
@@ -198,10 +201,11 @@ final class Memtable {
         int keyLength = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
         byte[] key = new byte[keyLength];
         MemorySegment.copy(s, ValueLayout.JAVA_BYTE, o + NEXT + 8L * height, key, 0, keyLength);
-        int length = r.get(ValueLayout.JAVA_INT, ro + 8);
+        int length = r.get(ValueLayout.JAVA_INT, ro + RECORD_LENGTH);
         if (length < 0) return Entry.tombstone(key, timestamp);
-        if (borrow) return Entry.value(key, r.asSlice(ro + RECORD_HEADER, length), timestamp);
-        return Entry.value(key, Bytes.copyReserved(r, ro + RECORD_HEADER, length, budget), timestamp);
+        long expiry = r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY);
+        if (borrow) return Entry.value(key, r.asSlice(ro + RECORD_HEADER, length), timestamp, expiry);
+        return Entry.value(key, Bytes.copyReserved(r, ro + RECORD_HEADER, length, budget), timestamp, expiry);
     }
 
     Entry get(byte[] key) {

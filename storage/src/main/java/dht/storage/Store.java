@@ -24,12 +24,16 @@ public interface Store extends AutoCloseable {
      */
     default void write(java.util.List<Entry> entries) throws IOException {
         for (Entry e : entries) {
+            if (e.expiry() != 0) throw new UnsupportedOperationException("this store keeps no expiry; override write");
             if (e.isTombstone()) delete(e.key(), e.timestamp());
             else put(e.key(), e.value(), e.timestamp());
         }
     }
 
-    /** The newest version of the key (a value or a tombstone), or {@code null} if none is known. */
+    /**
+     * The newest version of the key (a value or a tombstone), or {@code null} if none is known. A
+     * value past its {@link Entry#expiry} (by this node's clock) reads as a tombstone with its timestamp.
+     */
     Entry get(byte[] key) throws IOException;
 
     /**
@@ -47,8 +51,8 @@ public interface Store extends AutoCloseable {
     }
 
     /**
-     * The newest version of every key in {@code [from, to)}, sorted, tombstones included, read
-     * lazily. {@code to == null} means no upper bound. The iterator sees a consistent set of
+     * The newest version of every key in {@code [from, to)}, sorted, tombstones included (an
+     * expired value reads as one, as in {@link #get(byte[])}), read lazily. {@code to == null} means no upper bound. The iterator sees a consistent set of
      * tables until it is closed, even if compaction replaces them meanwhile. A damaged table block
      * in the range makes {@code hasNext()}/{@code next()} throw an {@link java.io.UncheckedIOException}
      * wrapping a {@link CorruptionException} when the scan reaches it: a scan is never silently

@@ -311,12 +311,13 @@ final class Table {
      */
     private Entry decode(long p, int kl, int vl, ReadBudget budget, boolean borrow) throws ReadBudgetExceededException {
         long ts = seg.get(Bytes.LONG, p + 8);
+        long expiry = Math.max(0, seg.get(Bytes.LONG, p + 16)); // never written negative; read as never if so
         long k = p + TableFormat.ENTRY_HEADER;
         byte[] key = new byte[kl];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
         if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
-        if (borrow) return Entry.value(key, seg.asSlice(k + kl, vl), ts);
-        return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts);
+        if (borrow) return Entry.value(key, seg.asSlice(k + kl, vl), ts, expiry);
+        return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts, expiry);
     }
 
     /**

@@ -35,6 +35,16 @@ public interface Coordinator extends AutoCloseable {
         return put(key, ByteBufUtil.getBytes(value), quorum);
     }
 
+    /**
+     * A PUT as {@link #put(byte[], ByteBuf, Quorum)} whose value reads as absent {@code ttlSeconds}
+     * after this coordinator stamps it, on every replica (0: never). The expiry is fixed here, once,
+     * and travels with the write. The default, for a coordinator that keeps no expiry, takes only 0.
+     */
+    default CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum, long ttlSeconds) {
+        if (ttlSeconds != 0) throw new UnsupportedOperationException("this coordinator keeps no expiry");
+        return put(key, value, quorum);
+    }
+
     CompletableFuture<Answer> delete(byte[] key, Quorum quorum);
 
     /**

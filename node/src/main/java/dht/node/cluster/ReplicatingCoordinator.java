@@ -64,7 +64,10 @@ final class ReplicatingCoordinator implements Coordinator {
                 log.debug("GET not enough replicas: {}", failure.getMessage());
                 return shortOfReplicas(calls);
             }
-            return newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
+            // The newest version decides: an expired one (by this node's clock) is absent, and an
+            // older live version behind it never comes back.
+            return newest == null || newest.isTombstone() || newest.isExpired(System.currentTimeMillis())
+                    ? Answer.NOT_FOUND : Answer.found(newest.value());
         });
     }
 
@@ -109,7 +112,22 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum) {
-        return write(Entry.value(key, value, clock.next()), quorum, Answer.STORED, null);
+        return put(key, value, quorum, 0);
+    }
+
+    /** A PUT whose value expires {@code ttlSeconds} from now by this node's clock (0: never). */
+    CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
+        return write(Entry.value(key, value, clock.next(), expiry(ttlSeconds)), quorum, Answer.STORED, null);
+    }
+
+    /** The absolute expiry, epoch milliseconds, of a value written now to live {@code ttlSeconds} (0: never). */
+    private static long expiry(long ttlSeconds) {
+        return ttlSeconds == 0 ? 0 : System.currentTimeMillis() + ttlSeconds * 1000;
+    }
+
+    @Override
+    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
+        return put(key, value, quorum, 0);
     }
 
     /**
@@ -119,12 +137,12 @@ final class ReplicatingCoordinator implements Coordinator {
      * cheaper than keeping the request's buffer, and no burden to the garbage collector.
      */
     @Override
-    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum) {
-        if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum);
+    public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum, long ttlSeconds) {
+        if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum, ttlSeconds);
         ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
         try {
-            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next());
+            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next(), expiry(ttlSeconds));
         } catch (RuntimeException | Error e) {
             held.release();
             throw e;

@@ -45,6 +45,7 @@ public final class EntityRoute implements Route {
         // A repair answers only once every replica of 'from' was heard and brought up to date: by
         // default it takes all of them to call the key repaired.
         Quorum quorum = QuorumParams.parse(params, clusterSize, repairAll);
+        long ttl = ttlSeconds(params, method);
         if (!admit(admission, slot)) return;
         if (repairAll) {
             repair(id, quorum, slot);
@@ -57,7 +58,7 @@ public final class EntityRoute implements Route {
         CompletableFuture<Answer> answer;
         try {
             if (method.equals(HttpMethod.PUT)) {
-                answer = coordinator.put(id, request.http().content(), quorum);
+                answer = coordinator.put(id, request.http().content(), quorum, ttl);
             } else {
                 answer = coordinator.delete(id, quorum);
             }
@@ -130,6 +131,19 @@ public final class EntityRoute implements Route {
         if (!repair.equals("all")) throw new BadRequestException("'repair' must be all");
         if (!method.equals(HttpMethod.GET)) throw new BadRequestException("'repair' applies to GET only");
         return true;
+    }
+
+    /** The longest {@code ttl}: 20 years of 365 days, in seconds (docs/api.md). */
+    public static final long MAX_TTL_SECONDS = 630_720_000L;
+
+    /**
+     * {@code ttl} in seconds (PUT only): a whole number from 1 to {@link #MAX_TTL_SECONDS}; absent
+     * is 0 (the value never expires); anything else, or on GET or DELETE, a 400.
+     */
+    private static long ttlSeconds(QueryParams params, HttpMethod method) throws BadRequestException {
+        if (params.bytes("ttl") == null) return 0;
+        if (!method.equals(HttpMethod.PUT)) throw new BadRequestException("'ttl' applies to PUT only");
+        return params.longInRange("ttl", 1, MAX_TTL_SECONDS, 0);
     }
 
     /** The operator's repair of one key: the usual GET answer, with what was repaired in {@code X-Dht-Repair}. */

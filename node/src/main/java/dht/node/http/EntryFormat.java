@@ -6,14 +6,15 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * How a scan writes entries. {@link #PUBLIC} is the contract's {@code key \n value}, one HTTP chunk
- * per entry, tombstones skipped. {@link #WIRE} is the internal range stream's {@link ScanRecord},
- * tombstones and timestamps included; its chunk boundaries carry no meaning.
+ * per entry, tombstones and values expired by this node's clock skipped. {@link #WIRE} is the
+ * internal range stream's {@link ScanRecord}, tombstones, timestamps and expiries included; its
+ * chunk boundaries carry no meaning.
  */
 public enum EntryFormat {
     PUBLIC {
         @Override
         boolean includes(Entry e) {
-            return !e.isTombstone();
+            return !e.isTombstone() && !e.isExpired(System.currentTimeMillis());
         }
 
         @Override

@@ -72,6 +72,26 @@ public final class QueryParams {
         return (int) v;
     }
 
+    /**
+     * A whole number parameter from {@code min} to {@code max}, or {@code absent} if the parameter is
+     * not there. Only decimal digits are accepted (no sign, point, exponent or spaces).
+     */
+    public long longInRange(String name, long min, long max, long absent) throws BadRequestException {
+        byte[] b = bytes(name);
+        if (b == null) return absent;
+        long v = 0;
+        for (byte c : b) {
+            if (c < '0' || c > '9' || v > max) throw notInRange(name, min, max);
+            v = v * 10 + (c - '0');
+        }
+        if (b.length == 0 || v < min || v > max) throw notInRange(name, min, max);
+        return v;
+    }
+
+    private static BadRequestException notInRange(String name, long min, long max) {
+        return new BadRequestException("'" + name + "' must be a whole number from " + min + " to " + max);
+    }
+
     private static BadRequestException notPositive(String name) {
         return new BadRequestException("'" + name + "' must be a positive integer (decimal digits, at most " + Integer.MAX_VALUE + ")");
     }

@@ -26,6 +26,8 @@ public final class InternalProtocol {
     static final String PROBE_PATH = "/v0/status";
     static final String TIMESTAMP = "X-Dht-Timestamp";
     static final String TOMBSTONE = "X-Dht-Tombstone";
+    /** A value's expiry, epoch milliseconds, on a PUT and on a read's answer; absent: never. */
+    static final String EXPIRY = "X-Dht-Expiry";
     /** On every response of a replica: its clock, so coordinators stay ahead of what peers have issued. */
     static final String CLOCK = "X-Dht-Clock";
     /**

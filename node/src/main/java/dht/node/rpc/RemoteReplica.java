@@ -61,7 +61,7 @@ final class RemoteReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
         return call(Op.read(key)).thenApply(r -> switch (r.status()) {
-            case ReplicaBatch.FOUND -> Entry.value(key, r.value(), r.timestamp());
+            case ReplicaBatch.FOUND -> Entry.value(key, r.value(), r.timestamp(), r.expiry());
             case ReplicaBatch.TOMBSTONE -> Entry.tombstone(key, r.timestamp());
             case ReplicaBatch.NOT_FOUND -> null;
             default -> throw failed(r);
@@ -92,11 +92,13 @@ final class RemoteReplica implements Replica {
                 if (!clock.observe(ts, url)) throw clock.refusal(ts);
                 return "1".equals(r.headers().get(InternalProtocol.TOMBSTONE))
                         ? new Result(ReplicaBatch.TOMBSTONE, ts, null, null)
-                        : new Result(ReplicaBatch.FOUND, ts, r.body(), null);
+                        : new Result(ReplicaBatch.FOUND, ts, r.body(), null,
+                                Long.parseLong(r.headers().get(InternalProtocol.EXPIRY, "0")));
             });
         }
         HttpHeaders headers = new DefaultHttpHeaders();
         headers.set(InternalProtocol.TIMESTAMP, Long.toString(op.timestamp()));
+        if (op.expiry() != 0) headers.set(InternalProtocol.EXPIRY, Long.toString(op.expiry()));
         boolean delete = op.kind() == ReplicaBatch.DELETE;
         int expected = delete ? 202 : 201;
         return client.send(url, delete ? HttpMethod.DELETE : HttpMethod.PUT, InternalProtocol.entityUri(op.key()),

@@ -44,12 +44,13 @@ final class ReplicaBatch {
 
     /**
      * One operation: a read of {@code key}, or a write of an entry (value or tombstone) with its
-     * timestamp. A decoded PUT's value is an array, or, when decoded with borrowing, {@code borrowed}:
-     * a view of the message's buffer, valid as long as that is.
+     * timestamp and, for a value, its expiry (epoch milliseconds, 0 for never). A decoded PUT's value
+     * is an array, or, when decoded with borrowing, {@code borrowed}: a view of the message's buffer,
+     * valid as long as that is.
      */
-    record Op(byte kind, byte[] key, long timestamp, byte[] value, MemorySegment borrowed) {
+    record Op(byte kind, byte[] key, long timestamp, byte[] value, MemorySegment borrowed, long expiry) {
         Op(byte kind, byte[] key, long timestamp, byte[] value) {
-            this(kind, key, timestamp, value, null);
+            this(kind, key, timestamp, value, null, 0);
         }
 
         static Op read(byte[] key) {
@@ -58,7 +59,7 @@ final class ReplicaBatch {
 
         static Op write(Entry e) {
             return e.isTombstone() ? new Op(DELETE, e.key(), e.timestamp(), null)
-                    : new Op(PUT, e.key(), e.timestamp(), e.value());
+                    : new Op(PUT, e.key(), e.timestamp(), e.value(), null, e.expiry());
         }
 
         boolean isWrite() {
@@ -67,16 +68,20 @@ final class ReplicaBatch {
 
         Entry entry() {
             if (kind != PUT) return Entry.tombstone(key, timestamp);
-            return borrowed != null ? Entry.value(key, borrowed, timestamp) : Entry.value(key, value, timestamp);
+            return borrowed != null ? Entry.value(key, borrowed, timestamp, expiry) : Entry.value(key, value, timestamp, expiry);
         }
 
         int encodedSize() {
-            return 1 + 4 + key.length + (kind == GET ? 0 : 8) + (kind == PUT ? 4 + value.length : 0);
+            return 1 + 4 + key.length + (kind == GET ? 0 : 8) + (kind == PUT ? 8 + 4 + value.length : 0);
         }
     }
 
-    /** One operation's outcome. */
-    record Result(byte status, long timestamp, byte[] value, String error) {
+    /** One operation's outcome; a found value's expiry as in {@link Op}. */
+    record Result(byte status, long timestamp, byte[] value, String error, long expiry) {
+        Result(byte status, long timestamp, byte[] value, String error) {
+            this(status, timestamp, value, error, 0);
+        }
+
         static final Result NOT_FOUND_RESULT = new Result(NOT_FOUND, 0, null, null);
         static final Result WRITTEN_RESULT = new Result(WRITTEN, 0, null, null);
         static final Result ASK_ALONE_RESULT = new Result(ASK_ALONE, 0, null, null);
@@ -84,7 +89,7 @@ final class ReplicaBatch {
         static Result of(Entry e) {
             if (e == null) return NOT_FOUND_RESULT;
             return e.isTombstone() ? new Result(TOMBSTONE, e.timestamp(), null, null)
-                    : new Result(FOUND, e.timestamp(), e.value(), null);
+                    : new Result(FOUND, e.timestamp(), e.value(), null, e.expiry());
         }
 
         static Result failed(String error) {
@@ -93,7 +98,7 @@ final class ReplicaBatch {
 
         int encodedSize() {
             return 1 + switch (status) {
-                case FOUND -> 8 + 4 + value.length;
+                case FOUND -> 8 + 8 + 4 + value.length;
                 case TOMBSTONE -> 8;
                 case FAILED -> 4 + error.getBytes(StandardCharsets.UTF_8).length;
                 default -> 0;
@@ -116,7 +121,7 @@ final class ReplicaBatch {
         for (Op op : ops) {
             b.put(op.kind).putInt(op.key.length).put(op.key);
             if (op.kind != GET) b.putLong(op.timestamp);
-            if (op.kind == PUT) b.putInt(op.value.length).put(op.value);
+            if (op.kind == PUT) b.putLong(op.expiry).putInt(op.value.length).put(op.value);
         }
         return b.array();
     }
@@ -140,14 +145,15 @@ final class ReplicaBatch {
                 byte[] key = bytes(b, "operation " + i + " key");
                 if (key.length == 0) throw new Malformed("operation " + i + ": empty key");
                 long ts = kind == GET ? 0 : b.getLong();
+                long expiry = kind == PUT ? expiry(b, "operation " + i) : 0;
                 if (kind == PUT && borrow) {
                     int len = length(b, "operation " + i + " value");
-                    ops.add(new Op(kind, key, ts, null, MemorySegment.ofBuffer(b.slice(b.position(), len))));
+                    ops.add(new Op(kind, key, ts, null, MemorySegment.ofBuffer(b.slice(b.position(), len)), expiry));
                     b.position(b.position() + len);
                     continue;
                 }
                 byte[] value = kind == PUT ? bytes(b, "operation " + i + " value") : null;
-                ops.add(new Op(kind, key, ts, value));
+                ops.add(new Op(kind, key, ts, value, null, expiry));
             }
             if (b.hasRemaining()) throw new Malformed(b.remaining() + " bytes after the last operation");
             return ops;
@@ -178,7 +184,7 @@ final class ReplicaBatch {
         for (Result r : results) {
             b.put(r.status);
             switch (r.status) {
-                case FOUND -> b.putLong(r.timestamp).putInt(r.value.length).put(r.value);
+                case FOUND -> b.putLong(r.timestamp).putLong(r.expiry).putInt(r.value.length).put(r.value);
                 case TOMBSTONE -> b.putLong(r.timestamp);
                 case FAILED -> {
                     byte[] msg = r.error.getBytes(StandardCharsets.UTF_8);
@@ -202,7 +208,8 @@ final class ReplicaBatch {
                 results.add(switch (status) {
                     case FOUND -> {
                         long ts = b.getLong();
-                        yield new Result(FOUND, ts, bytes(b, "result " + i + " value"), null);
+                        long expiry = expiry(b, "result " + i);
+                        yield new Result(FOUND, ts, bytes(b, "result " + i + " value"), null, expiry);
                     }
                     case TOMBSTONE -> new Result(TOMBSTONE, b.getLong(), null, null);
                     case NOT_FOUND -> Result.NOT_FOUND_RESULT;
@@ -223,6 +230,12 @@ final class ReplicaBatch {
         int n = b.getInt();
         if (n < 1 || n > MAX_OPS) throw new Malformed("count " + n + " not in 1.." + MAX_OPS);
         return n;
+    }
+
+    private static long expiry(ByteBuffer b, String what) throws Malformed {
+        long expiry = b.getLong();
+        if (expiry < 0) throw new Malformed(what + ": negative expiry " + expiry);
+        return expiry;
     }
 
     private static int length(ByteBuffer b, String what) throws Malformed {

@@ -5,23 +5,26 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * One record of the internal range stream ({@code GET /internal/v0/entities}, docs/wire-format.md
- * "Range stream"), both ways: flags (1 byte), timestamp (8), key length (4), key, value length (4),
- * value; integers big-endian. A tombstone's value length is 0.
+ * "Range stream"), both ways: flags (1 byte), timestamp (8), expiry (8, only with flag bit 1), key
+ * length (4), key, value length (4), value; integers big-endian. A tombstone's value length is 0.
  */
 public final class ScanRecord {
     /** Flags bit 0: the entry is a tombstone. */
     public static final int TOMBSTONE = 1;
+    /** Flags bit 1: an expiry (epoch milliseconds) follows the timestamp; without it the value never expires. */
+    public static final int EXPIRES = 2;
 
     private ScanRecord() {}
 
     /** The bytes {@link #write} takes for {@code e}. */
     public static int size(Entry e) {
-        return 1 + 8 + 4 + e.key().length + 4 + (e.isTombstone() ? 0 : e.value().length);
+        return 1 + 8 + (e.expiry() != 0 ? 8 : 0) + 4 + e.key().length + 4 + (e.isTombstone() ? 0 : e.value().length);
     }
 
     public static void write(Entry e, ByteBuf out) {
-        out.writeByte(e.isTombstone() ? TOMBSTONE : 0);
+        out.writeByte(e.isTombstone() ? TOMBSTONE : e.expiry() != 0 ? EXPIRES : 0);
         out.writeLong(e.timestamp());
+        if (e.expiry() != 0) out.writeLong(e.expiry());
         out.writeInt(e.key().length).writeBytes(e.key());
         if (e.isTombstone()) {
             out.writeInt(0);
@@ -48,13 +51,15 @@ public final class ScanRecord {
     static Entry read(Input in) throws Malformed {
         int flags = in.readByte();
         long ts = readLong(in);
+        long expiry = (flags & EXPIRES) != 0 ? readLong(in) : 0;
+        if (expiry < 0) throw new Malformed("a negative expiry");
         int klen = readInt(in);
         if (klen < 0) throw new Malformed("a negative key length");
         byte[] key = in.readBytes(klen);
         int vlen = readInt(in);
         if (vlen < 0) throw new Malformed("a negative value length");
         byte[] value = in.readBytes(vlen);
-        return (flags & TOMBSTONE) != 0 ? Entry.tombstone(key, ts) : Entry.value(key, value, ts);
+        return (flags & TOMBSTONE) != 0 ? Entry.tombstone(key, ts) : Entry.value(key, value, ts, expiry);
     }
 
     private static long readLong(Input in) {

@@ -65,7 +65,14 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         } catch (NumberFormatException e) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "missing or malformed " + InternalProtocol.TIMESTAMP));
         }
-        Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp)
+        long expiry;
+        try {
+            expiry = put ? Long.parseLong(request.headers().get(InternalProtocol.EXPIRY, "0")) : 0;
+            if (expiry < 0) throw new NumberFormatException();
+        } catch (NumberFormatException e) {
+            return done(text(HttpResponseStatus.BAD_REQUEST, "malformed " + InternalProtocol.EXPIRY));
+        }
+        Entry entry = put ? Entry.value(key, ByteBufUtil.getBytes(request.content()), timestamp, expiry)
                 : Entry.tombstone(key, timestamp);
         return replica.write(entry, () -> empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED))
                 .exceptionally(e -> {
@@ -163,6 +170,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
         r.headers().set(InternalProtocol.TIMESTAMP, Long.toString(entry.timestamp()));
         r.headers().set(InternalProtocol.TOMBSTONE, entry.isTombstone() ? "1" : "0");
+        if (entry.expiry() != 0) r.headers().set(InternalProtocol.EXPIRY, Long.toString(entry.expiry()));
         r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
     }

@@ -56,6 +56,20 @@ class ReadRepairTest {
         assertThat(repair.failed()).isZero();
     }
 
+    /** A repair hands on the newest version's expiry: an expiring value never becomes permanent on a stale replica. */
+    @Test
+    void aRepairCarriesTheNewestVersionsExpiry() {
+        Entry expiring = Entry.value(KEY, "v".getBytes(StandardCharsets.UTF_8), 20, 1_700_000_000_000L);
+        repair.read(targets, reads, 4);
+        reads.get(0).complete(value("old", 10));
+        for (int i = 1; i < 4; i++) reads.get(i).complete(expiring);
+
+        assertThat(replicas.get("a").written).singleElement().satisfies(e -> {
+            assertThat(e.timestamp()).isEqualTo(20);
+            assertThat(e.expiry()).isEqualTo(1_700_000_000_000L);
+        });
+    }
+
     @Test
     void aReplicaWithoutTheKeyBeforeAHolderGetsACopyAsTheWriteTargetedIt() {
         Entry v = value("v", 20);

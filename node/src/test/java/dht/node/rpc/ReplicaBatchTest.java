@@ -38,7 +38,7 @@ class ReplicaBatchTest {
         assertThat(back.get(3).entry().value()).isEmpty();
         message.put(encoded.length - 20, (byte) ~message.get(encoded.length - 20)); // in the ops after k2
         assertThat(put.value()).as("a view of the message, not a copy").isEqualTo(big);
-        int inValue = 4 + 1 + 4 + 2 + 1 + 4 + 2 + 8 + 4 + 10; // count, GET k1, PUT k2 head, 10 bytes in
+        int inValue = 4 + 1 + 4 + 2 + 1 + 4 + 2 + 8 + 8 + 4 + 10; // count, GET k1, PUT k2 head, 10 bytes in
         message.put(inValue, (byte) ~message.get(inValue));
         assertThat(put.value()).as("a view of the message, not a copy").isNotEqualTo(big);
         byte[] truncated = java.util.Arrays.copyOf(encoded, encoded.length - 1);
@@ -47,7 +47,7 @@ class ReplicaBatchTest {
 
     @Test
     void operationsRoundTripInOrder() throws Exception {
-        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42)),
+        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42, 1_700_000_000_000L)),
                 Op.write(Entry.tombstone(b("k3"), 43)), Op.write(Entry.value(new byte[] {0, (byte) 0xFF}, new byte[0], -1)));
         List<Op> back = ReplicaBatch.decodeOps(ReplicaBatch.encodeOps(ops));
         assertThat(back).hasSize(4);
@@ -57,18 +57,21 @@ class ReplicaBatchTest {
             assertThat(back.get(i).timestamp()).isEqualTo(ops.get(i).timestamp());
             assertThat(back.get(i).value()).isEqualTo(ops.get(i).value());
         }
+        assertThat(back.get(1).entry().expiry()).as("a PUT's expiry").isEqualTo(1_700_000_000_000L);
+        assertThat(back.get(3).entry().expiry()).isZero();
         assertThat(back.get(2).entry().isTombstone()).isTrue();
     }
 
     @Test
     void resultsRoundTripInOrder() throws Exception {
-        List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7)), Result.of(Entry.tombstone(b("k"), 8)),
+        List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7, 99)), Result.of(Entry.tombstone(b("k"), 8)),
                 Result.of(null), Result.WRITTEN_RESULT, Result.failed("disk full"), Result.ASK_ALONE_RESULT);
         List<Result> back = ReplicaBatch.decodeResults(ReplicaBatch.encodeResults(results), 6);
         assertThat(back).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE,
                 ReplicaBatch.NOT_FOUND, ReplicaBatch.WRITTEN, ReplicaBatch.FAILED, ReplicaBatch.ASK_ALONE);
         assertThat(back.get(0).value()).isEqualTo(b("v"));
         assertThat(back.get(0).timestamp()).isEqualTo(7);
+        assertThat(back.get(0).expiry()).as("a found value's expiry").isEqualTo(99);
         assertThat(back.get(1).timestamp()).isEqualTo(8);
         assertThat(back.get(4).error()).isEqualTo("disk full");
     }

@@ -18,7 +18,7 @@ class ScanRecordTest {
     @Test
     void valuesAndTombstonesRoundTrip() throws Exception {
         List<Entry> entries = List.of(Entry.value(b("k1"), b("value"), 42), Entry.tombstone(b("k2"), -7),
-                Entry.value(b("k3"), new byte[0], Long.MAX_VALUE));
+                Entry.value(b("k3"), new byte[0], Long.MAX_VALUE), Entry.value(b("k4"), b("v"), 5, 1_700_000_000_000L));
         ByteBuf buf = Unpooled.buffer();
         for (Entry e : entries) {
             int before = buf.writerIndex();
@@ -34,8 +34,17 @@ class ScanRecordTest {
             assertThat(got.key()).isEqualTo(want.key());
             assertThat(got.timestamp()).isEqualTo(want.timestamp());
             assertThat(got.isTombstone()).isEqualTo(want.isTombstone());
+            assertThat(got.expiry()).isEqualTo(want.expiry());
             if (!want.isTombstone()) assertThat(got.value()).isEqualTo(want.value());
         }
+    }
+
+    @Test
+    void anExpiryFollowsTheTimestampUnderFlagBitOne() {
+        ByteBuf buf = Unpooled.buffer();
+        ScanRecord.write(Entry.value(b("k"), b("v"), 1, 77), buf);
+        assertThat(buf.getByte(0)).isEqualTo((byte) ScanRecord.EXPIRES);
+        assertThat(buf.getLong(1 + 8)).isEqualTo(77);
     }
 
     @Test
