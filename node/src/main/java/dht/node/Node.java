@@ -15,6 +15,7 @@ import dht.node.http.Route;
 import dht.node.http.Router;
 import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
+import dht.node.http.UiRoute;
 import dht.node.metrics.NodeMetrics;
 import dht.node.rpc.InternalProtocol;
 import dht.storage.Store;
@@ -195,6 +196,7 @@ public final class Node implements AutoCloseable {
             metrics.bind(store, admission, cluster.view());
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
+            routes.put("/ui", new UiRoute());
             Router router = new Router(routes, metrics.requests());
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
