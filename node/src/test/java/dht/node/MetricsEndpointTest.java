@@ -64,7 +64,9 @@ class MetricsEndpointTest {
         assertThat(after.get("dht_http_requests_seconds_sum{op=\"put\",status=\"201\"}")).isPositive();
         assertThat(after.get("dht_storage_memtable_bytes")).isPositive();
         assertThat(after).containsKeys("dht_hints_pending", "dht_requests_in_flight", "dht_storage_table_bytes",
-                "dht_read_repairs_total{outcome=\"sent\"}", "dht_process_uptime_seconds", "dht_cluster_members");
+                "dht_read_repairs_total{outcome=\"sent\"}", "dht_process_uptime_seconds", "dht_cluster_members",
+                "dht_storage_flushes_total", "dht_storage_compaction_written_bytes_total",
+                "dht_storage_write_stall_duration_seconds_total");
     }
 
     @Test
