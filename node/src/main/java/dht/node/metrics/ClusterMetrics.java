@@ -15,7 +15,8 @@ final class ClusterMetrics {
     private ClusterMetrics() {
     }
 
-    static void bind(MeterRegistry registry, ClusterView view) {
+    /** Returns what the meters read, which the caller must keep: Micrometer holds it weakly. */
+    static Object bind(MeterRegistry registry, ClusterView view) {
         Snapshot<Map<String, Long>> counts = new Snapshot<>(view::repair);
         Gauge.builder("cluster.members", view, v -> v.nodes().size())
                 .description("Members of the cluster, this node included").register(registry);
@@ -36,6 +37,7 @@ final class ClusterMetrics {
         counter(registry, counts, "full.repair.keys", null, "fullRepairKeys", "Keys compared by full repair");
         counter(registry, counts, "full.repairs", "sent", "fullRepairsSent", "Full repair writes by outcome");
         counter(registry, counts, "full.repairs", "failed", "fullRepairsFailed", "Full repair writes by outcome");
+        return java.util.List.of(view, counts);
     }
 
     private static void counter(MeterRegistry registry, Snapshot<Map<String, Long>> counts, String name, String outcome,

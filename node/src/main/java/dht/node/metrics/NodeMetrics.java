@@ -19,6 +19,8 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One node's metrics: a Prometheus registry of its own (never a global one, so that several nodes
@@ -35,6 +37,8 @@ public final class NodeMetrics implements AutoCloseable {
     private final HttpRequestMetrics requests;
     private final PeerCallMetrics peerCalls;
     private final JvmGcMetrics gc;
+    /** What the gauges and function counters read: Micrometer refers to it weakly, this keeps it. */
+    private final List<Object> read = new ArrayList<>();
 
     public NodeMetrics() {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -69,8 +73,9 @@ public final class NodeMetrics implements AutoCloseable {
 
     /** Gauges over the store's, the admission's and the cluster's own figures, read at each scrape. */
     public void bind(Store store, Admission admission, ClusterView view) {
-        StorageMetrics.bind(registry, store);
-        ClusterMetrics.bind(registry, view);
+        read.add(StorageMetrics.bind(registry, store));
+        read.add(ClusterMetrics.bind(registry, view));
+        read.add(admission);
         Gauge.builder("requests.in.flight", admission, Admission::inFlight)
                 .description("Requests holding an admission permit").register(registry);
         Gauge.builder("requests.max.in.flight", admission, Admission::maxInFlight)

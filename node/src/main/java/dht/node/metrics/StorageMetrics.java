@@ -17,7 +17,8 @@ final class StorageMetrics {
     private StorageMetrics() {
     }
 
-    static void bind(MeterRegistry registry, Store store) {
+    /** Returns what the meters read, which the caller must keep: Micrometer holds it weakly. */
+    static Object bind(MeterRegistry registry, Store store) {
         EngineCounters c = store.counters();
         counter(registry, c, "storage.flushes", null, "Memtables flushed to tables", EngineCounters::flushes);
         counter(registry, c, "storage.flush.written", "bytes", "Bytes of tables written by flushes", EngineCounters::flushBytes);
@@ -45,6 +46,7 @@ final class StorageMetrics {
                 StoreStats::pendingCompactions);
         gauge(registry, stats, "storage.damaged.tables", null, "Live tables with a block that fails its checksum",
                 StoreStats::damagedTables);
+        return java.util.List.of(c, stats);
     }
 
     private static void counter(MeterRegistry registry, EngineCounters c, String name, String unit, String description,
