@@ -11,8 +11,8 @@ import java.util.function.Supplier;
  * {@code GET /metrics}: the node's metrics in the Prometheus text format. Read-only, so it needs no
  * admin token; like {@code /v0/status} it takes no admission permit and is answered on the event
  * loop, so that a scrape still gets through when the node refuses client requests with 503 (a
- * scrape formats a few hundred lines: well under a millisecond of one loop's time). It keeps
- * answering during a graceful stop, so that the drain itself can be watched.
+ * scrape formats a few hundred lines). It keeps answering during a graceful stop, so that the
+ * drain itself can be watched.
  */
 public final class MetricsRoute implements Route {
     /** The Prometheus text exposition format, version 0.0.4. */
