@@ -9,11 +9,14 @@ import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
+import dht.node.http.MetricsRoute;
 import dht.node.http.ReplicaRoute;
 import dht.node.http.Route;
 import dht.node.http.Router;
 import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
+import dht.node.http.UiRoute;
+import dht.node.metrics.NodeMetrics;
 import dht.node.rpc.InternalProtocol;
 import dht.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
@@ -79,13 +82,15 @@ public final class Node implements AutoCloseable {
     private final Channel serverChannel;
     private final int port;
     private final Profiler profiler;
+    private final NodeMetrics metrics;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing; // guarded by this
 
     private Node(NodeConfig config, Store store, ExecutorService storageExecutor, ExecutorService scanWorkers,
                  ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup, EventLoopGroup ioGroup,
-                 ChannelGroup channels, Channel serverChannel, Profiler profiler) {
+                 ChannelGroup channels, Channel serverChannel, Profiler profiler, NodeMetrics metrics) {
         this.profiler = profiler;
+        this.metrics = metrics;
         this.config = config;
         this.store = store;
         this.storageExecutor = storageExecutor;
@@ -101,12 +106,21 @@ public final class Node implements AutoCloseable {
 
     /** Starts a node with the production storage engine and cluster layer. */
     public static Node start(NodeConfig config) throws IOException {
-        return start(config, NodeWiring::openStore, NodeWiring::startCluster);
+        NodeMetrics metrics = new NodeMetrics();
+        return start(config, NodeWiring::openStore,
+                (c, store, executor, loops) -> NodeWiring.startCluster(c, store, executor, loops, metrics.peerCalls()),
+                metrics);
     }
 
     /** Starts a node over the given store and cluster layer (tests inject slow or faulty ones here). */
     public static Node start(NodeConfig config, StoreOpener storeOpener, ClusterServices.Starter clusterStarter)
             throws IOException {
+        return start(config, storeOpener, clusterStarter, new NodeMetrics());
+    }
+
+    /** As above, with the metrics the cluster starter was given too; the node closes them. */
+    private static Node start(NodeConfig config, StoreOpener storeOpener, ClusterServices.Starter clusterStarter,
+                              NodeMetrics metrics) throws IOException {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
         Tuning tuning = config.tuning();
@@ -179,7 +193,11 @@ public final class Node implements AutoCloseable {
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0);
             profiler = new Profiler();
-            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
+            metrics.bind(store, admission, cluster.view());
+            Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
+            routes.put("/metrics", new MetricsRoute(metrics::scrape));
+            routes.put("/ui", new UiRoute());
+            Router router = new Router(routes, metrics.requests());
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
                     cluster.writesOfOnePassInOrder()));
@@ -187,7 +205,7 @@ public final class Node implements AutoCloseable {
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
-                    ioGroup, channels, serverChannel, profiler);
+                    ioGroup, channels, serverChannel, profiler, metrics);
             log.info("node {} listening on port {} ({}{}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(),
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
@@ -203,6 +221,7 @@ public final class Node implements AutoCloseable {
             stop(scanWorkers);
             stop(storageExecutor);
             if (store != null) closeQuietly(store::close, "store");
+            metrics.close();
             throw e;
         }
     }
@@ -297,6 +316,7 @@ public final class Node implements AutoCloseable {
             stop(storageExecutor);
             closeQuietly(store::close, "store");
             shutDown(ioGroup, acceptGroup);
+            metrics.close();
             log.info("node {} stopped in {} ms ({} requests were in flight at stop)", config.self(),
                     (System.nanoTime() - t0) / 1_000_000, waiting);
         } catch (InterruptedException e) {

@@ -5,6 +5,7 @@ import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.HybridLogicalClock;
+import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
 import dht.node.rpc.StoreReplicaEndpoint;
@@ -51,10 +52,16 @@ final class NodeWiring {
     }
 
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
+        return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE);
+    }
+
+    /** As above, telling {@code peerCalls} how every call to a peer ended. */
+    static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops,
+                                        PeerCallMeter peerCalls) {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
-                config.maxClockOffset(), PeerClient::new);
+                config.maxClockOffset(), (self, nodes, timeout, shared) -> new PeerClient(self, nodes, timeout, shared, peerCalls));
         ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         return new ClusterServices() {
             @Override

@@ -131,6 +131,10 @@ final class Compaction {
             Table t = count == 0 ? null : Table.open(files, out, n);
             if (t == null) files.delete(out);
             versions.installCompaction(inputs, t);
+            versions.counters.compactions.increment();
+            versions.counters.compactionNanos.add(System.nanoTime() - t0);
+            versions.counters.compactionBytesRead.add(inBytes);
+            if (t != null) versions.counters.compactionBytesWritten.add(t.sizeBytes);
             double secs = (System.nanoTime() - t0) / 1e9;
             log.info("compacted {} tables ({} bytes, {} entries) into {} ({} bytes, {} entries) in {} s, {} MB/s",
                     inputs.size(), inBytes, inEntries, t == null ? "nothing" : out.getFileName(),

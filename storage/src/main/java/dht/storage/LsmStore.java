@@ -323,6 +323,11 @@ public final class LsmStore implements Store {
     }
 
     @Override
+    public EngineCounters counters() {
+        return versions.counters;
+    }
+
+    @Override
     public StoreStats stats() {
         Version v = versions.acquire();
         if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0);

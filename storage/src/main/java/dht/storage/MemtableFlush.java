@@ -119,8 +119,12 @@ final class MemtableFlush {
     }
 
     private void flush(Memtable m, long n) throws IOException {
+        long t0 = System.nanoTime();
         Table t = m.isEmpty() ? null : writeTable(files, dir, opt, m, n);
         versions.installFlush(m, t);
+        versions.counters.flushes.increment();
+        versions.counters.flushNanos.add(System.nanoTime() - t0);
+        if (t != null) versions.counters.flushBytes.add(t.sizeBytes);
         compaction.schedule();
     }
 

@@ -63,6 +63,11 @@ public interface Store extends AutoCloseable {
     /** Figures for monitoring: a snapshot, cheap to take. */
     StoreStats stats();
 
+    /** The engine's running totals since it opened (a store that keeps none: all zero). */
+    default EngineCounters counters() {
+        return new EngineCounters();
+    }
+
     /** Flushes, stops background work and releases the directory lock. Safe while reads are in flight. */
     @Override
     void close() throws IOException;

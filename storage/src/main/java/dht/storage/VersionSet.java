@@ -38,6 +38,8 @@ final class VersionSet {
     private long nextFile;
     /** close() has begun: no background job starts, no write is taken. Set under the mutex. */
     volatile boolean stopping;
+    /** The engine's running totals (flushes, compactions, stalls), for {@link LsmStore#counters()}. */
+    final EngineCounters counters = new EngineCounters();
     /** close() has released the current version: {@link #acquire} returns null. */
     private volatile boolean closed;
 

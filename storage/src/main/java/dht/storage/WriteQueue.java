@@ -265,12 +265,16 @@ final class WriteQueue {
                 Version v = versions.current();
                 if (!slowed && v.tables.size() >= opt.slowdownTables()) {
                     slowed = true; // compaction is behind: delay this batch a little, without failing it
+                    versions.counters.writeSlowdowns.increment();
                     interrupted |= awaitChange(1);
                 } else if (v.active.bytes() < activeLimit) {
                     return;
                 } else if (v.immutables.size() >= opt.maxImmutableMemtables()) {
                     if (stallLog.allow()) log.warn("writes stalled: {} memtables waiting for flush", v.immutables.size());
+                    long stalledAt = System.nanoTime();
+                    versions.counters.writeStalls.increment();
                     interrupted |= awaitChange(100);
+                    versions.counters.writeStallNanos.add(System.nanoTime() - stalledAt);
                 } else {
                     rotate();
                 }

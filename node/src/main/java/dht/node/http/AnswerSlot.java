@@ -47,6 +47,10 @@ public final class AnswerSlot {
     io.netty.handler.codec.http.FullHttpRequest request;
     /** The answer of a request refused before it was read, sent when its turn to dispatch comes. */
     FullHttpResponse rejection;
+    /** Told of the answer once it is ready, if the router metered this request (event loop only). */
+    private RequestMeter meter;
+    private RequestMeter.Operation operation;
+    private long dispatchedNanos;
 
     AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
         this.sequencer = sequencer;
@@ -66,6 +70,13 @@ public final class AnswerSlot {
 
     public void respond(FullHttpResponse r) {
         complete(r, null, false);
+    }
+
+    /** Tells {@code meter} of this request's answer when it is ready; {@code nanos} is when it was dispatched. */
+    void meter(RequestMeter meter, RequestMeter.Operation operation, long nanos) {
+        this.meter = meter;
+        this.operation = operation;
+        this.dispatchedNanos = nanos;
     }
 
     /**
@@ -245,6 +256,11 @@ public final class AnswerSlot {
     }
 
     private void completeOnLoop(FullHttpResponse r, ResponseStream s, boolean close) {
+        RequestMeter m = meter;
+        if (m != null) {
+            meter = null;
+            m.answered(operation, r != null ? r.status().code() : 200, System.nanoTime() - dispatchedNanos);
+        }
         response = r;
         stream = s;
         closeAfter = close;

@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
 import java.util.Map;
 
 /**
@@ -10,21 +11,31 @@ import java.util.Map;
  */
 public final class Router implements RequestHandler {
     private final Map<String, Route> routes;
+    private final RequestMeter meter;
 
     public Router(Map<String, Route> routes) {
+        this(routes, RequestMeter.NONE);
+    }
+
+    /** @param meter told of every request routed (not those the pipeline refused before they were read) */
+    public Router(Map<String, Route> routes, RequestMeter meter) {
         this.routes = Map.copyOf(routes);
+        this.meter = meter;
     }
 
     @Override
     public void handle(FullHttpRequest http, AnswerSlot slot) {
+        long start = System.nanoTime();
         try {
             String uri = http.uri();
             if (hasControlCharacter(uri)) {
+                slot.meter(meter, RequestMeter.Operation.OTHER, start);
                 slot.respond(Responses.badRequest("control character in the request target (percent-encode bytes like %00)"));
                 return;
             }
             Request request = parse(http);
             Route route = routes.get(request.path());
+            slot.meter(meter, route == null ? RequestMeter.Operation.OTHER : operation(request), start);
             if (route == null) {
                 slot.respond(Responses.badRequest("unknown path"));
                 return;
@@ -44,6 +55,25 @@ public final class Router implements RequestHandler {
         Request request = parse(http);
         Route route = routes.get(request.path());
         return route != null && route.mayShareGroupCommit(request);
+    }
+
+    /** What a request to a known path is, for the {@link RequestMeter}. */
+    private static RequestMeter.Operation operation(Request request) {
+        String path = request.path();
+        if (path.equals("/v0/entity")) {
+            HttpMethod m = request.method();
+            if (m.equals(HttpMethod.GET)) return RequestMeter.Operation.GET;
+            if (m.equals(HttpMethod.PUT)) return RequestMeter.Operation.PUT;
+            if (m.equals(HttpMethod.DELETE)) return RequestMeter.Operation.DELETE;
+            return RequestMeter.Operation.OTHER;
+        }
+        if (path.equals("/v0/entities")) return RequestMeter.Operation.SCAN;
+        if (path.equals("/v0/status")) return RequestMeter.Operation.STATUS;
+        if (path.startsWith("/internal/")) return RequestMeter.Operation.REPLICA;
+        if (path.equals("/metrics")) return RequestMeter.Operation.METRICS;
+        if (path.startsWith("/ui")) return RequestMeter.Operation.UI;
+        if (path.startsWith("/admin/")) return RequestMeter.Operation.ADMIN;
+        return RequestMeter.Operation.OTHER;
     }
 
     /** Splits the request target into its path and its query (without the fragment). */

@@ -30,13 +30,17 @@ final class PeerCall {
     private final PeerPool.Lane lane;
     private final boolean trial;
     private final Duration timeout;
+    private final PeerCallMeter.Peer meter;
+    private final long startNanos = System.nanoTime();
     final CompletableFuture<PeerResponse> result = new CompletableFuture<>();
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile Channel channel;
     private ScheduledFuture<?> deadline;
 
     /** @param trial the probe's trial of a silent peer ({@link FailureDetector.Admission#TRIAL}) */
-    PeerCall(String peer, FailureDetector detector, PeerPool.Lane lane, boolean trial, Duration timeout) {
+    PeerCall(String peer, FailureDetector detector, PeerPool.Lane lane, boolean trial, Duration timeout,
+             PeerCallMeter.Peer meter) {
+        this.meter = meter;
         this.peer = peer;
         this.detector = detector;
         this.lane = lane;
@@ -61,7 +65,7 @@ final class PeerCall {
 
     private void startOnLoop(FullHttpRequest request) {
         deadline = lane.loop.schedule(() -> fail(new PeerUnavailableException(
-                peer + " did not answer within " + timeout.toMillis() + " ms", null)),
+                peer + " did not answer within " + timeout.toMillis() + " ms", null), true),
                 timeout.toMillis(), TimeUnit.MILLISECONDS);
         lane.pool.acquire().addListener((Future<Channel> f) -> {
             if (!f.isSuccess()) {
@@ -98,10 +102,15 @@ final class PeerCall {
             ch.close().addListener(c -> lane.pool.release(ch));
         }
         detector.succeeded(trial);
+        meter.answered(System.nanoTime() - startNanos);
         result.complete(r);
     }
 
     void fail(Throwable cause) {
+        fail(cause, false);
+    }
+
+    private void fail(Throwable cause, boolean timedOut) {
         if (!finished.compareAndSet(false, true)) return;
         if (deadline != null) deadline.cancel(false);
         Channel ch = channel;
@@ -110,6 +119,8 @@ final class PeerCall {
             ch.close().addListener(c -> lane.pool.release(ch));
         }
         detector.failed(trial, cause);
+        if (timedOut) meter.timedOut(System.nanoTime() - startNanos);
+        else meter.failed(System.nanoTime() - startNanos);
         result.completeExceptionally(cause instanceof PeerUnavailableException ? cause
                 : new PeerUnavailableException(peer + ": " + cause, cause));
     }

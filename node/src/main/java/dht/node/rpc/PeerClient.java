@@ -36,12 +36,19 @@ public final class PeerClient implements PeerNetwork {
     private final PeerPool pool;
     private final Map<String, Peer> peers = new LinkedHashMap<>();
     private final ScheduledFuture<?> prober;
+    private final PeerCallMeter meter;
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
      *                    or null for loops of its own; see {@link PeerPool}
      */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
+        this(self, nodes, timeout, sharedLoops, PeerCallMeter.NONE);
+    }
+
+    /** As above, telling {@code meter} how every call to a peer ended. */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter) {
+        this.meter = meter;
         this.timeout = timeout;
         this.pool = new PeerPool(timeout, sharedLoops);
         for (String url : nodes) {
@@ -91,9 +98,11 @@ public final class PeerClient implements PeerNetwork {
         }
         FailureDetector.Admission admission = p.detector.admit(probe);
         if (admission == FailureDetector.Admission.REFUSE) {
+            p.meter.refused();
             return CompletableFuture.failedFuture(new PeerUnavailableException(peer + " is down", null));
         }
-        PeerCall call = new PeerCall(p.url, p.detector, p.lanes.lane(), admission == FailureDetector.Admission.TRIAL, timeout);
+        PeerCall call = new PeerCall(p.url, p.detector, p.lanes.lane(), admission == FailureDetector.Admission.TRIAL, timeout,
+                p.meter);
         FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
                 Unpooled.wrappedBuffer(body));
         if (headers != null) request.headers().set(headers);
@@ -135,8 +144,10 @@ public final class PeerClient implements PeerNetwork {
         final String hostHeader;
         final PeerPool.Lanes lanes;
         final FailureDetector detector;
+        final PeerCallMeter.Peer meter;
 
         Peer(String url) {
+            this.meter = PeerClient.this.meter.peer(url);
             this.url = url;
             URI u = URI.create(url);
             this.host = u.getHost();

@@ -1,0 +1,50 @@
+package dht.node.metrics;
+
+import dht.node.cluster.ClusterView;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+
+/**
+ * What the cluster layer already counts ({@link ClusterView#repair()}: read repair, hinted
+ * handoff, full repair) as function counters and gauges, and each peer's state as this node's
+ * failure detector believes it ({@code dht_peer_up}).
+ */
+final class ClusterMetrics {
+    private ClusterMetrics() {
+    }
+
+    /** Returns what the meters read, which the caller must keep: Micrometer holds it weakly. */
+    static Object bind(MeterRegistry registry, ClusterView view) {
+        Snapshot<Map<String, Long>> counts = new Snapshot<>(view::repair);
+        Gauge.builder("cluster.members", view, v -> v.nodes().size())
+                .description("Members of the cluster, this node included").register(registry);
+        for (String peer : view.nodes()) {
+            if (peer.equals(view.self())) continue;
+            Gauge.builder("peer.up", view, v -> Boolean.TRUE.equals(v.peersUp().get(peer)) ? 1 : 0)
+                    .description("1 while this node's failure detector believes the peer up, else 0")
+                    .tag("peer", peer).register(registry);
+        }
+        counter(registry, counts, "read.repairs", "sent", "readRepairsSent", "Read repairs by outcome");
+        counter(registry, counts, "read.repairs", "failed", "readRepairsFailed", "Read repairs by outcome");
+        counter(registry, counts, "hints.stored", null, "hintsHeld", "Hinted writes kept for a peer that missed them");
+        counter(registry, counts, "hints.delivered", null, "hintsDelivered", "Hinted writes delivered to their peer");
+        counter(registry, counts, "hints.dropped", null, "hintsDropped", "Hinted writes dropped (no room, refused, or node stopping)");
+        counter(registry, counts, "hints.superseded", null, "hintsSuperseded", "Hinted writes replaced by a newer hint for the same key");
+        Gauge.builder("hints.pending", counts, c -> c.get().getOrDefault("hintsWaiting", 0L))
+                .description("Hinted writes waiting for delivery").register(registry);
+        counter(registry, counts, "full.repair.keys", null, "fullRepairKeys", "Keys compared by full repair");
+        counter(registry, counts, "full.repairs", "sent", "fullRepairsSent", "Full repair writes by outcome");
+        counter(registry, counts, "full.repairs", "failed", "fullRepairsFailed", "Full repair writes by outcome");
+        return java.util.List.of(view, counts);
+    }
+
+    private static void counter(MeterRegistry registry, Snapshot<Map<String, Long>> counts, String name, String outcome,
+                                String key, String description) {
+        FunctionCounter.Builder<Snapshot<Map<String, Long>>> b = FunctionCounter
+                .builder(name, counts, c -> c.get().getOrDefault(key, 0L)).description(description);
+        if (outcome != null) b.tag("outcome", outcome);
+        b.register(registry);
+    }
+}

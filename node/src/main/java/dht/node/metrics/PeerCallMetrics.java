@@ -1,0 +1,63 @@
+package dht.node.metrics;
+
+import dht.node.rpc.PeerCallMeter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code dht_peer_calls_seconds{peer,outcome}}: every call this node makes to a peer (replica
+ * reads and writes, batches, hint deliveries, failure-detector probes) by how it ended:
+ * {@code answered} (any HTTP status), {@code failed} (connection refused or cut) or
+ * {@code timeout}; and {@code dht_peer_calls_refused_total{peer}}: calls not sent because the
+ * peer is believed down.
+ */
+final class PeerCallMetrics implements PeerCallMeter {
+    private final MeterRegistry registry;
+
+    PeerCallMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public Peer peer(String url) {
+        Timer answered = timer(url, "answered");
+        Timer failed = timer(url, "failed");
+        Timer timedOut = timer(url, "timeout");
+        Counter refused = Counter.builder("peer.calls.refused")
+                .description("Calls to a peer not sent because it is believed down").tag("peer", url).register(registry);
+        return new Peer() {
+            @Override
+            public void answered(long nanos) {
+                answered.record(nanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void failed(long nanos) {
+                failed.record(nanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void timedOut(long nanos) {
+                timedOut.record(nanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void refused() {
+                refused.increment();
+            }
+        };
+    }
+
+    private Timer timer(String peer, String outcome) {
+        return Timer.builder("peer.calls")
+                .description("Calls to a peer by outcome: answered, failed, timeout")
+                .tag("peer", peer)
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(HttpRequestMetrics.MIN_EXPECTED)
+                .maximumExpectedValue(HttpRequestMetrics.MAX_EXPECTED)
+                .register(registry);
+    }
+}
