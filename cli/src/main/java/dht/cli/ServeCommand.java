@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.storage.Compression;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
 import java.io.IOException;
@@ -94,6 +95,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--admin-token", paramLabel = "TOKEN",
             description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
     String adminToken;
+
+    @Option(names = "--compression", defaultValue = "lz4", paramLabel = "CODEC",
+            description = "Codec of new tables' data blocks: none, lz4 or zstd (default: ${DEFAULT-VALUE}). "
+                    + "Tables written with another keep it until compaction rewrites them.")
+    String compression;
 
     @Override
     public Integer call() throws Exception {
@@ -275,7 +281,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read());
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Compression.parse(compression));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.storage.Compression;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,11 +27,13 @@ import java.util.List;
  * @param bodyTimeout     how long a request body may go without a byte before it is answered 408 and
  *                        its connection closed (see {@code RequestAssembler})
  * @param tuning          the {@code -D} knobs
+ * @param compression     the codec new tables' data blocks are written with; tables written with
+ *                        another keep it until compaction rewrites them
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning) {
+                         Duration bodyTimeout, Tuning tuning, Compression compression) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -39,10 +42,13 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final Duration DEFAULT_REPLICA_TIMEOUT = Duration.ofMillis(1000);
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
+    /** Measured in docs/benchmarks.md, "Block compression". */
+    public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
         java.util.Objects.requireNonNull(tuning, "tuning");
+        java.util.Objects.requireNonNull(compression, "compression");
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeout);
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         if (!cluster.contains(self)) {
@@ -72,7 +78,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, compression);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -80,6 +86,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults());
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), DEFAULT_COMPRESSION);
     }
 }
