@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * greatest number of calls at once and are kept for the life of the process.
  */
 final class ZstdCodec implements BlockCodec {
-    /** zstd's own default: most of the ratio of the higher levels at a fraction of their write cost. */
+    /** zstd's own default level; the figures in docs/benchmarks.md, "Block compression", are at it. */
     static final int LEVEL = 3;
     private final ConcurrentLinkedQueue<ZstdCompressCtx> compressors = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<ZstdDecompressCtx> decompressors = new ConcurrentLinkedQueue<>();
