@@ -167,7 +167,7 @@ public final class StoreCheck {
             long read = 0;
             for (int i = 0; i < t.blockCount(); i++) {
                 try {
-                    long n = t.checkBlock(i);
+                    long n = t.verifyBlock(i);
                     read += n;
                     checked.accept(n);
                 } catch (CorruptionException e) {

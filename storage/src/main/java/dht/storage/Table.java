@@ -225,11 +225,17 @@ final class Table {
         return blocks;
     }
 
-    /**
-     * Checks data block {@code i} against its CRC, and a compressed one also by decompressing it;
-     * returns its size on disk with the CRC, in bytes.
-     */
+    /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {
+        checkedBlock(i);
+        return blockLen(i) + 4L;
+    }
+
+    /**
+     * {@link #checkBlock}, and a compressed block also decompressed, as a read would: for a check
+     * of the whole table, which should find every block a read would refuse.
+     */
+    long verifyBlock(int i) throws CorruptionException {
         blockEntries(i);
         return blockLen(i) + 4L;
     }

@@ -217,6 +217,32 @@ class CompressionTest {
         }
     }
 
+    /**
+     * A compressed block whose checksum holds but whose header lies (a writer's fault, not the
+     * disk's): a read refuses it, and so does the check, which decompresses what it checks.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    void aCompressedBlockThatDoesNotDecompressIsDamage(Compression c) throws IOException {
+        try (LsmStore s = LsmStore.open(dir, opts(c))) {
+            for (int i = 0; i < 3000; i++) s.put(key(i), text(i), 1);
+            s.flush();
+        }
+        Path table = tables().getFirst();
+        byte[] file = Files.readAllBytes(table);
+        int stored = Bytes.getInt(file, 8) + DataBlock.COMPRESSED_HEADER;
+        Bytes.putInt(file, 4, Bytes.getInt(file, 4) + 1); // raw_length one more than it is
+        Bytes.putInt(file, stored, Bytes.crc(file, 0, stored));
+        Files.write(table, file);
+        StoreCheck.Report r = StoreCheck.of(dir).run(n -> {});
+        assertThat(r.tables().getFirst().problems()).singleElement().asString().contains("does not decompress");
+        try (LsmStore s = LsmStore.open(dir, opts(c))) {
+            assertThatThrownBy(() -> s.get(key(0))).isInstanceOf(CorruptionException.class)
+                    .hasMessageContaining("does not decompress");
+            assertThat(s.get(key(2999)).value()).isEqualTo(text(2999));
+        }
+    }
+
     @Test
     void aCompressedTableWithADamagedFooterIsSalvagedWhole() throws IOException {
         try (LsmStore s = LsmStore.open(dir, opts(Compression.LZ4))) {
