@@ -18,7 +18,7 @@ final class BlockCompressor {
     private int payloadLength;
 
     BlockCompressor(Compression compression) {
-        if (compression.codec == null) throw new IllegalArgumentException("no codec: " + compression);
+        if (compression.codec() == null) throw new IllegalArgumentException("no codec: " + compression);
         this.compression = compression;
     }
 
@@ -45,7 +45,7 @@ final class BlockCompressor {
      * {@link #payload()} holds the bytes to store, {@link #payloadLength()} of them.
      */
     void finish() {
-        BlockCodec codec = compression.codec;
+        BlockCodec codec = compression.codec();
         int bound = DataBlock.COMPRESSED_HEADER + codec.maxCompressedLength(rawLength);
         if (out.length < bound) out = new byte[bound];
         int n = codec.compress(raw, 0, rawLength, out, DataBlock.COMPRESSED_HEADER);

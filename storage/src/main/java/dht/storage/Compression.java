@@ -10,20 +10,38 @@ import java.util.Locale;
  */
 public enum Compression {
     /** Blocks are the entries themselves, read in place from the mapping. */
-    NONE(0, null),
+    NONE(0),
     /** LZ4 (lz4-java): fast to decompress, the usual choice for blocks read at random. */
-    LZ4(1, new Lz4Codec()),
+    LZ4(1),
     /** Zstandard level 3 (zstd-jni): smaller than LZ4, slower to read. */
-    ZSTD(2, new ZstdCodec());
+    ZSTD(2);
 
     /** The number a compressed block stores for its codec (docs/storage-format.md, "Sorted table"). */
     final int id;
-    /** Null for {@link #NONE}. */
-    final BlockCodec codec;
 
-    Compression(int id, BlockCodec codec) {
+    Compression(int id) {
         this.id = id;
-        this.codec = codec;
+    }
+
+    /**
+     * The codec, null for {@link #NONE}. Made on first use, so that a store that never meets a
+     * block of a codec never loads its native library (lz4-java leaves a copy of its library in
+     * the temporary directory of each process that loads it).
+     */
+    BlockCodec codec() {
+        return switch (this) {
+            case NONE -> null;
+            case LZ4 -> Lz4.CODEC;
+            case ZSTD -> Zstd.CODEC;
+        };
+    }
+
+    private static final class Lz4 {
+        static final BlockCodec CODEC = new Lz4Codec();
+    }
+
+    private static final class Zstd {
+        static final BlockCodec CODEC = new ZstdCodec();
     }
 
     /** The codec a block names, or null when {@code id} names none this build knows. */

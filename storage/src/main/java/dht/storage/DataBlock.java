@@ -47,12 +47,12 @@ final class DataBlock {
         Compression c = Compression.ofId(-seg.get(Bytes.INT, off));
         int raw = seg.get(Bytes.INT, off + 4);
         int stored = seg.get(Bytes.INT, off + 8);
-        if (c == null || c.codec == null) throw new IllegalArgumentException("unknown codec " + -seg.get(Bytes.INT, off));
+        if (c == null || c.codec() == null) throw new IllegalArgumentException("unknown codec " + -seg.get(Bytes.INT, off));
         if (raw < 0 || raw > MAX_RAW || stored != len - COMPRESSED_HEADER) {
             throw new IllegalArgumentException("compressed block lengths " + raw + "/" + stored + " in " + len + " bytes");
         }
         byte[] out = new byte[raw];
-        c.codec.decompress(seg.asSlice(off + COMPRESSED_HEADER, stored).asByteBuffer(), out, raw);
+        c.codec().decompress(seg.asSlice(off + COMPRESSED_HEADER, stored).asByteBuffer(), out, raw);
         return out;
     }
 }
