@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.storage.Compression;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
 import java.io.IOException;
@@ -98,6 +99,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-clock-offset", defaultValue = "500", paramLabel = "MILLIS",
             description = "Refuse a peer's timestamp more than this far ahead of this node's clock (default: ${DEFAULT-VALUE}).")
     long maxClockOffsetMs;
+
+    @Option(names = "--compression", defaultValue = "lz4", paramLabel = "CODEC",
+            description = "Codec of new tables' data blocks: none, lz4 or zstd (default: ${DEFAULT-VALUE}). "
+                    + "Tables written with another keep it until compaction rewrites them.")
+    String compression;
 
     @Override
     public Integer call() throws Exception {
@@ -280,7 +286,8 @@ public final class ServeCommand implements Callable<Integer> {
         if (maxClockOffsetMs < 0) throw new IllegalArgumentException("--max-clock-offset must be 0 or more, got " + maxClockOffsetMs);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs));
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
+                Compression.parse(compression));
     }
 
     /**

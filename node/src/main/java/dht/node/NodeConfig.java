@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.storage.Compression;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,11 +29,13 @@ import java.util.List;
  * @param tuning          the {@code -D} knobs
  * @param maxClockOffset  how far ahead of this node's clock a peer's timestamp may be; one further
  *                        ahead is refused (docs/cluster.md, "Timestamps")
+ * @param compression     the codec new tables' data blocks are written with; tables written with
+ *                        another keep it until compaction rewrites them
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -42,10 +45,13 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
+    /** Measured in docs/benchmarks.md, "Block compression". */
+    public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
         java.util.Objects.requireNonNull(tuning, "tuning");
+        java.util.Objects.requireNonNull(compression, "compression");
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeout);
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
@@ -55,13 +61,34 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         }
     }
 
-    /** With the default max clock offset. */
+    /** With the default max clock offset and compression. */
     public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                       int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                       boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
-                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET);
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
+                DEFAULT_COMPRESSION);
+    }
+
+    /** With the default compression. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                DEFAULT_COMPRESSION);
+    }
+
+    /** With the default max clock offset. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Compression compression) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
+                compression);
     }
 
     /**
@@ -86,7 +113,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
+                compression);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -94,6 +122,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults());
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), DEFAULT_COMPRESSION);
     }
 }

@@ -42,7 +42,8 @@ final class NodeWiring {
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
                 .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
                 .withMissingTablesAccepted(tuning.acceptMissingTables())
-                .withBackgroundPriority(tuning.backgroundPriority());
+                .withBackgroundPriority(tuning.backgroundPriority())
+                .withCompression(config.compression());
         try {
             return LsmStore.open(config.dataDir(), options);
         } catch (MissingFilesException e) {

@@ -61,7 +61,8 @@ class JvmSettingsTest {
     void storeBatchingIsOnUnlessEveryWriteIsSyncedAndAnExplicitSettingDecides(@TempDir Path dir) throws Exception {
         NodeConfig periodic = NodeConfig.single(1, dir);
         NodeConfig everyWrite = new NodeConfig(1, dir, periodic.self(), periodic.cluster(), 1, 1, 1, 1,
-                periodic.replicaTimeout(), true, 1024, null, 0, periodic.bodyTimeout(), Tuning.defaults());
+                periodic.replicaTimeout(), true, 1024, null, 0, periodic.bodyTimeout(), Tuning.defaults(),
+                periodic.compression());
         assertThat(periodic.batchStoreCalls()).isTrue();
         assertThat(everyWrite.batchStoreCalls()).isFalse();
         Tuning on = WithProperty.with(JvmSettings.STORAGE_BATCH, "true", JvmSettings::read);

@@ -32,28 +32,29 @@ final class TestNode implements AutoCloseable {
     static NodeConfig config(int port, Path dir, int maxInFlight, int maxBody, int maxUri, int maxHeader) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dir, self, List.of(self), maxInFlight, maxBody, maxUri, maxHeader,
-                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults());
+                NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, NodeConfig.DEFAULT_MEMTABLE_BYTES, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(),
+                NodeConfig.DEFAULT_COMPRESSION);
     }
 
     /** {@code c} with another body timeout. */
     static NodeConfig withBodyTimeout(NodeConfig c, Duration bodyTimeout) {
         return new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(), c.maxBodyBytes(),
                 c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
-                c.adminToken(), c.ioThreads(), bodyTimeout, c.tuning());
+                c.adminToken(), c.ioThreads(), bodyTimeout, c.tuning(), c.compression());
     }
 
     /** {@code c} as one member of {@code cluster} (which must list its own URL). */
     static NodeConfig inCluster(NodeConfig c, List<String> cluster) {
         return new NodeConfig(c.port(), c.dataDir(), c.self(), cluster, c.maxInFlight(), c.maxBodyBytes(),
                 c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
-                c.adminToken(), c.ioThreads(), c.bodyTimeout(), c.tuning());
+                c.adminToken(), c.ioThreads(), c.bodyTimeout(), c.tuning(), c.compression());
     }
 
     /** {@code c} with another number of event loops (0: one per CPU). */
     static NodeConfig withIoThreads(NodeConfig c, int ioThreads) {
         return new NodeConfig(c.port(), c.dataDir(), c.self(), c.cluster(), c.maxInFlight(), c.maxBodyBytes(),
                 c.maxUriBytes(), c.maxHeaderBytes(), c.replicaTimeout(), c.syncEveryWrite(), c.memtableBytes(),
-                c.adminToken(), ioThreads, c.bodyTimeout(), c.tuning());
+                c.adminToken(), ioThreads, c.bodyTimeout(), c.tuning(), c.compression());
     }
 
     static NodeConfig config(Path dir) throws IOException {

@@ -44,7 +44,7 @@ class ThreeNodeTest {
             out.add(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
                     maxBody, NodeConfig.DEFAULT_MAX_URI_BYTES,
                     NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false, 1 << 20, null, 0,
-                    NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults()));
+                    NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_COMPRESSION));
         }
         return out;
     }

@@ -63,10 +63,15 @@ final class Bytes {
 
     /** The same for an array, put with {@link java.nio.ByteBuffer#put(byte[], int, int)}. */
     static void putInPieces(byte[] from, java.nio.ByteBuffer buf, Drain drain) throws java.io.IOException {
-        int off = 0;
-        while (off < from.length) {
+        putInPieces(from, 0, from.length, buf, drain);
+    }
+
+    /** The same for {@code len} bytes of an array from {@code off}. */
+    static void putInPieces(byte[] from, int off, int len, java.nio.ByteBuffer buf, Drain drain) throws java.io.IOException {
+        int end = off + len;
+        while (off < end) {
             if (!buf.hasRemaining()) drain.drain();
-            int n = Math.min(buf.remaining(), from.length - off);
+            int n = Math.min(buf.remaining(), end - off);
             buf.put(from, off, n);
             off += n;
         }

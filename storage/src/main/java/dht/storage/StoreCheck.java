@@ -12,9 +12,10 @@ import java.util.stream.Stream;
 /**
  * Checks a data directory against its checksums without opening the store: the MANIFEST, the log
  * it names as the oldest still needed (present, not replayed), and every table it names: footer,
- * stats, index and bloom filter as an open checks them, then every data block. What a read or a
- * compaction would find only when it reaches a damaged block, this finds now, for the whole
- * directory.
+ * stats, index and bloom filter as an open checks them, then every data block: its CRC32C, which
+ * covers the block as stored, so a compressed block is checked before it is decompressed; then a
+ * compressed one is decompressed too, as a read would. What a read or a compaction would find only
+ * when it reaches a damaged block, this finds now, for the whole directory.
  *
  * <p>It takes no lock and writes nothing, so it may run beside the node that has the directory
  * open: a table is immutable once the MANIFEST names it, and one that a compaction deletes during
@@ -166,7 +167,7 @@ public final class StoreCheck {
             long read = 0;
             for (int i = 0; i < t.blockCount(); i++) {
                 try {
-                    long n = t.checkBlock(i);
+                    long n = t.verifyBlock(i);
                     read += n;
                     checked.accept(n);
                 } catch (CorruptionException e) {

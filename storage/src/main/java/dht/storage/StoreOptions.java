@@ -41,17 +41,20 @@ import java.util.function.LongUnaryOperator;
  *                              0.3 ms of a compaction's work on our VMs): measured in
  *                              docs/benchmarks.md, "A flush or compaction that yields".
  * @param files                 the file-I/O seam
+ * @param compression           the codec new tables' data blocks are written with (default
+ *                              {@link Compression#NONE}); tables keep the codec they were written
+ *                              with until a compaction rewrites them in this one
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
                            double flushJitter, boolean acceptMissingTables, BackgroundPriority backgroundPriority,
-                           int yieldEveryEntries, StorageFiles files) {
+                           int yieldEveryEntries, StorageFiles files, Compression compression) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || backgroundPriority == null
-                || files == null) {
+                || files == null || compression == null) {
             throw new IllegalArgumentException("null option");
         }
         if (syncIntervalMillis < 1) throw new IllegalArgumentException("syncIntervalMillis < 1");
@@ -69,7 +72,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
                 Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, BackgroundPriority.NORMAL, 1024,
-                NioStorageFiles.INSTANCE);
+                NioStorageFiles.INSTANCE, Compression.NONE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
@@ -134,6 +137,10 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         return with(b -> b.acceptMissingTables = accept);
     }
 
+    public StoreOptions withCompression(Compression c) {
+        return with(b -> b.compression = c);
+    }
+
     /**
      * A copy with the changes {@code change} makes to a draft of this one's components; the
      * canonical constructor checks the result. The one place that lists every component in
@@ -145,7 +152,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         return new StoreOptions(d.syncPolicy, d.syncIntervalMillis, d.memtableBytes, d.maxImmutableMemtables,
                 d.bloomBitsPerKey, d.blockSize, d.tombstoneGrace, d.timestampMillis, d.compactionMinTables,
                 d.slowdownTables, d.compactionBytesPerSecond, d.flushJitter, d.acceptMissingTables,
-                d.backgroundPriority, d.yieldEveryEntries, d.files);
+                d.backgroundPriority, d.yieldEveryEntries, d.files, d.compression);
     }
 
     /** The components of a {@link StoreOptions} while one is being changed; never escapes {@link #with}. */
@@ -166,6 +173,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         BackgroundPriority backgroundPriority;
         int yieldEveryEntries;
         StorageFiles files;
+        Compression compression;
 
         Draft(StoreOptions o) {
             syncPolicy = o.syncPolicy;
@@ -184,6 +192,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
             backgroundPriority = o.backgroundPriority;
             yieldEveryEntries = o.yieldEveryEntries;
             files = o.files;
+            compression = o.compression;
         }
     }
 }

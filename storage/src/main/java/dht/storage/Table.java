@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * (a damaged bloom filter or stats region costs only speed: the table is read without them; a damaged
  * footer or index makes open fail, and the store salvages the data blocks: {@link TableSalvage});
  * each data block is checked against its CRC every time it is read, so damaged bytes are never
- * decoded into a value.
+ * decoded into a value, nor handed to a decompressor. A block stored raw is read in place; a
+ * compressed one ({@link DataBlock}) is decompressed into an array of its own for each read.
  *
  * <p>Lifetime: reference counted by the {@link Version}s that list it. The mapping is released
  * (and the file deleted, if compaction made it obsolete) only when the last version lets go, so an
@@ -78,11 +79,12 @@ final class Table {
             if (seg.get(Bytes.LONG, f + 40) != TableFormat.MAGIC) throw new CorruptionException(path, f, "bad magic number");
             if (Bytes.crc(seg, f, 36) != seg.get(Bytes.INT, f + 36)) throw new CorruptionException(path, f, "footer checksum mismatch");
             int version = seg.get(Bytes.INT, f + 32);
-            if (version != TableFormat.VERSION) {
+            if (version < TableFormat.OLDEST_READ || version > TableFormat.VERSION) {
                 // An intact footer of another format: not damage. Setting the table aside as
                 // corrupt would drop its entries from the manifest, so the open fails instead.
-                throw new IOException(path + " has table format version " + version + "; this build reads only version "
-                        + TableFormat.VERSION + (version > TableFormat.VERSION ? " (written by a newer dht: run that one)"
+                throw new IOException(path + " has table format version " + version + "; this build reads versions "
+                        + TableFormat.OLDEST_READ + " to " + TableFormat.VERSION
+                        + (version > TableFormat.VERSION ? " (written by a newer dht: run that one)"
                         : " (a pre-release format, no longer read: recreate the data directory)"));
             }
             long regionsEnd = f - TableFormat.STATS; // where the bloom region must end
@@ -203,9 +205,8 @@ final class Table {
      * Verifies block {@code i} and returns its offset. On every read, not only the first: the table
      * is mapped, so its bytes are the page cache's, and a page dropped and read again from a disk
      * that has rotted since changes under an open table. Checked once and trusted after, such a
-     * block was served damaged and compacted into a new table under a valid checksum, never to be
-     * detected again (a black-box audit did exactly that). A 4 KiB block costs about 0.4 µs to check
-     * (docs/storage-format.md).
+     * block would be served damaged and compacted into a new table under a valid checksum, never to
+     * be detected again. What the check costs: docs/storage-format.md.
      */
     private long checkedBlock(int i) throws CorruptionException {
         long off = blockOffset(i);
@@ -219,14 +220,40 @@ final class Table {
         return off;
     }
 
+    /**
+     * The entries of block {@code i}, checked: a slice of the mapping when the block is stored raw
+     * (nothing copied), else the block decompressed into a new array, which the entries read from
+     * it may borrow from for as long as they live.
+     */
+    private MemorySegment blockEntries(int i) throws CorruptionException {
+        long off = checkedBlock(i);
+        int len = blockLen(i);
+        if (!DataBlock.isCompressed(seg, off)) return seg.asSlice(off, len);
+        try {
+            return MemorySegment.ofArray(DataBlock.decompress(seg, off, len));
+        } catch (IllegalArgumentException e) {
+            // The checksum held, so the writer stored it so: no read can get its entries back.
+            throw corrupt(off, "block " + i + " does not decompress: " + e.getMessage());
+        }
+    }
+
     /** The number of data blocks, for a check of each ({@link #checkBlock}). */
     int blockCount() {
         return blocks;
     }
 
-    /** Checks data block {@code i} against its CRC; returns its size with the CRC, in bytes. */
+    /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {
         checkedBlock(i);
+        return blockLen(i) + 4L;
+    }
+
+    /**
+     * {@link #checkBlock}, and a compressed block also decompressed, as a read would: for a check
+     * of the whole table, which should find every block a read would refuse.
+     */
+    long verifyBlock(int i) throws CorruptionException {
+        blockEntries(i);
         return blockLen(i) + 4L;
     }
 
@@ -280,44 +307,45 @@ final class Table {
         MemorySegment k = MemorySegment.ofArray(key);
         int b = findBlock(k);
         if (b < 0) return null;
-        long off = checkedBlock(b);
-        long end = off + blockLen(b);
-        long p = off;
+        MemorySegment block = blockEntries(b);
+        long end = block.byteSize();
+        long p = 0;
         while (p < end) {
-            int kl = seg.get(Bytes.INT, p);
-            int vl = seg.get(Bytes.INT, p + 4);
+            int kl = block.get(Bytes.INT, p);
+            int vl = block.get(Bytes.INT, p + 4);
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
-            if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(p, "malformed entry in block " + b);
-            int c = Bytes.compare(k, seg, p + TableFormat.ENTRY_HEADER, kl);
-            if (c == 0) return seg.get(Bytes.LONG, p + 8) < atLeast ? null : decode(p, kl, vl, budget, false);
+            if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(blockOffset(b) + p, "malformed entry in block " + b);
+            int c = Bytes.compare(k, block, p + TableFormat.ENTRY_HEADER, kl);
+            if (c == 0) return block.get(Bytes.LONG, p + 8) < atLeast ? null : decode(block, p, kl, vl, budget, false);
             if (c < 0) return null;
             p = entryEnd;
         }
         return null;
     }
 
-    /** The entry at {@code p}, its value copied without a budget, or, with {@code borrow}, a view of the mapping. */
-    private Entry decode(long p, int kl, int vl, boolean borrow) {
+    /** The entry at {@code p} of {@code block}, its value copied without a budget, or, with {@code borrow}, a view of the block. */
+    private Entry decode(MemorySegment block, long p, int kl, int vl, boolean borrow) {
         try {
-            return decode(p, kl, vl, ReadBudget.UNLIMITED, borrow);
+            return decode(block, p, kl, vl, ReadBudget.UNLIMITED, borrow);
         } catch (ReadBudgetExceededException e) {
             throw new AssertionError("an unlimited budget refused a value", e);
         }
     }
 
     /**
-     * The entry at {@code p}; its value, if any, reserved in {@code budget} before it is copied, or,
-     * with {@code borrow}, a view of the mapping (nothing reserved or copied).
+     * The entry at {@code p} of {@code block}; its value, if any, reserved in {@code budget} before
+     * it is copied, or, with {@code borrow}, a view of the block (nothing reserved or copied).
      */
-    private Entry decode(long p, int kl, int vl, ReadBudget budget, boolean borrow) throws ReadBudgetExceededException {
-        long ts = seg.get(Bytes.LONG, p + 8);
-        long expiry = Math.max(0, seg.get(Bytes.LONG, p + 16)); // never written negative; read as never if so
+    private Entry decode(MemorySegment block, long p, int kl, int vl, ReadBudget budget, boolean borrow)
+            throws ReadBudgetExceededException {
+        long ts = block.get(Bytes.LONG, p + 8);
+        long expiry = Math.max(0, block.get(Bytes.LONG, p + 16)); // never written negative; read as never if so
         long k = p + TableFormat.ENTRY_HEADER;
         byte[] key = new byte[kl];
-        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, k, key, 0, kl);
+        MemorySegment.copy(block, ValueLayout.JAVA_BYTE, k, key, 0, kl);
         if (vl == TableFormat.TOMBSTONE_LEN) return Entry.tombstone(key, ts);
-        if (borrow) return Entry.value(key, seg.asSlice(k + kl, vl), ts, expiry);
-        return Entry.value(key, Bytes.copyReserved(seg, k + kl, vl, budget), ts, expiry);
+        if (borrow) return Entry.value(key, block.asSlice(k + kl, vl), ts, expiry);
+        return Entry.value(key, Bytes.copyReserved(block, k + kl, vl, budget), ts, expiry);
     }
 
     /**
@@ -331,7 +359,8 @@ final class Table {
     }
 
     /**
-     * Every entry, its value borrowed from the mapping ({@link Entry#isBorrowed}) rather than copied:
+     * Every entry, its value borrowed from the mapping, or from its block's own decompressed array
+     * ({@link Entry#isBorrowed}), rather than copied:
      * for compaction, which holds a reference to this table until it is done with them, so a large
      * value is never copied onto the heap on its way to the new table.
      */
@@ -344,6 +373,7 @@ final class Table {
         MemorySegment toKey = to == null ? null : MemorySegment.ofArray(to);
         return new Iterator<>() {
             int block = fromKey == null ? 0 : Math.max(0, findBlock(fromKey));
+            MemorySegment entries;
             long p = -1, end = -1;
             Entry next;
             boolean done;
@@ -357,27 +387,28 @@ final class Table {
                             return;
                         }
                         try {
-                            p = checkedBlock(block);
-                            end = p + blockLen(block);
+                            entries = blockEntries(block);
                         } catch (CorruptionException e) {
                             throw new UncheckedIOException(e);
                         }
+                        p = 0;
+                        end = entries.byteSize();
                         block++;
                     }
-                    int kl = seg.get(Bytes.INT, p);
-                    int vl = seg.get(Bytes.INT, p + 4);
+                    int kl = entries.get(Bytes.INT, p);
+                    int vl = entries.get(Bytes.INT, p + 4);
                     long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
                     if (kl < 0 || vl < -1 || entryEnd > end) {
-                        throw new UncheckedIOException(corrupt(p, "malformed entry"));
+                        throw new UncheckedIOException(corrupt(blockOffset(block - 1) + p, "malformed entry"));
                     }
                     long kp = p + TableFormat.ENTRY_HEADER;
                     p = entryEnd;
-                    if (fromKey != null && Bytes.compare(fromKey, seg, kp, kl) > 0) continue;
-                    if (toKey != null && Bytes.compare(toKey, seg, kp, kl) <= 0) {
+                    if (fromKey != null && Bytes.compare(fromKey, entries, kp, kl) > 0) continue;
+                    if (toKey != null && Bytes.compare(toKey, entries, kp, kl) <= 0) {
                         done = true;
                         return;
                     }
-                    next = decode(kp - TableFormat.ENTRY_HEADER, kl, vl, borrow);
+                    next = decode(entries, kp - TableFormat.ENTRY_HEADER, kl, vl, borrow);
                     return;
                 }
             }

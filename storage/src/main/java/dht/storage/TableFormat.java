@@ -3,8 +3,13 @@ package dht.storage;
 /** Constants of the sorted-table file format (docs/storage-format.md, "Sorted table"). */
 final class TableFormat {
     static final long MAGIC = 0x3153_4254_5448_4444L; // "DDHTTBS1" read little-endian
-    /** The only version written and read (stats region, blocked bloom filter); any other is refused. */
-    static final int VERSION = 3;
+    /** The version written: blocks may be compressed ({@link DataBlock}). */
+    static final int VERSION = 4;
+    /**
+     * The oldest version read: 3 has the same layout with every block uncompressed, so its tables
+     * are read as they are. Any other version is refused.
+     */
+    static final int OLDEST_READ = 3;
     static final int FOOTER = 48;
     /** The stats region, just before the footer: max_timestamp i64, crc32c u32. */
     static final int STATS = 12;

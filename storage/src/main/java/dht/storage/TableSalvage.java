@@ -15,10 +15,12 @@ import java.util.zip.CRC32C;
  * Recovers the entries of a table that {@link Table#open} refused (damaged footer or index, or a
  * truncated file) from its data blocks alone, and writes them into a new table.
  *
- * <p>Without the index nothing says where a block ends, but each block is its entries followed by
- * their CRC32C, and each entry carries its own lengths. So the walk reads entry after entry from
+ * <p>Without the index nothing says where a block ends, but each block is its payload followed by
+ * its CRC32C, and each entry carries its own lengths. So the walk reads entry after entry from
  * the start of the file and takes the entries read so far as a block as soon as the next four bytes
- * are their checksum: the same proof of integrity a read asks of a block through the index.
+ * are their checksum: the same proof of integrity a read asks of a block through the index. A
+ * compressed block ({@link DataBlock}) says its own length in its header: it is taken when the
+ * checksum after that length holds and it decompresses into well-formed entries.
  *
  * <p>Invariants: only entries of a block whose checksum matched are written; keys strictly increase
  * across everything written (a block that breaks the order ends the walk), as the table format
@@ -55,8 +57,11 @@ final class TableSalvage {
         }
     }
 
-    /** An intact block: its entries' offset and length (the CRC follows them). */
-    private record Block(long offset, long length) {}
+    /**
+     * An intact block: its payload's offset and length in the file (the CRC follows it), and its
+     * entries: a slice of the file, or the block decompressed.
+     */
+    private record Block(long offset, long length, MemorySegment entries, long count, byte[] lastKey) {}
 
     private TableSalvage() {}
 
@@ -77,54 +82,96 @@ final class TableSalvage {
             List<Block> blocks = new ArrayList<>();
             long entries = 0;
             long p = 0;
-            long lastKey = -1;
-            int lastKeyLength = 0;
+            byte[] lastKey = null;
             while (true) {
                 if (indexOffset < 0 && isIndexOf(seg, p, blocks)) {
                     indexOffset = p;
                     break;
                 }
-                long[] found = nextBlock(seg, p, limit, lastKey, lastKeyLength);
+                Block found = compressedBlock(seg, p, limit, lastKey);
+                if (found == null) found = nextBlock(seg, p, limit, lastKey);
                 if (found == null) break;
-                blocks.add(new Block(p, found[0]));
-                entries += found[1];
-                lastKey = found[2];
-                lastKeyLength = (int) found[3];
-                p += found[0] + 4;
+                blocks.add(found);
+                entries += found.count();
+                lastKey = found.lastKey();
+                p += found.length() + 4;
             }
             long footerEntries = footerIntact ? seg.get(Bytes.LONG, footer + 24) : -1;
-            if (entries > 0) TableWriter.write(files, target, entries(seg, blocks), entries, options);
+            if (entries > 0) TableWriter.write(files, target, entries(blocks), entries, options);
             return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries);
         }
     }
 
     /**
-     * The intact block starting at {@code start}, as {length of its entries, entry count, offset
-     * and length of its last key}, or null when none starts there.
+     * The intact uncompressed block starting at {@code start}, whose keys all follow
+     * {@code lastKey} (null: any), or null when none starts there.
      */
-    private static long[] nextBlock(MemorySegment seg, long start, long limit, long lastKey, int lastKeyLength) {
+    private static Block nextBlock(MemorySegment seg, long start, long limit, byte[] lastKey) {
         CRC32C crc = new CRC32C();
         long p = start;
         long n = 0;
-        long prevKey = lastKey;
-        long prevLen = lastKeyLength;
+        long prevKey = -1;
+        long prevLen = 0;
         while (p + TableFormat.ENTRY_HEADER <= limit) {
             int kl = seg.get(Bytes.INT, p);
             int vl = seg.get(Bytes.INT, p + 4);
-            // No entry the store accepts is larger (and a slice past 2 GiB could not be checksummed).
-            if (kl < 0 || kl > LogRecord.MAX_BODY || vl < TableFormat.TOMBSTONE_LEN || vl > LogRecord.MAX_BODY) return null;
+            if (!plausible(kl, vl)) return null;
             long key = p + TableFormat.ENTRY_HEADER;
             long end = key + kl + Math.max(vl, 0);
             if (end + 4 > limit) return null;
-            if (prevKey >= 0 && compare(seg, prevKey, prevLen, key, kl) >= 0) return null;
+            if (prevKey >= 0 ? compare(seg, prevKey, prevLen, key, kl) >= 0
+                    : lastKey != null && Bytes.compare(lastKey, seg, key, kl) >= 0) {
+                return null;
+            }
             crc.update(seg.asSlice(p, end - p).asByteBuffer());
             n++;
             prevKey = key;
             prevLen = kl;
             p = end;
-            if ((int) crc.getValue() == seg.get(Bytes.INT, p)) return new long[] {p - start, n, prevKey, prevLen};
+            if ((int) crc.getValue() == seg.get(Bytes.INT, p)) {
+                return new Block(start, p - start, seg.asSlice(start, p - start), n,
+                        seg.asSlice(prevKey, prevLen).toArray(ValueLayout.JAVA_BYTE));
+            }
         }
         return null;
+    }
+
+    /** No entry the store accepts is larger (and a slice past 2 GiB could not be checksummed). */
+    private static boolean plausible(int kl, int vl) {
+        return kl >= 0 && kl <= LogRecord.MAX_BODY && vl >= TableFormat.TOMBSTONE_LEN && vl <= LogRecord.MAX_BODY;
+    }
+
+    /**
+     * The intact compressed block starting at {@code start}: its header's length fits, the CRC
+     * after it holds, and it decompresses into whole entries whose keys increase from past
+     * {@code lastKey}. Null when there is none.
+     */
+    private static Block compressedBlock(MemorySegment seg, long start, long limit, byte[] lastKey) {
+        if (start + DataBlock.COMPRESSED_HEADER + 4 > limit || !DataBlock.isCompressed(seg, start)) return null;
+        long len = DataBlock.COMPRESSED_HEADER + (seg.get(Bytes.INT, start + 8) & 0xffffffffL);
+        if (start + len + 4 > limit || Bytes.crc(seg, start, len) != seg.get(Bytes.INT, start + len)) return null;
+        MemorySegment entries;
+        try {
+            entries = MemorySegment.ofArray(DataBlock.decompress(seg, start, (int) len));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        long p = 0;
+        long n = 0;
+        byte[] prev = lastKey;
+        while (p < entries.byteSize()) {
+            if (p + TableFormat.ENTRY_HEADER > entries.byteSize()) return null;
+            int kl = entries.get(Bytes.INT, p);
+            int vl = entries.get(Bytes.INT, p + 4);
+            if (!plausible(kl, vl)) return null;
+            long key = p + TableFormat.ENTRY_HEADER;
+            long end = key + kl + Math.max(vl, 0);
+            if (end > entries.byteSize() || prev != null && Bytes.compare(prev, entries, key, kl) >= 0) return null;
+            prev = entries.asSlice(key, kl).toArray(ValueLayout.JAVA_BYTE);
+            n++;
+            p = end;
+        }
+        return n == 0 ? null : new Block(start, len, entries, n, prev);
     }
 
     /**
@@ -141,12 +188,12 @@ final class TableSalvage {
         if (e > size) return false;
         for (int i = 0; i < count; i++) {
             Block b = blocks.get(i);
-            long firstKey = b.offset() + TableFormat.ENTRY_HEADER;
-            int kl = seg.get(Bytes.INT, b.offset());
+            MemorySegment entries = b.entries();
+            int kl = entries.get(Bytes.INT, 0);
             if (e + 4 + kl + 12 > size
                     || seg.get(Bytes.INT, p + 4 + 4L * i) != (int) (e - p)
                     || seg.get(Bytes.INT, e) != kl
-                    || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, seg, firstKey, firstKey + kl) >= 0
+                    || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, entries, TableFormat.ENTRY_HEADER, TableFormat.ENTRY_HEADER + kl) >= 0
                     || seg.get(Bytes.LONG, e + 4 + kl) != b.offset()
                     || seg.get(Bytes.INT, e + 12 + kl) != (int) b.length()) {
                 return false;
@@ -166,10 +213,10 @@ final class TableSalvage {
     }
 
     /** The entries of the checked blocks, in order. */
-    private static Iterator<Entry> entries(MemorySegment seg, List<Block> blocks) {
+    private static Iterator<Entry> entries(List<Block> blocks) {
         return new Iterator<>() {
             int block = 0;
-            long p = blocks.getFirst().offset();
+            long p = 0;
 
             @Override
             public boolean hasNext() {
@@ -180,6 +227,7 @@ final class TableSalvage {
             public Entry next() {
                 if (!hasNext()) throw new NoSuchElementException();
                 Block b = blocks.get(block);
+                MemorySegment seg = b.entries();
                 int kl = seg.get(Bytes.INT, p);
                 int vl = seg.get(Bytes.INT, p + 4);
                 long ts = seg.get(Bytes.LONG, p + 8);
@@ -189,9 +237,9 @@ final class TableSalvage {
                 Entry e = vl == TableFormat.TOMBSTONE_LEN ? Entry.tombstone(key, ts)
                         : Entry.value(key, seg.asSlice(k + kl, vl).toArray(ValueLayout.JAVA_BYTE), ts, expiry);
                 p = k + kl + Math.max(vl, 0);
-                if (p == b.offset() + b.length()) {
+                if (p == seg.byteSize()) {
                     block++;
-                    if (block < blocks.size()) p = blocks.get(block).offset();
+                    p = 0;
                 }
                 return e;
             }

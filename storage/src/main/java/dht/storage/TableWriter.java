@@ -12,13 +12,17 @@ import java.util.Iterator;
 /**
  * Writes one immutable sorted table from entries in strictly increasing key order: data blocks
  * (each followed by its CRC32C), the block index, the bloom filter, the stats (the greatest
- * timestamp written) and the footer, then fsyncs.
+ * timestamp written) and the footer, then fsyncs. With a codec, each block is collected whole and
+ * stored compressed ({@link BlockCompressor}); without one it is streamed to the file as it grows,
+ * and its checksum computed on the way.
  * The file is not live until a manifest names it, so a crash mid-write leaves only a leftover.
  */
 final class TableWriter {
     private final StorageFiles.WritableFile out;
     private final Path path;
     private final int blockSize;
+    /** Null for {@link Compression#NONE}. */
+    private final BlockCompressor compressor;
     private final BloomFilter.Builder bloom;
     private final ByteBuffer buf = ByteBuffer.allocate(1 << 18).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment bufSegment = MemorySegment.ofBuffer(buf);
@@ -29,7 +33,7 @@ final class TableWriter {
     private int blocks;
     private long fileOffset;     // bytes handed to the file so far
     private long blockStart;     // file offset of the current block
-    private int blockLen;
+    private int blockLen;        // entry bytes in the current block, before any compression
     private final java.util.zip.CRC32C blockCrc = new java.util.zip.CRC32C();
     private byte[] lastKey;
     private long count;
@@ -42,6 +46,7 @@ final class TableWriter {
         this.path = path;
         this.out = files.create(path);
         this.blockSize = options.blockSize();
+        this.compressor = options.compression() == Compression.NONE ? null : new BlockCompressor(options.compression());
         this.bloom = new BloomFilter.Builder(Math.max(1, expectedKeys), options.bloomBitsPerKey());
     }
 
@@ -99,9 +104,16 @@ final class TableWriter {
     }
 
     private void endBlock() throws IOException {
+        int stored = blockLen;
+        if (compressor != null) {
+            compressor.finish();
+            stored = compressor.payloadLength();
+            blockCrc.update(compressor.payload(), 0, stored);
+            Bytes.putInPieces(compressor.payload(), 0, stored, buf, drainer);
+        }
         byte[] t = new byte[12];
         Bytes.putLong(t, 0, blockStart);
-        Bytes.putInt(t, 8, blockLen);
+        Bytes.putInt(t, 8, stored);
         indexEntries.writeBytes(t);
         byte[] crc = new byte[4];
         Bytes.putInt(crc, 0, (int) blockCrc.getValue());
@@ -111,14 +123,22 @@ final class TableWriter {
     }
 
     private void blockBytes(byte[] b) throws IOException {
-        blockCrc.update(b, 0, b.length);
         blockLen += b.length;
+        if (compressor != null) {
+            compressor.put(b);
+            return;
+        }
+        blockCrc.update(b, 0, b.length);
         raw(b);
     }
 
     /** A value where it is (a memtable's arena, another table's mapping): copied into the buffer a piece at a time. */
     private void blockBytes(MemorySegment v) throws IOException {
         blockLen += (int) v.byteSize();
+        if (compressor != null) {
+            compressor.put(v);
+            return;
+        }
         Bytes.putInPieces(v, buf, bufSegment, blockCrc, drainer);
     }
 

@@ -32,7 +32,8 @@ class StoreOptionsTest {
             Map.entry("flushJitter", o -> o.withFlushJitter(0.25)),
             Map.entry("backgroundPriority", o -> o.withBackgroundPriority(BackgroundPriority.LOW)),
             Map.entry("yieldEveryEntries", o -> o.withYieldEveryEntries(99)),
-            Map.entry("acceptMissingTables", o -> o.withMissingTablesAccepted(true)));
+            Map.entry("acceptMissingTables", o -> o.withMissingTablesAccepted(true)),
+            Map.entry("compression", o -> o.withCompression(Compression.ZSTD)));
 
     @Test
     void eachWitherChangesItsOwnComponentsAndKeepsEveryOther() throws Exception {

@@ -116,18 +116,18 @@ class TableTest {
     @Test
     void aTableOfAnotherFormatVersionIsRefusedNotTakenForDamage() throws IOException {
         write(2000, 256).release();
-        byte[] v3 = Files.readAllBytes(dir.resolve("000001.sst"));
-        int f = v3.length - TableFormat.FOOTER;
-        for (int version : new int[] {0, 1, 2, 4}) {
+        byte[] file = Files.readAllBytes(dir.resolve("000001.sst"));
+        int f = file.length - TableFormat.FOOTER;
+        for (int version : new int[] {0, 1, 2, 5}) {
             Path p = dir.resolve("000002.sst");
             try (var out = Files.newOutputStream(p)) {
-                out.write(v3, 0, f);
-                out.write(footerWith(v3, 32, version));
+                out.write(file, 0, f);
+                out.write(footerWith(file, 32, version));
             }
             assertThatThrownBy(() -> Table.open(NioStorageFiles.INSTANCE, p, 2)).as("version %d", version)
                     .isInstanceOf(IOException.class).isNotInstanceOf(CorruptionException.class)
-                    .hasMessageContaining("000002.sst has table format version " + version + "; this build reads only version 3")
-                    .hasMessageContaining(version > 3 ? "newer dht" : "pre-release format, no longer read: recreate the data directory");
+                    .hasMessageContaining("000002.sst has table format version " + version + "; this build reads versions 3 to 4")
+                    .hasMessageContaining(version > 4 ? "newer dht" : "pre-release format, no longer read: recreate the data directory");
         }
     }
 
@@ -137,7 +137,7 @@ class TableTest {
         Table t = write(2000, 256);
         try {
             byte[] bytes = Files.readAllBytes(dir.resolve("000001.sst"));
-            assertThat(Bytes.getInt(bytes, bytes.length - TableFormat.FOOTER + 32)).isEqualTo(3);
+            assertThat(Bytes.getInt(bytes, bytes.length - TableFormat.FOOTER + 32)).isEqualTo(4);
             assertHoldsTheTwoThousand(t);
         } finally {
             t.release();
@@ -145,21 +145,21 @@ class TableTest {
     }
 
     /**
-     * A version 3 filter must be whole 512-bit blocks: one of seven words, with a valid checksum and
+     * A blocked filter must be whole 512-bit blocks: one of seven words, with a valid checksum and
      * length, is ignored (every read looks inside), not probed with an out-of-range block.
      */
     @Test
     void aBlockedFilterOfPartBlocksIsIgnored() throws IOException {
         write(2000, 256).release();
-        byte[] v3 = Files.readAllBytes(dir.resolve("000001.sst"));
-        int f = v3.length - TableFormat.FOOTER;
-        int bloomAt = (int) Bytes.getLong(v3, f + 12);
+        byte[] file = Files.readAllBytes(dir.resolve("000001.sst"));
+        int f = file.length - TableFormat.FOOTER;
+        int bloomAt = (int) Bytes.getLong(file, f + 12);
         byte[] bloom = new byte[8 + 7 * 8 + 4]; // seven zero words: were it probed, no key would be found
         Bytes.putInt(bloom, 0, 7);
         Bytes.putInt(bloom, 4, 7);
         Bytes.putInt(bloom, bloom.length - 4, Bytes.crc(bloom, 0, bloom.length - 4));
-        Table t = openPieces(4, Arrays.copyOfRange(v3, 0, bloomAt), bloom, Arrays.copyOfRange(v3, f - TableFormat.STATS, f),
-                footerWith(v3, 20, bloom.length));
+        Table t = openPieces(4, Arrays.copyOfRange(file, 0, bloomAt), bloom, Arrays.copyOfRange(file, f - TableFormat.STATS, f),
+                footerWith(file, 20, bloom.length));
         try {
             for (int i = 0; i < 2000; i++) assertThat(t.get(k(i * 2))).as("key %d", i * 2).isNotNull();
             assertThat(t.mightContain(k(1))).as("no filter: every key may be there").isTrue();
