@@ -11,6 +11,7 @@ import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
 import dht.node.http.ReplicaRoute;
 import dht.node.http.Route;
+import dht.node.http.Responses;
 import dht.node.http.Router;
 import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
@@ -25,6 +26,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.BindException;
@@ -177,9 +179,10 @@ public final class Node implements AutoCloseable {
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
-                    transport.name(), startedAtMillis, t0);
+                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null);
             profiler = new Profiler();
-            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler));
+            Router router = new Router(routes(config, store, cluster, admission, scanWorkers, status, profiler),
+                    config.clusterSecret());
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
                     cluster.writesOfOnePassInOrder()));
@@ -193,6 +196,10 @@ public final class Node implements AutoCloseable {
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
                     config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
+            if (config.cluster().size() > 1 && config.clusterSecret() == null) {
+                log.warn("no --cluster-secret-file: anyone who reaches port {} can read and write this node's "
+                        + "replica data through /internal/ paths", node.port);
+            }
             return node;
         } catch (IOException | RuntimeException | Error e) {
             if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
@@ -220,6 +227,7 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.BATCH_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
     }
 

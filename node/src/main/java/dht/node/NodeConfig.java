@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.rpc.ClusterSecret;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,11 +27,13 @@ import java.util.List;
  * @param bodyTimeout     how long a request body may go without a byte before it is answered 408 and
  *                        its connection closed (see {@code RequestAssembler})
  * @param tuning          the {@code -D} knobs
+ * @param clusterSecret   what every internal request must prove (see {@link ClusterSecret}), the same on
+ *                        every node; null: internal paths are open to anyone who reaches the port
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning) {
+                         Duration bodyTimeout, Tuning tuning, ClusterSecret clusterSecret) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -48,6 +51,15 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+    }
+
+    /** Without a cluster secret: internal paths are open. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, null);
     }
 
     /**
@@ -72,7 +84,13 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, clusterSecret);
+    }
+
+    /** This configuration with another cluster secret (null for none). */
+    public NodeConfig withClusterSecret(ClusterSecret secret) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, secret);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -80,6 +98,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults());
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), null);
     }
 }

@@ -54,7 +54,7 @@ final class NodeWiring {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
-                PeerClient::new);
+                (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops, config.clusterSecret()));
         ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         return new ClusterServices() {
             @Override

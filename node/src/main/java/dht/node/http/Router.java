@@ -1,18 +1,34 @@
 package dht.node.http;
 
+import dht.node.rpc.ClusterSecret;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Map;
 
 /**
  * Sends each request to the route for its exact path; any other path is a 400 (the contract's
  * answer for unknown paths). Bad input a route reports as {@link BadRequestException} becomes a 400
  * with the exception's message as the reason.
+ *
+ * <p>With a cluster secret, a request for any path under {@value #INTERNAL} must prove it
+ * ({@link ClusterSecret}) before its route is even looked up: without a proof it is answered 401,
+ * with a wrong or stale one 403, and nothing is read or changed.
  */
 public final class Router implements RequestHandler {
+    static final String INTERNAL = "/internal/";
+
     private final Map<String, Route> routes;
+    /** Null: internal paths are open to anyone who reaches the port. */
+    private final ClusterSecret secret;
 
     public Router(Map<String, Route> routes) {
+        this(routes, null);
+    }
+
+    public Router(Map<String, Route> routes, ClusterSecret secret) {
         this.routes = Map.copyOf(routes);
+        this.secret = secret;
     }
 
     @Override
@@ -24,6 +40,7 @@ public final class Router implements RequestHandler {
                 return;
             }
             Request request = parse(http);
+            if (secret != null && request.path().startsWith(INTERNAL) && !proven(http, slot)) return;
             Route route = routes.get(request.path());
             if (route == null) {
                 slot.respond(Responses.badRequest("unknown path"));
@@ -35,6 +52,27 @@ public final class Router implements RequestHandler {
         } finally {
             http.release();
         }
+    }
+
+    /** Whether the request proves the cluster secret; if not, it is answered here. */
+    private boolean proven(FullHttpRequest http, AnswerSlot slot) {
+        ClusterSecret.Verdict v = secret.verify(http.method().name(), http.uri(), http.content(),
+                http.headers().get(ClusterSecret.HEADER), System.currentTimeMillis());
+        switch (v) {
+            case GOOD -> {
+                return true;
+            }
+            case MISSING -> {
+                var r = Responses.text(HttpResponseStatus.UNAUTHORIZED, "internal paths need the cluster secret's proof ("
+                        + ClusterSecret.HEADER + ")");
+                r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "DHT-HMAC-SHA256");
+                slot.respond(r);
+            }
+            case WRONG -> slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
+                    "wrong or stale proof of the cluster secret (another secret, or clocks more than "
+                            + ClusterSecret.WINDOW.toSeconds() + " s apart)"));
+        }
+        return false;
     }
 
     /** The route of the request's path decides; a request the router would refuse shares nothing. */

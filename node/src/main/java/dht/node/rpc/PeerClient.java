@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -36,12 +37,20 @@ public final class PeerClient implements PeerNetwork {
     private final PeerPool pool;
     private final Map<String, Peer> peers = new LinkedHashMap<>();
     private final ScheduledFuture<?> prober;
+    /** Null: requests go out without a proof of the cluster secret. */
+    private final ClusterSecret secret;
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
      *                    or null for loops of its own; see {@link PeerPool}
      */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
+        this(self, nodes, timeout, sharedLoops, null);
+    }
+
+    /** @param secret the cluster secret every request proves, or null for none */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, ClusterSecret secret) {
+        this.secret = secret;
         this.timeout = timeout;
         this.pool = new PeerPool(timeout, sharedLoops);
         for (String url : nodes) {
@@ -100,8 +109,17 @@ public final class PeerClient implements PeerNetwork {
         request.headers().set(HttpHeaderNames.HOST, p.hostHeader);
         HttpUtil.setContentLength(request, body.length);
         HttpUtil.setKeepAlive(request, true);
+        sign(request, body);
         call.start(request);
         return call.result;
+    }
+
+    /** Adds the proof of the cluster secret, if there is one, to {@code request}, whose body is {@code body}. */
+    void sign(HttpRequest request, byte[] body) {
+        if (secret != null) {
+            request.headers().set(ClusterSecret.HEADER,
+                    secret.sign(request.method().name(), request.uri(), body, System.currentTimeMillis()));
+        }
     }
 
     /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */

@@ -103,6 +103,7 @@ final class PeerScanStream implements ScanSource {
                     Unpooled.EMPTY_BUFFER);
             req.headers().set(HttpHeaderNames.HOST, hostHeader);
             HttpUtil.setContentLength(req, 0);
+            client.sign(req, new byte[0]);
             f.channel().writeAndFlush(req);
             f.channel().read();
         });
