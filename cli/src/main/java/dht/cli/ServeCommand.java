@@ -95,11 +95,20 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
     String adminToken;
 
+    @Option(names = "--cluster-secret-file", paramLabel = "PATH",
+            description = "A file (mode 600) holding the secret every node of the cluster shares: internal "
+                    + "requests must prove it (default: none, internal paths open to anyone who reaches the port).")
+    Path clusterSecretFile;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
         try {
             config = config();
+            if (clusterSecretFile != null) config = config.withClusterSecret(ClusterSecretFile.read(clusterSecretFile));
+        } catch (ClusterSecretFile.Refused e) {
+            System.err.println("dht serve: " + e.getMessage());
+            return 2;
         } catch (BadSettingException e) {
             // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
             System.err.println("dht serve: " + e.getMessage());
