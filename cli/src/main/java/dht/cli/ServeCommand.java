@@ -100,6 +100,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "requests must prove it (default: none, internal paths open to anyone who reaches the port).")
     Path clusterSecretFile;
 
+    @Option(names = "--bind", paramLabel = "ADDRESS",
+            description = "Listen on this address only, e.g. 127.0.0.1 or an internal interface's "
+                    + "(default: every interface).")
+    String bind;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -186,7 +191,7 @@ public final class ServeCommand implements Callable<Integer> {
                 // in use" (errno 98, EADDRINUSE, whatever the locale), the JDK's for the NIO fallback the latter.
                 String why = String.valueOf(e.getMessage());
                 boolean inUse = why.contains("error(-98)") || why.contains("Address already in use");
-                System.err.println("dht serve: cannot listen on port " + port + ": "
+                System.err.println("dht serve: cannot listen on port " + port + (bind == null ? "" : " of " + bind) + ": "
                         + (inUse ? "another process already listens there (--port chooses another)" : why));
             }
             exitCode.set(1);
@@ -284,7 +289,18 @@ public final class ServeCommand implements Callable<Integer> {
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read());
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read()).withBindAddress(bindAddress());
+    }
+
+    /** The --bind address, checked to name an address; null without the flag. */
+    private String bindAddress() {
+        if (bind == null) return null;
+        try {
+            java.net.InetAddress.getByName(bind);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("--bind " + bind + " is not an address of this machine (unknown host)");
+        }
+        return bind;
     }
 
     /**

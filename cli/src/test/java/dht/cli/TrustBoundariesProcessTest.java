@@ -59,6 +59,15 @@ class TrustBoundariesProcessTest {
     }
 
     @Test
+    void aBindAddressThatIsNoAddressIsBadUsage() throws Exception {
+        DhtRun run = DhtRun.of(Duration.ofSeconds(60), "serve", "--port", String.valueOf(TestPorts.free()),
+                "--data", tmp.resolve("data").toString(), "--bind", "no-such-host.invalid");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.stderr()).contains("--bind no-such-host.invalid");
+        assertThat(tmp.resolve("data")).doesNotExist();
+    }
+
+    @Test
     void internalRequestsWithoutTheSecretChangeNothing() throws Exception {
         Path secret = secretFile("secret", "rw-------");
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());

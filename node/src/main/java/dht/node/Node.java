@@ -165,7 +165,8 @@ public final class Node implements AutoCloseable {
                         }
                     });
             try {
-                serverChannel = bootstrap.bind(config.port()).sync().channel();
+                serverChannel = bootstrap.bind(config.bindAddress() == null ? new InetSocketAddress(config.port())
+                        : new InetSocketAddress(config.bindAddress(), config.port())).sync().channel();
             } catch (Exception e) {
                 BindException be = new BindException(String.valueOf(e.getMessage()));
                 be.initCause(e);

@@ -29,11 +29,13 @@ import java.util.List;
  * @param tuning          the {@code -D} knobs
  * @param clusterSecret   what every internal request must prove (see {@link ClusterSecret}), the same on
  *                        every node; null: internal paths are open to anyone who reaches the port
+ * @param bindAddress     the address to listen on (a host name or IP literal); null: every interface
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning, ClusterSecret clusterSecret) {
+                         Duration bodyTimeout, Tuning tuning, ClusterSecret clusterSecret,
+                         String bindAddress) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -53,13 +55,13 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         }
     }
 
-    /** Without a cluster secret: internal paths are open. */
+    /** Without a cluster secret (internal paths are open), listening on every interface. */
     public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                       int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                       boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
-                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, null);
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, null, null);
     }
 
     /**
@@ -84,13 +86,22 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, clusterSecret);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, clusterSecret,
+                bindAddress);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, secret);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, secret,
+                bindAddress);
+    }
+
+    /** This configuration listening on {@code address} only (null: every interface). */
+    public NodeConfig withBindAddress(String address) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, clusterSecret,
+                address);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -98,6 +109,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), null);
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), null, null);
     }
 }
