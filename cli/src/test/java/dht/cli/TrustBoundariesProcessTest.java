@@ -90,6 +90,10 @@ class TrustBoundariesProcessTest {
         assertThat(send(nodes.get(2).url(), "GET", "/v0/entity?id=k&ack=3", null).body()).isEqualTo("v");
         assertThat(send(url, "GET", "/v0/status", null).body()).contains("\"clusterSecret\":true");
         assertThat(nodes.get(0).output()).doesNotContain("no --cluster-secret-file");
+        // the operator's repair reads the nodes' internal streams: with the secret only
+        assertThat(DhtRun.of(Duration.ofSeconds(60), "repair", "--url", url).exitCode()).isEqualTo(1);
+        DhtRun repair = DhtRun.of(Duration.ofSeconds(60), "repair", "--url", url, "--cluster-secret-file", secret.toString());
+        assertThat(repair.exitCode()).as(repair.stderr()).isZero();
     }
 
     @Test
