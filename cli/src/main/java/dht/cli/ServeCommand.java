@@ -92,7 +92,8 @@ public final class ServeCommand implements Callable<Integer> {
     int ioThreads;
 
     @Option(names = "--admin-token", paramLabel = "TOKEN",
-            description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
+            description = "/admin endpoints answer only 'Authorization: Bearer TOKEN', from any client, loopback "
+                    + "included (default: none, loopback clients only).")
     String adminToken;
 
     @Option(names = "--cluster-secret-file", paramLabel = "PATH",
