@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.node.rpc.TlsFiles;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
 import java.io.IOException;
@@ -105,6 +106,18 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Listen on this address only, e.g. 127.0.0.1 or an internal interface's "
                     + "(default: every interface).")
     String bind;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "This node's certificate chain (PEM): with --tls-key, the node speaks HTTPS only, and every "
+                    + "node URL is https://.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "The private key of --tls-cert (PEM, PKCS#8).")
+    Path tlsKey;
+
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "CA certificates (PEM) that peers' certificates are checked against (default: the JDK's).")
+    Path tlsCa;
 
     @Override
     public Integer call() throws Exception {
@@ -250,7 +263,9 @@ public final class ServeCommand implements Callable<Integer> {
     /** The flags and the {@code -D} settings ({@link JvmSettings#read()}), checked, as one configuration. */
     NodeConfig config() {
         if (port < 1 || port > 65535) throw new IllegalArgumentException("--port must be 1..65535, got " + port);
-        String me = normalize(self != null ? self : "http://localhost:" + port);
+        TlsFiles tls = tls();
+        String scheme = tls != null ? "https" : "http";
+        String me = normalize(self != null ? self : scheme + "://localhost:" + port);
         List<String> nodes = new ArrayList<>();
         if (cluster == null || cluster.isEmpty()) {
             nodes.add(me);
@@ -272,6 +287,12 @@ public final class ServeCommand implements Callable<Integer> {
                 }
             }
         }
+        for (String n : nodes) {
+            if (!n.startsWith(scheme + "://")) {
+                throw new IllegalArgumentException("node URL " + n + " must be " + scheme + "://..."
+                        + (tls != null ? " (the node speaks HTTPS: --tls-cert)" : " (https:// needs --tls-cert and --tls-key)"));
+            }
+        }
         if (!nodes.contains(me)) {
             throw new IllegalArgumentException("--self " + me + " is not one of --cluster " + String.join(",", nodes)
                     + " (every node must be listed in --cluster, itself included)");
@@ -290,7 +311,25 @@ public final class ServeCommand implements Callable<Integer> {
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read()).withBindAddress(bindAddress());
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read()).withBindAddress(bindAddress()).withTls(tls);
+    }
+
+    /** The TLS files, checked to make a server and a client context; null without --tls-cert. */
+    private TlsFiles tls() {
+        if (tlsCert == null && tlsKey == null) {
+            if (tlsCa != null) throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key");
+            return null;
+        }
+        if (tlsCert == null || tlsKey == null) throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa);
+        try {
+            files.serverContext();
+            files.clientContext();
+        } catch (javax.net.ssl.SSLException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot use --tls-cert " + tlsCert + ", --tls-key " + tlsKey
+                    + (tlsCa != null ? ", --tls-ca " + tlsCa : "") + ": " + e.getMessage());
+        }
+        return files;
     }
 
     /** The --bind address, checked to name an address; null without the flag. */
@@ -315,7 +354,7 @@ public final class ServeCommand implements Callable<Integer> {
     static String normalize(String url) {
         String u = url.strip();
         while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
-        if (!u.regionMatches(true, 0, "http://", 0, 7)) {
+        if (!u.regionMatches(true, 0, "http://", 0, 7) && !u.regionMatches(true, 0, "https://", 0, 8)) {
             throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
         }
         java.net.URI parsed;

@@ -186,7 +186,7 @@ public final class Node implements AutoCloseable {
                     config.clusterSecret());
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
-                    cluster.writesOfOnePassInOrder()));
+                    cluster.writesOfOnePassInOrder(), config.tls() == null ? null : config.tls().serverContext()));
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);

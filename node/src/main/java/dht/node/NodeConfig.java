@@ -1,6 +1,7 @@
 package dht.node;
 
 import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -30,12 +31,13 @@ import java.util.List;
  * @param clusterSecret   what every internal request must prove (see {@link ClusterSecret}), the same on
  *                        every node; null: internal paths are open to anyone who reaches the port
  * @param bindAddress     the address to listen on (a host name or IP literal); null: every interface
+ * @param tls             HTTPS only, to clients and peers alike (every URL {@code https://}); null: plain HTTP
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, ClusterSecret clusterSecret,
-                         String bindAddress) {
+                         String bindAddress, TlsFiles tls) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -61,7 +63,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
-                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, null, null);
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, null, null, null);
     }
 
     /**
@@ -87,21 +89,28 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, clusterSecret,
-                bindAddress);
+                bindAddress, tls);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, secret,
-                bindAddress);
+                bindAddress, tls);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, clusterSecret,
-                address);
+                address, tls);
+    }
+
+    /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
+    public NodeConfig withTls(TlsFiles files) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, clusterSecret,
+                bindAddress, files);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
@@ -109,6 +118,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         String self = "http://localhost:" + port;
         return new NodeConfig(port, dataDir, self, List.of(self), DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_BODY_BYTES,
                 DEFAULT_MAX_URI_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_REPLICA_TIMEOUT, false,
-                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), null, null);
+                DEFAULT_MEMTABLE_BYTES, null, 0, DEFAULT_BODY_TIMEOUT, Tuning.defaults(), null, null, null);
     }
 }

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.URI;
 import java.time.Duration;
@@ -50,9 +51,15 @@ public final class PeerClient implements PeerNetwork {
 
     /** @param secret the cluster secret every request proves, or null for none */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, ClusterSecret secret) {
+        this(self, nodes, timeout, sharedLoops, secret, null);
+    }
+
+    /** @param tls the TLS context peers are called with (their URLs {@code https://}), or null for plain HTTP */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, ClusterSecret secret,
+                      SslContext tls) {
         this.secret = secret;
         this.timeout = timeout;
-        this.pool = new PeerPool(timeout, sharedLoops);
+        this.pool = new PeerPool(timeout, sharedLoops, tls);
         for (String url : nodes) {
             if (!url.equals(self)) peers.put(url, new Peer(url));
         }
@@ -158,7 +165,7 @@ public final class PeerClient implements PeerNetwork {
             this.url = url;
             URI u = URI.create(url);
             this.host = u.getHost();
-            this.port = u.getPort() > 0 ? u.getPort() : 80;
+            this.port = u.getPort() > 0 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
             this.hostHeader = host + ":" + port;
             this.lanes = pool.open(host, port);
             this.detector = new FailureDetector(url, timeout);

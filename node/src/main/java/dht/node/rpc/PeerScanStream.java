@@ -89,6 +89,7 @@ final class PeerScanStream implements ScanSource {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (client.pool().tls() != null) ch.pipeline().addLast(client.pool().tls().newHandler(ch.alloc(), host, port));
                         ch.pipeline().addLast(new HttpClientCodec(), s.new Reader());
                     }
                 });
