@@ -92,6 +92,9 @@ final class ClusterCommand implements Callable<Integer> {
             Runtime.getRuntime().halt(exitCode.get());
         }, "dht-cluster-stop"));
         try {
+            // One secret for the cluster, beside the nodes' directories: internal paths answer only its holders.
+            Files.createDirectories(data);
+            Path secret = DataDirectory.absolute(ClusterSecretFile.createIfAbsent(data));
             for (int i = 0; i < nodes; i++) {
                 int port = basePort + i;
                 // Absolute: the command printed to bring a killed node back must work from any directory.
@@ -102,7 +105,8 @@ final class ClusterCommand implements Callable<Integer> {
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
                 cmd.add("-D" + dht.node.JvmSettings.EXIT_WITH_PARENT + "=true");
                 List<String> serveArgs = List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
-                        "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)));
+                        "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)),
+                        "--cluster-secret-file", secret.toString());
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
                 cmd.addAll(serveArgs);
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

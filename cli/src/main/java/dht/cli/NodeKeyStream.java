@@ -1,5 +1,6 @@
 package dht.cli;
 
+import dht.node.rpc.ClusterSecret;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -64,10 +65,19 @@ final class NodeKeyStream implements KeyMerge.Source {
      *                     ({@link BusyException} for a 503)
      */
     static NodeKeyStream open(String node, byte[] start, String end, int timeoutSeconds, LongAdder streamed) throws IOException {
-        StringBuilder uri = new StringBuilder(node).append("/internal/v0/entities?");
-        if (start.length > 0) uri.append("start=").append(ClientOptions.encode(start)).append('&');
-        if (end != null) uri.append("end=").append(ClientOptions.encode(end));
-        HttpURLConnection c = (HttpURLConnection) URI.create(uri.toString()).toURL().openConnection();
+        return open(node, start, end, timeoutSeconds, streamed, null);
+    }
+
+    /** As above, proving {@code secret} (null: none), as a cluster with a secret requires of internal requests. */
+    static NodeKeyStream open(String node, byte[] start, String end, int timeoutSeconds, LongAdder streamed,
+                              ClusterSecret secret) throws IOException {
+        StringBuilder target = new StringBuilder("/internal/v0/entities?");
+        if (start.length > 0) target.append("start=").append(ClientOptions.encode(start)).append('&');
+        if (end != null) target.append("end=").append(ClientOptions.encode(end));
+        HttpURLConnection c = (HttpURLConnection) URI.create(node + target).toURL().openConnection();
+        if (secret != null) {
+            c.setRequestProperty(ClusterSecret.HEADER, secret.sign("GET", target.toString(), new byte[0], System.currentTimeMillis()));
+        }
         c.setConnectTimeout(5_000);
         c.setReadTimeout(timeoutSeconds * 1000);
         c.setUseCaches(false);

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +67,10 @@ final class RepairCommand implements Callable<Integer> {
         from = f;
     }
 
+    @Option(names = "--cluster-secret-file", paramLabel = "PATH",
+            description = "The cluster's secret (as given to bin/dht serve), for the nodes' internal range streams.")
+    Path clusterSecretFile;
+
     int concurrency;
 
     @Option(names = "--concurrency", paramLabel = "C", defaultValue = "16",
@@ -97,9 +102,19 @@ final class RepairCommand implements Callable<Integer> {
     private final AtomicInteger failuresListed = new AtomicInteger();
     private HttpClient http;
     private RepairTally tally;
+    /** Null without --cluster-secret-file. */
+    private dht.node.rpc.ClusterSecret secret;
 
     @Override
     public Integer call() throws Exception {
+        if (clusterSecretFile != null) {
+            try {
+                secret = ClusterSecretFile.read(clusterSecretFile);
+            } catch (ClusterSecretFile.Refused e) {
+                err.println("dht repair: " + e.getMessage());
+                return 2;
+            }
+        }
         String base = client.base();
         HttpResponse<String> status = client.send(HttpRequest.newBuilder(URI.create(base + "/v0/status")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -138,7 +153,7 @@ final class RepairCommand implements Callable<Integer> {
         for (String node : nodes) {
             try {
                 streams.add(ResumingKeyStream.open(node, first,
-                        from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed)));
+                        from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed, secret)));
             } catch (IOException e) {
                 nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             }

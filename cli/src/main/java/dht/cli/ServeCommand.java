@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.node.rpc.TlsFiles;
 import dht.storage.Compression;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
@@ -93,7 +94,8 @@ public final class ServeCommand implements Callable<Integer> {
     int ioThreads;
 
     @Option(names = "--admin-token", paramLabel = "TOKEN",
-            description = "Let non-loopback clients use /admin endpoints with 'Authorization: Bearer TOKEN'.")
+            description = "/admin endpoints answer only 'Authorization: Bearer TOKEN', from any client, loopback "
+                    + "included (default: none, loopback clients only).")
     String adminToken;
 
     @Option(names = "--max-clock-offset", defaultValue = "500", paramLabel = "MILLIS",
@@ -105,11 +107,37 @@ public final class ServeCommand implements Callable<Integer> {
                     + "Tables written with another keep it until compaction rewrites them.")
     String compression;
 
+    @Option(names = "--cluster-secret-file", paramLabel = "PATH",
+            description = "A file (mode 600) holding the secret every node of the cluster shares: internal "
+                    + "requests must prove it (default: none, internal paths open to anyone who reaches the port).")
+    Path clusterSecretFile;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS",
+            description = "Listen on this address only, e.g. 127.0.0.1 or an internal interface's "
+                    + "(default: every interface).")
+    String bind;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "This node's certificate chain (PEM): with --tls-key, the node speaks HTTPS only, and every "
+                    + "node URL is https://.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "The private key of --tls-cert (PEM, PKCS#8).")
+    Path tlsKey;
+
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "CA certificates (PEM) that peers' certificates are checked against (default: the JDK's).")
+    Path tlsCa;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
         try {
             config = config();
+            if (clusterSecretFile != null) config = config.withClusterSecret(ClusterSecretFile.read(clusterSecretFile));
+        } catch (ClusterSecretFile.Refused e) {
+            System.err.println("dht serve: " + e.getMessage());
+            return 2;
         } catch (BadSettingException e) {
             // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
             System.err.println("dht serve: " + e.getMessage());
@@ -187,7 +215,7 @@ public final class ServeCommand implements Callable<Integer> {
                 // in use" (errno 98, EADDRINUSE, whatever the locale), the JDK's for the NIO fallback the latter.
                 String why = String.valueOf(e.getMessage());
                 boolean inUse = why.contains("error(-98)") || why.contains("Address already in use");
-                System.err.println("dht serve: cannot listen on port " + port + ": "
+                System.err.println("dht serve: cannot listen on port " + port + (bind == null ? "" : " of " + bind) + ": "
                         + (inUse ? "another process already listens there (--port chooses another)" : why));
             }
             exitCode.set(1);
@@ -245,7 +273,9 @@ public final class ServeCommand implements Callable<Integer> {
     /** The flags and the {@code -D} settings ({@link JvmSettings#read()}), checked, as one configuration. */
     NodeConfig config() {
         if (port < 1 || port > 65535) throw new IllegalArgumentException("--port must be 1..65535, got " + port);
-        String me = normalize(self != null ? self : "http://localhost:" + port);
+        TlsFiles tls = tls();
+        String scheme = tls != null ? "https" : "http";
+        String me = normalize(self != null ? self : scheme + "://localhost:" + port);
         List<String> nodes = new ArrayList<>();
         if (cluster == null || cluster.isEmpty()) {
             nodes.add(me);
@@ -265,6 +295,12 @@ public final class ServeCommand implements Callable<Integer> {
                     // but a name given twice is most likely a typo for another node, worth a line
                     log.warn("--cluster names {} more than once; it counts once", n);
                 }
+            }
+        }
+        for (String n : nodes) {
+            if (!n.startsWith(scheme + "://")) {
+                throw new IllegalArgumentException("node URL " + n + " must be " + scheme + "://..."
+                        + (tls != null ? " (the node speaks HTTPS: --tls-cert)" : " (https:// needs --tls-cert and --tls-key)"));
             }
         }
         if (!nodes.contains(me)) {
@@ -287,7 +323,36 @@ public final class ServeCommand implements Callable<Integer> {
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
-                Compression.parse(compression));
+                Compression.parse(compression), null, bindAddress(), tls);
+    }
+
+    /** The TLS files, checked to make a server and a client context; null without --tls-cert. */
+    private TlsFiles tls() {
+        if (tlsCert == null && tlsKey == null) {
+            if (tlsCa != null) throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key");
+            return null;
+        }
+        if (tlsCert == null || tlsKey == null) throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa);
+        try {
+            files.serverContext();
+            files.clientContext();
+        } catch (javax.net.ssl.SSLException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot use --tls-cert " + tlsCert + ", --tls-key " + tlsKey
+                    + (tlsCa != null ? ", --tls-ca " + tlsCa : "") + ": " + e.getMessage());
+        }
+        return files;
+    }
+
+    /** The --bind address, checked to name an address; null without the flag. */
+    private String bindAddress() {
+        if (bind == null) return null;
+        try {
+            java.net.InetAddress.getByName(bind);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("--bind " + bind + " is not an address of this machine (unknown host)");
+        }
+        return bind;
     }
 
     /**
@@ -301,7 +366,7 @@ public final class ServeCommand implements Callable<Integer> {
     static String normalize(String url) {
         String u = url.strip();
         while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
-        if (!u.regionMatches(true, 0, "http://", 0, 7)) {
+        if (!u.regionMatches(true, 0, "http://", 0, 7) && !u.regionMatches(true, 0, "https://", 0, 8)) {
             throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
         }
         java.net.URI parsed;

@@ -27,8 +27,12 @@ class NodeUrlTest {
 
     @Test
     void anythingButHttpIsRefused() {
-        assertThatThrownBy(() -> ServeCommand.normalize("https://a:1")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ServeCommand.normalize("ftp://a:1")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("http://host:port");
+        // https:// only for a node that speaks it (--tls-cert and --tls-key)
+        ServeCommand c = new ServeCommand();
+        new picocli.CommandLine(c).parseArgs("--port", "8081", "--self", "https://localhost:8081");
+        assertThatThrownBy(c::config).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tls-cert");
         assertThatThrownBy(() -> ServeCommand.normalize("a:1")).isInstanceOf(IllegalArgumentException.class);
     }
 

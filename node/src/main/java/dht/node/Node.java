@@ -12,6 +12,7 @@ import dht.node.http.HttpChannelInitializer;
 import dht.node.http.MetricsRoute;
 import dht.node.http.ReplicaRoute;
 import dht.node.http.Route;
+import dht.node.http.Responses;
 import dht.node.http.Router;
 import dht.node.http.ScanRoute;
 import dht.node.http.StatusRoute;
@@ -28,6 +29,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.BindException;
@@ -177,7 +179,8 @@ public final class Node implements AutoCloseable {
                         }
                     });
             try {
-                serverChannel = bootstrap.bind(config.port()).sync().channel();
+                serverChannel = bootstrap.bind(config.bindAddress() == null ? new InetSocketAddress(config.port())
+                        : new InetSocketAddress(config.bindAddress(), config.port())).sync().channel();
             } catch (Exception e) {
                 BindException be = new BindException(String.valueOf(e.getMessage()));
                 be.initCause(e);
@@ -191,16 +194,16 @@ public final class Node implements AutoCloseable {
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
-                    transport.name(), startedAtMillis, t0);
+                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null);
             profiler = new Profiler();
             metrics.bind(store, admission, cluster.view());
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
             routes.put("/ui", new UiRoute());
-            Router router = new Router(routes, metrics.requests());
+            Router router = new Router(routes, metrics.requests(), config.clusterSecret());
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
-                    cluster.writesOfOnePassInOrder()));
+                    cluster.writesOfOnePassInOrder(), config.tls() == null ? null : config.tls().serverContext()));
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
@@ -211,6 +214,10 @@ public final class Node implements AutoCloseable {
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
                     config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
+            if (config.cluster().size() > 1 && config.clusterSecret() == null) {
+                log.warn("no --cluster-secret-file: anyone who reaches port {} can read and write this node's "
+                        + "replica data through /internal/ paths", node.port);
+            }
             return node;
         } catch (IOException | RuntimeException | Error e) {
             if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
@@ -239,6 +246,7 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.BATCH_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
     }
 

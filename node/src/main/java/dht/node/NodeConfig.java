@@ -1,5 +1,7 @@
 package dht.node;
 
+import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.TlsFiles;
 import dht.storage.Compression;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,11 +33,16 @@ import java.util.List;
  *                        ahead is refused (docs/cluster.md, "Timestamps")
  * @param compression     the codec new tables' data blocks are written with; tables written with
  *                        another keep it until compaction rewrites them
+ * @param clusterSecret   what every internal request must prove (see {@link ClusterSecret}), the same on
+ *                        every node; null: internal paths are open to anyone who reaches the port
+ * @param bindAddress     the address to listen on (a host name or IP literal); null: every interface
+ * @param tls             HTTPS only, to clients and peers alike (every URL {@code https://}); null: plain HTTP
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression) {
+                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
+                         ClusterSecret clusterSecret, String bindAddress, TlsFiles tls) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -61,14 +68,14 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         }
     }
 
-    /** With the default max clock offset and compression. */
+    /** With the default max clock offset and compression, no cluster secret, every interface, plain HTTP. */
     public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                       int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                       boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                DEFAULT_COMPRESSION);
+                DEFAULT_COMPRESSION, null, null, null);
     }
 
     /** With the default compression. */
@@ -78,7 +85,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION);
+                DEFAULT_COMPRESSION, null, null, null);
     }
 
     /** With the default max clock offset. */
@@ -88,7 +95,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Compression compression) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                compression);
+                compression, null, null, null);
     }
 
     /**
@@ -114,7 +121,28 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression);
+                compression, clusterSecret, bindAddress, tls);
+    }
+
+    /** This configuration with another cluster secret (null for none). */
+    public NodeConfig withClusterSecret(ClusterSecret secret) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, secret, bindAddress, tls);
+    }
+
+    /** This configuration listening on {@code address} only (null: every interface). */
+    public NodeConfig withBindAddress(String address) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, address, tls);
+    }
+
+    /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
+    public NodeConfig withTls(TlsFiles files) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, files);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

@@ -15,6 +15,8 @@ import dht.storage.Store;
 import dht.storage.StoreOptions;
 import dht.storage.SyncPolicy;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -52,6 +54,16 @@ final class NodeWiring {
         }
     }
 
+    /** The TLS context of connections to peers, or null for plain HTTP. */
+    private static SslContext peerTls(NodeConfig config) {
+        if (config.tls() == null) return null;
+        try {
+            return config.tls().clientContext();
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("cannot set up TLS to peers: " + e.getMessage(), e);
+        }
+    }
+
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
         return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE);
     }
@@ -62,7 +74,8 @@ final class NodeWiring {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
-                config.maxClockOffset(), (self, nodes, timeout, shared) -> new PeerClient(self, nodes, timeout, shared, peerCalls));
+                config.maxClockOffset(), (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
+                        peerCalls, config.clusterSecret(), peerTls(config)));
         ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
         return new ClusterServices() {
             @Override

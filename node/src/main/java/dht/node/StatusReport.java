@@ -22,9 +22,11 @@ final class StatusReport {
     private final String transport;
     private final long startedAtMillis;
     private final long startedNanos;
+    private final boolean clusterSecret;
 
     StatusReport(ClusterView view, Store store, Admission admission, Path dataDir, String transport,
-                 long startedAtMillis, long startedNanos) {
+                 long startedAtMillis, long startedNanos, boolean clusterSecret) {
+        this.clusterSecret = clusterSecret;
         this.view = view;
         this.store = store;
         this.admission = admission;
@@ -72,6 +74,7 @@ final class StatusReport {
         b.append(",\"pid\":").append(ProcessHandle.current().pid());
         b.append(",\"dataDir\":").append(quote(dataDir.toAbsolutePath().toString()));
         b.append(",\"transport\":").append(quote(transport));
+        b.append(",\"clusterSecret\":").append(clusterSecret);
         b.append(",\"requests\":{\"inFlight\":").append(admission.inFlight())
                 .append(",\"maxInFlight\":").append(admission.maxInFlight())
                 .append(",\"scans\":").append(admission.scans())

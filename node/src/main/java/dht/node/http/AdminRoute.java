@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * {@code GET /admin/profile?event=cpu|alloc|lock|wall&duration=10s}: an async-profiler flame graph of
- * this node, as HTML. Admin endpoints answer loopback clients, and others only when the node has an
- * admin token and the request carries {@code Authorization: Bearer <token>}; anyone else gets 403.
+ * this node, as HTML. With an admin token, admin endpoints answer only requests carrying
+ * {@code Authorization: Bearer <token>}, loopback clients included (a local process is not
+ * necessarily the operator); without one, loopback clients only. Anyone else gets 403.
  * A profile is an idle wait, not work: it takes no admission permit.
  */
 public final class AdminRoute implements Route {
@@ -35,7 +36,9 @@ public final class AdminRoute implements Route {
     public void handle(Request request, AnswerSlot slot) throws BadRequestException {
         if (!allowed(slot.remoteAddress(), request.http().headers().get(HttpHeaderNames.AUTHORIZATION))) {
             slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
-                    "admin endpoints answer loopback clients or a valid admin token only"));
+                    token != null
+                    ? "admin endpoints need this node's admin token (Authorization: Bearer TOKEN)"
+                    : "admin endpoints answer loopback clients only (or set --admin-token)"));
             return;
         }
         if (!request.method().equals(HttpMethod.GET)) {
@@ -77,10 +80,9 @@ public final class AdminRoute implements Route {
     }
 
     boolean allowed(SocketAddress remote, String authorization) {
-        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null && inet.getAddress().isLoopbackAddress()) {
-            return true;
+        if (token != null) {
+            return authorization != null && MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8));
         }
-        return token != null && authorization != null
-                && MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8));
+        return remote instanceof InetSocketAddress inet && inet.getAddress() != null && inet.getAddress().isLoopbackAddress();
     }
 }

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 
 /**
@@ -46,10 +47,20 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final ChannelGroup channels;
     private final Duration bodyTimeout;
     private final boolean writeRuns;
+    /** Null: plain HTTP. */
+    private final SslContext tls;
 
     /** @param writeRuns pipelined writes whose routes allow it may start together ({@link DispatchWindow}) */
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
                                   RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns) {
+        this(maxUriBytes, maxHeaderBytes, maxBodyBytes, bodyTimeout, handler, admission, channels, writeRuns, null);
+    }
+
+    /** @param tls the server's TLS context: every connection speaks HTTPS (null: plain HTTP) */
+    public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
+                                  RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns,
+                                  SslContext tls) {
+        this.tls = tls;
         this.bodyTimeout = bodyTimeout;
         this.writeRuns = writeRuns;
         this.admission = admission;
@@ -68,6 +79,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 .setMaxHeaderSize(maxHeaderBytes)
                 .setMaxChunkSize(64 * 1024)
                 .setTrailersFactory(SMALL_TRAILERS);
+        if (tls != null) ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
         ch.pipeline()
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
                 .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission, bodyTimeout))

@@ -36,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * all three close the connection when the decoder has lost the framing (a public request line over
  * the limit but within {@link #decoderLineLimit} is decoded whole, and its connection stays usable). A body over the limit:
  * 413; the connection stays usable (the rest of the body is read and dropped) unless the client was
- * waiting for {@code 100 Continue} or asked to close. At most {@link #bodyLimit} bytes are ever held
+ * waiting for {@code 100 Continue} or asked to close, or more than {@link #MAX_DISCARD_BYTES} would
+ * have to be dropped: a declared length past it closes the connection after the answer, and a
+ * chunked body is cut off once that much of it was dropped ({@link RefusedBodyCutOff}), so a client
+ * cannot keep the node reading a body it refused. At most {@link #bodyLimit} bytes are ever held
  * for one request (the client limit, or for a peer's {@code /internal/} request at least
  * {@link #MIN_INTERNAL_BODY_BYTES}), and body bytes held node-wide stay within the {@link Admission} budget: past
  * it the request is answered 503 (its body read and dropped), like any other overload. An
@@ -62,6 +65,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private long reserved;
     private CompositeByteBuf body;
     private boolean discarding;
+    /** Bytes of the refused body dropped so far. */
+    private long discarded;
     private boolean broken;
     private final long bodyTimeoutNanos;
     /** When the body in progress last received bytes (set after each read that leaves one unfinished). */
@@ -75,6 +80,12 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
      * with 413 by a node with a small client limit would fail every write in it there.
      */
     static final int MIN_INTERNAL_BODY_BYTES = 512 * 1024;
+
+    /**
+     * The most of a refused body the node reads and drops to keep its connection; past it the
+     * connection closes. As much as a lingering close drops ({@link LingeringClose#MAX_DISCARDED_BYTES}).
+     */
+    static final long MAX_DISCARD_BYTES = LingeringClose.MAX_DISCARDED_BYTES;
 
     public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission, Duration bodyTimeout) {
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("body timeout must be positive, got " + bodyTimeout);
@@ -113,6 +124,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private void onHead(ChannelHandlerContext ctx, HttpRequest request) {
         discardBody();
         discarding = false;
+        discarded = 0;
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             reject(ctx, cause instanceof IllegalArgumentException && digitsTooLong(request) ? tooLarge(bodyLimit(request))
@@ -160,7 +172,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         }
         int limit = bodyLimit(request);
         if (length > limit) {
-            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
+            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
             reject(ctx, tooLarge(limit), keepAlive);
             discarding = keepAlive;
             return;
@@ -181,7 +193,16 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private void onContent(ChannelHandlerContext ctx, HttpContent content) {
         try {
             if (discarding) {
-                if (content instanceof LastHttpContent) discarding = false;
+                discarded += content.content().readableBytes();
+                if (content instanceof LastHttpContent) {
+                    discarding = false;
+                } else if (discarded > MAX_DISCARD_BYTES) {
+                    log.info("closing connection {}: the refused body goes on past {} bytes", ctx.channel().remoteAddress(),
+                            MAX_DISCARD_BYTES);
+                    discarding = false;
+                    broken = true;
+                    ctx.fireUserEventTriggered(RefusedBodyCutOff.INSTANCE);
+                }
                 return;
             }
             if (head == null || broken) return;

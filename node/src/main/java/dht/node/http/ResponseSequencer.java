@@ -289,6 +289,13 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt == RefusedBodyCutOff.INSTANCE) {
+            // No request follows: close once the pending answers are out, as if the client had ended its side.
+            clientDone = true;
+            inputClosed = true;
+            closeIfClientDone();
+            return;
+        }
         if (evt instanceof ChannelInputShutdownEvent) {
             // The decoder has passed on every request the client sent before its FIN (an unfinished
             // one as a 400): nothing more can come, and each still gets its answer.

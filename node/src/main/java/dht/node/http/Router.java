@@ -1,26 +1,45 @@
 package dht.node.http;
 
+import dht.node.rpc.ClusterSecret;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Map;
 
 /**
  * Sends each request to the route for its exact path; any other path is a 400 (the contract's
  * answer for unknown paths). Bad input a route reports as {@link BadRequestException} becomes a 400
  * with the exception's message as the reason.
+ *
+ * <p>With a cluster secret, a request for any path under {@value #INTERNAL} must prove it
+ * ({@link ClusterSecret}) before its route is even looked up: without a proof it is answered 401,
+ * with a wrong or stale one 403, and nothing is read or changed.
  */
 public final class Router implements RequestHandler {
+    static final String INTERNAL = "/internal/";
+
     private final Map<String, Route> routes;
     private final RequestMeter meter;
+    /** Null: internal paths are open to anyone who reaches the port. */
+    private final ClusterSecret secret;
 
     public Router(Map<String, Route> routes) {
-        this(routes, RequestMeter.NONE);
+        this(routes, RequestMeter.NONE, null);
     }
 
-    /** @param meter told of every request routed (not those the pipeline refused before they were read) */
-    public Router(Map<String, Route> routes, RequestMeter meter) {
+    public Router(Map<String, Route> routes, ClusterSecret secret) {
+        this(routes, RequestMeter.NONE, secret);
+    }
+
+    /**
+     * @param meter  told of every request routed (not those the pipeline refused before they were read)
+     * @param secret what internal requests must prove; null: internal paths are open to anyone who reaches the port
+     */
+    public Router(Map<String, Route> routes, RequestMeter meter, ClusterSecret secret) {
         this.routes = Map.copyOf(routes);
         this.meter = meter;
+        this.secret = secret;
     }
 
     @Override
@@ -34,6 +53,7 @@ public final class Router implements RequestHandler {
                 return;
             }
             Request request = parse(http);
+            if (secret != null && request.path().startsWith(INTERNAL) && !proven(http, slot)) return;
             Route route = routes.get(request.path());
             slot.meter(meter, route == null ? RequestMeter.Operation.OTHER : operation(request), start);
             if (route == null) {
@@ -46,6 +66,27 @@ public final class Router implements RequestHandler {
         } finally {
             http.release();
         }
+    }
+
+    /** Whether the request proves the cluster secret; if not, it is answered here. */
+    private boolean proven(FullHttpRequest http, AnswerSlot slot) {
+        ClusterSecret.Verdict v = secret.verify(http.method().name(), http.uri(), http.content(),
+                http.headers().get(ClusterSecret.HEADER), System.currentTimeMillis());
+        switch (v) {
+            case GOOD -> {
+                return true;
+            }
+            case MISSING -> {
+                var r = Responses.text(HttpResponseStatus.UNAUTHORIZED, "internal paths need the cluster secret's proof ("
+                        + ClusterSecret.HEADER + ")");
+                r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "DHT-HMAC-SHA256");
+                slot.respond(r);
+            }
+            case WRONG -> slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
+                    "wrong or stale proof of the cluster secret (another secret, or clocks more than "
+                            + ClusterSecret.WINDOW.toSeconds() + " s apart)"));
+        }
+        return false;
     }
 
     /** The route of the request's path decides; a request the router would refuse shares nothing. */

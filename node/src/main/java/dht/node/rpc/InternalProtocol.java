@@ -22,8 +22,11 @@ public final class InternalProtocol {
     public static final String BATCH_PATH = "/internal/v0/batch";
     /** A node's range stream of its own store ({@link ScanRecord}s). */
     public static final String SCAN_PATH = "/internal/v0/entities";
-    /** What the failure detector's probe asks for: any HTTP answer shows the peer is up. */
-    static final String PROBE_PATH = "/v0/status";
+    /**
+     * What the failure detector's probe asks for: any HTTP answer but 401/403 shows the peer is up.
+     * Internal, so that a peer with another cluster secret answers it 403 and stays down.
+     */
+    public static final String PROBE_PATH = "/internal/v0/ping";
     static final String TIMESTAMP = "X-Dht-Timestamp";
     static final String TOMBSTONE = "X-Dht-Tombstone";
     /** A value's expiry, epoch milliseconds, on a PUT and on a read's answer; absent: never. */

@@ -101,7 +101,9 @@ final class PeerCall {
         } else {
             ch.close().addListener(c -> lane.pool.release(ch));
         }
-        detector.succeeded(trial);
+        int status = r.status();
+        if (status == 401 || status == 403) detector.rejected(trial, status);
+        else detector.succeeded(trial);
         meter.answered(System.nanoTime() - startNanos);
         result.complete(r);
     }

@@ -11,8 +11,10 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.URI;
 import java.time.Duration;
@@ -37,20 +39,33 @@ public final class PeerClient implements PeerNetwork {
     private final Map<String, Peer> peers = new LinkedHashMap<>();
     private final ScheduledFuture<?> prober;
     private final PeerCallMeter meter;
+    /** Null: requests go out without a proof of the cluster secret. */
+    private final ClusterSecret secret;
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
      *                    or null for loops of its own; see {@link PeerPool}
      */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops) {
-        this(self, nodes, timeout, sharedLoops, PeerCallMeter.NONE);
+        this(self, nodes, timeout, sharedLoops, PeerCallMeter.NONE, null, null);
     }
 
-    /** As above, telling {@code meter} how every call to a peer ended. */
-    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter) {
+    /** @param secret the cluster secret every request proves, or null for none */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, ClusterSecret secret) {
+        this(self, nodes, timeout, sharedLoops, PeerCallMeter.NONE, secret, null);
+    }
+
+    /**
+     * @param meter  told how every call to a peer ended
+     * @param secret the cluster secret every request proves, or null for none
+     * @param tls    the TLS context peers are called with (their URLs {@code https://}), or null for plain HTTP
+     */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter,
+                      ClusterSecret secret, SslContext tls) {
         this.meter = meter;
+        this.secret = secret;
         this.timeout = timeout;
-        this.pool = new PeerPool(timeout, sharedLoops);
+        this.pool = new PeerPool(timeout, sharedLoops, tls);
         for (String url : nodes) {
             if (!url.equals(self)) peers.put(url, new Peer(url));
         }
@@ -109,8 +124,17 @@ public final class PeerClient implements PeerNetwork {
         request.headers().set(HttpHeaderNames.HOST, p.hostHeader);
         HttpUtil.setContentLength(request, body.length);
         HttpUtil.setKeepAlive(request, true);
+        sign(request, body);
         call.start(request);
         return call.result;
+    }
+
+    /** Adds the proof of the cluster secret, if there is one, to {@code request}, whose body is {@code body}. */
+    void sign(HttpRequest request, byte[] body) {
+        if (secret != null) {
+            request.headers().set(ClusterSecret.HEADER,
+                    secret.sign(request.method().name(), request.uri(), body, System.currentTimeMillis()));
+        }
     }
 
     /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */
@@ -151,7 +175,7 @@ public final class PeerClient implements PeerNetwork {
             this.url = url;
             URI u = URI.create(url);
             this.host = u.getHost();
-            this.port = u.getPort() > 0 ? u.getPort() : 80;
+            this.port = u.getPort() > 0 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
             this.hostHeader = host + ":" + port;
             this.lanes = pool.open(host, port);
             this.detector = new FailureDetector(url, timeout);

@@ -18,6 +18,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,8 @@ final class PeerPool implements AutoCloseable {
     /** Bounds connecting and waiting for a free connection. */
     private final Duration timeout;
     private final List<Lanes> opened = new ArrayList<>();
+    /** Null: plain HTTP. */
+    private final SslContext tls;
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
@@ -58,6 +61,12 @@ final class PeerPool implements AutoCloseable {
      *                    is available, NIO otherwise, as the server's {@code Transport.choose()} picks
      */
     PeerPool(Duration timeout, EventLoopGroup sharedLoops) {
+        this(timeout, sharedLoops, null);
+    }
+
+    /** @param tls the TLS context every connection starts with, or null for plain HTTP */
+    PeerPool(Duration timeout, EventLoopGroup sharedLoops, SslContext tls) {
+        this.tls = tls;
         this.timeout = timeout;
         IoHandlerFactory io;
         if (Epoll.isAvailable()) {
@@ -82,6 +91,11 @@ final class PeerPool implements AutoCloseable {
     /** Whether the pool runs on event loops it was lent (a node's server loops), not loops of its own. */
     boolean lent() {
         return !ownsGroup;
+    }
+
+    /** The TLS context of connections to peers, or null for plain HTTP. */
+    SslContext tls() {
+        return tls;
     }
 
     Class<? extends SocketChannel> channelClass() {
@@ -139,6 +153,7 @@ final class PeerPool implements AutoCloseable {
             this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
                 @Override
                 public void channelCreated(Channel ch) {
+                    if (tls != null) ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
                     ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                             new PeerCall.AnswerHandler());
                 }

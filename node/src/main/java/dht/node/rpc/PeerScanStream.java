@@ -89,6 +89,7 @@ final class PeerScanStream implements ScanSource {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (client.pool().tls() != null) ch.pipeline().addLast(client.pool().tls().newHandler(ch.alloc(), host, port));
                         ch.pipeline().addLast(new HttpClientCodec(), s.new Reader());
                     }
                 });
@@ -103,6 +104,7 @@ final class PeerScanStream implements ScanSource {
                     Unpooled.EMPTY_BUFFER);
             req.headers().set(HttpHeaderNames.HOST, hostHeader);
             HttpUtil.setContentLength(req, 0);
+            client.sign(req, new byte[0]);
             f.channel().writeAndFlush(req);
             f.channel().read();
         });

@@ -15,7 +15,7 @@ class AdminRouteTest {
     }
 
     @Test
-    void loopbackIsAllowedOthersNeedTheToken() throws Exception {
+    void withoutATokenLoopbackOnlyWithOneTheTokenForEveryone() throws Exception {
         AdminRoute noToken = new AdminRoute(null, null);
         assertThat(noToken.allowed(from("127.0.0.1"), null)).isTrue();
         assertThat(noToken.allowed(from("::1"), null)).isTrue();
@@ -27,7 +27,10 @@ class AdminRouteTest {
         assertThat(withToken.allowed(from("10.1.2.3"), "Bearer s3cre")).isFalse();
         assertThat(withToken.allowed(from("10.1.2.3"), "s3cret")).isFalse();
         assertThat(withToken.allowed(from("10.1.2.3"), null)).isFalse();
-        assertThat(withToken.allowed(from("127.0.0.1"), null)).isTrue();
+        assertThat(withToken.allowed(from("127.0.0.1"), null)).isFalse();
+        assertThat(withToken.allowed(from("127.0.0.1"), "Bearer wrong")).isFalse();
+        assertThat(withToken.allowed(from("::1"), null)).isFalse();
+        assertThat(withToken.allowed(from("127.0.0.1"), "Bearer s3cret")).isTrue();
     }
 
     @Test

@@ -1,0 +1,93 @@
+package dht.node.rpc;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The secret every node of a cluster shares, and the proof an internal request carries of it
+ * (docs/wire-format.md, "Cluster secret"): header {@value #HEADER} is
+ * {@code <epoch millis> <base64url HMAC-SHA256>}, the HMAC taken over the method, the request
+ * target (path and query), the timestamp and the SHA-256 of the body. A proof is good within
+ * {@link #WINDOW} of the receiver's clock; there is no nonce cache (the page says why).
+ *
+ * <p>Thread-safe: each thread signs and checks with its own {@link Mac} and {@link MessageDigest}.
+ */
+public final class ClusterSecret {
+    public static final String HEADER = "X-Dht-Auth";
+    /** How far a proof's timestamp may be from the receiver's clock, either way. */
+    public static final Duration WINDOW = Duration.ofSeconds(30);
+    /** Shortest secret accepted: 16 bytes of a random secret are 128 bits. */
+    public static final int MIN_BYTES = 16;
+
+    /** What a request's proof shows. */
+    public enum Verdict { GOOD, MISSING, WRONG }
+
+    private final ThreadLocal<Mac> macs;
+    private final ThreadLocal<MessageDigest> digests = ThreadLocal.withInitial(() -> newInstance("SHA-256"));
+
+    public ClusterSecret(byte[] secret) {
+        if (secret.length < MIN_BYTES) {
+            throw new IllegalArgumentException("a cluster secret must have at least " + MIN_BYTES + " bytes, got " + secret.length);
+        }
+        SecretKeySpec key = new SecretKeySpec(secret.clone(), "HmacSHA256");
+        this.macs = ThreadLocal.withInitial(() -> {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(key);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+            }
+        });
+    }
+
+    /** The {@value #HEADER} value for a request with this body, stamped {@code nowMillis}. */
+    public String sign(String method, String uri, byte[] body, long nowMillis) {
+        MessageDigest d = digests.get();
+        d.update(body);
+        return nowMillis + " " + mac(method, uri, nowMillis, d.digest());
+    }
+
+    /** Checks {@code header} against the request; the body is read in place, never copied. */
+    public Verdict verify(String method, String uri, ByteBuf body, String header, long nowMillis) {
+        if (header == null || header.isEmpty()) return Verdict.MISSING;
+        int space = header.indexOf(' ');
+        if (space <= 0) return Verdict.WRONG;
+        long stamped;
+        try {
+            stamped = Long.parseLong(header, 0, space, 10);
+        } catch (NumberFormatException e) {
+            return Verdict.WRONG;
+        }
+        if (Math.abs(nowMillis - stamped) > WINDOW.toMillis()) return Verdict.WRONG;
+        MessageDigest d = digests.get();
+        if (body.readableBytes() > 0) {
+            for (ByteBuffer b : body.nioBuffers()) d.update(b);
+        }
+        String expected = mac(method, uri, stamped, d.digest());
+        byte[] given = header.substring(space + 1).getBytes(StandardCharsets.US_ASCII);
+        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII), given) ? Verdict.GOOD : Verdict.WRONG;
+    }
+
+    private String mac(String method, String uri, long stamped, byte[] bodyDigest) {
+        Mac mac = macs.get();
+        mac.update((method + '\n' + uri + '\n' + stamped + '\n').getBytes(StandardCharsets.UTF_8));
+        mac.update(bodyDigest);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal());
+    }
+
+    private static MessageDigest newInstance(String algorithm) {
+        try {
+            return MessageDigest.getInstance(algorithm);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(algorithm + " is part of every JDK", e);
+        }
+    }
+}

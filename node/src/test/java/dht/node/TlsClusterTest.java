@@ -1,0 +1,133 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dht.node.rpc.TlsFiles;
+import dht.testkit.TestPorts;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three in-process nodes speaking HTTPS only, with certificates of a test CA made here with openssl. */
+class TlsClusterTest {
+    @TempDir
+    Path dir;
+    final List<Node> nodes = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (Node n : nodes) n.close();
+    }
+
+    private void openssl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("openssl"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("openssl %s: %s", cmd, out).isZero();
+    }
+
+    /** A CA, and a certificate for localhost it signed; the key in PKCS#8 PEM. */
+    private TlsFiles certificates() throws Exception {
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=dht test CA");
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=localhost");
+        Files.writeString(dir.resolve("ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
+        openssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "node.pem", "-days", "2", "-extfile", "ext.cnf");
+        return new TlsFiles(dir.resolve("node.pem"), dir.resolve("node.key"), dir.resolve("ca.pem"));
+    }
+
+    private HttpClient client(Path ca) throws Exception {
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(ssl)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @Test
+    void nodesReplicateAndScanOverTls() throws Exception {
+        TlsFiles tls = certificates();
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
+        for (int i = 0; i < 3; i++) {
+            nodes.add(Node.start(new NodeConfig(ports.get(i), dir.resolve("n" + i), urls.get(i), urls, 256,
+                    NodeConfig.DEFAULT_MAX_BODY_BYTES, NodeConfig.DEFAULT_MAX_URI_BYTES,
+                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false, 1 << 20, null, 0,
+                    NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults()).withTls(tls)));
+        }
+        HttpClient client = client(tls.ca());
+        // The first handshakes of a cold JVM on a loaded machine may take longer than the replica
+        // timeout: wait until node 0 has reached both peers over TLS.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = client.send(HttpRequest.newBuilder(URI.create(urls.get(0) + "/v0/status")).timeout(Duration.ofSeconds(20))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            if (!status.contains("\"down\"")) break;
+            Thread.sleep(200);
+        }
+        assertThat(status).doesNotContain("\"down\"");
+        HttpResponse<String> put = client.send(HttpRequest.newBuilder(URI.create(urls.get(0) + "/v0/entity?id=k&ack=3"))
+                .PUT(HttpRequest.BodyPublishers.ofString("v")).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).isEqualTo(201);
+        HttpResponse<String> get = client.send(HttpRequest.newBuilder(URI.create(urls.get(2) + "/v0/entity?id=k&ack=3"))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(get.body()).isEqualTo("v");
+        HttpResponse<String> scan = client.send(HttpRequest.newBuilder(URI.create(urls.get(1) + "/v0/entities?start=a&ack=3"))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(scan.body()).isEqualTo("k\nv");
+        // plain HTTP gets no answer on an HTTPS port
+        HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create("http://localhost:" + ports.get(0) + "/v0/status"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(java.io.IOException.class);
+    }
+
+    /** A peer whose certificate the CA did not sign is no replica: TLS to it fails. */
+    @Test
+    void aPeerWithAnUntrustedCertificateIsNoReplica() throws Exception {
+        TlsFiles tls = certificates();
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost");
+        TlsFiles stranger = new TlsFiles(dir.resolve("self.pem"), dir.resolve("self.key"), dir.resolve("ca.pem"));
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
+        for (int i = 0; i < 2; i++) {
+            nodes.add(Node.start(new NodeConfig(ports.get(i), dir.resolve("m" + i), urls.get(i), urls, 256,
+                    NodeConfig.DEFAULT_MAX_BODY_BYTES, NodeConfig.DEFAULT_MAX_URI_BYTES,
+                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false, 1 << 20, null, 0,
+                    NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults()).withTls(i == 0 ? tls : stranger)));
+        }
+        HttpClient client = client(tls.ca());
+        HttpResponse<String> put = client.send(HttpRequest.newBuilder(URI.create(urls.get(0) + "/v0/entity?id=k&ack=2"))
+                .PUT(HttpRequest.BodyPublishers.ofString("v")).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).isEqualTo(504);
+    }
+}
