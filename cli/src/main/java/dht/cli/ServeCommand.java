@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.node.cluster.HintSettings;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
 import java.io.IOException;
@@ -98,6 +99,18 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-clock-offset", defaultValue = "500", paramLabel = "MILLIS",
             description = "Refuse a peer's timestamp more than this far ahead of this node's clock (default: ${DEFAULT-VALUE}).")
     long maxClockOffsetMs;
+
+    @Option(names = "--hint-window", defaultValue = "180", paramLabel = "MINUTES",
+            description = "Drop a hinted write older than this instead of delivering it (default: ${DEFAULT-VALUE}).")
+    long hintWindowMinutes;
+
+    @Option(names = "--hint-bytes", defaultValue = "" + HintSettings.DEFAULT_BYTES_PER_PEER, paramLabel = "BYTES",
+            description = "Most bytes of hint files kept for one peer; 0 turns hinted handoff off (default: ${DEFAULT-VALUE}).")
+    long hintBytes;
+
+    @Option(names = "--hint-rate", defaultValue = "" + HintSettings.DEFAULT_BYTES_PER_SECOND, paramLabel = "BYTES",
+            description = "Bytes per second of hinted writes delivered to one peer (default: ${DEFAULT-VALUE}).")
+    long hintRate;
 
     @Override
     public Integer call() throws Exception {
@@ -278,9 +291,13 @@ public final class ServeCommand implements Callable<Integer> {
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         if (maxClockOffsetMs < 0) throw new IllegalArgumentException("--max-clock-offset must be 0 or more, got " + maxClockOffsetMs);
+        if (hintWindowMinutes < 1) throw new IllegalArgumentException("--hint-window must be positive, got " + hintWindowMinutes);
+        if (hintBytes < 0) throw new IllegalArgumentException("--hint-bytes must be 0 or more, got " + hintBytes);
+        if (hintRate < 1) throw new IllegalArgumentException("--hint-rate must be positive, got " + hintRate);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs));
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
+                new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.cluster.HintSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,11 +29,13 @@ import java.util.List;
  * @param tuning          the {@code -D} knobs
  * @param maxClockOffset  how far ahead of this node's clock a peer's timestamp may be; one further
  *                        ahead is refused (docs/cluster.md, "Timestamps")
+ * @param hints           hinted handoff's window, bytes per peer and delivery rate
+ *                        ({@code --hint-window}, {@code --hint-bytes}, {@code --hint-rate})
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, HintSettings hints) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -50,9 +53,20 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
         if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
+        java.util.Objects.requireNonNull(hints, "hints");
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+    }
+
+    /** With the default hint settings. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                HintSettings.DEFAULTS);
     }
 
     /** With the default max clock offset. */
@@ -86,7 +100,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
+                hints);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
