@@ -63,10 +63,10 @@ final class HintFiles implements AutoCloseable {
 
     /**
      * Reads every hint file of the peers in {@code peers} (a torn tail dropped); returns, per peer,
-     * the highest file number found, so that new files come after them.
+     * the numbers of the files found, in order, so that new files come after them.
      */
-    Map<String, Long> replay(java.util.Set<String> peers, Sink sink) throws IOException {
-        Map<String, Long> last = new HashMap<>();
+    Map<String, List<Long>> replay(java.util.Set<String> peers, Sink sink) throws IOException {
+        Map<String, List<Long>> last = new HashMap<>();
         if (!Files.isDirectory(dir)) return last;
         try (Stream<Path> peerDirs = Files.list(dir)) {
             for (Path pd : (Iterable<Path>) peerDirs::iterator) {
@@ -85,7 +85,7 @@ final class HintFiles implements AutoCloseable {
                 for (Map.Entry<Long, Path> s : segments.entrySet()) {
                     RecordLog.read(s.getValue(), e -> sink.hint(peer, s.getKey(), e));
                 }
-                if (!segments.isEmpty()) last.put(peer, segments.lastKey());
+                if (!segments.isEmpty()) last.put(peer, List.copyOf(segments.keySet()));
             }
         }
         return last;
@@ -93,11 +93,14 @@ final class HintFiles implements AutoCloseable {
 
     /** Writes {@code e} at the end of file {@code segment} of {@code peer} (created if new). */
     void append(String peer, long segment, Entry e) {
-        writer.execute(() -> {
+        run(() -> {
             try {
                 Open o = open.get(peer);
                 if (o == null || o.segment() != segment) {
-                    if (o != null) o.file().close();
+                    if (o != null) { // a file left is synced once: the periodic sync sees only open ones
+                        o.file().sync();
+                        o.file().close();
+                    }
                     Path pd = peerDir(peer);
                     Files.createDirectories(pd);
                     o = new Open(segment, RecordLog.create(file(peer, segment)));
@@ -113,7 +116,7 @@ final class HintFiles implements AutoCloseable {
         });
         // one fsync for the appends queued before it (group commit); the periodic one catches a race
         if (syncEveryWrite && syncQueued.compareAndSet(false, true)) {
-            writer.execute(() -> {
+            run(() -> {
                 syncQueued.set(false);
                 syncAll();
             });
@@ -122,7 +125,7 @@ final class HintFiles implements AutoCloseable {
 
     /** Deletes file {@code segment} of {@code peer}: every hint in it was delivered or dropped. */
     void delete(String peer, long segment) {
-        writer.execute(() -> {
+        run(() -> {
             try {
                 Open o = open.get(peer);
                 if (o != null && o.segment() == segment) {
@@ -134,6 +137,15 @@ final class HintFiles implements AutoCloseable {
                 log.warn("hint file {} of {} not deleted: {}", segment, peer, ex.toString());
             }
         });
+    }
+
+    /** Runs {@code task} on the writer thread; after {@link #close()}, not at all (the files are closed). */
+    private void run(Runnable task) {
+        try {
+            writer.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("hint files closed: {} not run", task);
+        }
     }
 
     private void syncAll() {

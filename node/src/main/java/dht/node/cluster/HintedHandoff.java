@@ -139,10 +139,10 @@ final class HintedHandoff implements AutoCloseable {
 
     /** Takes back the hints of the files left by the last run; files left with none are deleted. */
     private void replay() {
-        Map<String, Long> last;
+        Map<String, List<Long>> found;
         try {
             synchronized (this) {
-                last = files.replay(peers.keySet(), (peer, file, e) -> {
+                found = files.replay(peers.keySet(), (peer, file, e) -> {
                     Peer p = peer(peer);
                     p.file = file;
                     keep(peer, p, e, true);
@@ -154,15 +154,15 @@ final class HintedHandoff implements AutoCloseable {
         }
         synchronized (this) {
             long count = 0;
-            for (Map.Entry<String, Long> l : last.entrySet()) {
+            for (Map.Entry<String, List<Long>> l : found.entrySet()) {
                 Peer p = peer(l.getKey());
                 count += p.queue.size();
-                for (long f = 0; f <= l.getValue(); f++) {
+                for (long f : l.getValue()) {
                     if (!p.files.containsKey(f)) files.delete(l.getKey(), f); // all of it superseded or dropped
                 }
-                p.file = l.getValue() + 1; // never append to a file a crash may have torn
+                p.file = l.getValue().getLast() + 1; // never append to a file a crash may have torn
             }
-            if (count > 0) log.info("{} hinted write(s) read back from disk for {} peer(s)", count, last.size());
+            if (count > 0) log.info("{} hinted write(s) read back from disk for {} peer(s)", count, found.size());
         }
     }
 
@@ -472,7 +472,7 @@ final class HintedHandoff implements AutoCloseable {
             c.put("pendingBytes", p.diskBytes);
             // the queue is oldest first, near enough: a superseding hint keeps its key's place
             Hint first = p.queue.isEmpty() ? null : p.queue.firstEntry().getValue();
-            c.put("oldestAgeMillis", first == null ? 0 : now - HybridLogicalClock.toEpochMillis(first.entry().timestamp()));
+            c.put("oldestAgeMillis", first == null ? 0 : Math.max(0, now - HybridLogicalClock.toEpochMillis(first.entry().timestamp())));
             c.put("delivered", p.delivered);
             c.put("superseded", p.superseded);
             for (HintDrop r : HintDrop.values()) c.put("dropped" + Character.toUpperCase(r.label().charAt(0)) + r.label().substring(1), p.dropped.getOrDefault(r, 0L));
