@@ -87,6 +87,8 @@ final class HintedHandoff implements AutoCloseable {
         long file;
         long diskBytes;
         boolean delivering;
+        /** Hints taken out of {@link #queue} for the batch being delivered. */
+        int inFlight;
         long runStartNanos = -1;
         long deliveredThisRun;
         long delivered;
@@ -176,10 +178,8 @@ final class HintedHandoff implements AutoCloseable {
             firstOverflow = !keep(peer, peer(peer), entry, false) && !overflowing;
             if (firstOverflow) overflowing = true;
         }
-        if (firstOverflow) {
-            log.warn("hints for down peers exceed {} bytes in memory or {} bytes on disk for one peer: dropping new ones "
+        if (firstOverflow) log.warn("hints for down peers exceed {} bytes in memory or {} bytes on disk for one peer: dropping new ones "
                     + "(first for {}); read repair remains", maxBytes, settings.bytesPerPeer(), peer);
-        }
     }
 
     /** Holds {@code entry} for {@code url} (written to its file unless {@code replayed}); false if there was no room. */
@@ -224,9 +224,7 @@ final class HintedHandoff implements AutoCloseable {
     /** Why {@code e} must not be delivered any more, or null. */
     private HintDrop tooOld(Entry e) {
         long age = nowMillis.getAsLong() - HybridLogicalClock.toEpochMillis(e.timestamp());
-        if (age > graceMillis) return HintDrop.GRACE;
-        if (age > settings.window().toMillis()) return HintDrop.EXPIRED;
-        return null;
+        return age > graceMillis ? HintDrop.GRACE : age > settings.window().toMillis() ? HintDrop.EXPIRED : null;
     }
 
     private void deliverToPeersUp() {
@@ -295,6 +293,7 @@ final class HintedHandoff implements AutoCloseable {
                     batch.add(h);
                     batchBytes += RecordLog.size(h.entry());
                 }
+                p.inFlight = batch.size();
             }
             Replica replica = peers.get(peer);
             List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
@@ -322,7 +321,9 @@ final class HintedHandoff implements AutoCloseable {
             afterBatch(peer, batch, writes, nextAt);
         } catch (RuntimeException | OutOfMemoryError e) { // inside whenComplete it would vanish
             synchronized (this) {
-                state.get(peer).delivering = false; // or the peer would never be delivered to again
+                Peer p = state.get(peer);
+                p.delivering = false; // or the peer would never be delivered to again
+                p.inFlight = 0;
             }
             log.warn("hinted handoff to {}: a batch's outcome could not be recorded: {}", peer, e.toString());
         }
@@ -352,6 +353,7 @@ final class HintedHandoff implements AutoCloseable {
         synchronized (this) {
             Peer p = state.get(peer);
             for (Hint h : batch) offer(peer, p, h);
+            p.inFlight = 0;
             p.delivering = false;
         }
         log.warn("hinted handoff to {} failed, {} hint(s) kept for the next check: {}", peer, batch.size(), cause.toString());
@@ -367,6 +369,7 @@ final class HintedHandoff implements AutoCloseable {
         String runEnded = null;
         synchronized (this) {
             Peer p = state.get(peer);
+            p.inFlight = 0;
             for (int i = 0; i < batch.size(); i++) {
                 Hint h = batch.get(i);
                 CompletableFuture<Void> w = writes.get(i);
@@ -458,7 +461,7 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     /**
-     * Per peer with hints since start: {@code pending} (hints waiting), {@code pendingBytes} (their
+     * Per peer with hints since start: {@code pending} (waiting or being sent), {@code pendingBytes} (their
      * files' bytes), {@code oldestAgeMillis} (of the oldest waiting hint's write, 0 with none),
      * {@code delivered}, {@code superseded}, and {@code dropped<Reason>} for each {@link HintDrop}.
      */
@@ -468,7 +471,7 @@ final class HintedHandoff implements AutoCloseable {
         for (Map.Entry<String, Peer> ps : state.entrySet()) {
             Peer p = ps.getValue();
             Map<String, Long> c = new LinkedHashMap<>();
-            c.put("pending", (long) p.queue.size());
+            c.put("pending", (long) p.queue.size() + p.inFlight);
             c.put("pendingBytes", p.diskBytes);
             // the queue is oldest first, near enough: a superseding hint keeps its key's place
             Hint first = p.queue.isEmpty() ? null : p.queue.firstEntry().getValue();
