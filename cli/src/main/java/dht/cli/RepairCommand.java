@@ -37,8 +37,8 @@ import picocli.CommandLine.Parameters;
  * deleted key's tombstone on each of them that held an older version.
  *
  * <p>Why this closes what read repair and hints leave open: read repair only reaches keys that are
- * read, never sends a value past the last replica holding it, and hints are lost with their
- * coordinator. Here the operator states the number of copies ({@code --from}), and every key is
+ * read, never sends a value past the last replica holding it, and hints are dropped past their
+ * window or bounds. Here the operator states the number of copies ({@code --from}), and every key is
  * visited. A node that cannot be streamed makes the run incomplete (exit 1): the keys only it holds
  * are not visited, though every other key still is.
  *

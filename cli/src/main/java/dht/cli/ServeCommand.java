@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.node.cluster.HintSettings;
 import dht.node.rpc.TlsFiles;
 import dht.storage.Compression;
 import dht.storage.DirectoryLockedException;
@@ -128,6 +129,18 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--tls-ca", paramLabel = "PEM",
             description = "CA certificates (PEM) that peers' certificates are checked against (default: the JDK's).")
     Path tlsCa;
+
+    @Option(names = "--hint-window", defaultValue = "180", paramLabel = "MINUTES",
+            description = "Drop a hinted write older than this instead of delivering it (default: ${DEFAULT-VALUE}).")
+    long hintWindowMinutes;
+
+    @Option(names = "--hint-bytes", defaultValue = "" + HintSettings.DEFAULT_BYTES_PER_PEER, paramLabel = "BYTES",
+            description = "Most bytes of hint files kept for one peer; 0 turns hinted handoff off (default: ${DEFAULT-VALUE}).")
+    long hintBytes;
+
+    @Option(names = "--hint-rate", defaultValue = "" + HintSettings.DEFAULT_BYTES_PER_SECOND, paramLabel = "BYTES",
+            description = "Bytes per second of hinted writes delivered to one peer (default: ${DEFAULT-VALUE}).")
+    long hintRate;
 
     @Override
     public Integer call() throws Exception {
@@ -320,10 +333,14 @@ public final class ServeCommand implements Callable<Integer> {
         if (bodyTimeoutSeconds < 1) throw new IllegalArgumentException("--body-timeout must be positive, got " + bodyTimeoutSeconds);
         if (replicaTimeoutMs < 1) throw new IllegalArgumentException("--replica-timeout must be positive");
         if (maxClockOffsetMs < 0) throw new IllegalArgumentException("--max-clock-offset must be 0 or more, got " + maxClockOffsetMs);
+        if (hintWindowMinutes < 1) throw new IllegalArgumentException("--hint-window must be positive, got " + hintWindowMinutes);
+        if (hintBytes < 0) throw new IllegalArgumentException("--hint-bytes must be 0 or more, got " + hintBytes);
+        if (hintRate < 1) throw new IllegalArgumentException("--hint-rate must be positive, got " + hintRate);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
-                Compression.parse(compression), null, bindAddress(), tls);
+                Compression.parse(compression), null, bindAddress(), tls,
+                new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate));
     }
 
     /** The TLS files, checked to make a server and a client context; null without --tls-cert. */

@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.cluster.HintSettings;
 import dht.node.rpc.ClusterSecret;
 import dht.node.rpc.TlsFiles;
 import dht.storage.Compression;
@@ -37,12 +38,14 @@ import java.util.List;
  *                        every node; null: internal paths are open to anyone who reaches the port
  * @param bindAddress     the address to listen on (a host name or IP literal); null: every interface
  * @param tls             HTTPS only, to clients and peers alike (every URL {@code https://}); null: plain HTTP
+ * @param hints           hinted handoff's window, bytes per peer and delivery rate
+ *                        ({@code --hint-window}, {@code --hint-bytes}, {@code --hint-rate})
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
-                         ClusterSecret clusterSecret, String bindAddress, TlsFiles tls) {
+                         ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -63,9 +66,20 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
         if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
+        java.util.Objects.requireNonNull(hints, "hints");
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+    }
+
+    /** With the default compression, no cluster secret, every interface, plain HTTP. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, HintSettings hints) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                DEFAULT_COMPRESSION, null, null, null, hints);
     }
 
     /** With the default max clock offset and compression, no cluster secret, every interface, plain HTTP. */
@@ -75,7 +89,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                DEFAULT_COMPRESSION, null, null, null);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS);
     }
 
     /** With the default compression. */
@@ -85,7 +99,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS);
     }
 
     /** With the default max clock offset. */
@@ -95,7 +109,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Compression compression) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                compression, null, null, null);
+                compression, null, null, null, HintSettings.DEFAULTS);
     }
 
     /**
@@ -121,28 +135,28 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls);
+                compression, clusterSecret, bindAddress, tls, hints);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, secret, bindAddress, tls);
+                compression, secret, bindAddress, tls, hints);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, address, tls);
+                compression, clusterSecret, address, tls, hints);
     }
 
     /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, files);
+                compression, clusterSecret, bindAddress, files, hints);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

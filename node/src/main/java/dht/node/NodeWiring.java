@@ -4,6 +4,7 @@ import dht.node.cluster.Cluster;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
+import dht.node.cluster.HintStorage;
 import dht.node.cluster.HybridLogicalClock;
 import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
@@ -25,6 +26,8 @@ import java.util.concurrent.Executor;
 final class NodeWiring {
     /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
     static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
+    /** The hints' directory inside the data directory, beside the store's files (docs/cluster.md, "Hint files"). */
+    static final String HINTS_DIR = "hints";
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
 
@@ -73,7 +76,9 @@ final class NodeWiring {
                                         PeerCallMeter peerCalls) {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
-                loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
+                loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(),
+                config.hints().bytesPerPeer() == 0 ? 0 : tuning.hintBytes(),
+                new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), TOMBSTONE_GRACE, config.hints()),
                 config.maxClockOffset(), (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
         ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());

@@ -67,7 +67,7 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, PeerNetwork.Opener network) {
-        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, "all", 0, 32L << 20,
+        return start(self, nodes, store, storageExecutor, replicaTimeout, null, false, "all", 0, 32L << 20, null,
                 HybridLogicalClock.DEFAULT_MAX_OFFSET, network);
     }
 
@@ -85,12 +85,14 @@ public final class Cluster implements AutoCloseable {
      *                     limit beyond the storage executor's); limited so that writes meeting on
      *                     the store's writer mutex do not convoy, while reads keep the whole pool
      * @param hintBytes    the most bytes of hinted writes kept in memory (0: no hinted handoff)
+     * @param hintStorage  where hints are kept across restarts, and their bounds (null: in memory only)
      * @param maxClockOffset how far ahead of this node's physical clock a timestamp from a peer may be
      *                     before it is refused ({@link HybridLogicalClock})
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
-                                String peerBatching, int writeThreads, long hintBytes, Duration maxClockOffset,
+                                String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
+                                Duration maxClockOffset,
                                 PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
@@ -118,13 +120,17 @@ public final class Cluster implements AutoCloseable {
         if (net != null && hintBytes > 0) {
             Map<String, Replica> peers = new HashMap<>(replicas);
             peers.remove(self);
-            hints = new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes);
+            hints = hintStorage == null ? new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes)
+                    : new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
+                    hintStorage.settings(), hintStorage.tombstoneGrace(),
+                    new HintFiles(hintStorage.dir(), hintStorage.syncEveryWrite()), System::currentTimeMillis);
         }
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
-                () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock));
+                () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
+                () -> h == null ? Map.of() : h.peerCounts());
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);

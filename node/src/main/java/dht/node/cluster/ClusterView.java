@@ -20,6 +20,15 @@ public interface ClusterView {
     }
 
     /**
+     * Hinted handoff per peer that had hints since start: {@code pending}, {@code pendingBytes},
+     * {@code oldestAgeMillis}, {@code delivered}, {@code superseded} and {@code droppedFull},
+     * {@code droppedExpired}, {@code droppedGrace}, {@code droppedRefused}.
+     */
+    default Map<String, Map<String, Long>> hints() {
+        return Map.of();
+    }
+
+    /**
      * The hybrid logical clock's state, by name: {@code maxClockOffsetMillis},
      * {@code clockBehindPeersMillis} (how far ahead of this node's clock the latest timestamp it
      * refused was, if one was refused in the last 10 s; else 0) and {@code timestampsRefused}.

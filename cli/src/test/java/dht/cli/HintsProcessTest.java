@@ -1,0 +1,109 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hints outlive their coordinator: a replica is down while writes go through a coordinator, the
+ * coordinator is killed (SIGKILL) and started again before the replica returns, and the replica
+ * still receives every write it missed, from the hint files, without any read.
+ */
+class HintsProcessTest {
+    static final int KEYS = 200;
+
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+    }
+
+    private int send(HttpRequest.Builder r) throws Exception {
+        return http.send(r.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private String get(NodeProcess n, String key) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key + "&ack=1&from=3"))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() == 200 ? r.body() : String.valueOf(r.statusCode());
+    }
+
+    private String status(NodeProcess n) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The count {@code name} of {@code peer}'s hints in {@code n}'s status, or -1 if it has none. */
+    private long hintCount(NodeProcess n, NodeProcess peer, String name) throws Exception {
+        Matcher m = Pattern.compile("\"hints\":\\{.*\"" + Pattern.quote(peer.url()) + "\":\\{[^}]*\"" + name + "\":(\\d+)")
+                .matcher(status(n));
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    private void await(String what, Duration within, java.util.concurrent.Callable<Boolean> done) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!done.call()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
+    void aReplicaGetsTheWritesItMissedFromACoordinatorKilledAndRestartedMeanwhile() throws Exception {
+        NodeProcess.startCluster(nodes, tmp, 3);
+        NodeProcess coordinator = nodes.get(0);
+        NodeProcess replica = nodes.get(2);
+        assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=gone&ack=3&from=3"))
+                .PUT(HttpRequest.BodyPublishers.ofString("x")))).isEqualTo(201);
+        replica.kill();
+        for (int i = 0; i < KEYS; i++) {
+            assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=missed" + i + "&ack=2&from=3"))
+                    .PUT(HttpRequest.BodyPublishers.ofString("m" + i)))).isEqualTo(201);
+        }
+        assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=gone&ack=2&from=3"))
+                .DELETE())).isEqualTo(202);
+        await("every missed write hinted", Duration.ofSeconds(20), () -> hintCount(coordinator, replica, "pending") == KEYS + 1);
+        Thread.sleep(300); // written to the hint file by its own thread: handed to the OS well within this
+
+        coordinator.kill();
+        coordinator.startAndAwait();
+        assertThat(hintCount(coordinator, replica, "pending")).as("hints read back from disk").isEqualTo(KEYS + 1);
+        try (var files = Files.walk(coordinator.data.resolve("hints"))) {
+            assertThat(files.filter(p -> p.toString().endsWith(".hints"))).isNotEmpty();
+        }
+
+        replica.startAndAwait();
+        await("hints delivered", Duration.ofSeconds(30), () -> hintCount(coordinator, replica, "delivered") == KEYS + 1);
+        assertThat(hintCount(coordinator, replica, "pending")).isZero();
+        await("delivered files deleted", Duration.ofSeconds(5), () -> {
+            try (var files = Files.walk(coordinator.data.resolve("hints"))) {
+                return files.noneMatch(p -> p.toString().endsWith(".hints"));
+            }
+        });
+
+        // only the replica is left: what it answers alone is what it holds
+        coordinator.kill();
+        nodes.get(1).kill();
+        for (int i = 0; i < KEYS; i++) assertThat(get(replica, "missed" + i)).as("missed%d", i).isEqualTo("m" + i);
+        assertThat(get(replica, "gone")).as("the delete it missed").isEqualTo("404");
+    }
+}

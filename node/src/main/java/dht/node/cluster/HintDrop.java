@@ -1,0 +1,23 @@
+package dht.node.cluster;
+
+/** Why a hint was dropped instead of delivered, as {@code /v0/status} names it. */
+enum HintDrop {
+    /** No room: the memory budget, or the peer's bytes on disk. */
+    FULL("full"),
+    /** Older than the hint window. */
+    EXPIRED("expired"),
+    /** Older than the tombstone grace: delivering it could bring back a deleted value. */
+    GRACE("grace"),
+    /** The peer, believed up, kept refusing it. */
+    REFUSED("refused");
+
+    private final String label;
+
+    HintDrop(String label) {
+        this.label = label;
+    }
+
+    String label() {
+        return label;
+    }
+}

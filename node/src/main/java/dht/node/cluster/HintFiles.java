@@ -1,0 +1,208 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import dht.storage.RecordLog;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hints' files: {@code DIR/<peer>/NNNNNN.hints}, the peer's URL percent-encoded, each file a
+ * {@link RecordLog} of the entries held for that peer, numbered in the order written. A file is
+ * written by one thread of its own, in the order the calls came, so that {@link #append} and
+ * {@link #delete} never block the caller (an event loop) on the disk. With {@code syncEveryWrite}
+ * the appends queued together are fsynced together, at once (as the log's group commit); in any
+ * case the open files are fsynced every second (a SIGKILL loses nothing that reached write()).
+ */
+final class HintFiles implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HintFiles.class);
+    static final String SUFFIX = ".hints";
+
+    private final Path dir;
+    private final boolean syncEveryWrite;
+    private final ScheduledExecutorService writer;
+    // only touched on the writer thread
+    private final Map<String, Open> open = new HashMap<>();
+    private final List<Entry> group = new ArrayList<>();
+
+    private boolean dirty;
+    private final AtomicBoolean syncQueued = new AtomicBoolean();
+
+    private record Open(long segment, RecordLog.Writer file) {}
+
+    HintFiles(Path dir, boolean syncEveryWrite) {
+        this.dir = dir;
+        this.syncEveryWrite = syncEveryWrite;
+        this.writer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "dht-hint-files");
+            t.setDaemon(true);
+            return t;
+        });
+        writer.scheduleWithFixedDelay(this::syncAll, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** Receives the hints found at start, file by file in the order written. */
+    interface Sink {
+        void hint(String peer, long segment, Entry entry);
+    }
+
+    /**
+     * Reads every hint file of the peers in {@code peers} (a torn tail dropped); returns, per peer,
+     * the numbers of the files found, in order, so that new files come after them.
+     */
+    Map<String, List<Long>> replay(java.util.Set<String> peers, Sink sink) throws IOException {
+        Map<String, List<Long>> last = new HashMap<>();
+        if (!Files.isDirectory(dir)) return last;
+        try (Stream<Path> peerDirs = Files.list(dir)) {
+            for (Path pd : (Iterable<Path>) peerDirs::iterator) {
+                String peer = URLDecoder.decode(pd.getFileName().toString(), StandardCharsets.UTF_8);
+                if (!peers.contains(peer)) {
+                    log.warn("hints in {} are for {}, not a peer of this node: left alone", pd, peer);
+                    continue;
+                }
+                TreeMap<Long, Path> segments = new TreeMap<>();
+                try (Stream<Path> files = Files.list(pd)) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        long n = number(f);
+                        if (n >= 0) segments.put(n, f);
+                    }
+                }
+                for (Map.Entry<Long, Path> s : segments.entrySet()) {
+                    RecordLog.read(s.getValue(), e -> sink.hint(peer, s.getKey(), e));
+                }
+                if (!segments.isEmpty()) last.put(peer, List.copyOf(segments.keySet()));
+            }
+        }
+        return last;
+    }
+
+    /** Writes {@code e} at the end of file {@code segment} of {@code peer} (created if new). */
+    void append(String peer, long segment, Entry e) {
+        run(() -> {
+            try {
+                Open o = open.get(peer);
+                if (o == null || o.segment() != segment) {
+                    if (o != null) { // a file left is synced once: the periodic sync sees only open ones
+                        o.file().sync();
+                        o.file().close();
+                    }
+                    Path pd = peerDir(peer);
+                    Files.createDirectories(pd);
+                    o = new Open(segment, RecordLog.create(file(peer, segment)));
+                    open.put(peer, o);
+                }
+                group.clear();
+                group.add(e);
+                o.file().append(group);
+                dirty = true;
+            } catch (IOException | RuntimeException ex) {
+                log.warn("hint for {} not written to disk (kept in memory only): {}", peer, ex.toString());
+            }
+        });
+        // one fsync for the appends queued before it (group commit); the periodic one catches a race
+        if (syncEveryWrite && syncQueued.compareAndSet(false, true)) {
+            run(() -> {
+                syncQueued.set(false);
+                syncAll();
+            });
+        }
+    }
+
+    /** Deletes file {@code segment} of {@code peer}: every hint in it was delivered or dropped. */
+    void delete(String peer, long segment) {
+        run(() -> {
+            try {
+                Open o = open.get(peer);
+                if (o != null && o.segment() == segment) {
+                    o.file().close();
+                    open.remove(peer);
+                }
+                Files.deleteIfExists(file(peer, segment));
+            } catch (IOException | RuntimeException ex) {
+                log.warn("hint file {} of {} not deleted: {}", segment, peer, ex.toString());
+            }
+        });
+    }
+
+    /** Runs {@code task} on the writer thread; after {@link #close()}, not at all (the files are closed). */
+    private void run(Runnable task) {
+        try {
+            writer.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("hint files closed: {} not run", task);
+        }
+    }
+
+    private void syncAll() {
+        if (!dirty) return;
+        dirty = false;
+        for (Open o : open.values()) {
+            try {
+                o.file().sync();
+            } catch (IOException | RuntimeException ex) {
+                log.warn("hint file {} not synced: {}", o.segment(), ex.toString());
+            }
+        }
+    }
+
+    Path peerDir(String peer) {
+        return dir.resolve(URLEncoder.encode(peer, StandardCharsets.UTF_8));
+    }
+
+    Path file(String peer, long segment) {
+        return peerDir(peer).resolve(String.format("%06d%s", segment, SUFFIX));
+    }
+
+    private static long number(Path f) {
+        String name = f.getFileName().toString();
+        if (!name.endsWith(SUFFIX)) return -1;
+        try {
+            return Long.parseLong(name.substring(0, name.length() - SUFFIX.length()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Writes what is queued, syncs and closes every file. */
+    @Override
+    public void close() {
+        writer.execute(() -> {
+            syncAll();
+            for (Open o : open.values()) {
+                try {
+                    o.file().close();
+                } catch (IOException e) {
+                    log.warn("hint file {} not closed: {}", o.segment(), e.toString());
+                }
+            }
+            open.clear();
+        });
+        writer.shutdown();
+        try {
+            writer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** For tests: waits until everything queued so far is written. */
+    void awaitWritten() throws Exception {
+        writer.submit(() -> null).get();
+    }
+
+}
