@@ -99,6 +99,14 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Refuse a peer's timestamp more than this far ahead of this node's clock (default: ${DEFAULT-VALUE}).")
     long maxClockOffsetMs;
 
+    @Option(names = "--anti-entropy-interval", defaultValue = "60000", paramLabel = "MILLIS",
+            description = "Compare keys with each peer and exchange what differs this often; 0 disables (default: ${DEFAULT-VALUE}).")
+    long antiEntropyIntervalMs;
+
+    @Option(names = "--anti-entropy-bytes-per-second", defaultValue = "16777216", paramLabel = "BYTES",
+            description = "Anti-entropy's budget of scanned, received and sent bytes per second; 0: no limit (default: ${DEFAULT-VALUE}).")
+    long antiEntropyBytesPerSecond;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -280,7 +288,8 @@ public final class ServeCommand implements Callable<Integer> {
         if (maxClockOffsetMs < 0) throw new IllegalArgumentException("--max-clock-offset must be 0 or more, got " + maxClockOffsetMs);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs));
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
+                Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond);
     }
 
     /**

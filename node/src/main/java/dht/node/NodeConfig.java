@@ -28,11 +28,16 @@ import java.util.List;
  * @param tuning          the {@code -D} knobs
  * @param maxClockOffset  how far ahead of this node's clock a peer's timestamp may be; one further
  *                        ahead is refused (docs/cluster.md, "Timestamps")
+ * @param antiEntropyInterval how often this node compares its keys with each peer's and exchanges
+ *                        what differs (docs/cluster.md, "Anti-entropy"); zero: never
+ * @param antiEntropyBytesPerSecond the budget of anti-entropy's scanned, received and sent bytes;
+ *                        0: no limit
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
-                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+                         Duration bodyTimeout, Tuning tuning, Duration maxClockOffset,
+                         Duration antiEntropyInterval, long antiEntropyBytesPerSecond) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -42,6 +47,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
+    public static final Duration DEFAULT_ANTI_ENTROPY_INTERVAL = Duration.ofSeconds(60);
+    public static final long DEFAULT_ANTI_ENTROPY_BYTES_PER_SECOND = 16L << 20;
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
@@ -50,12 +57,29 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (ioThreads < 0) throw new IllegalArgumentException("--io-threads must be 0 (one per core) or positive, got " + ioThreads);
         java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
         if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
+        java.util.Objects.requireNonNull(antiEntropyInterval, "antiEntropyInterval");
+        if (antiEntropyInterval.isNegative()) {
+            throw new IllegalArgumentException("--anti-entropy-interval must not be negative, got " + antiEntropyInterval);
+        }
+        if (antiEntropyBytesPerSecond < 0) {
+            throw new IllegalArgumentException("--anti-entropy-bytes-per-second must be 0 or more, got " + antiEntropyBytesPerSecond);
+        }
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
     }
 
-    /** With the default max clock offset. */
+    /** With anti-entropy's defaults. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                DEFAULT_ANTI_ENTROPY_INTERVAL, DEFAULT_ANTI_ENTROPY_BYTES_PER_SECOND);
+    }
+
+    /** With the default max clock offset and anti-entropy's defaults. */
     public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                       int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                       boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
@@ -86,7 +110,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     /** This configuration with other {@code -D} knobs. */
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset);
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
+                antiEntropyInterval, antiEntropyBytesPerSecond);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

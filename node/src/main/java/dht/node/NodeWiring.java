@@ -8,6 +8,7 @@ import dht.node.cluster.HybridLogicalClock;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
 import dht.node.rpc.StoreReplicaEndpoint;
+import dht.node.rpc.TreeEndpoint;
 import dht.storage.LsmStore;
 import dht.storage.MissingFilesException;
 import dht.storage.Store;
@@ -54,8 +55,11 @@ final class NodeWiring {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(), tuning.hintBytes(),
-                config.maxClockOffset(), PeerClient::new);
-        ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
+                config.maxClockOffset(), config.antiEntropyInterval(), config.antiEntropyBytesPerSecond(), PeerClient::new);
+        ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());
+        ReplicaEndpoint trees = cluster.antiEntropy() == null ? null : new TreeEndpoint(cluster.antiEntropy());
+        ReplicaEndpoint endpoint = trees == null ? replicas
+                : request -> TreeEndpoint.serves(request.uri()) ? trees.handle(request) : replicas.handle(request);
         return new ClusterServices() {
             @Override
             public Coordinator coordinator() {

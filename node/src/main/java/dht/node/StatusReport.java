@@ -65,6 +65,20 @@ final class StatusReport {
             first = false;
             b.append(quote(c.getKey())).append(':').append(c.getValue());
         }
+        b.append("},\"antiEntropy\":{");
+        first = true;
+        for (Map.Entry<String, Map<String, Long>> p : view.antiEntropy().entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(p.getKey())).append(":{");
+            boolean firstCount = true;
+            for (Map.Entry<String, Long> c : p.getValue().entrySet()) {
+                if (!firstCount) b.append(',');
+                firstCount = false;
+                b.append(quote(c.getKey())).append(':').append(c.getValue());
+            }
+            b.append('}');
+        }
         b.append("},\"startedAtMillis\":").append(startedAtMillis);
         b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
         // Which process answers: a launcher that started a node on a port checks that it is its own

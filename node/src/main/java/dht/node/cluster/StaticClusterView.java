@@ -13,9 +13,11 @@ final class StaticClusterView implements ClusterView {
     private final Predicate<String> isUp;
     private final Supplier<Map<String, Long>> repair;
     private final Supplier<Map<String, Long>> clock;
+    private final Supplier<Map<String, Map<String, Long>>> antiEntropy;
 
     StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair,
-                      Supplier<Map<String, Long>> clock) {
+                      Supplier<Map<String, Long>> clock, Supplier<Map<String, Map<String, Long>>> antiEntropy) {
+        this.antiEntropy = antiEntropy;
         this.self = self;
         this.nodes = List.copyOf(nodes);
         this.isUp = isUp;
@@ -26,6 +28,11 @@ final class StaticClusterView implements ClusterView {
     @Override
     public Map<String, Long> clock() {
         return clock.get();
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> antiEntropy() {
+        return antiEntropy.get();
     }
 
     @Override
