@@ -344,7 +344,14 @@ public final class AntiEntropy implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (worker != null) worker.interrupt();
         server.shutdownNow();
+        if (worker != null) {
+            worker.interrupt();
+            try {
+                worker.join(5_000); // so that no round reads the store after its owner closes it
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }
