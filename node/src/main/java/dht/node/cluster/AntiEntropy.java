@@ -112,12 +112,7 @@ public final class AntiEntropy implements AutoCloseable {
         while (!closed) {
             long roundStart = System.nanoTime();
             try {
-                Trees trees = build(true);
-                latest = trees;
-                for (String peer : peers) {
-                    if (closed) return;
-                    exchange(peer, trees);
-                }
+                round();
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
@@ -128,6 +123,25 @@ public final class AntiEntropy implements AutoCloseable {
                 if (waitNanos > 0) TimeUnit.NANOSECONDS.sleep(waitNanos);
             } catch (InterruptedException e) {
                 return;
+            }
+        }
+    }
+
+    /**
+     * One round: the trees, then an exchange with each peer in turn. The trees are built again
+     * after an exchange that wrote here, so that the next peer is not asked for what this node
+     * just received.
+     */
+    void round() throws IOException, InterruptedException {
+        Trees trees = build(true);
+        latest = trees;
+        for (String peer : peers) {
+            if (closed) return;
+            long before = counts.get(peer).keysReceived.sum();
+            exchange(peer, trees);
+            if (counts.get(peer).keysReceived.sum() != before) {
+                trees = build(true);
+                latest = trees;
             }
         }
     }
