@@ -4,6 +4,7 @@ import dht.node.BadSettingException;
 import dht.node.JvmSettings;
 import dht.node.Node;
 import dht.node.NodeConfig;
+import dht.node.cluster.AntiEntropySettings;
 import dht.node.cluster.HintSettings;
 import dht.node.rpc.TlsFiles;
 import dht.storage.Compression;
@@ -141,6 +142,14 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--hint-rate", defaultValue = "" + HintSettings.DEFAULT_BYTES_PER_SECOND, paramLabel = "BYTES",
             description = "Bytes per second of hinted writes delivered to one peer (default: ${DEFAULT-VALUE}).")
     long hintRate;
+
+    @Option(names = "--anti-entropy-interval", defaultValue = "60000", paramLabel = "MILLIS",
+            description = "Compare keys with each peer and exchange what differs this often; 0 disables (default: ${DEFAULT-VALUE}).")
+    long antiEntropyIntervalMs;
+
+    @Option(names = "--anti-entropy-bytes-per-second", defaultValue = "16777216", paramLabel = "BYTES",
+            description = "Anti-entropy's budget of scanned, received and sent bytes per second; 0: no limit (default: ${DEFAULT-VALUE}).")
+    long antiEntropyBytesPerSecond;
 
     @Override
     public Integer call() throws Exception {
@@ -340,7 +349,8 @@ public final class ServeCommand implements Callable<Integer> {
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
                 Compression.parse(compression), null, bindAddress(), tls,
-                new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate));
+                new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate),
+                new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond));
     }
 
     /** The TLS files, checked to make a server and a client context; null without --tls-cert. */

@@ -35,14 +35,16 @@ final class NodeProcess implements AutoCloseable {
     /**
      * A cluster of {@code n} nodes with data under {@code dir}, each listing all: added to
      * {@code into} before any starts (so that the caller closes even those of a failed start), then
-     * started together and awaited until each is ready.
+     * started together and awaited until each is ready. Anti-entropy is off, so that what a test
+     * sees is what the mechanism it tests (read repair, hints, the operator's repair) did.
      */
     static void startCluster(List<NodeProcess> into, Path dir, int n, String... jvmOptions) throws Exception {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < n; i++) ports.add(TestPorts.free());
         String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
         List<NodeProcess> started = new ArrayList<>();
-        for (int i = 0; i < n; i++) started.add(new NodeProcess(ports.get(i), dir.resolve("n" + i), List.of("--cluster", cluster)));
+        for (int i = 0; i < n; i++) started.add(new NodeProcess(ports.get(i), dir.resolve("n" + i),
+                List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
         into.addAll(started);
         for (NodeProcess p : started) p.start(jvmOptions);
         for (NodeProcess p : started) p.awaitReady(Duration.ofSeconds(60));

@@ -244,6 +244,8 @@ public final class Node implements AutoCloseable {
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
         routes.put(InternalProtocol.ENTITY_PATH, replicaRoute);
         routes.put(InternalProtocol.BATCH_PATH, replicaRoute);
+        routes.put(InternalProtocol.TREE_PATH, replicaRoute);
+        routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
         routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));

@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.node.cluster.AntiEntropySettings;
 import dht.node.cluster.HintSettings;
 import dht.node.rpc.ClusterSecret;
 import dht.node.rpc.TlsFiles;
@@ -40,12 +41,15 @@ import java.util.List;
  * @param tls             HTTPS only, to clients and peers alike (every URL {@code https://}); null: plain HTTP
  * @param hints           hinted handoff's window, bytes per peer and delivery rate
  *                        ({@code --hint-window}, {@code --hint-bytes}, {@code --hint-rate})
+ * @param antiEntropy     how often this node compares its keys with each peer's and exchanges what
+ *                        differs, and its bytes/s budget (docs/cluster.md, "Anti-entropy")
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
-                         ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints) {
+                         ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
+                         AntiEntropySettings antiEntropy) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -67,6 +71,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         java.util.Objects.requireNonNull(maxClockOffset, "maxClockOffset");
         if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
         java.util.Objects.requireNonNull(hints, "hints");
+        java.util.Objects.requireNonNull(antiEntropy, "antiEntropy");
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
@@ -79,7 +84,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, HintSettings hints) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, hints);
+                DEFAULT_COMPRESSION, null, null, null, hints, AntiEntropySettings.DEFAULTS);
     }
 
     /** With the default max clock offset and compression, no cluster secret, every interface, plain HTTP. */
@@ -89,7 +94,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
     }
 
     /** With the default compression. */
@@ -99,7 +104,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
     }
 
     /** With the default max clock offset. */
@@ -109,7 +114,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Compression compression) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                compression, null, null, null, HintSettings.DEFAULTS);
+                compression, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
     }
 
     /**
@@ -135,28 +140,35 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls, hints);
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, secret, bindAddress, tls, hints);
+                compression, secret, bindAddress, tls, hints, antiEntropy);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, address, tls, hints);
+                compression, clusterSecret, address, tls, hints, antiEntropy);
     }
 
     /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, files, hints);
+                compression, clusterSecret, bindAddress, files, hints, antiEntropy);
+    }
+
+    /** This configuration with other anti-entropy settings. */
+    public NodeConfig withAntiEntropy(AntiEntropySettings settings) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, settings);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

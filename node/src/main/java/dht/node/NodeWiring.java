@@ -10,6 +10,7 @@ import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
 import dht.node.rpc.StoreReplicaEndpoint;
+import dht.node.rpc.TreeEndpoint;
 import dht.storage.LsmStore;
 import dht.storage.MissingFilesException;
 import dht.storage.Store;
@@ -79,9 +80,13 @@ final class NodeWiring {
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(),
                 config.hints().bytesPerPeer() == 0 ? 0 : tuning.hintBytes(),
                 new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), TOMBSTONE_GRACE, config.hints()),
-                config.maxClockOffset(), (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
+                config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(),
+                (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
-        ReplicaEndpoint endpoint = new StoreReplicaEndpoint(cluster.replicaService());
+        ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());
+        ReplicaEndpoint trees = cluster.antiEntropy() == null ? null : new TreeEndpoint(cluster.antiEntropy());
+        ReplicaEndpoint endpoint = trees == null ? replicas
+                : request -> TreeEndpoint.serves(request.uri()) ? trees.handle(request) : replicas.handle(request);
         return new ClusterServices() {
             @Override
             public Coordinator coordinator() {

@@ -67,21 +67,10 @@ final class StatusReport {
             first = false;
             b.append(quote(c.getKey())).append(':').append(c.getValue());
         }
-        b.append("},\"hints\":{");
-        first = true;
-        for (Map.Entry<String, Map<String, Long>> p : view.hints().entrySet()) {
-            if (!first) b.append(',');
-            first = false;
-            b.append(quote(p.getKey())).append(":{");
-            boolean firstCount = true;
-            for (Map.Entry<String, Long> c : p.getValue().entrySet()) {
-                if (!firstCount) b.append(',');
-                firstCount = false;
-                b.append(quote(c.getKey())).append(':').append(c.getValue());
-            }
-            b.append('}');
-        }
-        b.append("},\"startedAtMillis\":").append(startedAtMillis);
+        b.append('}');
+        perPeer(b, "hints", view.hints());
+        perPeer(b, "antiEntropy", view.antiEntropy());
+        b.append(",\"startedAtMillis\":").append(startedAtMillis);
         b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
         // Which process answers: a launcher that started a node on a port checks that it is its own
         // child answering there, not some other process that had the port first.
@@ -152,5 +141,24 @@ final class StatusReport {
             }
         }
         return b.append('"').toString();
+    }
+
+    /** {@code ,"name":{"peer":{"count":n,...},...}}: counters kept per peer. */
+    private static void perPeer(StringBuilder b, String name, Map<String, Map<String, Long>> counts) {
+        b.append(',').append(quote(name)).append(":{");
+        boolean first = true;
+        for (Map.Entry<String, Map<String, Long>> p : counts.entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(p.getKey())).append(":{");
+            boolean firstCount = true;
+            for (Map.Entry<String, Long> c : p.getValue().entrySet()) {
+                if (!firstCount) b.append(',');
+                firstCount = false;
+                b.append(quote(c.getKey())).append(':').append(c.getValue());
+            }
+            b.append('}');
+        }
+        b.append('}');
     }
 }

@@ -29,12 +29,15 @@ public final class Cluster implements AutoCloseable {
     private final ClusterScanner scanner;
     private final PeerNetwork network;
     private final HybridLogicalClock clock;
+    private final AntiEntropy antiEntropy;
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
-                    ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder) {
+                    ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
+                    AntiEntropy antiEntropy) {
+        this.antiEntropy = antiEntropy;
         this.writesOfOnePassInOrder = writesOfOnePassInOrder;
         this.coordinator = coordinator;
         this.replicaService = replicaService;
@@ -94,6 +97,20 @@ public final class Cluster implements AutoCloseable {
                                 String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
                                 Duration maxClockOffset,
                                 PeerNetwork.Opener network) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls, peerBatching,
+                writeThreads, hintBytes, hintStorage, maxClockOffset, Duration.ZERO, 0, network);
+    }
+
+    /**
+     * As the form above, with anti-entropy ({@link AntiEntropy}) exchanging with every peer each
+     * {@code antiEntropyInterval} (zero: never; peers' exchanges are served either way), spending
+     * at most {@code antiEntropyBytesPerSecond} (0: no limit) of scanned, received and sent bytes.
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
+                                String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
+                                Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
+                                PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
@@ -128,9 +145,14 @@ public final class Cluster implements AutoCloseable {
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
+        TreeTransport trees = net == null ? null : net.trees(self);
+        // Every key's replica set is its first `nodes` nodes: the default `from` is the cluster size.
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, nodes.size(), store,
+                served, trees, antiEntropyInterval, antiEntropyBytesPerSecond);
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
-                () -> h == null ? Map.of() : h.peerCounts());
+                () -> h == null ? Map.of() : h.peerCounts(),
+                () -> antiEntropy == null ? Map.of() : antiEntropy.counts());
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
@@ -142,7 +164,8 @@ public final class Cluster implements AutoCloseable {
         // This node is the only replica, and the writes an event loop makes in one pass reach the
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
-        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder);
+        if (antiEntropy != null) antiEntropy.start();
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -179,6 +202,11 @@ public final class Cluster implements AutoCloseable {
         return replicaService;
     }
 
+    /** Anti-entropy, which also serves the peers' exchanges; null on a single node. */
+    public AntiEntropy antiEntropy() {
+        return antiEntropy;
+    }
+
     public ClusterView view() {
         return view;
     }
@@ -193,6 +221,7 @@ public final class Cluster implements AutoCloseable {
 
     @Override
     public void close() {
+        if (antiEntropy != null) antiEntropy.close();
         coordinator.close();
         if (network != null) network.close();
     }

@@ -29,6 +29,14 @@ public interface ClusterView {
     }
 
     /**
+     * Anti-entropy's counters per peer ({@code lastExchangeMillis}, {@code keysCompared},
+     * {@code keysSent}, {@code keysReceived}, {@code bytesSent}, {@code bytesReceived}, ...).
+     */
+    default Map<String, Map<String, Long>> antiEntropy() {
+        return Map.of();
+    }
+
+    /**
      * The hybrid logical clock's state, by name: {@code maxClockOffsetMillis},
      * {@code clockBehindPeersMillis} (how far ahead of this node's clock the latest timestamp it
      * refused was, if one was refused in the last 10 s; else 0) and {@code timestampsRefused}.

@@ -32,6 +32,14 @@ public interface PeerNetwork extends AutoCloseable {
      */
     ScanSource openScan(String peer, byte[] start, byte[] end);
 
+    /**
+     * Anti-entropy's transport to the peers, asking as {@code self}; null when the network has
+     * none (then no exchanges start).
+     */
+    default TreeTransport trees(String self) {
+        return null;
+    }
+
     /** One of the event loops the network runs on, for hinted handoff's checks and deliveries. */
     ScheduledExecutorService scheduler();
 

@@ -14,10 +14,13 @@ final class StaticClusterView implements ClusterView {
     private final Supplier<Map<String, Long>> repair;
     private final Supplier<Map<String, Long>> clock;
     private final Supplier<Map<String, Map<String, Long>>> hints;
+    private final Supplier<Map<String, Map<String, Long>>> antiEntropy;
 
     StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair,
-                      Supplier<Map<String, Long>> clock, Supplier<Map<String, Map<String, Long>>> hints) {
+                      Supplier<Map<String, Long>> clock, Supplier<Map<String, Map<String, Long>>> hints,
+                      Supplier<Map<String, Map<String, Long>>> antiEntropy) {
         this.hints = hints;
+        this.antiEntropy = antiEntropy;
         this.self = self;
         this.nodes = List.copyOf(nodes);
         this.isUp = isUp;
@@ -33,6 +36,11 @@ final class StaticClusterView implements ClusterView {
     @Override
     public Map<String, Map<String, Long>> hints() {
         return hints.get();
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> antiEntropy() {
+        return antiEntropy.get();
     }
 
     @Override

@@ -22,6 +22,12 @@ public final class InternalProtocol {
     public static final String BATCH_PATH = "/internal/v0/batch";
     /** A node's range stream of its own store ({@link ScanRecord}s). */
     public static final String SCAN_PATH = "/internal/v0/entities";
+    /** Anti-entropy: a node's hash tree over the keys it shares with the asking peer ({@code TreeWire}). */
+    public static final String TREE_PATH = "/internal/v0/tree";
+    /** Anti-entropy: one page of a node's entries under some of the tree's leaves ({@code TreeWire}). */
+    public static final String TREE_PAGE_PATH = "/internal/v0/tree/entries";
+    /** On a tree page's answer: where the next page starts; absent on the last page. */
+    static final String TREE_NEXT = "X-Dht-Tree-Next";
     /**
      * What the failure detector's probe asks for: any HTTP answer but 401/403 shows the peer is up.
      * Internal, so that a peer with another cluster secret answers it 403 and stays down.
@@ -72,16 +78,25 @@ public final class InternalProtocol {
 
     /** The raw bytes of the {@code id} parameter of {@code uri}, or {@code null} if it is missing, empty or malformed. */
     static byte[] idOf(String uri) {
+        byte[] key = paramOf(uri, "id");
+        return key == null || key.length == 0 ? null : key;
+    }
+
+    /** The inverse of {@link #encode}, or {@code null} if {@code s} is malformed. */
+    static byte[] decode(String s) {
+        return percentDecode(s, 0, s.length());
+    }
+
+    /** The raw bytes of parameter {@code name} of {@code uri}, or {@code null} if it is missing or malformed. */
+    static byte[] paramOf(String uri, String name) {
         int q = uri.indexOf('?');
         if (q < 0) return null;
+        String prefix = name + "=";
         int i = q + 1;
         while (i < uri.length()) {
             int amp = uri.indexOf('&', i);
             int end = amp < 0 ? uri.length() : amp;
-            if (uri.startsWith("id=", i)) {
-                byte[] key = percentDecode(uri, i + 3, end);
-                return key == null || key.length == 0 ? null : key;
-            }
+            if (uri.startsWith(prefix, i)) return percentDecode(uri, i + prefix.length(), end);
             i = end + 1;
         }
         return null;

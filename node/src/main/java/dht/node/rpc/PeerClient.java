@@ -4,6 +4,7 @@ import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.PeerNetwork;
 import dht.node.cluster.Replica;
 import dht.node.cluster.ScanSource;
+import dht.node.cluster.TreeTransport;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -76,6 +77,11 @@ public final class PeerClient implements PeerNetwork {
     @Override
     public Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites) {
         return new RemoteReplica(peer, this, clock, batch && pool.lent() ? pool.group() : null, batchWrites);
+    }
+
+    @Override
+    public TreeTransport trees(String self) {
+        return new TreeClient(this, self);
     }
 
     @Override

@@ -1,0 +1,121 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.testkit.TestPorts;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Anti-entropy between real {@code dht serve} processes, hinted handoff off so that nothing else
+ * repairs: a node whose data directory is wiped holds every key it replicates again, deleted keys
+ * staying deleted, without any client read.
+ */
+class AntiEntropyProcessTest {
+    static final String NO_HINTS = "-Ddht.hints.bytes=0";
+
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+    }
+
+    private void startCluster(int n) throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < n; i++) ports.add(TestPorts.free());
+        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
+        for (int i = 0; i < n; i++) {
+            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
+                    List.of("--cluster", cluster, "--anti-entropy-interval", "1000")));
+        }
+        for (NodeProcess p : nodes) p.start(NO_HINTS);
+        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+    }
+
+    private int write(NodeProcess n, String key, String value) throws Exception {
+        URI uri = URI.create(n.url() + "/v0/entity?id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&ack=3&from=3");
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
+        b = value == null ? b.DELETE() : b.PUT(HttpRequest.BodyPublishers.ofString(value));
+        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
+    private Map<String, String> local(NodeProcess n) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entities?start=%00&scope=local"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Map<String, String> out = new TreeMap<>();
+        for (String e : r.body().split(";")) {
+            if (e.isEmpty()) continue;
+            int nl = e.indexOf('\n');
+            out.put(e.substring(0, nl), e.substring(nl + 1));
+        }
+        return out;
+    }
+
+    private String status(NodeProcess n) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
+    void aWipedNodeHoldsEveryKeyAgainWithoutAnyRead() throws Exception {
+        startCluster(3);
+        NodeProcess a = nodes.get(0);
+        NodeProcess c = nodes.get(2);
+        Map<String, String> expected = new TreeMap<>();
+        for (int i = 0; i < 3_000; i++) {
+            String key = String.format("key%05d", i);
+            assertThat(write(nodes.get(i % 2), key, "v" + i + ";")).isEqualTo(201);
+            expected.put(key, "v" + i);
+        }
+        for (int i = 0; i < 3_000; i += 10) {
+            String key = String.format("key%05d", i);
+            assertThat(write(a, key, null)).isEqualTo(202);
+            expected.remove(key);
+        }
+        assertThat(local(c)).isEqualTo(expected);
+
+        assertThat(c.terminate(Duration.ofSeconds(10))).isZero();
+        try (Stream<Path> files = Files.walk(c.data)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        c.startAndAwait(NO_HINTS);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Map<String, String> held = local(c);
+        while (!held.equals(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            held = local(c);
+        }
+        assertThat(held).as("c's own data after the wipe, through anti-entropy alone").isEqualTo(expected);
+        String status = status(c);
+        assertThat(status).contains("\"antiEntropy\":{\"" + a.url() + "\":{\"lastExchangeMillis\":");
+        assertThat(status).containsPattern("\"keysReceived\":[1-9]");
+        // nothing else moves once every replica agrees
+        Thread.sleep(3_000);
+        assertThat(local(c)).isEqualTo(expected);
+    }
+}

@@ -1,0 +1,35 @@
+package dht.node.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Anti-entropy's counters for one peer since start, for {@code GET /v0/status}. */
+final class ExchangeCounts {
+    final AtomicLong lastExchangeMillis = new AtomicLong();
+    final AtomicLong lastExchangeDurationMillis = new AtomicLong();
+    final LongAdder exchanges = new LongAdder();
+    final LongAdder failures = new LongAdder();
+    final LongAdder keysCompared = new LongAdder();
+    final LongAdder differingLeaves = new LongAdder();
+    final LongAdder keysSent = new LongAdder();
+    final LongAdder keysReceived = new LongAdder();
+    final LongAdder bytesSent = new LongAdder();
+    final LongAdder bytesReceived = new LongAdder();
+
+    Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("lastExchangeMillis", lastExchangeMillis.get());
+        m.put("lastExchangeDurationMillis", lastExchangeDurationMillis.get());
+        m.put("exchanges", exchanges.sum());
+        m.put("failures", failures.sum());
+        m.put("keysCompared", keysCompared.sum());
+        m.put("differingLeaves", differingLeaves.sum());
+        m.put("keysSent", keysSent.sum());
+        m.put("keysReceived", keysReceived.sum());
+        m.put("bytesSent", bytesSent.sum());
+        m.put("bytesReceived", bytesReceived.sum());
+        return m;
+    }
+}

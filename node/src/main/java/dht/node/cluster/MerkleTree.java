@@ -1,0 +1,94 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.BitSet;
+import net.openhft.hashing.LongHashFunction;
+
+/**
+ * A hash tree over a set of entries with a fixed number of leaves ({@link #LEAVES}) by key-hash
+ * range: a key's leaf is the top {@link #LEAF_BITS} bits of the XXH3 of its bytes, so a leaf never
+ * depends on which other keys exist and two nodes agree on it without talking.
+ *
+ * <p>A leaf's hash is the XOR of the hashes of its entries, each over (key, timestamp, tombstone
+ * flag): order-free, so it can be built by a scan in any order or updated one entry at a time
+ * ({@link #add} twice removes). Two trees over the same entries have equal leaves; one entry with
+ * another timestamp or tombstone flag changes its leaf (up to a 2^-64 collision). The tree is one
+ * level of leaves plus the root: the leaves are what peers compare (docs/cluster.md,
+ * "Anti-entropy").
+ */
+public final class MerkleTree {
+    public static final int LEAF_BITS = 12;
+    public static final int LEAVES = 1 << LEAF_BITS;
+
+    private static final LongHashFunction KEY_HASH = LongHashFunction.xx3();
+    private static final LongHashFunction ENTRY_HASH = LongHashFunction.xx3(0x5EED_A17E_0000_0001L);
+
+    private final long[] leaves;
+
+    public MerkleTree() {
+        this.leaves = new long[LEAVES];
+    }
+
+    private MerkleTree(long[] leaves) {
+        this.leaves = leaves;
+    }
+
+    /** The leaf {@code key} falls in, in {@code [0, LEAVES)}. */
+    public static int leafOf(byte[] key) {
+        return (int) (KEY_HASH.hashBytes(key) >>> (64 - LEAF_BITS));
+    }
+
+    /** The hash of one version of one key: what a leaf folds in. */
+    static long entryHash(byte[] key, long timestamp, boolean tombstone) {
+        ByteBuffer b = ByteBuffer.allocate(key.length + 9).order(ByteOrder.BIG_ENDIAN);
+        b.put(key).putLong(timestamp).put((byte) (tombstone ? 1 : 0));
+        return ENTRY_HASH.hashBytes(b.array());
+    }
+
+    /** Folds {@code entry} into its leaf (folding it in again takes it out). */
+    public void add(Entry entry) {
+        add(entry.key(), entry.timestamp(), entry.isTombstone());
+    }
+
+    void add(byte[] key, long timestamp, boolean tombstone) {
+        leaves[leafOf(key)] ^= entryHash(key, timestamp, tombstone);
+    }
+
+    public long leaf(int index) {
+        return leaves[index];
+    }
+
+    /** A hash of every leaf: equal trees have equal roots. */
+    public long root() {
+        return KEY_HASH.hashBytes(encode());
+    }
+
+    /** The leaves where this tree and {@code other} differ. */
+    public BitSet diff(MerkleTree other) {
+        BitSet out = new BitSet(LEAVES);
+        for (int i = 0; i < LEAVES; i++) {
+            if (leaves[i] != other.leaves[i]) out.set(i);
+        }
+        return out;
+    }
+
+    /** The leaves as {@link #LEAVES} big-endian 8-byte hashes, leaf 0 first. */
+    public byte[] encode() {
+        ByteBuffer b = ByteBuffer.allocate(LEAVES * Long.BYTES).order(ByteOrder.BIG_ENDIAN);
+        for (long l : leaves) b.putLong(l);
+        return b.array();
+    }
+
+    /** The inverse of {@link #encode()}; throws IllegalArgumentException on a body of the wrong size. */
+    public static MerkleTree decode(byte[] body) {
+        if (body.length != LEAVES * Long.BYTES) {
+            throw new IllegalArgumentException("a tree has " + LEAVES * Long.BYTES + " bytes, got " + body.length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(body).order(ByteOrder.BIG_ENDIAN);
+        long[] leaves = new long[LEAVES];
+        for (int i = 0; i < LEAVES; i++) leaves[i] = b.getLong();
+        return new MerkleTree(leaves);
+    }
+}

@@ -1,0 +1,25 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How anti-entropy reaches a peer (implemented over the internal protocol by
+ * {@code dht.node.rpc.TreeClient}, docs/wire-format.md "Anti-entropy"). Futures never block the
+ * caller; they fail when the peer is down or did not answer in time.
+ */
+public interface TreeTransport {
+    /** The peer's hash tree over the keys it shares with this node. */
+    CompletableFuture<MerkleTree> tree(String peer);
+
+    /**
+     * One page of the peer's entries, in key order from {@code start} (inclusive), of the keys it
+     * shares with this node whose leaf is in {@code leaves}.
+     */
+    CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start);
+
+    /** Writes {@code entries}, with their own timestamps, on the peer through its replica write path. */
+    CompletableFuture<Void> push(String peer, List<Entry> entries);
+}

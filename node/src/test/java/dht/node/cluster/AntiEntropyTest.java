@@ -1,0 +1,157 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Anti-entropy between in-process nodes whose transport calls the other node's server side directly. */
+class AntiEntropyTest {
+    private final ExecutorService storage = Executors.newFixedThreadPool(2);
+    private final Map<String, Store> stores = new HashMap<>();
+    private final Map<String, ReplicaService> services = new HashMap<>();
+    private final Map<String, AntiEntropy> nodes = new LinkedHashMap<>();
+
+    @AfterEach
+    void close() {
+        nodes.values().forEach(AntiEntropy::close);
+        storage.shutdownNow();
+    }
+
+    private void cluster(int replicas, String... urls) {
+        List<String> all = List.of(urls);
+        Placement placement = new Placement(all);
+        for (String url : urls) {
+            Store store = new MemoryStore();
+            StorageDispatcher d = new StorageDispatcher(storage, null);
+            ReplicaService service = new ReplicaService(store, d, d, new HybridLogicalClock());
+            stores.put(url, store);
+            services.put(url, service);
+            nodes.put(url, new AntiEntropy(url, all, placement, replicas, store, service, new Direct(url),
+                    Duration.ZERO, 0));
+        }
+    }
+
+    /** The transport of node {@code self}: the peer's AntiEntropy and ReplicaService, called directly. */
+    private final class Direct implements TreeTransport {
+        private final String self;
+
+        Direct(String self) {
+            this.self = self;
+        }
+
+        @Override
+        public CompletableFuture<MerkleTree> tree(String peer) {
+            return nodes.get(peer).tree(self);
+        }
+
+        @Override
+        public CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start) {
+            return nodes.get(peer).page(self, leaves, start);
+        }
+
+        @Override
+        public CompletableFuture<Void> push(String peer, List<Entry> entries) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (Entry e : entries) writes.add(services.get(peer).<Void>write(e, () -> null));
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+        }
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Map<String, String> contents(String url) throws Exception {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (CloseableIterator<Entry> it = stores.get(url).scan(new byte[0], null)) {
+            while (it.hasNext()) {
+                Entry e = it.next();
+                out.put(new String(e.key(), StandardCharsets.UTF_8),
+                        (e.isTombstone() ? "-" : new String(e.value(), StandardCharsets.UTF_8)) + "@" + e.timestamp());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void oneRoundLeavesBothNodesWithTheNewestOfEveryKey() throws Exception {
+        cluster(2, "http://a", "http://b");
+        Store a = stores.get("http://a");
+        Store bs = stores.get("http://b");
+        for (int i = 0; i < 2_000; i++) {
+            a.put(b("same" + i), b("v"), 10);
+            bs.put(b("same" + i), b("v"), 10);
+        }
+        a.put(b("k1"), b("a-new"), 200);
+        bs.put(b("k1"), b("b-old"), 100);
+        a.put(b("k2"), b("a-old"), 100);
+        bs.delete(b("k2"), 150);
+        a.delete(b("k3"), 300);
+        bs.put(b("k3"), b("b-old"), 250);
+        bs.put(b("k4"), b("b-only"), 50);
+        bs.delete(b("k5"), 60);
+        a.put(b("k6"), b("a-only"), 70);
+        // large values on b alone: the peer's answer comes in several pages
+        for (int i = 0; i < 3; i++) bs.put(b("large" + i), "x".repeat(600_000).getBytes(StandardCharsets.UTF_8), 80);
+
+        nodes.get("http://a").round();
+
+        Map<String, String> onA = contents("http://a");
+        assertThat(onA).isEqualTo(contents("http://b"));
+        assertThat(onA).containsEntry("k1", "a-new@200").containsEntry("k2", "-@150").containsEntry("k3", "-@300")
+                .containsEntry("k4", "b-only@50").containsEntry("k5", "-@60").containsEntry("k6", "a-only@70")
+                .containsKey("large2").hasSize(2_009);
+        Map<String, Long> c = nodes.get("http://a").counts().get("http://b");
+        assertThat(c.get("keysSent")).isEqualTo(3); // k1, k3, k6
+        assertThat(c.get("keysReceived")).isEqualTo(6); // k2, k4, k5, large0-2
+        assertThat(c.get("keysCompared")).isEqualTo(2_004); // what a held
+        assertThat(c.get("failures")).isZero();
+
+        // nothing differs any more: trees only, from either side
+        nodes.get("http://b").round();
+        nodes.get("http://a").round();
+        Map<String, Long> again = nodes.get("http://a").counts().get("http://b");
+        assertThat(again.get("keysSent")).isEqualTo(3);
+        assertThat(again.get("keysReceived")).isEqualTo(6);
+        assertThat(again.get("differingLeaves")).isEqualTo(c.get("differingLeaves"));
+        assertThat(nodes.get("http://b").counts().get("http://a").get("differingLeaves")).isZero();
+    }
+
+    @Test
+    void onlyKeysBothNodesReplicateAreCompared() throws Exception {
+        cluster(2, "http://a", "http://b", "http://c");
+        Placement placement = new Placement(List.of("http://a", "http://b", "http://c"));
+        Store a = stores.get("http://a");
+        int aHolds = 0;
+        for (int i = 0; i < 500; i++) {
+            byte[] key = b("key" + i);
+            a.put(key, b("v" + i), 10);
+            if (placement.replicas(key, 2).contains("http://a")) aHolds++;
+        }
+        nodes.get("http://a").round();
+        Map<String, String> onB = contents("http://b");
+        Map<String, String> onC = contents("http://c");
+        for (int i = 0; i < 500; i++) {
+            List<String> holders = placement.replicas(b("key" + i), 2);
+            boolean shared = holders.contains("http://a");
+            assertThat(onB.containsKey("key" + i)).as("key" + i).isEqualTo(shared && holders.contains("http://b"));
+            assertThat(onC.containsKey("key" + i)).as("key" + i).isEqualTo(shared && holders.contains("http://c"));
+        }
+        assertThat(onB.size() + onC.size()).isEqualTo(aHolds);
+    }
+}

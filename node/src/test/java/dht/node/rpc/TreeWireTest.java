@@ -1,0 +1,32 @@
+package dht.node.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.storage.Entry;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TreeWireTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Anti-entropy hands a version on as it is: a value that expires keeps its expiry on the other node. */
+    @Test
+    void aPageCarriesValuesTombstonesAndExpiries() {
+        List<Entry> page = List.of(Entry.value(b("a"), b("1"), 10), Entry.tombstone(b("b"), 11),
+                Entry.value(b("c"), b("3"), 12, 1_700_000_000_000L));
+
+        List<Entry> back = TreeWire.decodePage(TreeWire.encodePage(page));
+
+        assertThat(back).hasSize(3);
+        assertThat(back.get(0).expiry()).isZero();
+        assertThat(back.get(0).value()).isEqualTo(b("1"));
+        assertThat(back.get(1).isTombstone()).isTrue();
+        assertThat(back.get(1).timestamp()).isEqualTo(11);
+        assertThat(back.get(2).value()).isEqualTo(b("3"));
+        assertThat(back.get(2).timestamp()).isEqualTo(12);
+        assertThat(back.get(2).expiry()).isEqualTo(1_700_000_000_000L);
+    }
+}
