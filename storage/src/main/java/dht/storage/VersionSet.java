@@ -123,11 +123,7 @@ final class VersionSet {
             } finally {
                 mutex.unlock();
             }
-            try {
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-            } catch (IOException e) {
-                throw new ManifestUncertainException(e);
-            }
+            writeManifest(next, logNumber, tables);
             mutex.lock();
             try {
                 Version v = current;
@@ -163,11 +159,7 @@ final class VersionSet {
             } finally {
                 mutex.unlock();
             }
-            try {
-                new Manifest(next, logNumber, numbers(tables)).write(files, dir);
-            } catch (IOException e) {
-                throw new ManifestUncertainException(e);
-            }
+            writeManifest(next, logNumber, tables);
             mutex.lock();
             try {
                 Version cv = current;
@@ -195,5 +187,14 @@ final class VersionSet {
         List<Long> out = new ArrayList<>(tables.size());
         for (Table t : tables) out.add(t.number);
         return out;
+    }
+
+    /** Writes a manifest naming {@code tables}; a failure may have left it written, so it is uncertain. */
+    private void writeManifest(long next, long logNumber, List<Table> tables) throws ManifestUncertainException {
+        try {
+            new Manifest(next, logNumber, numbers(tables)).write(files, dir);
+        } catch (IOException e) {
+            throw new ManifestUncertainException(e);
+        }
     }
 }
