@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.testkit.TestPorts;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,24 +53,12 @@ class AntiEntropyProcessTest {
     }
 
     private int write(NodeProcess n, String key, String value) throws Exception {
-        URI uri = URI.create(n.url() + "/v0/entity?id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&ack=3&from=3");
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
-        b = value == null ? b.DELETE() : b.PUT(HttpRequest.BodyPublishers.ofString(value));
-        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return NodeRequests.write(http, n, key, value, 3, 3);
     }
 
     /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entities?start=%00&scope=local"))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        Map<String, String> out = new TreeMap<>();
-        for (String e : r.body().split(";")) {
-            if (e.isEmpty()) continue;
-            int nl = e.indexOf('\n');
-            out.put(e.substring(0, nl), e.substring(nl + 1));
-        }
-        return out;
+        return NodeRequests.local(http, n);
     }
 
     private String status(NodeProcess n) throws Exception {

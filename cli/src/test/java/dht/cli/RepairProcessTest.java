@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.Placement;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,24 +44,12 @@ class RepairProcessTest {
     }
 
     private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
-        URI uri = URI.create(n.url() + "/v0/entity?id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&ack=" + ack + "&from=" + from);
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
-        b = value == null ? b.DELETE() : b.PUT(HttpRequest.BodyPublishers.ofString(value));
-        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return NodeRequests.write(http, n, key, value, ack, from);
     }
 
     /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entities?start=%00&scope=local"))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        Map<String, String> out = new TreeMap<>();
-        for (String e : r.body().split(";")) {
-            if (e.isEmpty()) continue;
-            int nl = e.indexOf('\n');
-            out.put(e.substring(0, nl), e.substring(nl + 1));
-        }
-        return out;
+        return NodeRequests.local(http, n);
     }
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {
