@@ -164,13 +164,6 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                 compression, clusterSecret, bindAddress, files, hints, antiEntropy);
     }
 
-    /** This configuration with other anti-entropy settings. */
-    public NodeConfig withAntiEntropy(AntiEntropySettings settings) {
-        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
-                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls, hints, settings);
-    }
-
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
     public static NodeConfig single(int port, Path dataDir) {
         String self = "http://localhost:" + port;
