@@ -5,6 +5,7 @@ import dht.node.exec.CoreLocalExecutor;
 import dht.node.exec.CpuAffinity;
 import dht.node.exec.StorageExecutors;
 import dht.node.http.AdminRoute;
+import dht.node.http.CompactRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.GracefulStop;
@@ -247,7 +248,9 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.TREE_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
-        routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        AdminRoute admin = new AdminRoute(profiler, config.adminToken());
+        routes.put("/admin/profile", admin);
+        routes.put("/admin/compact", new CompactRoute(store, admin));
         routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
     }
