@@ -1,6 +1,7 @@
 package dht.node;
 
 import dht.node.admin.Profiler;
+import dht.node.cluster.PurgeHorizon;
 import dht.node.exec.CoreLocalExecutor;
 import dht.node.exec.CpuAffinity;
 import dht.node.exec.StorageExecutors;
@@ -110,8 +111,10 @@ public final class Node implements AutoCloseable {
     /** Starts a node with the production storage engine and cluster layer. */
     public static Node start(NodeConfig config) throws IOException {
         NodeMetrics metrics = new NodeMetrics();
-        return start(config, NodeWiring::openStore,
-                (c, store, executor, loops) -> NodeWiring.startCluster(c, store, executor, loops, metrics.peerCalls()),
+        // One horizon: the store's compactions ask it, the cluster's anti-entropy feeds it.
+        PurgeHorizon horizon = NodeWiring.purgeHorizon(config);
+        return start(config, c -> NodeWiring.openStore(c, horizon),
+                (c, store, executor, loops) -> NodeWiring.startCluster(c, store, executor, loops, metrics.peerCalls(), horizon),
                 metrics);
     }
 
@@ -195,7 +198,7 @@ public final class Node implements AutoCloseable {
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
-                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null);
+                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null, config.tombstoneGrace());
             profiler = new Profiler();
             metrics.bind(store, admission, cluster.view());
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
