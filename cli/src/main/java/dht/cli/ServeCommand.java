@@ -151,6 +151,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Anti-entropy's budget of scanned, received and sent bytes per second; 0: no limit (default: ${DEFAULT-VALUE}).")
     long antiEntropyBytesPerSecond;
 
+    @Option(names = "--tombstone-grace", defaultValue = "86400", paramLabel = "SECONDS",
+            description = "Keep a tombstone at least this long, and past it until every peer holds it; "
+                    + "a hint older than this is dropped (default: ${DEFAULT-VALUE}, one day).")
+    long tombstoneGraceSeconds;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -345,12 +350,14 @@ public final class ServeCommand implements Callable<Integer> {
         if (hintWindowMinutes < 1) throw new IllegalArgumentException("--hint-window must be positive, got " + hintWindowMinutes);
         if (hintBytes < 0) throw new IllegalArgumentException("--hint-bytes must be 0 or more, got " + hintBytes);
         if (hintRate < 1) throw new IllegalArgumentException("--hint-rate must be positive, got " + hintRate);
+        if (tombstoneGraceSeconds < 1) throw new IllegalArgumentException("--tombstone-grace must be positive, got " + tombstoneGraceSeconds);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
                 Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
                 Compression.parse(compression), null, bindAddress(), tls,
                 new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate),
-                new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond));
+                new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond),
+                Duration.ofSeconds(tombstoneGraceSeconds));
     }
 
     /** The TLS files, checked to make a server and a client context; null without --tls-cert. */

@@ -1,10 +1,12 @@
 package dht.node;
 
 import dht.node.admin.Profiler;
+import dht.node.cluster.PurgeHorizon;
 import dht.node.exec.CoreLocalExecutor;
 import dht.node.exec.CpuAffinity;
 import dht.node.exec.StorageExecutors;
 import dht.node.http.AdminRoute;
+import dht.node.http.CompactRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.GracefulStop;
@@ -109,8 +111,10 @@ public final class Node implements AutoCloseable {
     /** Starts a node with the production storage engine and cluster layer. */
     public static Node start(NodeConfig config) throws IOException {
         NodeMetrics metrics = new NodeMetrics();
-        return start(config, NodeWiring::openStore,
-                (c, store, executor, loops) -> NodeWiring.startCluster(c, store, executor, loops, metrics.peerCalls()),
+        // One horizon: the store's compactions ask it, the cluster's anti-entropy feeds it.
+        PurgeHorizon horizon = NodeWiring.purgeHorizon(config);
+        return start(config, c -> NodeWiring.openStore(c, horizon),
+                (c, store, executor, loops) -> NodeWiring.startCluster(c, store, executor, loops, metrics.peerCalls(), horizon),
                 metrics);
     }
 
@@ -194,7 +198,7 @@ public final class Node implements AutoCloseable {
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
-                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null);
+                    transport.name(), startedAtMillis, t0, config.clusterSecret() != null, config.tombstoneGrace());
             profiler = new Profiler();
             metrics.bind(store, admission, cluster.view());
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
@@ -247,7 +251,9 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.TREE_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
-        routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        AdminRoute admin = new AdminRoute(profiler, config.adminToken());
+        routes.put("/admin/profile", admin);
+        routes.put("/admin/compact", new CompactRoute(store, admin));
         routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
     }

@@ -43,13 +43,17 @@ import java.util.List;
  *                        ({@code --hint-window}, {@code --hint-bytes}, {@code --hint-rate})
  * @param antiEntropy     how often this node compares its keys with each peer's and exchanges what
  *                        differs, and its bytes/s budget (docs/cluster.md, "Anti-entropy")
+ * @param tombstoneGrace  the least time a tombstone (or a value past its expiry) is kept; past it,
+ *                        compaction forgets it once every peer is known to hold it
+ *                        (docs/design.md, "Forgetting tombstones safely"); also the age past
+ *                        which a hint is dropped
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
                          ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
-                         AntiEntropySettings antiEntropy) {
+                         AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -59,6 +63,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final long DEFAULT_MEMTABLE_BYTES = 16L * 1024 * 1024;
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
+    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(1);
     /** Measured in docs/benchmarks.md, "Block compression". */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
 
@@ -72,6 +77,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (maxClockOffset.isNegative()) throw new IllegalArgumentException("--max-clock-offset must not be negative, got " + maxClockOffset);
         java.util.Objects.requireNonNull(hints, "hints");
         java.util.Objects.requireNonNull(antiEntropy, "antiEntropy");
+        java.util.Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+        if (!tombstoneGrace.isPositive()) throw new IllegalArgumentException("--tombstone-grace must be positive, got " + tombstoneGrace);
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
@@ -84,7 +91,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, HintSettings hints) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, hints, AntiEntropySettings.DEFAULTS);
+                DEFAULT_COMPRESSION, null, null, null, hints, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
     }
 
     /** With the default max clock offset and compression, no cluster secret, every interface, plain HTTP. */
@@ -94,7 +101,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
     }
 
     /** With the default compression. */
@@ -104,7 +111,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
     }
 
     /** With the default max clock offset. */
@@ -114,7 +121,7 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Compression compression) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                compression, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS);
+                compression, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
     }
 
     /**
@@ -140,28 +147,28 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls, hints, antiEntropy);
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, secret, bindAddress, tls, hints, antiEntropy);
+                compression, secret, bindAddress, tls, hints, antiEntropy, tombstoneGrace);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, address, tls, hints, antiEntropy);
+                compression, clusterSecret, address, tls, hints, antiEntropy, tombstoneGrace);
     }
 
     /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, files, hints, antiEntropy);
+                compression, clusterSecret, bindAddress, files, hints, antiEntropy, tombstoneGrace);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

@@ -6,6 +6,8 @@ import dht.node.cluster.ClusterView;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.HintStorage;
 import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.LateWriteReportingStore;
+import dht.node.cluster.PurgeHorizon;
 import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
@@ -25,8 +27,6 @@ import java.util.concurrent.Executor;
 
 /** How {@link Node#start(NodeConfig)} builds the production storage engine and cluster layer from a configuration. */
 final class NodeWiring {
-    /** Tombstones younger than this survive compaction, so a replica that was down can still learn of the delete. */
-    static final Duration TOMBSTONE_GRACE = Duration.ofDays(1);
     /** The hints' directory inside the data directory, beside the store's files (docs/cluster.md, "Hint files"). */
     static final String HINTS_DIR = "hints";
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
@@ -35,13 +35,28 @@ final class NodeWiring {
     private NodeWiring() {
     }
 
+    /** The horizon up to which this node's tombstones may be forgotten, fed by its anti-entropy. */
+    static PurgeHorizon purgeHorizon(NodeConfig config) {
+        return new PurgeHorizon(config.self(), config.cluster());
+    }
+
+    /** The store with a purge horizon of its own, which no anti-entropy feeds: in a cluster, no tombstone is forgotten. */
     static Store openStore(NodeConfig config) throws IOException {
+        return openStore(config, purgeHorizon(config));
+    }
+
+    /**
+     * The store, whose compactions forget a tombstone past the grace only before {@code horizon};
+     * in a cluster, wrapped so that it tells the horizon of the writes that reach it late.
+     */
+    static Store openStore(NodeConfig config, PurgeHorizon horizon) throws IOException {
         Tuning tuning = config.tuning();
         StoreOptions options = StoreOptions.defaults()
                 .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
                 .withMemtableBytes(config.memtableBytes())
                 // Write timestamps are the cluster's hybrid logical clock: microseconds since the epoch.
-                .withTombstoneGrace(TOMBSTONE_GRACE, HybridLogicalClock::toEpochMillis)
+                .withTombstoneGrace(config.tombstoneGrace(), HybridLogicalClock::toEpochMillis)
+                .withPurgeHorizon(horizon)
                 .withCompactionBytesPerSecond(tuning.compactionBytesPerSecond())
                 .withYieldEveryEntries(tuning.yieldEvery())
                 // Replicas get the same writes: without it they flush and compact in lockstep
@@ -51,7 +66,8 @@ final class NodeWiring {
                 .withBackgroundPriority(tuning.backgroundPriority())
                 .withCompression(config.compression());
         try {
-            return LsmStore.open(config.dataDir(), options);
+            Store store = LsmStore.open(config.dataDir(), options);
+            return config.cluster().size() > 1 ? new LateWriteReportingStore(store, horizon) : store;
         } catch (MissingFilesException e) {
             if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
@@ -69,18 +85,21 @@ final class NodeWiring {
     }
 
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
-        return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE);
+        return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE, purgeHorizon(config));
     }
 
-    /** As above, telling {@code peerCalls} how every call to a peer ended. */
+    /**
+     * As above, telling {@code peerCalls} how every call to a peer ended and {@code horizon} (the
+     * one {@code store} was opened with) of every full anti-entropy exchange.
+     */
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops,
-                                        PeerCallMeter peerCalls) {
+                                        PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
                 loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(),
                 config.hints().bytesPerPeer() == 0 ? 0 : tuning.hintBytes(),
-                new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), TOMBSTONE_GRACE, config.hints()),
-                config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(),
+                new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), config.tombstoneGrace(), config.hints()),
+                config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(), horizon,
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
         ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());

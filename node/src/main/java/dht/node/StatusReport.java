@@ -7,6 +7,7 @@ import dht.storage.StoreStats;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -23,9 +24,11 @@ final class StatusReport {
     private final long startedAtMillis;
     private final long startedNanos;
     private final boolean clusterSecret;
+    private final Duration tombstoneGrace;
 
     StatusReport(ClusterView view, Store store, Admission admission, Path dataDir, String transport,
-                 long startedAtMillis, long startedNanos, boolean clusterSecret) {
+                 long startedAtMillis, long startedNanos, boolean clusterSecret, Duration tombstoneGrace) {
+        this.tombstoneGrace = tombstoneGrace;
         this.clusterSecret = clusterSecret;
         this.view = view;
         this.store = store;
@@ -70,6 +73,10 @@ final class StatusReport {
         b.append('}');
         perPeer(b, "hints", view.hints());
         perPeer(b, "antiEntropy", view.antiEntropy());
+        // What a compaction starting now may forget: tombstones before this (epoch ms; 0: none).
+        long graceHorizon = System.currentTimeMillis() - tombstoneGrace.toMillis();
+        b.append(",\"tombstoneGraceMillis\":").append(tombstoneGrace.toMillis());
+        b.append(",\"tombstonePurgeHorizonMillis\":").append(Math.max(0, Math.min(graceHorizon, view.purgeHorizonMillis())));
         b.append(",\"startedAtMillis\":").append(startedAtMillis);
         b.append(",\"uptimeMillis\":").append((System.nanoTime() - startedNanos) / 1_000_000);
         // Which process answers: a launcher that started a node on a port checks that it is its own

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * ago becomes a tombstone with the value's timestamp, forgotten under the tombstone rule; one that
  * expired more recently stays as it is (it reads as absent), so that the grace counts from the
  * expiry, as a delete's counts from the delete. A tombstone is dropped only when it is older than
- * {@link StoreOptions#tombstoneGrace} and no table outside the compaction and no memtable of the
+ * {@link StoreOptions#tombstoneGrace}, its timestamp is before {@link StoreOptions#purgeHorizon}
+ * (asked once, at the start), and no table outside the compaction and no memtable of the
  * compaction's snapshot can hold a version of its key (one it would otherwise stop shadowing); a
  * table that cannot be read there keeps the tombstone. Shadowed versions are already gone: the input is a {@link MergingIterator}.
  *
@@ -34,8 +35,10 @@ final class CompactionMerge implements Iterator<Entry> {
     private final StoreOptions opt;
     private final Pacer pacer;
     private final long t0 = System.nanoTime();
-    /** Tombstones written before this instant are past their grace; fixed when the compaction starts. */
-    private final long horizon;
+    /** Values that expired before this instant are past their grace; fixed when the compaction starts. */
+    private final long graceHorizon;
+    /** Tombstones written before this instant may be forgotten: past their grace and the purge horizon. */
+    private final long purgeHorizon;
     private long lastLog = t0;
     private long seenBytes;
     /** Entries read since the clock was last consulted for progress and pacing, and {@link #seenBytes} then. */
@@ -58,7 +61,8 @@ final class CompactionMerge implements Iterator<Entry> {
         this.outNumber = outNumber;
         this.opt = opt;
         this.pacer = pacer;
-        this.horizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
+        this.graceHorizon = System.currentTimeMillis() - opt.tombstoneGrace().toMillis();
+        this.purgeHorizon = Math.min(graceHorizon, opt.purgeHorizon().getAsLong());
         advance();
     }
 
@@ -76,8 +80,8 @@ final class CompactionMerge implements Iterator<Entry> {
                 progress();
                 pacer.pace(t0, seenBytes);
             }
-            Entry e = read.expiry() != 0 && read.expiry() < horizon ? Entry.tombstone(read.key(), read.timestamp()) : read;
-            if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < horizon && !heldElsewhere(e.key())) {
+            Entry e = read.expiry() != 0 && read.expiry() < graceHorizon ? Entry.tombstone(read.key(), read.timestamp()) : read;
+            if (e.isTombstone() && opt.timestampMillis().applyAsLong(e.timestamp()) < purgeHorizon && !heldElsewhere(e.key())) {
                 continue;
             }
             next = e;

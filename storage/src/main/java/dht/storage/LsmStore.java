@@ -198,6 +198,7 @@ public final class LsmStore implements Store {
     }
 
     /** Writes the active memtable to a table and waits until it is done. */
+    @Override
     public void flush() throws IOException {
         mutex.lock();
         try {
@@ -211,6 +212,7 @@ public final class LsmStore implements Store {
     }
 
     /** Merges every live table into one (a major compaction) and waits for it. */
+    @Override
     public void compact() throws IOException {
         compaction.compactAll();
     }

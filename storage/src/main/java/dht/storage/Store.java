@@ -68,6 +68,17 @@ public interface Store extends AutoCloseable {
         return new EngineCounters();
     }
 
+    /** Writes what is held in memory out to tables and waits for it; an engine without tables does nothing. */
+    default void flush() throws IOException {
+    }
+
+    /**
+     * Merges every table into one (a major compaction), forgetting what compaction may forget, and
+     * waits for it; an engine without tables does nothing.
+     */
+    default void compact() throws IOException {
+    }
+
     /** Flushes, stops background work and releases the directory lock. Safe while reads are in flight. */
     @Override
     void close() throws IOException;

@@ -2,6 +2,7 @@ package dht.storage;
 
 import java.time.Duration;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -44,17 +45,24 @@ import java.util.function.LongUnaryOperator;
  * @param compression           the codec new tables' data blocks are written with (default
  *                              {@link Compression#NONE}); tables keep the codec they were written
  *                              with until a compaction rewrites them in this one
+ * @param purgeHorizon          asked once at the start of each compaction: a tombstone (or a value
+ *                              expired past the grace) whose timestamp, mapped through
+ *                              {@code timestampMillis}, is not before the epoch millisecond it
+ *                              returns is kept, even past its grace. The embedder says here up to
+ *                              when every other copy of the data is known to hold the tombstone
+ *                              (default: {@code Long.MAX_VALUE}, no limit beyond the grace)
  */
 public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long memtableBytes,
                            int maxImmutableMemtables, int bloomBitsPerKey, int blockSize,
                            Duration tombstoneGrace, LongUnaryOperator timestampMillis,
                            int compactionMinTables, int slowdownTables, long compactionBytesPerSecond,
                            double flushJitter, boolean acceptMissingTables, BackgroundPriority backgroundPriority,
-                           int yieldEveryEntries, StorageFiles files, Compression compression) {
+                           int yieldEveryEntries, StorageFiles files, Compression compression,
+                           LongSupplier purgeHorizon) {
 
     public StoreOptions {
         if (syncPolicy == null || tombstoneGrace == null || timestampMillis == null || backgroundPriority == null
-                || files == null || compression == null) {
+                || files == null || compression == null || purgeHorizon == null) {
             throw new IllegalArgumentException("null option");
         }
         if (syncIntervalMillis < 1) throw new IllegalArgumentException("syncIntervalMillis < 1");
@@ -72,7 +80,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
     public static StoreOptions defaults() {
         return new StoreOptions(SyncPolicy.EVERY_WRITE, 100, 16L << 20, 2, 10, 4096,
                 Duration.ofDays(1), LongUnaryOperator.identity(), 4, 40, 0, 0, false, BackgroundPriority.NORMAL, 1024,
-                NioStorageFiles.INSTANCE, Compression.NONE);
+                NioStorageFiles.INSTANCE, Compression.NONE, () -> Long.MAX_VALUE);
     }
 
     public StoreOptions withSyncPolicy(SyncPolicy p) {
@@ -141,6 +149,10 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         return with(b -> b.compression = c);
     }
 
+    public StoreOptions withPurgeHorizon(LongSupplier horizonMillis) {
+        return with(b -> b.purgeHorizon = horizonMillis);
+    }
+
     /**
      * A copy with the changes {@code change} makes to a draft of this one's components; the
      * canonical constructor checks the result. The one place that lists every component in
@@ -152,7 +164,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         return new StoreOptions(d.syncPolicy, d.syncIntervalMillis, d.memtableBytes, d.maxImmutableMemtables,
                 d.bloomBitsPerKey, d.blockSize, d.tombstoneGrace, d.timestampMillis, d.compactionMinTables,
                 d.slowdownTables, d.compactionBytesPerSecond, d.flushJitter, d.acceptMissingTables,
-                d.backgroundPriority, d.yieldEveryEntries, d.files, d.compression);
+                d.backgroundPriority, d.yieldEveryEntries, d.files, d.compression, d.purgeHorizon);
     }
 
     /** The components of a {@link StoreOptions} while one is being changed; never escapes {@link #with}. */
@@ -174,6 +186,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
         int yieldEveryEntries;
         StorageFiles files;
         Compression compression;
+        LongSupplier purgeHorizon;
 
         Draft(StoreOptions o) {
             syncPolicy = o.syncPolicy;
@@ -193,6 +206,7 @@ public record StoreOptions(SyncPolicy syncPolicy, long syncIntervalMillis, long 
             yieldEveryEntries = o.yieldEveryEntries;
             files = o.files;
             compression = o.compression;
+            purgeHorizon = o.purgeHorizon;
         }
     }
 }

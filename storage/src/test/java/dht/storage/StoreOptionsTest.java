@@ -33,7 +33,8 @@ class StoreOptionsTest {
             Map.entry("backgroundPriority", o -> o.withBackgroundPriority(BackgroundPriority.LOW)),
             Map.entry("yieldEveryEntries", o -> o.withYieldEveryEntries(99)),
             Map.entry("acceptMissingTables", o -> o.withMissingTablesAccepted(true)),
-            Map.entry("compression", o -> o.withCompression(Compression.ZSTD)));
+            Map.entry("compression", o -> o.withCompression(Compression.ZSTD)),
+            Map.entry("purgeHorizon", o -> o.withPurgeHorizon(() -> 42)));
 
     @Test
     void eachWitherChangesItsOwnComponentsAndKeepsEveryOther() throws Exception {

@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * the store through its scan API, and spends a shared bytes-per-second budget for what it scans,
  * receives and sends, so it yields to foreground work. Trees are rebuilt by a scan each round, not
  * updated on write.
+ *
+ * <p>An exchange that completes in full tells the {@link PurgeHorizon} when the scan behind this
+ * node's trees started: everything this node held then is on the peer now, or something newer.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AntiEntropy.class);
@@ -57,6 +60,7 @@ public final class AntiEntropy implements AutoCloseable {
     private final TreeTransport transport;
     private final Duration interval;
     private final ByteRate rate;
+    private final PurgeHorizon horizon;
     private final Map<String, ExchangeCounts> counts = new LinkedHashMap<>();
     /** Serves peers' requests, apart from the exchanges this node starts, so two nodes never wait on each other. */
     private final ExecutorService server;
@@ -64,8 +68,11 @@ public final class AntiEntropy implements AutoCloseable {
     private volatile Trees latest;
     private volatile boolean closed;
 
-    /** The trees of one scan, by peer, with how many keys each covers. */
-    private record Trees(long builtNanos, Map<String, MerkleTree> byPeer, Map<String, Long> keys) {
+    /**
+     * The trees of one scan, by peer, with how many keys each covers; {@code scanStartMillis}: the
+     * scan's start by the {@link PurgeHorizon}'s clock (every entry held then is in the trees).
+     */
+    private record Trees(long builtNanos, long scanStartMillis, Map<String, MerkleTree> byPeer, Map<String, Long> keys) {
     }
 
     /**
@@ -73,9 +80,10 @@ public final class AntiEntropy implements AutoCloseable {
      * @param interval       how often each peer is exchanged with; zero: never (peers' requests are
      *                       still served)
      * @param bytesPerSecond the budget for scanned, received and sent bytes (0: no limit)
+     * @param horizon        told of every exchange that completes in full
      */
     AntiEntropy(String self, List<String> nodes, Placement placement, int replicas, Store store, ReplicaService local,
-                TreeTransport transport, Duration interval, long bytesPerSecond) {
+                TreeTransport transport, Duration interval, long bytesPerSecond, PurgeHorizon horizon) {
         this.self = self;
         this.peers = nodes.stream().filter(n -> !n.equals(self)).toList();
         this.placement = placement;
@@ -85,6 +93,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.transport = transport;
         this.interval = interval;
         this.rate = new ByteRate(bytesPerSecond);
+        this.horizon = horizon;
         for (String p : peers) counts.put(p, new ExchangeCounts());
         this.server = Executors.newSingleThreadExecutor(r -> daemon(r, "anti-entropy-server"));
         this.worker = interval.isPositive() ? daemon(this::run, "anti-entropy") : null;
@@ -146,10 +155,14 @@ public final class AntiEntropy implements AutoCloseable {
         }
     }
 
-    /** One exchange with {@code peer}; a failure is counted and logged, and the next round tries again. */
+    /**
+     * One exchange with {@code peer}; a failure is counted and logged, and the next round tries
+     * again. One that went through every differing leaf with no failure completed in full.
+     */
     private void exchange(String peer, Trees trees) throws InterruptedException {
         ExchangeCounts c = counts.get(peer);
         long t0 = System.nanoTime();
+        long failuresBefore = c.failures.sum();
         try {
             MerkleTree theirs = await(transport.tree(peer));
             long treeBytes = (long) MerkleTree.LEAVES * Long.BYTES;
@@ -167,6 +180,10 @@ public final class AntiEntropy implements AutoCloseable {
                 start = page.next();
             }
             c.exchanges.increment();
+            if (start == null && c.failures.sum() == failuresBefore) {
+                horizon.exchangeCompleted(peer, trees.scanStartMillis());
+                c.lastFullExchangeScanMillis.set(trees.scanStartMillis());
+            }
         } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {
             c.failures.increment();
             log.debug("anti-entropy exchange with {} failed: {}", peer, e.toString());
@@ -306,6 +323,7 @@ public final class AntiEntropy implements AutoCloseable {
 
     /** Scans the store once and builds a tree per peer; {@code paced}: spending the byte budget. */
     private Trees build(boolean paced) throws IOException, InterruptedException {
+        long scanStartMillis = horizon.nowMillis();
         Map<String, MerkleTree> byPeer = new HashMap<>();
         Map<String, Long> keys = new HashMap<>();
         for (String p : peers) {
@@ -333,7 +351,7 @@ public final class AntiEntropy implements AutoCloseable {
                 if (closed) throw new InterruptedException("closed");
             }
         }
-        return new Trees(System.nanoTime(), byPeer, keys);
+        return new Trees(System.nanoTime(), scanStartMillis, byPeer, keys);
     }
 
     private boolean shares(byte[] key, String peer) {

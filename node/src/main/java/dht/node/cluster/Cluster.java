@@ -105,12 +105,28 @@ public final class Cluster implements AutoCloseable {
      * As the form above, with anti-entropy ({@link AntiEntropy}) exchanging with every peer each
      * {@code antiEntropyInterval} (zero: never; peers' exchanges are served either way), spending
      * at most {@code antiEntropyBytesPerSecond} (0: no limit) of scanned, received and sent bytes.
+     * Its full exchanges go to a purge horizon nobody reads.
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
                                 String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
                                 Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
                                 PeerNetwork.Opener network) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls, peerBatching,
+                writeThreads, hintBytes, hintStorage, maxClockOffset, antiEntropyInterval, antiEntropyBytesPerSecond,
+                new PurgeHorizon(self, nodes), network);
+    }
+
+    /**
+     * As the form above, telling {@code purgeHorizon} of every anti-entropy exchange that completes
+     * in full (the store should be the one that horizon limits, wrapped in a
+     * {@link LateWriteReportingStore} telling it of late writes).
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
+                                String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
+                                Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
+                                PurgeHorizon purgeHorizon, PeerNetwork.Opener network) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
@@ -148,11 +164,11 @@ public final class Cluster implements AutoCloseable {
         TreeTransport trees = net == null ? null : net.trees(self);
         // Every key's replica set is its first `nodes` nodes: the default `from` is the cluster size.
         AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, nodes.size(), store,
-                served, trees, antiEntropyInterval, antiEntropyBytesPerSecond);
+                served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
                 () -> h == null ? Map.of() : h.peerCounts(),
-                () -> antiEntropy == null ? Map.of() : antiEntropy.counts());
+                () -> antiEntropy == null ? Map.of() : antiEntropy.counts(), purgeHorizon);
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);

@@ -37,6 +37,14 @@ public interface ClusterView {
     }
 
     /**
+     * Up to when (epoch ms) every peer is known to hold this node's tombstones ({@link PurgeHorizon}):
+     * {@code Long.MAX_VALUE} with no peers, {@code Long.MIN_VALUE} while one is not yet covered.
+     */
+    default long purgeHorizonMillis() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * The hybrid logical clock's state, by name: {@code maxClockOffsetMillis},
      * {@code clockBehindPeersMillis} (how far ahead of this node's clock the latest timestamp it
      * refused was, if one was refused in the last 10 s; else 0) and {@code timestampsRefused}.

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class ExchangeCounts {
     final AtomicLong lastExchangeMillis = new AtomicLong();
     final AtomicLong lastExchangeDurationMillis = new AtomicLong();
+    /** The scan start (epoch ms) of this node's side of the last exchange that completed in full; 0: none. */
+    final AtomicLong lastFullExchangeScanMillis = new AtomicLong();
     final LongAdder exchanges = new LongAdder();
     final LongAdder failures = new LongAdder();
     final LongAdder keysCompared = new LongAdder();
@@ -22,6 +24,7 @@ final class ExchangeCounts {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("lastExchangeMillis", lastExchangeMillis.get());
         m.put("lastExchangeDurationMillis", lastExchangeDurationMillis.get());
+        m.put("lastFullExchangeScanMillis", lastFullExchangeScanMillis.get());
         m.put("exchanges", exchanges.sum());
         m.put("failures", failures.sum());
         m.put("keysCompared", keysCompared.sum());

@@ -3,6 +3,7 @@ package dht.node.cluster;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -15,10 +16,12 @@ final class StaticClusterView implements ClusterView {
     private final Supplier<Map<String, Long>> clock;
     private final Supplier<Map<String, Map<String, Long>>> hints;
     private final Supplier<Map<String, Map<String, Long>>> antiEntropy;
+    private final LongSupplier purgeHorizon;
 
     StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair,
                       Supplier<Map<String, Long>> clock, Supplier<Map<String, Map<String, Long>>> hints,
-                      Supplier<Map<String, Map<String, Long>>> antiEntropy) {
+                      Supplier<Map<String, Map<String, Long>>> antiEntropy, LongSupplier purgeHorizon) {
+        this.purgeHorizon = purgeHorizon;
         this.hints = hints;
         this.antiEntropy = antiEntropy;
         this.self = self;
@@ -41,6 +44,11 @@ final class StaticClusterView implements ClusterView {
     @Override
     public Map<String, Map<String, Long>> antiEntropy() {
         return antiEntropy.get();
+    }
+
+    @Override
+    public long purgeHorizonMillis() {
+        return purgeHorizon.getAsLong();
     }
 
     @Override

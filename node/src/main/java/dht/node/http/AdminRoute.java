@@ -34,13 +34,7 @@ public final class AdminRoute implements Route {
 
     @Override
     public void handle(Request request, AnswerSlot slot) throws BadRequestException {
-        if (!allowed(slot.remoteAddress(), request.http().headers().get(HttpHeaderNames.AUTHORIZATION))) {
-            slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
-                    token != null
-                    ? "admin endpoints need this node's admin token (Authorization: Bearer TOKEN)"
-                    : "admin endpoints answer loopback clients only (or set --admin-token)"));
-            return;
-        }
+        if (refused(request, slot)) return;
         if (!request.method().equals(HttpMethod.GET)) {
             slot.respond(Responses.methodNotAllowed("GET"));
             return;
@@ -64,6 +58,16 @@ public final class AdminRoute implements Route {
             };
             slot.respond(Responses.text(status, String.valueOf(cause.getMessage())));
         });
+    }
+
+    /** Answers 403 and returns true unless the request may use admin endpoints (every admin route asks this). */
+    boolean refused(Request request, AnswerSlot slot) {
+        if (allowed(slot.remoteAddress(), request.http().headers().get(HttpHeaderNames.AUTHORIZATION))) return false;
+        slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN,
+                token != null
+                ? "admin endpoints need this node's admin token (Authorization: Bearer TOKEN)"
+                : "admin endpoints answer loopback clients only (or set --admin-token)"));
+        return true;
     }
 
     /** {@code 10s}, {@code 500ms}, {@code 2m}, or a bare number of seconds. */

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import dht.storage.LsmStore;
 import dht.storage.Store;
+import dht.storage.StoreOptions;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,11 +16,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Anti-entropy between in-process nodes whose transport calls the other node's server side directly. */
 class AntiEntropyTest {
@@ -25,24 +31,39 @@ class AntiEntropyTest {
     private final Map<String, Store> stores = new HashMap<>();
     private final Map<String, ReplicaService> services = new HashMap<>();
     private final Map<String, AntiEntropy> nodes = new LinkedHashMap<>();
+    final Map<String, PurgeHorizon> horizons = new HashMap<>();
+    /** Nodes whose server side fails every call, as an unreachable node's would. */
+    final Set<String> down = ConcurrentHashMap.newKeySet();
 
     @AfterEach
-    void close() {
+    void close() throws Exception {
         nodes.values().forEach(AntiEntropy::close);
         storage.shutdownNow();
+        for (Store s : stores.values()) s.close();
     }
 
-    private void cluster(int replicas, String... urls) {
+    private void cluster(int replicas, String... urls) throws Exception {
+        cluster(replicas, (url, horizon) -> new MemoryStore(), urls);
+    }
+
+    /** A node's store, given its URL and the purge horizon its anti-entropy feeds. */
+    interface StoreFactory {
+        Store open(String url, PurgeHorizon horizon) throws Exception;
+    }
+
+    void cluster(int replicas, StoreFactory storeOf, String... urls) throws Exception {
         List<String> all = List.of(urls);
         Placement placement = new Placement(all);
         for (String url : urls) {
-            Store store = new MemoryStore();
+            PurgeHorizon horizon = new PurgeHorizon(url, all);
+            horizons.put(url, horizon);
+            Store store = storeOf.open(url, horizon);
             StorageDispatcher d = new StorageDispatcher(storage, null);
             ReplicaService service = new ReplicaService(store, d, d, new HybridLogicalClock());
             stores.put(url, store);
             services.put(url, service);
             nodes.put(url, new AntiEntropy(url, all, placement, replicas, store, service, new Direct(url),
-                    Duration.ZERO, 0));
+                    Duration.ZERO, 0, horizon));
         }
     }
 
@@ -56,16 +77,19 @@ class AntiEntropyTest {
 
         @Override
         public CompletableFuture<MerkleTree> tree(String peer) {
+            if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
             return nodes.get(peer).tree(self);
         }
 
         @Override
         public CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start) {
+            if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
             return nodes.get(peer).page(self, leaves, start);
         }
 
         @Override
         public CompletableFuture<Void> push(String peer, List<Entry> entries) {
+            if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (Entry e : entries) writes.add(services.get(peer).<Void>write(e, () -> null));
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
@@ -153,5 +177,71 @@ class AntiEntropyTest {
             assertThat(onC.containsKey("key" + i)).as("key" + i).isEqualTo(shared && holders.contains("http://c"));
         }
         assertThat(onB.size() + onC.size()).isEqualTo(aHolds);
+    }
+
+    @Test
+    void onlyAnExchangeCompletedInFullMovesThePurgeHorizon() throws Exception {
+        cluster(3, "http://a", "http://b", "http://c");
+        stores.get("http://a").put(b("k"), b("v"), 10);
+        down.add("http://c");
+        nodes.get("http://a").round();
+        assertThat(horizons.get("http://a").getAsLong()).as("c not reached").isEqualTo(Long.MIN_VALUE);
+        Map<String, Map<String, Long>> counts = nodes.get("http://a").counts();
+        assertThat(counts.get("http://b").get("lastFullExchangeScanMillis")).isPositive();
+        assertThat(counts.get("http://c").get("lastFullExchangeScanMillis")).isZero();
+
+        down.clear();
+        long before = System.currentTimeMillis();
+        nodes.get("http://a").round();
+        long after = System.currentTimeMillis();
+        assertThat(horizons.get("http://a").getAsLong())
+                .isBetween(before - PurgeHorizon.DEFAULT_SLACK.toMillis(), after - PurgeHorizon.DEFAULT_SLACK.toMillis());
+        assertThat(horizons.get("http://b").getAsLong()).as("b started no exchange").isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void aTombstoneIsForgottenOnlyOnceEveryPeerHoldsItAndNeverComesBack(@TempDir Path dir) throws Exception {
+        cluster(3, (url, horizon) -> !url.equals("http://a") ? new MemoryStore()
+                : new LateWriteReportingStore(LsmStore.open(dir, StoreOptions.defaults()
+                        .withTombstoneGrace(Duration.ofMinutes(1), HybridLogicalClock::toEpochMillis)
+                        .withPurgeHorizon(horizon)), horizon), "http://a", "http://b", "http://c");
+        long now = System.currentTimeMillis();
+        long written = (now - 2 * 3_600_000L) * 1000; // microseconds, as the cluster's clock stamps them
+        long deleted = (now - 3_600_000L) * 1000;
+        for (Store s : stores.values()) s.put(b("k"), b("v"), written);
+        Store a = stores.get("http://a");
+        a.delete(b("k"), deleted);
+        stores.get("http://b").delete(b("k"), deleted); // c missed the delete
+        down.add("http://c");
+        // Stamped hours ago, these writes reached a late: only a scan starting in a later second covers them.
+        Thread.sleep(1_100);
+
+        nodes.get("http://a").round();
+        a.flush();
+        a.compact();
+        assertThat(contents("http://a")).as("past the grace, but c is not known to hold it")
+                .containsEntry("k", "-@" + deleted);
+
+        down.clear();
+        nodes.get("http://a").round();
+        assertThat(contents("http://c")).containsEntry("k", "-@" + deleted);
+        a.compact();
+        assertThat(contents("http://a")).as("every peer holds it now").doesNotContainKey("k");
+
+        // b still holds it and hands it back: a late write, kept until every peer has scanned since
+        nodes.get("http://b").round();
+        assertThat(contents("http://a")).containsEntry("k", "-@" + deleted);
+        a.flush();
+        a.compact();
+        assertThat(contents("http://a")).containsEntry("k", "-@" + deleted);
+        Thread.sleep(1_100); // the next scan starts in a later second than the arrival
+        nodes.get("http://a").round();
+        a.flush();
+        a.compact();
+        assertThat(contents("http://a")).doesNotContainKey("k");
+        for (String url : List.of("http://a", "http://b", "http://c")) {
+            Entry e = stores.get(url).get(b("k"));
+            assertThat(e == null || e.isTombstone()).as("k on " + url).isTrue();
+        }
     }
 }

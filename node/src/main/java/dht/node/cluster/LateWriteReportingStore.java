@@ -1,0 +1,127 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.EngineCounters;
+import dht.storage.Entry;
+import dht.storage.ReadBudget;
+import dht.storage.Store;
+import dht.storage.StoreStats;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * A node's store as every path writes it (coordinator, replica calls, hints, read repair,
+ * anti-entropy): tells the {@link PurgeHorizon} of each write that reaches it late, around the
+ * write, so that a compaction starting meanwhile already keeps what it carries. On-time writes cost
+ * one clock read per call. Everything else passes through.
+ */
+public final class LateWriteReportingStore implements Store {
+    private final Store inner;
+    private final PurgeHorizon horizon;
+
+    public LateWriteReportingStore(Store inner, PurgeHorizon horizon) {
+        this.inner = inner;
+        this.horizon = horizon;
+    }
+
+    /** The oldest timestamp (ms) among {@code entries} that arrive late, or {@code Long.MAX_VALUE}. */
+    private long oldestLate(List<Entry> entries) {
+        long now = horizon.nowMillis();
+        long oldest = Long.MAX_VALUE;
+        for (Entry e : entries) {
+            long ts = HybridLogicalClock.toEpochMillis(e.timestamp());
+            if (horizon.isLate(ts, now)) oldest = Math.min(oldest, ts);
+        }
+        return oldest;
+    }
+
+    private long oldestLate(long timestamp) {
+        long ts = HybridLogicalClock.toEpochMillis(timestamp);
+        return horizon.isLate(ts, horizon.nowMillis()) ? ts : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, long timestamp) throws IOException {
+        long late = oldestLate(timestamp);
+        if (late == Long.MAX_VALUE) {
+            inner.put(key, value, timestamp);
+            return;
+        }
+        horizon.lateWriteStarting(late);
+        try {
+            inner.put(key, value, timestamp);
+        } finally {
+            horizon.lateWriteEnded(late);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key, long timestamp) throws IOException {
+        long late = oldestLate(timestamp);
+        if (late == Long.MAX_VALUE) {
+            inner.delete(key, timestamp);
+            return;
+        }
+        horizon.lateWriteStarting(late);
+        try {
+            inner.delete(key, timestamp);
+        } finally {
+            horizon.lateWriteEnded(late);
+        }
+    }
+
+    @Override
+    public void write(List<Entry> entries) throws IOException {
+        long late = oldestLate(entries);
+        if (late == Long.MAX_VALUE) {
+            inner.write(entries);
+            return;
+        }
+        horizon.lateWriteStarting(late);
+        try {
+            inner.write(entries);
+        } finally {
+            horizon.lateWriteEnded(late);
+        }
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        return inner.get(key);
+    }
+
+    @Override
+    public Entry get(byte[] key, ReadBudget budget) throws IOException {
+        return inner.get(key, budget);
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        return inner.scan(from, to);
+    }
+
+    @Override
+    public StoreStats stats() {
+        return inner.stats();
+    }
+
+    @Override
+    public EngineCounters counters() {
+        return inner.counters();
+    }
+
+    @Override
+    public void flush() throws IOException {
+        inner.flush();
+    }
+
+    @Override
+    public void compact() throws IOException {
+        inner.compact();
+    }
+
+    @Override
+    public void close() throws IOException {
+        inner.close();
+    }
+}

@@ -1,0 +1,114 @@
+package dht.node.cluster;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Up to when every peer is known to hold what this node holds: the storage engine's purge horizon
+ * (epoch milliseconds; a tombstone whose timestamp is before it may be forgotten once past its
+ * grace). See docs/design.md, "Forgetting tombstones safely".
+ *
+ * <p>Per peer it keeps the start of the scan behind the trees of the last anti-entropy exchange
+ * with it that completed in full: every entry this node held then is on that peer now, or
+ * something newer (the exchange moved each differing key both ways, newest winning). The horizon
+ * is the least of these, less {@code slack}, so that a write that reaches this node up to
+ * {@code slack} after its timestamp is covered by an exchange whose scan started after its
+ * timestamp plus {@code slack}. A write that arrives later than that (a hint, read repair,
+ * another peer's anti-entropy, a delayed replica write) is told here ({@link #lateWriteStarting},
+ * {@link #lateWriteEnded}) and holds the horizon at or below its timestamp until every peer's
+ * exchange scan started after it arrived. A peer never exchanged with since this node started
+ * holds the horizon at the start of time: nothing is kept on disk, so a restart forgets nothing
+ * that matters, it only delays purging by one round. With no peers there is no limit.
+ *
+ * <p>Thread-safe; every method is short and synchronized (late writes are rare).
+ */
+public final class PurgeHorizon implements LongSupplier {
+    /** The default {@code slack}: a replica write normally reaches its store well within it. */
+    public static final Duration DEFAULT_SLACK = Duration.ofSeconds(5);
+
+    private final List<String> peers;
+    private final long slackMillis;
+    private final LongSupplier clockMillis;
+    /** Peer to the scan start of its last full exchange, in epoch ms; absent: none since start. */
+    private final Map<String, Long> coveredFrom = new LinkedHashMap<>();
+    /** Late writes that ended, by the second they ended in: the least timestamp (ms) among them. */
+    private final TreeMap<Long, Long> lateBySecond = new TreeMap<>();
+    /** Late writes under way: timestamp (ms) to how many. */
+    private final TreeMap<Long, Integer> lateUnderWay = new TreeMap<>();
+
+    /**
+     * @param self        this node, not a peer of itself
+     * @param nodes       every node of the cluster; each other one must be covered
+     * @param slack       how long after its timestamp a write may reach this node and still count
+     *                    as on time
+     * @param clockMillis this node's clock, the one anti-entropy's scan starts are read from
+     */
+    public PurgeHorizon(String self, List<String> nodes, Duration slack, LongSupplier clockMillis) {
+        this.peers = nodes.stream().filter(n -> !n.equals(self)).toList();
+        this.slackMillis = slack.toMillis();
+        this.clockMillis = clockMillis;
+    }
+
+    public PurgeHorizon(String self, List<String> nodes) {
+        this(self, nodes, DEFAULT_SLACK, System::currentTimeMillis);
+    }
+
+    /** Whether a write of an entry stamped {@code timestampMillis} reaching this node now is late. */
+    public boolean isLate(long timestampMillis, long nowMillis) {
+        return !peers.isEmpty() && timestampMillis < nowMillis - slackMillis;
+    }
+
+    /** The current time of the clock scan starts and arrivals are read from. */
+    public long nowMillis() {
+        return clockMillis.getAsLong();
+    }
+
+    /** A late write whose oldest entry is stamped {@code timestampMillis} is about to reach the store. */
+    public synchronized void lateWriteStarting(long timestampMillis) {
+        lateUnderWay.merge(timestampMillis, 1, Integer::sum);
+    }
+
+    /** The late write announced by {@link #lateWriteStarting} with this timestamp is done (or failed). */
+    public synchronized void lateWriteEnded(long timestampMillis) {
+        lateUnderWay.computeIfPresent(timestampMillis, (k, n) -> n == 1 ? null : n - 1);
+        lateBySecond.merge(Math.floorDiv(clockMillis.getAsLong(), 1000), timestampMillis, Math::min);
+    }
+
+    /**
+     * An exchange with {@code peer} completed in full; this node's side of it came from a scan that
+     * started at {@code scanStartMillis}.
+     */
+    synchronized void exchangeCompleted(String peer, long scanStartMillis) {
+        if (!peers.contains(peer)) throw new IllegalArgumentException("not a peer: " + peer);
+        coveredFrom.merge(peer, scanStartMillis, Math::max);
+    }
+
+    /** The horizon in epoch ms: {@code Long.MAX_VALUE} with no peers, {@code Long.MIN_VALUE} while a peer is not covered. */
+    @Override
+    public synchronized long getAsLong() {
+        if (peers.isEmpty()) return Long.MAX_VALUE;
+        long covered = Long.MAX_VALUE;
+        for (String p : peers) {
+            Long from = coveredFrom.get(p);
+            if (from == null) return Long.MIN_VALUE;
+            covered = Math.min(covered, from);
+        }
+        // Late writes that ended in a second wholly before `covered` are in every peer's exchange.
+        lateBySecond.headMap(Math.floorDiv(covered, 1000)).clear();
+        long h = covered - slackMillis;
+        for (long ts : lateBySecond.values()) h = Math.min(h, ts);
+        if (!lateUnderWay.isEmpty()) h = Math.min(h, lateUnderWay.firstKey());
+        return h;
+    }
+
+    /** Per peer, the scan start of its last full exchange since start (epoch ms); 0 for none. */
+    public synchronized Map<String, Long> coveredFrom() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (String p : peers) m.put(p, coveredFrom.getOrDefault(p, 0L));
+        return m;
+    }
+}
