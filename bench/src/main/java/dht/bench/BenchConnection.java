@@ -130,6 +130,7 @@ final class BenchConnection extends ChannelInboundHandlerAdapter {
         ChannelFuture f = bootstrap.clone(loop).handler(new io.netty.channel.ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
+                if (target.tls()) ch.pipeline().addLast(ClientTls.context().newHandler(ch.alloc(), target.host(), target.port()));
                 ch.pipeline().addLast(new ByteCounter(BenchConnection.this));
                 ch.pipeline().addLast(new HttpResponseDecoder(4096, 16384, 65536));
                 ch.pipeline().addLast(BenchConnection.this);

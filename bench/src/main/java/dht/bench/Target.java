@@ -4,8 +4,16 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One node to load: where to connect and what to put in the Host header. */
+/**
+ * One node to load: where to connect and what to put in the Host header. An {@code https://} URL
+ * is spoken to over TLS, its certificate checked against the JVM's trust store (for a test CA:
+ * {@code -Djavax.net.ssl.trustStore=ca.p12}).
+ */
 public record Target(String url, String host, int port) {
+
+    public boolean tls() {
+        return url.startsWith("https://");
+    }
 
     public String hostHeader() {
         return port == 80 ? host : host + ":" + port;
@@ -18,11 +26,11 @@ public record Target(String url, String host, int port) {
         } catch (IllegalArgumentException notAUri) {
             // said below, as for a URI that is no http URL
         }
-        if (uri == null || !"http".equals(uri.getScheme()) || uri.getHost() == null) {
-            throw new IllegalArgumentException("--url must look like http://host:port, got '" + url + "'");
+        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+            throw new IllegalArgumentException("--url must look like http://host:port or https://host:port, got '" + url + "'");
         }
-        int port = uri.getPort() == -1 ? 80 : uri.getPort();
-        return new Target("http://" + uri.getHost() + ":" + port, uri.getHost(), port);
+        int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(uri.getScheme()) ? 443 : 80;
+        return new Target(uri.getScheme() + "://" + uri.getHost() + ":" + port, uri.getHost(), port);
     }
 
     public static List<Target> parseList(String urls) {

@@ -24,6 +24,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -111,6 +113,21 @@ final class PeerScanStream implements ScanSource {
         return s;
     }
 
+    /**
+     * A stream whose peer already sent {@code chunks} (body bytes, as they arrived) and the
+     * terminating chunk: the consumer side alone, with no connection, as its fuzz test drives it.
+     */
+    static PeerScanStream replaying(String peer, List<byte[]> chunks) {
+        PeerScanStream s = new PeerScanStream(peer, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        s.answered = true;
+        for (byte[] c : chunks) {
+            s.buffered.addAndGet(c.length);
+            s.queue.add(c);
+        }
+        s.queue.add(END);
+        return s;
+    }
+
     @Override
     public String node() {
         return peer;
@@ -182,13 +199,15 @@ final class PeerScanStream implements ScanSource {
             return chunk[pos++] & 0xFF;
         }
 
+        /** {@code n} is the peer's claim: the array grows as the bytes arrive, never ahead of them. */
         @Override
         public byte[] readBytes(int n) {
-            byte[] out = new byte[n];
+            byte[] out = new byte[Math.min(n, chunk.length - pos)];
             int off = 0;
             while (off < n) {
                 if (!ensure()) throw truncated();
-                int take = Math.min(n - off, chunk.length - pos);
+                if (off == out.length) out = Arrays.copyOf(out, (int) Math.min(n, Math.max(2L * off, off + chunk.length - pos)));
+                int take = Math.min(out.length - off, chunk.length - pos);
                 System.arraycopy(chunk, pos, out, off, take);
                 pos += take;
                 off += take;

@@ -86,22 +86,31 @@ final class TreeWire {
             while (b.hasRemaining()) {
                 byte kind = b.get();
                 long timestamp = b.getLong();
-                byte[] key = new byte[b.getInt()];
-                b.get(key);
+                byte[] key = bytes(b);
                 if (kind == TOMBSTONE) {
                     out.add(Entry.tombstone(key, timestamp));
                 } else if (kind == VALUE || kind == EXPIRING_VALUE) {
-                    byte[] value = new byte[b.getInt()];
-                    b.get(value);
+                    byte[] value = bytes(b);
                     long expiry = kind == EXPIRING_VALUE ? b.getLong() : 0;
                     out.add(Entry.value(key, value, timestamp, expiry));
                 } else {
                     throw new IllegalArgumentException("unknown entry kind " + kind);
                 }
             }
-        } catch (BufferUnderflowException | NegativeArraySizeException e) {
+        } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("truncated tree page");
         }
+        return out;
+    }
+
+    /** A length-prefixed run of bytes; the length is the sender's claim, checked before anything is allocated for it. */
+    private static byte[] bytes(ByteBuffer b) {
+        int len = b.getInt();
+        if (len < 0 || len > b.remaining()) {
+            throw new IllegalArgumentException("tree page: a length of " + len + " with " + b.remaining() + " bytes left");
+        }
+        byte[] out = new byte[len];
+        b.get(out);
         return out;
     }
 }

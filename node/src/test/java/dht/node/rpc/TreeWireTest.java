@@ -1,8 +1,10 @@
 package dht.node.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dht.storage.Entry;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,5 +30,20 @@ class TreeWireTest {
         assertThat(back.get(2).value()).isEqualTo(b("3"));
         assertThat(back.get(2).timestamp()).isEqualTo(12);
         assertThat(back.get(2).expiry()).isEqualTo(1_700_000_000_000L);
+    }
+
+    /**
+     * A key or value length is the peer's claim: one past the page is refused before anything is
+     * allocated for it (found by TreeWireFuzzTest: a length near 2^31 ran the node out of heap).
+     */
+    @Test
+    void aLengthPastThePageIsRefusedNotAllocated() {
+        byte[] key = ByteBuffer.allocate(13 + 2).put((byte) 1).putLong(5).putInt(Integer.MAX_VALUE).put(b("ab")).array();
+        assertThatThrownBy(() -> TreeWire.decodePage(key)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("length of " + Integer.MAX_VALUE);
+        byte[] value = ByteBuffer.allocate(13 + 1 + 4 + 1).put((byte) 0).putLong(5).putInt(1).put((byte) 'k')
+                .putInt(0x40000000).put((byte) 'v').array();
+        assertThatThrownBy(() -> TreeWire.decodePage(value)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("length of " + 0x40000000);
     }
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The cost of issue #42's trust boundaries on a 3-node cluster on this machine: without either
+# (plain), with --cluster-secret-file (secret), with TLS (tls: every node HTTPS only, https://
+# peers checked against a CA made here with openssl, the load generator over TLS too), and both
+# (secret+tls); alternating the modes within each of ROUNDS rounds, so a noisy machine weighs
+# on all alike. Each mode gets fresh nodes (-Xmx256m, their share of event loops, as
+# cluster-vs-node.sh starts them) and, at 64 connections over the three nodes:
+#   PUT of unique keys: WARMUP s of closed loop, then SECS s closed loop, then RATE req/s for 15 s
+#   (after 5 s unmeasured): its p99;
+#   GET of KEYS keys filled first: the same.
+# One line per run: rate, p50, p99, p99.9. SERVE_ARGS adds flags to every node (all modes), e.g.
+# "--replica-timeout 5000". FLAME=1 also takes a CPU flame graph of the first node during each
+# closed-loop PUT run and prints it read as text (`dht bench flame`), its top frames.
+# Usage: bench/scripts/trust-boundaries-ab.sh
+#        env ROUNDS (3), MODES ("plain secret tls"), SECS (8), RATE (3000), KEYS (50000), WARMUP (20)
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+. "$root/bench/scripts/common.sh"
+rounds=${ROUNDS:-3} secs=${SECS:-8} rate=${RATE:-3000} keys=${KEYS:-50000} warmup=${WARMUP:-20}
+modes=(${MODES:-plain secret tls})
+jar="$root/cli/target/dht.jar"
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
+dir="$(mktemp -d /tmp/dht-trust-ab.XXXXXX)"
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap 'cleanup; rm -rf "$dir"/data-*' EXIT
+
+# The secret, and a CA with a certificate for 127.0.0.1 it signed (as TlsClusterTest makes them).
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"; chmod 600 "$dir/secret"
+(cd "$dir"
+ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=dht bench CA"
+ openssl req -newkey rsa:2048 -nodes -keyout node.key -out node.csr -subj /CN=localhost
+ echo "subjectAltName=DNS:localhost,IP:127.0.0.1" >ext.cnf
+ openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out node.pem -days 2 -extfile ext.cnf
+ "$JAVA_HOME/bin/keytool" -importcert -noprompt -alias ca -file ca.pem -keystore ca.p12 -storetype PKCS12 -storepass changeit
+) >"$dir/certs.log" 2>&1
+ports=(19301 19302 19303)
+share=$(( $(nproc) / 3 )); [ "$share" -ge 1 ] || share=1
+
+# mode_setup MODE: sets $scheme and $serve_args for that mode.
+mode_setup() {
+  scheme=http; serve_args=()
+  [[ "$1" == *secret* ]] && serve_args+=(--cluster-secret-file "$dir/secret")
+  if [[ "$1" == *tls* ]]; then
+    scheme=https; serve_args+=(--tls-cert "$dir/node.pem" --tls-key "$dir/node.key" --tls-ca "$dir/ca.pem")
+  fi
+  urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}$scheme://127.0.0.1:$p"; done
+}
+start() {
+  pids=()
+  for p in "${ports[@]}"; do
+    "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
+      --self "$scheme://127.0.0.1:$p" --io-threads "$share" "${serve_args[@]}" ${SERVE_ARGS:-} >"$dir/node-$mode-$p.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${ports[@]}"; do wait_ready "$scheme://127.0.0.1:$p"; done
+}
+stop() { cleanup; pids=(); rm -rf "$dir"/data-*; }
+B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit \
+        -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+line() { percentiles | sed 's/, max.*//'; }
+export CURL_CA_BUNDLE="$dir/ca.pem" # wait_ready and wait_quiet ask /v0/status with curl
+
+machine_line
+echo "logs: $dir"
+echo "date: $(date -u +%FT%TZ); ${warmup}s warm-up, ${secs}s closed loop, $rate req/s for 15 s, $keys keys for GET, 64 connections"
+for round in $(seq 1 "$rounds"); do
+  for mode in "${modes[@]}"; do
+    mode_setup "$mode"
+    start
+    put=(--url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2)
+    fresh_keys; B "${put[@]}" --start "$start_at" -R 0 -d "${warmup}s" --warmup 0s >/dev/null || true
+    if [ "${FLAME:-0}" = 1 ]; then
+      (sleep 3; curl -fs -o "$dir/flame-$round-$mode.html" \
+        "$scheme://127.0.0.1:${ports[0]}/admin/profile?event=cpu&duration=$((secs > 5 ? secs - 4 : 1))s") &
+    fi
+    fresh_keys; echo "round $round $mode PUT closed: $(B "${put[@]}" --start "$start_at" -R 0 -d "${secs}s" --warmup 2s | line)"
+    if [ "${FLAME:-0}" = 1 ]; then
+      wait_flame=0; while [ ! -s "$dir/flame-$round-$mode.html" ] && [ $wait_flame -lt 30 ]; do sleep 1; wait_flame=$((wait_flame + 1)); done
+      B flame "$dir/flame-$round-$mode.html" | head -40 | sed "s/^/round $round $mode flame: /"
+    fi
+    fresh_keys; echo "round $round $mode PUT at $rate: $(B "${put[@]}" --start "$start_at" -R "$rate" -d 15s --warmup 5s | line)"
+    B fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null || echo "round $round $mode: the fill failed"
+    wait_quiet ${urls//,/ } >/dev/null
+    get=(--url "$urls" -w get --keys "$keys" -c 64 -t 2)
+    B "${get[@]}" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null || true
+    echo "round $round $mode GET closed: $(B "${get[@]}" -R 0 -d "${secs}s" --warmup 2s | line)"
+    echo "round $round $mode GET at $rate: $(B "${get[@]}" -R "$rate" -d 15s --warmup 5s | line)"
+    echo "round $round $mode: load $(cut -d' ' -f1-3 /proc/loadavg)"
+    stop
+  done
+done
