@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The borrowing scan ({@link Store#scan(byte[], byte[], ReadBudget)}): the merge hands out the
- * newest version of each key with its value read in place, and what the scan decompresses onto
- * the heap is reserved in the budget while read and given back by the end.
+ * newest version of each key with its value read in place, large values are read from the
+ * mapping even in a compressed table (they have raw blocks of their own), and what the scan
+ * decompresses onto the heap is reserved in the budget while read and given back by the end.
  */
 class StreamingScanTest {
     @TempDir
@@ -72,6 +73,39 @@ class StreamingScanTest {
             }
         }
         return seen;
+    }
+
+    @Test
+    void largeValuesOfACompressedStoreAreMergedAndReadInPlaceWithoutHeapReservations() throws Exception {
+        int size = 256 << 10;
+        TreeMap<String, byte[]> expected = new TreeMap<>();
+        try (LsmStore s = LsmStore.open(dir, options(4096))) {
+            // Three tables and the memtable, each with a version of every key: the newest is spread among them.
+            for (int round = 0; round < 4; round++) {
+                for (int k = 0; k < 8; k++) {
+                    String key = "k" + k;
+                    long ts = (k + round) % 4 == 0 ? 100 + round : round; // some keys' newest version is in an older table
+                    s.put(b(key), text(size, round * 10 + k), ts);
+                }
+                if (round < 3) s.flush();
+            }
+            for (int k = 0; k < 8; k++) expected.put("k" + k, s.get(b("k" + k)).value());
+            CountingBudget refuseAll = new CountingBudget(0);
+            TreeMap<String, byte[]> got = new TreeMap<>();
+            List<Entry> seen = scanAll(s, refuseAll, got);
+            assertThat(got.keySet()).isEqualTo(expected.keySet());
+            for (String k : expected.keySet()) assertThat(got.get(k)).as(k).isEqualTo(expected.get(k));
+            assertThat(refuseAll.asked.get()).as("reservations asked for: every large value is in a raw block").isZero();
+            assertThat(seen).allMatch(Entry::isBorrowed);
+            // The plain scan hands out arrays, the same ones.
+            try (CloseableIterator<Entry> it = s.scan(b("k"), b("l"))) {
+                while (it.hasNext()) {
+                    Entry e = it.next();
+                    assertThat(e.isBorrowed()).isFalse();
+                    assertThat(e.value()).isEqualTo(expected.get(new String(e.key(), StandardCharsets.UTF_8)));
+                }
+            }
+        }
     }
 
     @Test
