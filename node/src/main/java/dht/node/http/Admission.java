@@ -149,11 +149,6 @@ public final class Admission {
         return scanMemory;
     }
 
-    /** Bytes held against {@link #scanMemory()} now. */
-    public long scanBytesHeld() {
-        return scanMemory.held();
-    }
-
     /** A graceful stop writes out a connection's ready answers (WriteOutOnStop): the stop waits for it. */
     void writeOutStarted() {
         writingOut.incrementAndGet();
