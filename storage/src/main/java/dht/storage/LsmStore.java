@@ -283,15 +283,46 @@ public final class LsmStore implements Store {
         if (e != null && !e.isTombstone()) budget.release(e.valueLength());
     }
 
+    /** Values copied one at a time from the borrowing scan, so that they outlive it. */
     @Override
     public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        CloseableIterator<Entry> borrowed = scan(from, to, ReadBudget.UNLIMITED);
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                boolean h = borrowed.hasNext();
+                if (!h) close(); // read to the end: the tables go back without waiting for a close
+                return h;
+            }
+
+            @Override
+            public Entry next() {
+                return borrowed.next().owned();
+            }
+
+            @Override
+            public void close() {
+                borrowed.close();
+            }
+        };
+    }
+
+    /**
+     * Values borrowed, valid until the iterator is closed (reaching the end does not close it).
+     * Every source borrows its values (the memtables' arenas, the tables' mappings, a compressed
+     * block's decompressed array, reserved in {@code budget}), and the merge copies none, so a scan
+     * takes about one block per table of the heap whatever the size of the values; they stay valid
+     * because the scan holds its version (and so every arena and mapping) until it is closed.
+     */
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
         Version v = acquire();
         MergingIterator merged;
         try {
             List<Iterator<Entry>> sources = new ArrayList<>();
-            sources.add(v.active.iterator(from, to));
-            for (Memtable m : v.immutables) sources.add(m.iterator(from, to));
-            for (Table t : v.tables) sources.add(t.iterator(from, to));
+            sources.add(v.active.borrowingIterator(from, to));
+            for (Memtable m : v.immutables) sources.add(m.borrowingIterator(from, to));
+            for (Table t : v.tables) sources.add(t.scanIterator(from, to, budget));
             merged = new MergingIterator(sources); // reads the first entry of each source: may meet a damaged block
         } catch (RuntimeException | Error e) {
             v.release(); // else the version, its memtables' native memory and its tables stay for good
@@ -302,10 +333,7 @@ public final class LsmStore implements Store {
 
             @Override
             public boolean hasNext() {
-                if (released) return false;
-                boolean h = merged.hasNext();
-                if (!h) close();
-                return h;
+                return !released && merged.hasNext();
             }
 
             @Override
@@ -318,6 +346,7 @@ public final class LsmStore implements Store {
             public void close() {
                 if (!released) {
                     released = true;
+                    merged.close();
                     v.release();
                 }
             }

@@ -246,6 +246,11 @@ final class Memtable {
         return iterator(null, null, true);
     }
 
+    /** Entries in {@code [from, to)} as {@link #iterator(byte[], byte[])}, values borrowed from the arena: for a scan that holds this memtable. */
+    Iterator<Entry> borrowingIterator(byte[] from, byte[] to) {
+        return iterator(from, to, true);
+    }
+
     private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
         byte[] start = from == null ? new byte[0] : from;
         if (to != null && Bytes.ORDER.compare(start, to) >= 0) return Collections.emptyIterator();

@@ -9,8 +9,13 @@ import java.util.PriorityQueue;
  * Merges sorted sources into one sorted stream with one entry per key: the version that
  * {@link Entry#supersedes} all others. Source order does not matter (last write wins by timestamp,
  * not by which file it came from), so tables can be merged in any combination.
+ *
+ * <p>Only keys and timestamps are compared (and, on a tie of timestamps, the values in place), so
+ * with sources that borrow their values ({@link TableIterator}) the merge copies no value: the
+ * versions that lose are never materialised. Closing it closes every source that is a
+ * {@link CloseableIterator}, giving back what they hold.
  */
-final class MergingIterator implements Iterator<Entry> {
+final class MergingIterator implements CloseableIterator<Entry> {
     private static final class Source {
         final Iterator<Entry> it;
         Entry head;
@@ -24,8 +29,25 @@ final class MergingIterator implements Iterator<Entry> {
     private final PriorityQueue<Source> heap =
             new PriorityQueue<>((a, b) -> Bytes.ORDER.compare(a.head.key(), b.head.key()));
 
+    private final List<Iterator<Entry>> all;
+
+    /** Reads the first entry of each source; if that fails, the sources are closed before it throws. */
     MergingIterator(List<Iterator<Entry>> sources) {
-        for (Iterator<Entry> it : sources) if (it.hasNext()) heap.add(new Source(it));
+        this.all = List.copyOf(sources);
+        try {
+            for (Iterator<Entry> it : sources) if (it.hasNext()) heap.add(new Source(it));
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        heap.clear();
+        for (Iterator<Entry> it : all) {
+            if (it instanceof CloseableIterator<Entry> c) c.close();
+        }
     }
 
     @Override

@@ -11,6 +11,9 @@ package dht.storage;
  * call (nothing for a tombstone or a miss); the caller owns that reservation and gives it back once
  * it is done with the value. After {@code get} throws, nothing is reserved for the call.
  * Implementations must be thread-safe: reads run on many threads at once.
+ *
+ * <p>Scans ({@link Store#scan(byte[], byte[], ReadBudget)}) reserve only what they decompress onto
+ * the heap, and give it back themselves, at the latest when the scan is closed.
  */
 public interface ReadBudget {
     /** A budget that takes everything: the plain {@link Store#get(byte[])}. */

@@ -60,6 +60,20 @@ public interface Store extends AutoCloseable {
      */
     CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException;
 
+    /**
+     * {@link #scan(byte[], byte[])} for a caller that writes each value out before it asks for the
+     * next (a scan streamed to a client): values may be borrowed ({@link Entry#isBorrowed}), valid
+     * until the iterator is closed, which the caller must do even after reading to the end. Memory
+     * that the engine takes onto the heap for the scan (a compressed block it decompresses) is
+     * reserved in {@code budget} while the scan reads it and given back as it moves on or is
+     * closed; when the budget cannot take it, {@code hasNext()}/{@code next()} throw an
+     * {@link java.io.UncheckedIOException} wrapping a {@link ReadBudgetExceededException}, an
+     * expected condition (retry later). This default copies, as the plain scan does.
+     */
+    default CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
+        return scan(from, to);
+    }
+
     /** Figures for monitoring: a snapshot, cheap to take. */
     StoreStats stats();
 

@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,7 +175,7 @@ final class Table {
         return -Bytes.compare(key, seg, e + 4, kl);
     }
 
-    private long blockOffset(int i) {
+    long blockOffset(int i) {
         long e = indexEntry(i);
         return seg.get(Bytes.LONG, e + 4 + seg.get(Bytes.INT, e));
     }
@@ -187,7 +186,7 @@ final class Table {
     }
 
     /** The last block whose first key is {@code <= key}, or -1. */
-    private int findBlock(MemorySegment key) {
+    int findBlock(MemorySegment key) {
         int lo = 0, hi = blocks - 1, ans = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
@@ -226,14 +225,34 @@ final class Table {
      * it may borrow from for as long as they live.
      */
     private MemorySegment blockEntries(int i) throws CorruptionException {
+        try {
+            return blockEntries(i, ReadBudget.UNLIMITED);
+        } catch (ReadBudgetExceededException e) {
+            throw new AssertionError("an unlimited budget refused a block", e);
+        }
+    }
+
+    /**
+     * The same, with the bytes of a compressed block reserved in {@code budget} before it is
+     * decompressed: the caller owns the reservation of a heap segment returned
+     * ({@code !isNative()}, its {@code byteSize()} bytes); nothing is reserved for a raw block, or
+     * when this throws.
+     */
+    MemorySegment blockEntries(int i, ReadBudget budget) throws CorruptionException, ReadBudgetExceededException {
         long off = checkedBlock(i);
         int len = blockLen(i);
         if (!DataBlock.isCompressed(seg, off)) return seg.asSlice(off, len);
+        int raw = len >= DataBlock.COMPRESSED_HEADER ? Math.max(0, DataBlock.rawLength(seg, off)) : 0;
+        if (!budget.tryReserve(raw)) throw new ReadBudgetExceededException(raw);
         try {
             return MemorySegment.ofArray(DataBlock.decompress(seg, off, len));
         } catch (IllegalArgumentException e) {
+            budget.release(raw);
             // The checksum held, so the writer stored it so: no read can get its entries back.
             throw corrupt(off, "block " + i + " does not decompress: " + e.getMessage());
+        } catch (RuntimeException | Error e) {
+            budget.release(raw);
+            throw e;
         }
     }
 
@@ -262,7 +281,7 @@ final class Table {
         return bloomOffset >= 0;
     }
 
-    private CorruptionException corrupt(long off, String what) {
+    CorruptionException corrupt(long off, String what) {
         damaged = true;
         CorruptionException e = new CorruptionException(path, off, what);
         // Once per place: every read that needs a damaged block fails again, and a line each time
@@ -324,7 +343,7 @@ final class Table {
     }
 
     /** The entry at {@code p} of {@code block}, its value copied without a budget, or, with {@code borrow}, a view of the block. */
-    private Entry decode(MemorySegment block, long p, int kl, int vl, boolean borrow) {
+    Entry decode(MemorySegment block, long p, int kl, int vl, boolean borrow) {
         try {
             return decode(block, p, kl, vl, ReadBudget.UNLIMITED, borrow);
         } catch (ReadBudgetExceededException e) {
@@ -349,13 +368,13 @@ final class Table {
     }
 
     /**
-     * Entries with keys in {@code [from, to)}. A damaged block fails the iteration with an
+     * Entries with keys in {@code [from, to)}, values copied. A damaged block fails the iteration with an
      * {@link UncheckedIOException} wrapping a {@link CorruptionException}, never skips it: a
      * skipped block could hide the newest version of a key (or its tombstone) and let an older
      * version from another table through, and compaction must never silently drop data.
      */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
-        return iterator(from, to, false);
+        return new TableIterator(this, from, to, false, ReadBudget.UNLIMITED);
     }
 
     /**
@@ -365,69 +384,18 @@ final class Table {
      * value is never copied onto the heap on its way to the new table.
      */
     Iterator<Entry> borrowingIterator() {
-        return iterator(null, null, true);
+        return new TableIterator(this, null, null, true, ReadBudget.UNLIMITED);
     }
 
-    private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
-        MemorySegment fromKey = from == null ? null : MemorySegment.ofArray(from);
-        MemorySegment toKey = to == null ? null : MemorySegment.ofArray(to);
-        return new Iterator<>() {
-            int block = fromKey == null ? 0 : Math.max(0, findBlock(fromKey));
-            MemorySegment entries;
-            long p = -1, end = -1;
-            Entry next;
-            boolean done;
-
-            private void advance() {
-                next = null;
-                while (!done) {
-                    if (p < 0 || p >= end) {
-                        if (block >= blocks) {
-                            done = true;
-                            return;
-                        }
-                        try {
-                            entries = blockEntries(block);
-                        } catch (CorruptionException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                        p = 0;
-                        end = entries.byteSize();
-                        block++;
-                    }
-                    int kl = entries.get(Bytes.INT, p);
-                    int vl = entries.get(Bytes.INT, p + 4);
-                    long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
-                    if (kl < 0 || vl < -1 || entryEnd > end) {
-                        throw new UncheckedIOException(corrupt(blockOffset(block - 1) + p, "malformed entry"));
-                    }
-                    long kp = p + TableFormat.ENTRY_HEADER;
-                    p = entryEnd;
-                    if (fromKey != null && Bytes.compare(fromKey, entries, kp, kl) > 0) continue;
-                    if (toKey != null && Bytes.compare(toKey, entries, kp, kl) <= 0) {
-                        done = true;
-                        return;
-                    }
-                    next = decode(entries, kp - TableFormat.ENTRY_HEADER, kl, vl, borrow);
-                    return;
-                }
-            }
-
-            {
-                advance();
-            }
-
-            @Override
-            public boolean hasNext() { return next != null; }
-
-            @Override
-            public Entry next() {
-                if (next == null) throw new NoSuchElementException();
-                Entry e = next;
-                advance();
-                return e;
-            }
-        };
+    /**
+     * Entries with keys in {@code [from, to)}, values borrowed as by {@link #borrowingIterator}, for
+     * a scan that holds this table until it is closed: the bytes of each compressed block it
+     * decompresses are reserved in {@code budget} while it reads the block (a refusal fails the
+     * iteration with an {@link UncheckedIOException} wrapping a {@link ReadBudgetExceededException}).
+     * Close it to give back the last reservation.
+     */
+    CloseableIterator<Entry> scanIterator(byte[] from, byte[] to, ReadBudget budget) {
+        return new TableIterator(this, from, to, true, budget);
     }
 
     @Override

@@ -15,6 +15,12 @@ final class TableFormat {
     static final int STATS = 12;
     static final int ENTRY_HEADER = 24; // key_len u32, value_len i32, timestamp i64, expiry i64
     static final int TOMBSTONE_LEN = -1;
+    /**
+     * A value of this many bytes or more is written in a data block of its own, stored raw whatever
+     * the table's codec (a writer's choice: readers take any block either way), so that a scan
+     * reads it in place from the mapping rather than decompressing it whole onto the heap.
+     */
+    static final int OWN_BLOCK_VALUE = 64 * 1024;
 
     private TableFormat() {}
 }

@@ -14,7 +14,10 @@ import java.util.Iterator;
  * (each followed by its CRC32C), the block index, the bloom filter, the stats (the greatest
  * timestamp written) and the footer, then fsyncs. With a codec, each block is collected whole and
  * stored compressed ({@link BlockCompressor}); without one it is streamed to the file as it grows,
- * and its checksum computed on the way.
+ * and its checksum computed on the way. An entry whose value is {@link TableFormat#OWN_BLOCK_VALUE}
+ * bytes or more gets a block of its own, always stored raw and streamed like that: a scan reads
+ * such a value in place from the mapping instead of decompressing it onto the heap, and the
+ * writer never collects it whole on the heap to compress it.
  * The file is not live until a manifest names it, so a crash mid-write leaves only a leftover.
  */
 final class TableWriter {
@@ -34,6 +37,7 @@ final class TableWriter {
     private long fileOffset;     // bytes handed to the file so far
     private long blockStart;     // file offset of the current block
     private int blockLen;        // entry bytes in the current block, before any compression
+    private boolean rawBlock;    // the current block is one large entry's: stored raw whatever the codec
     private final java.util.zip.CRC32C blockCrc = new java.util.zip.CRC32C();
     private byte[] lastKey;
     private long count;
@@ -75,7 +79,12 @@ final class TableWriter {
         if (lastKey != null && Arrays.compareUnsigned(lastKey, k) >= 0) {
             throw new IllegalStateException("keys out of order while writing " + path);
         }
-        if (blockLen == 0) startBlock(k);
+        boolean large = compressor != null && !e.isTombstone() && e.valueLength() >= TableFormat.OWN_BLOCK_VALUE;
+        if (large && blockLen > 0) endBlock();
+        if (blockLen == 0) {
+            startBlock(k);
+            rawBlock = large;
+        }
         byte[] header = entryHeader;
         Bytes.putInt(header, 0, k.length);
         Bytes.putInt(header, 4, e.isTombstone() ? TableFormat.TOMBSTONE_LEN : e.valueLength());
@@ -89,7 +98,7 @@ final class TableWriter {
         lastKey = k;
         count++;
         maxTimestamp = Math.max(maxTimestamp, e.timestamp());
-        if (blockLen >= blockSize) endBlock();
+        if (blockLen >= blockSize || large) endBlock();
     }
 
     private void startBlock(byte[] firstKey) {
@@ -105,7 +114,7 @@ final class TableWriter {
 
     private void endBlock() throws IOException {
         int stored = blockLen;
-        if (compressor != null) {
+        if (compressor != null && !rawBlock) {
             compressor.finish();
             stored = compressor.payloadLength();
             blockCrc.update(compressor.payload(), 0, stored);
@@ -120,11 +129,12 @@ final class TableWriter {
         raw(crc);
         blocks++;
         blockLen = 0;
+        rawBlock = false;
     }
 
     private void blockBytes(byte[] b) throws IOException {
         blockLen += b.length;
-        if (compressor != null) {
+        if (compressor != null && !rawBlock) {
             compressor.put(b);
             return;
         }
@@ -135,7 +145,7 @@ final class TableWriter {
     /** A value where it is (a memtable's arena, another table's mapping): copied into the buffer a piece at a time. */
     private void blockBytes(MemorySegment v) throws IOException {
         blockLen += (int) v.byteSize();
-        if (compressor != null) {
+        if (compressor != null && !rawBlock) {
             compressor.put(v);
             return;
         }

@@ -37,6 +37,8 @@ public final class Admission {
     private final AtomicLong waitingAnswerBytes = new AtomicLong();
     private volatile boolean closed;
     private final AtomicInteger writingOut = new AtomicInteger();
+    /** What scans take of the heap for the blocks they decompress. */
+    private final ScanMemory scanMemory = ScanMemory.forHeap(Runtime.getRuntime().maxMemory());
 
     public Admission(int maxInFlight, int maxScans, long maxBodyBytesHeld) {
         if (maxInFlight < 1 || maxScans < 1 || maxBodyBytesHeld < 1) throw new IllegalArgumentException("limits must be positive");
@@ -140,6 +142,11 @@ public final class Admission {
     public void releaseScan() {
         inFlight.decrementAndGet();
         scans.decrementAndGet();
+    }
+
+    /** The budget of the heap that scans take for what they decompress ({@link ScanMemory}). */
+    public dht.storage.ReadBudget scanMemory() {
+        return scanMemory;
     }
 
     /** A graceful stop writes out a connection's ready answers (WriteOutOnStop): the stop waits for it. */

@@ -3,12 +3,17 @@ package dht.node.http;
 import dht.node.rpc.ScanRecord;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 
 /**
  * How a scan writes entries. {@link #PUBLIC} is the contract's {@code key \n value}, one HTTP chunk
  * per entry, tombstones and values expired by this node's clock skipped. {@link #WIRE} is the
  * internal range stream's {@link ScanRecord}, tombstones, timestamps and expiries included; its
  * chunk boundaries carry no meaning.
+ *
+ * <p>Values may be borrowed ({@link Entry#isBorrowed}): they are read in place, never asked for as
+ * an array. An entry too large for a batch is written in pieces ({@link EntryPieces}): the format's
+ * {@link #writeHead head}, the value's bytes, then its {@link #writeTail tail}.
  */
 public enum EntryFormat {
     PUBLIC {
@@ -19,17 +24,29 @@ public enum EntryFormat {
 
         @Override
         int size(Entry e) {
-            return e.key().length + 1 + e.value().length;
+            return e.key().length + 1 + e.valueLength();
         }
 
         @Override
         void write(Entry e, ByteBuf out) {
-            out.writeBytes(e.key()).writeByte('\n').writeBytes(e.value());
+            out.writeBytes(e.key()).writeByte('\n').writeBytes(e.valueSegment().asByteBuffer());
         }
 
         @Override
         boolean chunkPerEntry() {
             return true;
+        }
+
+        /** The chunk's own size line too: a large entry's pieces go below the HTTP encoder, framed here as one chunk. */
+        @Override
+        void writeHead(Entry e, ByteBuf out) {
+            out.writeCharSequence(Integer.toHexString(size(e)) + "\r\n", StandardCharsets.US_ASCII);
+            out.writeBytes(e.key()).writeByte('\n');
+        }
+
+        @Override
+        void writeTail(ByteBuf out) {
+            out.writeByte('\r').writeByte('\n');
         }
     },
     WIRE {
@@ -52,6 +69,15 @@ public enum EntryFormat {
         boolean chunkPerEntry() {
             return false;
         }
+
+        @Override
+        void writeHead(Entry e, ByteBuf out) {
+            ScanRecord.writeHead(e, out);
+        }
+
+        @Override
+        void writeTail(ByteBuf out) {
+        }
     };
 
     abstract boolean includes(Entry e);
@@ -60,6 +86,12 @@ public enum EntryFormat {
 
     abstract void write(Entry e, ByteBuf out);
 
-    /** Must each entry be its own HTTP chunk? */
+    /** Must each entry be its own HTTP chunk? Then its pieces are framed by {@link #writeHead}/{@link #writeTail} and written raw. */
     abstract boolean chunkPerEntry();
+
+    /** What precedes the value of an entry written in pieces. */
+    abstract void writeHead(Entry e, ByteBuf out);
+
+    /** What follows it. */
+    abstract void writeTail(ByteBuf out);
 }

@@ -104,7 +104,7 @@ public final class ScanRoute implements Route {
                 + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")";
         ScanStream.Source source = empty ? ScanRoute::nothing
                 : cluster ? () -> clusterScanner.scan(from, end, quorum)
-                : () -> store.scan(from, end);
+                : () -> store.scan(from, end, admission.scanMemory());
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
                 admission::releaseScan, description));
     }

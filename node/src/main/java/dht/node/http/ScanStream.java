@@ -3,15 +3,17 @@ package dht.node.http;
 import dht.node.cluster.ClusterScanner;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import dht.storage.ReadBudgetExceededException;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -32,10 +34,13 @@ import org.slf4j.LoggerFactory;
  * {@link #BATCH_BYTES}, and hands the batch to the event loop, which writes and flushes it. The
  * worker then waits until that batch has been written and the channel is writable again before
  * reading on, so what the scan holds in memory is bounded by one batch plus the channel's high water
- * mark, whatever the size of the result.
+ * mark, whatever the size of the result. The store's values are read in place (borrowed, valid until
+ * the iterator is closed) and an entry larger than a batch goes out in pieces ({@link EntryPieces}),
+ * so neither does it grow with the size of a value.
  *
  * <p>The response head goes out with the first batch, so a scan that fails before producing anything
- * is answered with a plain error status (504 for an incomplete cluster scan, 500 otherwise). A scan
+ * is answered with a plain error status (504 for an incomplete cluster scan, 503 with Retry-After
+ * when the scan memory budget cannot take a block the store must decompress, 500 otherwise). A scan
  * that fails after that is cut off by closing the connection without the terminating chunk: the
  * client can tell it from a complete answer. A client that disconnects stops the worker at its next
  * entry; the iterator is closed and the permit released as the worker leaves.
@@ -143,15 +148,21 @@ public final class ScanStream implements ResponseStream {
             pump(it);
         } catch (ClusterScanner.IncompleteScanException e) {
             log.warn("scan {} cut short: {}", description, e.getMessage());
-            fail(HttpResponseStatus.GATEWAY_TIMEOUT, "scan incomplete: " + e.getMessage());
+            fail(() -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, "scan incomplete: " + e.getMessage()));
         } catch (java.io.UncheckedIOException e) {
+            if (e.getCause() instanceof ReadBudgetExceededException r) {
+                // Many scans at once: an expected condition, which a retry later may not meet again.
+                log.warn("scan {} refused: the scan memory budget cannot take {} more bytes now", description, r.bytes());
+                fail(() -> Responses.overloaded("overloaded: too much scan memory in use"));
+                return;
+            }
             // Damaged data (the engine already logged file and offset) or an I/O failure: an
             // expected kind of failure, reported in one line.
             log.error("scan {} failed: {}", description, e.getCause().toString());
-            fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed: " + e.getCause().getMessage());
+            fail(() -> Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed: " + e.getCause().getMessage()));
         } catch (Throwable t) {
             log.error("scan {} failed", description, t);
-            fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed");
+            fail(() -> Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "scan failed"));
         } finally {
             if (it != null) {
                 try {
@@ -165,9 +176,19 @@ public final class ScanStream implements ResponseStream {
     }
 
     private void pump(CloseableIterator<Entry> it) throws InterruptedException {
+        EntryPieces large = null;
         while (true) {
             if (!awaitWritable()) return;
-            List<HttpContent> batch = new ArrayList<>();
+            List<Object> batch = new ArrayList<>();
+            if (large != null) {
+                // A large entry goes out a piece per round, before the iterator is asked for more:
+                // its value is read in place and must stay valid until its last piece is copied.
+                ByteBuf piece = large.next(ctx.alloc());
+                batch.add(large.raw() ? new RawBytes(piece) : new DefaultHttpContent(piece));
+                if (!large.hasNext()) large = null;
+                submit(batch, false);
+                continue;
+            }
             ByteBuf buf = null;
             boolean end = false;
             int bytes = 0;
@@ -183,6 +204,10 @@ public final class ScanStream implements ResponseStream {
                     Entry e = it.next();
                     if (!format.includes(e)) continue;
                     int size = format.size(e);
+                    if (size > EntryPieces.PIECE) {
+                        large = new EntryPieces(format, e);
+                        break;
+                    }
                     if (buf == null || buf.writableBytes() < size) {
                         if (buf != null) {
                             cut(buf, batch);
@@ -204,16 +229,23 @@ public final class ScanStream implements ResponseStream {
         }
     }
 
+    /** A piece of a large entry that frames its own chunk: written below the HTTP encoder. */
+    private static final class RawBytes extends DefaultByteBufHolder {
+        RawBytes(ByteBuf data) {
+            super(data);
+        }
+    }
+
     /** Moves what {@code buf} holds beyond its reader index into a chunk of the batch. */
-    private static void cut(ByteBuf buf, List<HttpContent> batch) {
+    private static void cut(ByteBuf buf, List<Object> batch) {
         int n = buf.readableBytes();
         if (n == 0) return;
         batch.add(new DefaultHttpContent(buf.retainedSlice(buf.readerIndex(), n)));
         buf.skipBytes(n);
     }
 
-    private static void release(List<HttpContent> batch) {
-        for (HttpContent c : batch) ReferenceCountUtil.release(c);
+    private static void release(List<Object> batch) {
+        for (Object c : batch) ReferenceCountUtil.release(c);
         batch.clear();
     }
 
@@ -243,7 +275,7 @@ public final class ScanStream implements ResponseStream {
         }
     }
 
-    private void submit(List<HttpContent> batch, boolean end) {
+    private void submit(List<Object> batch, boolean end) {
         execute(() -> {
             if (over || cancelled || !ctx.channel().isActive()) {
                 release(batch);
@@ -254,7 +286,14 @@ public final class ScanStream implements ResponseStream {
                 ctx.write(head());
                 headSent = true;
             }
-            for (HttpContent c : batch) ctx.write(c, ctx.voidPromise());
+            for (Object c : batch) {
+                if (c instanceof RawBytes r) {
+                    ChannelHandlerContext below = belowEncoder();
+                    below.write(r.content(), below.voidPromise());
+                } else {
+                    ctx.write(c, ctx.voidPromise());
+                }
+            }
             if (end) {
                 over = true;
                 ctx.writeAndFlush(http10 ? new DefaultHttpContent(io.netty.buffer.Unpooled.EMPTY_BUFFER)
@@ -277,6 +316,17 @@ public final class ScanStream implements ResponseStream {
         }
     }
 
+    /**
+     * Where bytes that frame their own chunk are written: the context of the HTTP codec, so that
+     * they go on to the handlers below it (TLS, the socket) as they are. Writes from both contexts
+     * happen on the event loop, and the encoder passes on what it encodes as it gets it, so the
+     * order on the wire is the order written.
+     */
+    private ChannelHandlerContext belowEncoder() {
+        ChannelHandlerContext codec = ctx.pipeline().context(HttpServerCodec.class);
+        return codec != null ? codec : ctx;
+    }
+
     private HttpResponse head() {
         HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
@@ -289,14 +339,15 @@ public final class ScanStream implements ResponseStream {
         return r;
     }
 
-    private void fail(HttpResponseStatus status, String reason) {
+    /** Ends the scan: with {@code answer} if nothing was sent yet, else cut short. */
+    private void fail(java.util.function.Supplier<io.netty.handler.codec.http.FullHttpResponse> answer) {
         execute(() -> {
             if (over) return;
             if (headSent) {
                 over = true;
                 done.finished(true); // no terminating chunk: the client sees a cut-short body
             } else {
-                finishWith(Responses.text(status, reason));
+                finishWith(answer.get());
             }
         }, () -> { });
     }

@@ -18,19 +18,26 @@ public final class ScanRecord {
 
     /** The bytes {@link #write} takes for {@code e}. */
     public static int size(Entry e) {
-        return 1 + 8 + (e.expiry() != 0 ? 8 : 0) + 4 + e.key().length + 4 + (e.isTombstone() ? 0 : e.value().length);
+        return headSize(e) + e.valueLength();
+    }
+
+    /** The bytes {@link #writeHead} takes for {@code e}: all but the value's. */
+    public static int headSize(Entry e) {
+        return 1 + 8 + (e.expiry() != 0 ? 8 : 0) + 4 + e.key().length + 4;
     }
 
     public static void write(Entry e, ByteBuf out) {
+        writeHead(e, out);
+        if (!e.isTombstone()) out.writeBytes(e.valueSegment().asByteBuffer());
+    }
+
+    /** The record up to its value: what precedes a value written in pieces of its own. */
+    public static void writeHead(Entry e, ByteBuf out) {
         out.writeByte(e.isTombstone() ? TOMBSTONE : e.expiry() != 0 ? EXPIRES : 0);
         out.writeLong(e.timestamp());
         if (e.expiry() != 0) out.writeLong(e.expiry());
         out.writeInt(e.key().length).writeBytes(e.key());
-        if (e.isTombstone()) {
-            out.writeInt(0);
-        } else {
-            out.writeInt(e.value().length).writeBytes(e.value());
-        }
+        out.writeInt(e.valueLength());
     }
 
     /** Where a record is read from; both methods wait for the bytes, and throw if they never come. */
