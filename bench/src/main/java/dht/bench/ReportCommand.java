@@ -17,9 +17,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code dht bench report}: regenerates docs/reports/*.md. Starts nodes with the launcher, fills
- * them, and for each scenario sweeps for the highest stable rate, then runs at that rate while
- * recording flame graphs, and writes one Markdown report per scenario plus an index. The hand-written
- * analysis between the analysis markers of an existing report is kept.
+ * them, and for each scenario sweeps for the highest stable rate, confirms it with a longer run
+ * without profilers (stepping down when it does not hold: {@link RateConfirmation}), then records
+ * flame graphs in a run at {@link #PROFILED_SHARE} of the rate that held, and writes one Markdown
+ * report per scenario plus an index whose columns name the run each figure comes from. The
+ * hand-written analysis of a report and the notes of the index, between their markers, are kept.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Regenerate docs/reports/*.md: single node PUT/GET at 1 and 64 connections, a 3-node cluster at 64 connections, a full scan larger than the heap.")
@@ -28,6 +30,8 @@ public final class ReportCommand implements Callable<Integer> {
             "cluster3-put-64c", "cluster3-get-64c", "scan-larger-than-heap");
     private static final String BEGIN = "<!-- analysis:begin (kept when the report is regenerated) -->";
     private static final String END = "<!-- analysis:end -->";
+    /** The profiled run's rate, as a share of the rate that held: room for the profilers' own cost. */
+    static final double PROFILED_SHARE = 0.7;
 
     @Option(names = "--out", defaultValue = "docs/reports", description = "Report directory (default: ${DEFAULT-VALUE}).")
     Path out;
@@ -43,7 +47,7 @@ public final class ReportCommand implements Callable<Integer> {
             "single-put-1c,single-get-1c,single-put-64c,single-get-64c,cluster3-put-64c,cluster3-get-64c,scan-larger-than-heap")
     List<String> scenarios;
 
-    @Option(names = "--quick", description = "Shorter runs and a smaller database (measured here: 5.3 minutes; the default run: 15 minutes on 23 Nov 2026).")
+    @Option(names = "--quick", description = "Shorter runs (3 s sweep steps, 10 s runs) and a smaller database.")
     boolean quick;
 
     @Option(names = "--keys", description = "Keys filled before the runs (default: 1,000,000; quick: 200,000).")
@@ -223,23 +227,36 @@ public final class ReportCommand implements Callable<Integer> {
         String table = sweepTable(o);
         Files.writeString(dir.resolve("sweep.txt"), table);
 
-        double rate = o.highestStable() > 0 ? o.highestStable()
+        double swept = o.highestStable() > 0 ? o.highestStable()
                 : o.steps().stream().mapToDouble(SweepCommand.Step::rate).min().orElse(sw.startRate); // none passed: the gentlest rate tried
         Duration runDuration = Duration.ofSeconds(quick ? 10 : 30);
         Duration warm = Duration.ofSeconds(quick ? 2 : 5);
-        LoadSpec spec = sw.load.spec(sw.target, rate, warm, runDuration, false);
-        System.err.printf(Locale.ROOT, "== %s: run at %.0f req/s with %s%n", name, rate, profile);
-        CompletableFuture<List<String>> flames = profile.isEmpty() ? CompletableFuture.completedFuture(List.of())
-                : new ProfileClient(profile, dir).record(spec.targets(), warm.plusMillis(20), runDuration);
-        NodeAllocation allocation = NodeAllocation.startAfter(spec.targets(), warm);
-        RunResult r = new LoadGenerator(spec, System.err).run();
-        String allocationLine = allocation.finish(r.stats().completed);
+        System.err.println("== " + name + ": confirming the sweep's rate without profilers");
+        RateConfirmation.Outcome confirmed = RateConfirmation.confirm(sw.load, sw.target, swept, warm, runDuration, p99);
+        RunResult r = confirmed.lastRun();
+        double rate = confirmed.rate();
         String title = name + " at " + (long) rate + " req/s";
-        String command = String.format(Locale.ROOT, "dht bench --url %s -w %s -c %d -R %.0f -d %ds --warmup %ds --keys %d --value-size %d%s --out %s",
-                String.join(",", urls), wl, conns, rate, runDuration.toSeconds(), warm.toSeconds(), n, valueSize,
-                profile.isEmpty() ? "" : " --profile " + String.join(",", profile), dir);
-        String text = ResultWriter.text(r, title) + allocationLine + "\n";
+        String command = runCommand(urls, wl, conns, rate, runDuration, warm, n, List.of(), dir);
+        String text = ResultWriter.text(r, title);
         ResultWriter.write(dir, r, title, command, text);
+        Files.writeString(dir.resolve("confirm.txt"), confirmed.table());
+
+        // Profilers cost the node CPU: at the held rate they would measure a node past its limit,
+        // so they record at a share of it, which the node has room for.
+        double profiledRate = Math.round(PROFILED_SHARE * rate);
+        Duration profiledDuration = runDuration;
+        Path profiledDir = dir.resolve("profiled");
+        LoadSpec spec = sw.load.spec(sw.target, profiledRate, warm, profiledDuration, false);
+        System.err.printf(Locale.ROOT, "== %s: run at %.0f req/s with %s%n", name, profiledRate, profile);
+        CompletableFuture<List<String>> flames = profile.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : new ProfileClient(profile, dir).record(spec.targets(), warm.plusMillis(20), profiledDuration);
+        NodeAllocation allocation = NodeAllocation.startAfter(spec.targets(), warm);
+        RunResult profiled = new LoadGenerator(spec, System.err).run();
+        String allocationLine = allocation.finish(profiled.stats().completed);
+        String profiledTitle = name + " at " + (long) profiledRate + " req/s, profiled";
+        String profiledCommand = runCommand(urls, wl, conns, profiledRate, profiledDuration, warm, n, profile, profiledDir);
+        String profiledText = ResultWriter.text(profiled, profiledTitle) + allocationLine + "\n";
+        ResultWriter.write(profiledDir, profiled, profiledTitle, profiledCommand, profiledText);
         List<String> flameLines = flames.join();
 
         StringBuilder md = new StringBuilder();
@@ -252,25 +269,48 @@ public final class ReportCommand implements Callable<Integer> {
         md.append("- Load: ").append(wl == Workload.put ? "PUT of " + valueSize + "-byte values to uniformly chosen existing keys (overwrites)"
                 : "GET of uniformly chosen existing keys").append(", ").append(conns).append(conns == 1 ? " connection" : " connections")
                 .append(", one request in flight per connection, constant rate, latency from the intended send time.\n\n");
-        md.append("## Highest stable rate\n\n");
-        md.append(String.format(Locale.ROOT, "**%s** with p99 at most %s (sweep: doubling, then bisecting; a step passes when p99 is within the bound, "
+        md.append("## Highest stable rate in the sweep\n\n");
+        md.append(String.format(Locale.ROOT, "**%s** with p99 at most %s over %d s steps (sweep: doubling, then bisecting; a step passes when p99 is within the bound, "
                 + "at least 97%% of the rate is answered, and there are no socket errors or 5xx).\n\n",
                 o.highestStable() > 0 ? String.format(Locale.ROOT, "%,.0f req/s", o.highestStable()) : "none found (even the first rate failed)",
-                Durations.formatMillis(p99.toNanos() / 1e6)));
+                Durations.formatMillis(p99.toNanos() / 1e6), sw.stepDuration.toSeconds()));
         md.append("```\n").append(table).append("```\n\n");
-        md.append("## Run at that rate\n\n");
+        md.append("## Confirmed without profilers\n\n");
+        md.append(String.format(Locale.ROOT, "A %d s run at the sweep's rate, judged as a sweep step; when it does not hold, again at 85%% and then 70%% of it. "
+                + "%s\n\n", runDuration.toSeconds(), confirmed.held()
+                ? String.format(Locale.ROOT, "**%,.0f req/s held**; the figures below are that run's.", rate)
+                : String.format(Locale.ROOT, "**None held**; the figures below are the run at %,.0f req/s, the lowest tried.", rate)));
+        md.append("```\n").append(confirmed.table()).append("```\n\n");
         md.append("```\n").append(command).append("\n```\n\n");
         md.append("![latency by percentile](").append(name).append("/latency.png)\n\n");
         md.append("```\n").append(withoutSpectrum(text)).append("```\n\n");
         md.append("Full output: [summary.txt](").append(name).append("/summary.txt), [summary.json](").append(name)
                 .append("/summary.json), [latency.hgrm](").append(name).append("/latency.hgrm).\n\n");
+        md.append("## Profiled run\n\n");
+        md.append(String.format(Locale.ROOT, "At %,.0f req/s (%.0f%% of the rate above) with the %s profilers attached to every node, for the flame graphs: "
+                + "p50 %s, p99 %s. These latencies include what the profilers cost the node.\n\n",
+                profiledRate, 100 * PROFILED_SHARE, String.join(", ", profile), Durations.formatMillis(profiled.latencyMs(50)),
+                Durations.formatMillis(profiled.latencyMs(99))));
+        md.append("```\n").append(profiledCommand).append("\n```\n\n");
+        md.append("Full output: [summary.txt](").append(name).append("/profiled/summary.txt), [latency.hgrm](").append(name)
+                .append("/profiled/latency.hgrm).\n\n");
         md.append("## Flame graphs\n\n");
-        appendFlames(md, name, flameLines, runDuration);
+        FlameSection.append(md, name, flameLines, profiledDuration, profile.size());
         md.append("## Analysis\n\n").append(keptAnalysis(out.resolve(name + ".md"))).append('\n');
         Files.writeString(out.resolve(name + ".md"), md);
-        index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %s | %s | %s |", heading(name), name,
+        index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %s | %s | %s / %s | %s: %s |", heading(name), name,
                 o.highestStable() > 0 ? String.format(Locale.ROOT, "%,.0f req/s", o.highestStable()) : "none",
-                Durations.formatMillis(r.latencyMs(50)), Durations.formatMillis(r.latencyMs(99))));
+                confirmed.held() ? String.format(Locale.ROOT, "%,.0f req/s", rate) : String.format(Locale.ROOT, "none (down to %,.0f req/s)", rate),
+                Durations.formatMillis(r.latencyMs(50)), Durations.formatMillis(r.latencyMs(99)),
+                String.format(Locale.ROOT, "%,.0f req/s", profiledRate), Durations.formatMillis(profiled.latencyMs(99))));
+    }
+
+    /** The {@code dht bench} command line of a run the report made. */
+    private String runCommand(List<String> urls, Workload wl, int conns, double rate, Duration duration, Duration warm, long n,
+                              List<String> profilers, Path dir) {
+        return String.format(Locale.ROOT, "dht bench --url %s -w %s -c %d -R %.0f -d %ds --warmup %ds --keys %d --value-size %d%s --out %s",
+                String.join(",", urls), wl, conns, rate, duration.toSeconds(), warm.toSeconds(), n, valueSize,
+                profilers.isEmpty() ? "" : " --profile " + String.join(",", profilers), dir);
     }
 
     private void scanScenario(Path w) throws Exception {
@@ -323,58 +363,11 @@ public final class ReportCommand implements Callable<Integer> {
                     median, String.format(Locale.ROOT, "%.1f MB/s", median * (size + 11) / 1048576.0), n, complete ? "yes" : "**no**"));
             md.append("```\n").append(rows).append("```\n\n");
             md.append("## Flame graphs (during the repeated scans)\n\n");
-            appendFlames(md, name, flameLines, window);
+            FlameSection.append(md, name, flameLines, window, profile.size());
             md.append("## Analysis\n\n").append(keptAnalysis(out.resolve(name + ".md"))).append('\n');
             Files.writeString(out.resolve(name + ".md"), md);
-            index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %,.0f entries/s (full scan) | | |", heading(name), name, median));
+            index.add(String.format(Locale.ROOT, "| [%s](%s.md) | %,.0f entries/s (full scan) | | | |", heading(name), name, median));
         }
-    }
-
-    private void appendFlames(StringBuilder md, String name, List<String> lines, Duration window) {
-        if (lines.isEmpty()) {
-            md.append("Not recorded (no --profile).\n\n");
-            return;
-        }
-        md.append("Recorded from the node(s) over the measured window, split between the events (")
-                .append(Durations.formatMillis(window.toMillis() / (double) Math.max(1, profile.size()))).append(" each):\n\n");
-        for (String l : lines) {
-            int at = l.lastIndexOf(": ");
-            if (l.contains(" failed") || l.contains("could not")) {
-                md.append("- ").append(l).append('\n');
-            } else {
-                Path f = Path.of(l.substring(at + 2));
-                md.append("- [").append(f.getFileName()).append("](").append(name).append('/').append(f.getFileName()).append(")");
-                try {
-                    String html = Files.readString(f);
-                    FlameGraphSummary.Summary sum = FlameGraphSummary.parse(html, 8);
-                    if (sum.topSelf().isEmpty()) {
-                        md.append(!FlameGraphSummary.isEmptyProfile(html) ? ": a format this tool could not read\n"
-                                : f.getFileName().toString().contains("-lock-") ? ": no samples (" + FlameGraphSummary.whyNoSamples(true) + ")\n"
-                                : ": no samples\n");
-                    } else {
-                        boolean cpu = f.getFileName().toString().contains("-cpu-");
-                        if (cpu) {
-                            md.append(String.format(Locale.ROOT, ": %,d samples; where they went (`dht bench flame`):", sum.total()));
-                            StringBuilder parts = new StringBuilder();
-                            for (FlameGraphSummary.Entry c : sum.categories()) {
-                                if (c.share() < 0.01) continue;
-                                parts.append(parts.isEmpty() ? " " : ", ").append(String.format(Locale.ROOT, "%.1f%% %s", 100 * c.share(), c.frame()));
-                            }
-                            md.append(parts).append("; most self samples:\n");
-                        } else {
-                            md.append(String.format(Locale.ROOT, ": %,d samples; most self %s:%n", sum.total(),
-                                    f.getFileName().toString().contains("alloc") ? "allocation samples (by allocated type)" : "samples"));
-                        }
-                        for (FlameGraphSummary.Entry e : sum.topSelf()) {
-                            md.append(String.format(Locale.ROOT, "  - %.1f%% `%s`%n", 100 * e.share(), e.frame().replace("`", "'")));
-                        }
-                    }
-                } catch (IOException | RuntimeException e) {
-                    md.append(": could not be read (").append(e).append(")\n");
-                }
-            }
-        }
-        md.append('\n');
     }
 
     static String keptAnalysis(Path md) throws IOException {
@@ -406,17 +399,22 @@ public final class ReportCommand implements Callable<Integer> {
         md.append("Regenerate with `bin/dht bench report` (from the repository root; `--quick` for a shorter run). ")
                 .append(String.format(Locale.ROOT, "This set took %.1f minutes", (System.nanoTime() - t0) / 60e9))
                 .append(quick ? " with --quick" : "").append(".\n\nMachine: ").append(machine).append(".\n\n");
-        md.append("| scenario | highest stable rate (p99 ≤ ").append(Durations.formatMillis(p99.toNanos() / 1e6))
-                .append(") | p50 at that rate | p99 at that rate |\n|---|---|---|---|\n");
+        String header = indexHeader();
+        md.append(header).append('\n').append("|---".repeat(cells(header))).append("|\n");
         List<String> rows = new ArrayList<>();
         Path readme = out.resolve("README.md");
-        if (Files.exists(readme)) { // keep the rows of scenarios not rerun this time
-            for (String l : Files.readAllLines(readme)) {
+        String notes = NOTES_BEGIN + "\nNot written yet: notes on this set, written by hand and kept when the index is regenerated.\n" + NOTES_END;
+        if (Files.exists(readme)) { // keep the rows of scenarios not rerun this time, when they have these columns
+            String old = Files.readString(readme);
+            for (String l : old.lines().toList()) {
                 Matcher m = Pattern.compile("^\\| \\[.*?\\]\\(([^)]+)\\.md\\)").matcher(l);
                 if (m.find() && !scenarios.contains(m.group(1))) {
-                    rows.add(l);
+                    rows.add(cells(l) == cells(header) ? l
+                            : l.substring(0, m.end()) + " | awaits a rerun (measured before these columns)" + " |".repeat(cells(header) - 1));
                 }
             }
+            Matcher kept = Pattern.compile(Pattern.quote(NOTES_BEGIN) + ".*?" + Pattern.quote(NOTES_END), Pattern.DOTALL).matcher(old);
+            if (kept.find()) notes = kept.group();
         }
         rows.addAll(index);
         rows.sort(java.util.Comparator.comparingInt(l -> {
@@ -428,7 +426,28 @@ public final class ReportCommand implements Callable<Integer> {
             return SCENARIOS.size();
         }));
         rows.forEach(l -> md.append(l).append('\n'));
+        md.append('\n').append(notes).append('\n');
         Files.writeString(readme, md);
+    }
+
+    private static final String NOTES_BEGIN = "<!-- notes:begin (kept when the index is regenerated) -->";
+    private static final String NOTES_END = "<!-- notes:end -->";
+
+    /** The index's header row: each column says which run its figure comes from. */
+    String indexHeader() {
+        String bound = Durations.formatMillis(p99.toNanos() / 1e6);
+        int step = quick ? 3 : 5;
+        int run = quick ? 10 : 30;
+        return String.format(Locale.ROOT, "| scenario | sweep: highest rate with p99 ≤ %s in a %d s step "
+                + "| held for %d s without profilers (the sweep's rate, else 85%%, 70%% of it) "
+                + "| p50 / p99 of that %d s run | profiled run (%s) at %.0f%% of the held rate: rate, p99 |",
+                bound, step, run, run, profile == null ? "" : String.join(", ", profile), 100 * PROFILED_SHARE);
+    }
+
+    /** The number of cells of a table row. */
+    static int cells(String row) {
+        String t = row.strip();
+        return (int) t.chars().filter(c -> c == '|').count() - 1;
     }
 
     private static String heading(String name) {

@@ -111,15 +111,8 @@ public final class SweepCommand implements Callable<Integer> {
         for (int i = 0; i < maxSteps; i++) {
             LoadSpec s = load.spec(target, rate, stepWarmup, stepDuration, false);
             RunResult r = new LoadGenerator(s, System.err).run();
-            long s5xx = 0;
-            for (int c = 500; c < 600; c++) {
-                s5xx += r.stats().statusCounts[c];
-            }
-            double p99 = r.latencyMs(99);
-            boolean ok = p99 <= p99Bound.toNanos() / 1e6 && r.requestsPerSecond() >= 0.97 * rate
-                    && r.errors() == 0 && s5xx == 0;
-            Step step = new Step(rate, r.requestsPerSecond(), r.latencyMs(50), p99, r.latencyMs(99.9), r.latencyMs(100),
-                    r.errors(), s5xx, ok);
+            Step step = measure(r, rate, p99Bound);
+            boolean ok = step.pass();
             steps.add(step);
             System.err.println(row(step));
             if (out != null) {
@@ -145,6 +138,22 @@ public final class SweepCommand implements Callable<Integer> {
             rate = Math.round(rate);
         }
         return new Outcome(steps, pass);
+    }
+
+    /**
+     * A run at {@code rate} as a row, judged as every step is: it passes when p99 is within
+     * {@code p99Bound}, the answers reach 97% of the rate, and there are no socket errors and no 5xx.
+     */
+    static Step measure(RunResult r, double rate, Duration p99Bound) {
+        long s5xx = 0;
+        for (int c = 500; c < 600; c++) {
+            s5xx += r.stats().statusCounts[c];
+        }
+        double p99 = r.latencyMs(99);
+        boolean ok = p99 <= p99Bound.toNanos() / 1e6 && r.requestsPerSecond() >= 0.97 * rate
+                && r.errors() == 0 && s5xx == 0;
+        return new Step(rate, r.requestsPerSecond(), r.latencyMs(50), p99, r.latencyMs(99.9), r.latencyMs(100),
+                r.errors(), s5xx, ok);
     }
 
     private String table(Outcome o) {

@@ -1,5 +1,8 @@
 package dht.cli;
 
+import dht.client.DhtClient;
+import dht.client.DhtException;
+import dht.client.DhtTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -16,7 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * What every client command shares: which node to ask, the timeout and one HTTP client.
+ * What every client command shares: which node to ask and the timeout. The commands on the public
+ * API (get, put, delete, scan) talk to the node through the {@code client} library's
+ * {@link DhtClient} ({@link #client()}); {@link #send} is the raw request left for what that
+ * library has no business offering (repair's {@code repair=all} and the status it reads).
  * {@code --ack} and {@code --from} are the key commands' own ({@link ReplicaCountOptions}), and a
  * scan has an {@code --ack} of its own meaning.
  */
@@ -33,8 +39,8 @@ final class ClientOptions {
     int timeoutSeconds;
 
     // Worded for both kinds of command: a key command's answer comes at once, so its wait is for the
-    // answer (the JDK client's request timeout); a scan's goes on, and it waits at most this long for
-    // its head and then between bytes (ChunkedGet).
+    // answer (the client's request timeout); a scan's goes on, and it waits at most this long for
+    // its head and then between bytes (the client's read timeout on a scan's connection).
     @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
             description = "Give up when the node has sent nothing for this many seconds (default: ${DEFAULT-VALUE}).")
     void timeout(int seconds) {
@@ -42,15 +48,38 @@ final class ClientOptions {
         timeoutSeconds = seconds;
     }
 
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** For {@link #send} alone, made on its first use: the commands on the public API use {@link #client()}. */
+    private HttpClient http;
 
-    URI entityUri(String key, ReplicaCountOptions replicas) {
-        // bad usage like any other bad value, not a request the node can only answer 400 (exit 1)
+    /** {@code key}'s bytes; an empty key is bad usage like any other bad value, not a request the node can only answer 400 (exit 1). */
+    byte[] key(String key) {
         if (key.isEmpty()) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "KEY must not be empty");
-        StringBuilder q = new StringBuilder(base()).append("/v0/entity?id=").append(encode(key));
-        if (replicas.ack != null) q.append("&ack=").append(replicas.ack);
-        if (replicas.from != null) q.append("&from=").append(replicas.from);
-        return URI.create(q.toString());
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A client of the {@code --url} node alone: its answer waits {@code --timeout}, a connection
+     * 5 s, and a 503 is sent again as the library's default retry policy says. Close it.
+     */
+    DhtClient client() {
+        return DhtClient.builder().nodes(base()).connectTimeout(Duration.ofSeconds(5))
+                .requestTimeout(Duration.ofSeconds(timeoutSeconds)).build();
+    }
+
+    /**
+     * The exit status for a failure of the client, said as the commands have always said it: an
+     * answer as its status and the node's reason on stderr (exit 1); no connection, or no answer in
+     * time, as the one-line {@link NodeUnreachableException} and {@link NodeTimeoutException}
+     * ({@link Main} prints them); anything else as it is.
+     *
+     * @param changes whether the request may change something (a PUT or DELETE), not only ask
+     */
+    int failed(DhtException e, boolean changes) throws IOException {
+        if (e instanceof dht.client.NodeUnreachableException) throw new NodeUnreachableException(base(), e.getCause());
+        if (e instanceof DhtTimeoutException) throw new NodeTimeoutException(base(), timeoutSeconds, changes, e);
+        if (e.status() == 0) throw e;
+        System.err.println(e.status() + (e.reason().isBlank() ? "" : " " + e.reason().strip()));
+        return 1;
     }
 
     /** {@code --url} without trailing slashes; a usage error unless it looks like http://host[:port]. */
@@ -104,7 +133,8 @@ final class ClientOptions {
         HttpRequest timed = HttpRequest.newBuilder(request, (name, value) -> true)
                 .timeout(Duration.ofSeconds(timeoutSeconds)).build();
         try {
-            return client.send(timed, handler);
+            if (http == null) http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            return http.send(timed, handler);
         } catch (IOException e) {
             throw classified(e, changes(request));
         }
@@ -130,8 +160,4 @@ final class ClientOptions {
         return !(m.equals("GET") || m.equals("HEAD"));
     }
 
-    /** Exit status for an HTTP status: 0 for 2xx, 1 otherwise (the body explains). */
-    static int exitCode(int status) {
-        return status / 100 == 2 ? 0 : 1;
-    }
 }

@@ -1,13 +1,13 @@
 package dht.cli;
 
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dht.client.DhtClient;
+import dht.client.DhtException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
-/** {@code bin/dht delete KEY}. */
+/** {@code bin/dht delete KEY}: the answer's status on stderr ({@code 202}), exit 0 when it is a success. */
 @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a key.")
 final class DeleteCommand implements Callable<Integer> {
     @Mixin
@@ -21,9 +21,13 @@ final class DeleteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas)).DELETE().build(),
-                HttpResponse.BodyHandlers.ofString());
-        System.err.println(r.statusCode() + (r.body().isBlank() ? "" : " " + r.body().strip()));
-        return ClientOptions.exitCode(r.statusCode());
+        byte[] id = client.key(key);
+        try (DhtClient c = client.client()) {
+            c.delete(id, replicas.write());
+        } catch (DhtException e) {
+            return client.failed(e, true);
+        }
+        System.err.println("202");
+        return 0;
     }
 }

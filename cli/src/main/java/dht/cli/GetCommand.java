@@ -1,7 +1,8 @@
 package dht.cli;
 
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dht.client.DhtClient;
+import dht.client.DhtException;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -10,6 +11,9 @@ import picocli.CommandLine.Parameters;
 /** {@code bin/dht get KEY}: prints the value's bytes to stdout; exit 1 with the status on stderr otherwise. */
 @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the value of a key.")
 final class GetCommand implements Callable<Integer> {
+    /** What the node says of an absent or deleted key, with its 404. */
+    static final String NOT_FOUND = "404 not found";
+
     @Mixin
     ClientOptions client;
 
@@ -21,14 +25,19 @@ final class GetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(client.entityUri(key, replicas)).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() == 200) {
-            System.out.write(r.body());
-            System.out.flush();
-        } else {
-            System.err.println(r.statusCode() + " " + new String(r.body()).strip());
+        byte[] id = client.key(key);
+        Optional<byte[]> value;
+        try (DhtClient c = client.client()) {
+            value = c.get(id, replicas.read());
+        } catch (DhtException e) {
+            return client.failed(e, false);
         }
-        return ClientOptions.exitCode(r.statusCode());
+        if (value.isEmpty()) {
+            System.err.println(NOT_FOUND);
+            return 1;
+        }
+        System.out.write(value.get());
+        System.out.flush();
+        return 0;
     }
 }

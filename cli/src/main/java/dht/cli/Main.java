@@ -82,7 +82,8 @@ public final class Main {
     // An unreachable or silent node is an everyday situation for a client, so it gets one line instead of a
     // stack trace; anything else is unexpected and keeps picocli's default (trace, exit 1).
     private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) throws Exception {
-        if (e instanceof NodeUnreachableException || e instanceof NodeTimeoutException) {
+        // a client failure without an answer to show (ClientOptions.failed): the connection broke
+        if (e instanceof NodeUnreachableException || e instanceof NodeTimeoutException || e instanceof dht.client.DhtException) {
             cmd.getErr().println("dht: " + e.getMessage());
             cmd.getErr().flush();
             return 1;

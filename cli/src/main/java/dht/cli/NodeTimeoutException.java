@@ -9,7 +9,7 @@ import java.io.IOException;
  * which the message says for a request that changes something (a read only asked).
  */
 final class NodeTimeoutException extends IOException {
-    NodeTimeoutException(String url, int seconds, boolean changes, IOException cause) {
+    NodeTimeoutException(String url, int seconds, boolean changes, Throwable cause) {
         super("no answer from node " + url + " within " + seconds + " s"
                 + (changes ? " (the request may still have taken effect)" : ""), cause);
     }

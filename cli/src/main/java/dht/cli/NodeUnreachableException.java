@@ -14,7 +14,7 @@ final class NodeUnreachableException extends IOException {
     private final String url;
     private final String reason;
 
-    NodeUnreachableException(String url, IOException cause) {
+    NodeUnreachableException(String url, Throwable cause) {
         super(null, cause);
         this.url = url;
         this.reason = reason(cause);
@@ -33,7 +33,7 @@ final class NodeUnreachableException extends IOException {
         return "cannot reach node " + url + " (" + reason + ")";
     }
 
-    private static String reason(IOException e) {
+    private static String reason(Throwable e) {
         // The JDK client nests the real cause a few levels deep, and a timeout also carries a
         // ConnectException, so the specific kinds are looked for along the whole chain first.
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -1,7 +1,8 @@
 package dht.cli;
 
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dht.client.DhtClient;
+import dht.client.DhtException;
+import dht.client.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/dht put [--ttl SECONDS] KEY [VALUE]}: stores VALUE, or standard input when VALUE is
- * absent; with {@code --ttl}, the key reads as absent that many seconds later.
+ * absent; with {@code --ttl}, the key reads as absent that many seconds later. The answer's status
+ * goes to stderr ({@code 201}), exit 0 when it is a success.
  */
 @Command(name = "put", mixinStandardHelpOptions = true,
         description = "Store a value under a key (the value is read from stdin when not given).")
@@ -49,12 +51,15 @@ final class PutCommand implements Callable<Integer> {
         if (ttl != null && (ttl < 1 || ttl > MAX_TTL_SECONDS)) {
             throw new ParameterException(spec.commandLine(), "--ttl must be from 1 to " + MAX_TTL_SECONDS + " seconds");
         }
+        byte[] id = client.key(key);
         byte[] body = value != null ? value.getBytes(StandardCharsets.UTF_8) : System.in.readAllBytes();
-        java.net.URI uri = client.entityUri(key, replicas);
-        if (ttl != null) uri = java.net.URI.create(uri + "&ttl=" + ttl);
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri)
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
-        System.err.println(r.statusCode() + (r.body().isBlank() ? "" : " " + r.body().strip()));
-        return ClientOptions.exitCode(r.statusCode());
+        WriteOptions options = ttl == null ? replicas.write() : replicas.write().ttlSeconds(ttl);
+        try (DhtClient c = client.client()) {
+            c.put(id, body, options);
+        } catch (DhtException e) {
+            return client.failed(e, true);
+        }
+        System.err.println("201");
+        return 0;
     }
 }

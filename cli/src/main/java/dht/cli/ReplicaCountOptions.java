@@ -1,5 +1,7 @@
 package dht.cli;
 
+import dht.client.ReadOptions;
+import dht.client.WriteOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -32,6 +34,20 @@ final class ReplicaCountOptions {
     void from(int value) {
         from = positive(spec, "--from", value);
         checkAckWithinFrom();
+    }
+
+    /** The read's options: the counts given, the rest left to the node. */
+    ReadOptions read() {
+        ReadOptions o = ReadOptions.defaults();
+        if (ack != null) o = o.ack(ack);
+        return from == null ? o : o.from(from);
+    }
+
+    /** The write's options: the counts given, the rest left to the node. */
+    WriteOptions write() {
+        WriteOptions o = WriteOptions.defaults();
+        if (ack != null) o = o.ack(ack);
+        return from == null ? o : o.from(from);
     }
 
     /** {@code value}, or bad usage (exit 2) when it is not a positive count: also for scan's own {@code --ack}. */

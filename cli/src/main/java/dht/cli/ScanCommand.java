@@ -1,10 +1,17 @@
 package dht.cli;
 
-import io.netty.buffer.ByteBuf;
+import dht.client.DhtClient;
+import dht.client.DhtException;
+import dht.client.DhtTimeoutException;
+import dht.client.Entry;
+import dht.client.IncompleteScanException;
+import dht.client.ScanIterator;
+import dht.client.ScanOptions;
 import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,7 +27,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Why escaped lines rather than the API's bytes: the API sends {@code key \n value} in one chunk
  * per entry, and joined together those are ambiguous (a value may hold newlines). Each entry is read
- * as its own chunk ({@link ChunkedGet}) and printed with backslash escapes for the bytes that would
+ * whole (the client library's {@link ScanIterator}, which keeps the chunks apart) and printed with backslash escapes for the bytes that would
  * break a line or a column ({@code \\ \t \n \r}, other control bytes as {@code \xHH}); every other
  * byte, UTF-8 text included, is printed as it is.
  */
@@ -66,30 +73,53 @@ final class ScanCommand implements Callable<Integer> {
         if (clusterScope && localScope) return usage("--cluster and --local exclude each other");
         if (localScope && ack != null) return usage("--ack does not apply to --local (one node's own data)");
         if (start.isEmpty()) return usage("START must not be empty");
-        StringBuilder q = new StringBuilder(client.base()).append("/v0/entities?start=").append(ClientOptions.encode(start));
-        if (end != null) q.append("&end=").append(ClientOptions.encode(end));
-        if (clusterScope) q.append("&scope=cluster");
-        if (localScope) q.append("&scope=local");
-        if (ack != null) q.append("&ack=").append(ack);
+        ScanOptions options = ScanOptions.defaults();
+        if (clusterScope) options = options.cluster();
+        if (localScope) options = options.local();
+        if (ack != null) options = options.ack(ack);
+        byte[] first = start.getBytes(StandardCharsets.UTF_8);
+        byte[] last = end == null ? null : end.getBytes(StandardCharsets.UTF_8);
+        try (DhtClient c = client.client()) {
+            ScanIterator entries;
+            try {
+                entries = c.scanIterator(first, last, options);
+            } catch (DhtException e) {
+                return client.failed(e, false); // no answer, or an error answer: its status and reason
+            }
+            return print(entries);
+        }
+    }
+
+    /** Prints every entry; exit 0 when the node's answer came whole, else 1 with the reason on stderr. */
+    private int print(ScanIterator entries) {
         BufferedOutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-        ChunkedGet.Outcome o = ChunkedGet.get(URI.create(q.toString()), client.timeoutSeconds, chunk -> {
-            printEntry(chunk, out);
-            // System.out never throws: a reader that went away (dht scan ... | head) shows here
-            if (System.out.checkError()) throw new IOException("standard output is closed");
-        });
-        out.flush();
-        if (o.status() != 200 && o.status() != 0) {
-            // an error answer, said with its status even when it was cut short
-            System.err.println(o.complete() ? o.status() + " " + o.errorBody().strip() : "dht scan: " + o.status() + " (" + o.problem() + ")");
-            return 1;
+        String problem = null;
+        try (entries) {
+            while (entries.hasNext()) {
+                Entry e = entries.next();
+                printEntry(e.key(), e.value(), out);
+                // System.out never throws: a reader that went away (dht scan ... | head) shows here
+                if (System.out.checkError()) throw new IOException("standard output is closed");
+            }
+        } catch (DhtTimeoutException e) {
+            problem = "no data from node " + client.base() + " for " + client.timeoutSeconds + " s";
+        } catch (IncompleteScanException e) {
+            problem = e.getCause() instanceof EOFException
+                    ? "the answer was cut short (node " + client.base() + " closed the connection)"
+                    : "the answer could not be read (" + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")";
+        } catch (DhtException | IOException e) {
+            problem = "the answer could not be read (" + e.getMessage() + ")";
         }
-        if (!o.complete()) {
-            // The node ends a scan that failed midway without HTTP's last chunk: the entries
-            // already printed are real, but the range is not complete, and the exit code says so.
-            System.err.println("dht scan: " + o.problem() + "; the range is incomplete");
-            return 1;
+        try {
+            out.flush();
+        } catch (IOException e) {
+            if (problem == null) problem = "the answer could not be written (" + e.getMessage() + ")";
         }
-        return 0;
+        if (problem == null) return 0;
+        // The node ends a scan that failed midway without HTTP's last chunk: the entries already
+        // printed are real, but the range is not complete, and the exit code says so.
+        System.err.println("dht scan: " + problem + "; the range is incomplete");
+        return 1;
     }
 
     /** Bad usage as every mode says it (README): the reason, then a pointer to the help; exit 2. */
@@ -97,21 +127,19 @@ final class ScanCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), message);
     }
 
-    /** One chunk, {@code key \n value}, as {@code key TAB value NEWLINE}, escaped. */
-    static void printEntry(ByteBuf chunk, OutputStream out) throws IOException {
-        int newline = chunk.indexOf(chunk.readerIndex(), chunk.writerIndex(), (byte) '\n');
-        if (newline < 0) throw new IOException("an entry without the newline between key and value");
-        escape(chunk, chunk.readerIndex(), newline, out);
+    /** One entry as {@code key TAB value NEWLINE}, escaped. */
+    static void printEntry(byte[] key, byte[] value, OutputStream out) throws IOException {
+        escape(key, out);
         out.write('\t');
-        escape(chunk, newline + 1, chunk.writerIndex(), out);
+        escape(value, out);
         out.write('\n');
     }
 
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private static void escape(ByteBuf b, int from, int to, OutputStream out) throws IOException {
-        for (int i = from; i < to; i++) {
-            int c = b.getByte(i) & 0xff;
+    private static void escape(byte[] b, OutputStream out) throws IOException {
+        for (byte x : b) {
+            int c = x & 0xff;
             switch (c) {
                 case '\\' -> { out.write('\\'); out.write('\\'); }
                 case '\t' -> { out.write('\\'); out.write('t'); }

@@ -35,8 +35,11 @@ class AntiEntropyProcessTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final NodeRequests requests = new NodeRequests();
+
     @AfterEach
     void stopAll() throws Exception {
+        requests.close();
         for (NodeProcess n : nodes) n.close();
     }
 
@@ -53,12 +56,12 @@ class AntiEntropyProcessTest {
     }
 
     private int write(NodeProcess n, String key, String value) throws Exception {
-        return NodeRequests.write(http, n, key, value, 3, 3);
+        return requests.write(n, key, value, 3, 3);
     }
 
-    /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
+    /** The node's own data ({@code scope=local}), key to value. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        return NodeRequests.local(http, n);
+        return requests.local(n);
     }
 
     private String status(NodeProcess n) throws Exception {
@@ -74,7 +77,7 @@ class AntiEntropyProcessTest {
         Map<String, String> expected = new TreeMap<>();
         for (int i = 0; i < 3_000; i++) {
             String key = String.format("key%05d", i);
-            assertThat(write(nodes.get(i % 2), key, "v" + i + ";")).isEqualTo(201);
+            assertThat(write(nodes.get(i % 2), key, "v" + i)).isEqualTo(201);
             expected.put(key, "v" + i);
         }
         for (int i = 0; i < 3_000; i += 10) {

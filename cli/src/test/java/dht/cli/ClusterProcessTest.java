@@ -3,11 +3,12 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dht.client.DhtException;
+import dht.client.Entry;
+import dht.client.ScanIterator;
+import dht.client.ScanOptions;
 import dht.node.cluster.Placement;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,10 +37,12 @@ class ClusterProcessTest {
     private final List<NodeProcess> nodes = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
+    private final NodeRequests requests = new NodeRequests();
     private List<String> urls;
 
     @AfterEach
     void stopAll() throws Exception {
+        requests.close();
         for (NodeProcess n : nodes) n.close();
     }
 
@@ -51,26 +55,18 @@ class ClusterProcessTest {
         return nodes.stream().filter(n -> n.url().equals(url)).findFirst().orElseThrow();
     }
 
-    private static String q(String key, int ack, int from) {
-        return "id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + (ack > 0 ? "&ack=" + ack + "&from=" + from : "");
+    /** ack 0: the node's defaults. */
+    private int put(NodeProcess n, String key, String value, int ack, int from) {
+        return requests.write(n, key, value, ack, from);
     }
 
-    private int put(NodeProcess n, String key, String value, int ack, int from) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
-                .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(20)).build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
-    }
-
-    private int delete(NodeProcess n, String key, int ack, int from) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
-                .DELETE().timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    private int delete(NodeProcess n, String key, int ack, int from) {
+        return requests.write(n, key, null, ack, from);
     }
 
     /** "404", "504" or the value. */
-    private String get(NodeProcess n, String key, int ack, int from) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?" + q(key, ack, from)))
-                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
-        return r.statusCode() == 200 ? r.body() : String.valueOf(r.statusCode());
+    private String get(NodeProcess n, String key, int ack, int from) {
+        return requests.get(n, key, ack, from);
     }
 
     /** The nodes in the key's placement order. */
@@ -352,44 +348,27 @@ class ClusterProcessTest {
 
     // ---- cluster scan ----
 
-    private HttpResponse<InputStream> scanStream(NodeProcess n, String start, String end, int ack) throws Exception {
-        String uri = n.url() + "/v0/entities?start=" + URLEncoder.encode(start, StandardCharsets.UTF_8)
-                + (end == null ? "" : "&end=" + URLEncoder.encode(end, StandardCharsets.UTF_8))
-                + "&scope=cluster" + (ack > 0 ? "&ack=" + ack : "");
-        return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(60)).build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+    /** A cluster scan ({@code scope=cluster}) through the client; ack 0: the node's default. */
+    private Stream<Entry> scanStream(NodeProcess n, String start, String end, int ack) {
+        ScanOptions options = ack > 0 ? ScanOptions.defaults().cluster().ack(ack) : ScanOptions.defaults().cluster();
+        return requests.of(n).scan(start, end, options);
     }
 
-    /** The scan's entries as "key=value" lines; throws IOException if the response was cut short. */
-    private List<String> scan(NodeProcess n, String start, String end, int ack) throws Exception {
-        HttpResponse<InputStream> r = scanStream(n, start, end, ack);
-        assertThat(r.statusCode()).isEqualTo(200);
-        // one chunk per entry, "key \n value"; values here hold no newline, and the entries are
-        // separated only by chunk boundaries, which the client does not see: so every value we
-        // write ends with ';' to split on
-        byte[] body;
-        try (InputStream in = r.body()) {
-            body = in.readAllBytes();
+    /** The scan's entries as "key=value" lines; throws the client's exception if the answer was cut short. */
+    private List<String> scan(NodeProcess n, String start, String end, int ack) {
+        try (Stream<Entry> entries = scanStream(n, start, end, ack)) {
+            return entries.map(e -> e.keyString() + "=" + e.valueString()).toList();
         }
-        List<String> out = new ArrayList<>();
-        String s = new String(body, StandardCharsets.UTF_8);
-        for (String e : s.split(";")) {
-            if (!e.isEmpty()) out.add(e.replace('\n', '='));
-        }
-        return out;
     }
 
-    /** True when the scan answered non-200 or its body was cut short; false when it completed. */
-    private boolean scanFails(NodeProcess n, String start, String end, int ack) throws Exception {
-        HttpResponse<InputStream> r = scanStream(n, start, end, ack);
-        try (InputStream in = r.body()) {
-            if (r.statusCode() != 200) return true;
-            byte[] buf = new byte[8192];
-            while (in.read(buf) >= 0) {
+    /** True when the scan answered non-200 or its answer was cut short; false when it completed. */
+    private boolean scanFails(NodeProcess n, String start, String end, int ack) throws InterruptedException {
+        try (Stream<Entry> entries = scanStream(n, start, end, ack)) {
+            for (var it = entries.iterator(); it.hasNext(); it.next()) {
                 Thread.sleep(1); // a slow client, so that peers' streams are paused by flow control
             }
             return false;
-        } catch (IOException e) {
+        } catch (DhtException e) {
             return true;
         }
     }
@@ -406,13 +385,13 @@ class ClusterProcessTest {
                 assertThat(delete(via, key, 2, 3)).isEqualTo(202);
                 model.remove(key);
             } else {
-                String v = "v" + i + ";";
+                String v = "v" + i;
                 assertThat(put(via, key, v, 2, 3)).isEqualTo(201);
                 model.put(key, v);
             }
         }
         List<String> expected = new ArrayList<>();
-        model.forEach((k, v) -> expected.add(k + "=" + v.substring(0, v.length() - 1)));
+        model.forEach((k, v) -> expected.add(k + "=" + v));
         for (NodeProcess n : nodes) assertThat(scan(n, "s", null, 0)).isEqualTo(expected);
         List<String> sub = expected.stream().filter(e -> e.compareTo("s030") >= 0 && e.compareTo("s060") < 0).toList();
         assertThat(scan(nodes.get(1), "s030", "s060", 3)).isEqualTo(sub);
@@ -420,7 +399,7 @@ class ClusterProcessTest {
         nodes.get(2).kill();
         assertThat(scan(nodes.get(0), "s", null, 2)).isEqualTo(expected);
         // too few nodes before the first byte: the node may answer 504 outright; after it, the
-        // response must be cut short (no terminating chunk), which the client sees as an IOException
+        // response must be cut short (no terminating chunk), which the client reports as a failure
         assertThat(scanFails(nodes.get(0), "s", null, 3)).isTrue();
         // the node keeps serving after the aborted response
         assertThat(scan(nodes.get(1), "s", null, 2)).isEqualTo(expected);
@@ -429,13 +408,12 @@ class ClusterProcessTest {
     @Test
     void clientDisconnectingOrANodeDyingMidScan() throws Exception {
         startCluster(3);
-        String big = "x".repeat(8000) + ";";
+        String big = "x".repeat(8000);
         // 24 MB per node: more than socket buffers and the coordinator's per-peer queue hold
         for (int i = 0; i < 3000; i++) assertThat(put(nodes.get(i % 3), String.format("b%05d", i), big, 3, 3)).isEqualTo(201);
         for (int round = 0; round < 5; round++) {
-            HttpResponse<InputStream> r = scanStream(nodes.get(round % 3), "b", null, 0);
-            try (InputStream in = r.body()) {
-                in.readNBytes(20_000); // a little, then hang up
+            try (Stream<Entry> entries = scanStream(nodes.get(round % 3), "b", null, 0)) {
+                assertThat(entries.limit(2).count()).isEqualTo(2); // a little, then hang up
             }
         }
         for (NodeProcess n : nodes) {
@@ -443,21 +421,19 @@ class ClusterProcessTest {
             assertThat(scan(n, "b00100", "b00110", 0)).hasSize(10);
         }
         // a node killed while a slow client reads a scan that needs all three: cut short
-        HttpResponse<InputStream> r = scanStream(nodes.get(0), "b", null, 3);
-        assertThat(r.statusCode()).isEqualTo(200);
         long read = 0;
         boolean cut = false;
-        try (InputStream in = r.body()) {
-            byte[] buf = new byte[8192];
-            read += in.readNBytes(buf, 0, buf.length);
+        try (ScanIterator entries = requests.of(nodes.get(0)).scanIterator("b".getBytes(StandardCharsets.UTF_8), null,
+                ScanOptions.defaults().cluster().ack(3))) {
+            entries.next();
+            read++;
             nodes.get(2).kill();
-            int k;
-            while ((k = in.read(buf)) >= 0) read += k;
-        } catch (IOException e) {
+            for (; entries.hasNext(); entries.next()) read++;
+        } catch (DhtException e) {
             cut = true;
         }
-        assertThat(cut).as("scan needing 3 nodes with one killed mid-way must be cut short (read %d bytes)", read).isTrue();
-        assertThat(read).isLessThan(3000L * 8010);
+        assertThat(cut).as("scan needing 3 nodes with one killed mid-way must be cut short (read %d entries)", read).isTrue();
+        assertThat(read).isLessThan(3000);
         // and with ack 2 the same scan completes
         assertThat(scan(nodes.get(1), "b", null, 2)).hasSize(3000);
     }

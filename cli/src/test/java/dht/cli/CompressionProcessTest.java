@@ -2,11 +2,8 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.client.DhtClient;
 import dht.testkit.TestPorts;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
@@ -34,7 +32,6 @@ class CompressionProcessTest {
     Path tmp;
 
     private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @AfterEach
     void stopAll() throws Exception {
@@ -64,27 +61,26 @@ class CompressionProcessTest {
             NodeProcess n = new NodeProcess(TestPorts.free(), dir, List.of("--compression", codec, "--memtable-size", "1048576"));
             nodes.add(n);
             n.startAndAwait();
-            Map<String, CompletableFuture<HttpResponse<Void>>> puts = new LinkedHashMap<>();
-            for (var e : data.entrySet()) {
-                puts.put(e.getKey(), http.sendAsync(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + e.getKey()))
-                        .PUT(HttpRequest.BodyPublishers.ofString(e.getValue())).timeout(Duration.ofSeconds(30)).build(),
-                        HttpResponse.BodyHandlers.discarding()));
-                if (puts.size() % 16 == 0) CompletableFuture.allOf(puts.values().toArray(CompletableFuture[]::new)).join();
+            try (DhtClient client = DhtClient.builder().nodes(n.url()).requestTimeout(Duration.ofSeconds(30)).build()) {
+                List<CompletableFuture<Void>> puts = new ArrayList<>();
+                for (var e : data.entrySet()) {
+                    puts.add(client.putAsync(e.getKey(), e.getValue()));
+                    if (puts.size() % 16 == 0) CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).join();
+                }
+                CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).join(); // a failed PUT throws its DhtException here
             }
-            for (var p : puts.entrySet()) assertThat(p.getValue().join().statusCode()).as("PUT %s with %s", p.getKey(), codec).isEqualTo(201);
             assertThat(n.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM").isZero();
             sizes.put(codec, directoryBytes(dir));
             n.startAndAwait();
-            Map<String, CompletableFuture<HttpResponse<String>>> gets = new LinkedHashMap<>();
-            for (var e : data.entrySet()) {
-                gets.put(e.getKey(), http.sendAsync(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + e.getKey()))
-                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
-                if (gets.size() % 16 == 0) CompletableFuture.allOf(gets.values().toArray(CompletableFuture[]::new)).join();
-            }
-            for (var e : data.entrySet()) {
-                HttpResponse<String> got = gets.get(e.getKey()).join();
-                assertThat(got.statusCode()).as("GET %s with %s", e.getKey(), codec).isEqualTo(200);
-                assertThat(got.body()).as("GET %s with %s", e.getKey(), codec).isEqualTo(e.getValue());
+            try (DhtClient client = DhtClient.builder().nodes(n.url()).requestTimeout(Duration.ofSeconds(30)).build()) {
+                Map<String, CompletableFuture<Optional<String>>> gets = new LinkedHashMap<>();
+                for (var e : data.entrySet()) {
+                    gets.put(e.getKey(), client.getStringAsync(e.getKey()));
+                    if (gets.size() % 16 == 0) CompletableFuture.allOf(gets.values().toArray(CompletableFuture[]::new)).join();
+                }
+                for (var e : data.entrySet()) {
+                    assertThat(gets.get(e.getKey()).join()).as("GET %s with %s", e.getKey(), codec).contains(e.getValue());
+                }
             }
             assertThat(n.terminate(Duration.ofSeconds(30))).isZero();
         }

@@ -3,6 +3,7 @@ package dht.cli;
 import dht.testkit.TestPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.client.DhtClient;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.URI;
@@ -41,11 +42,10 @@ class DamagedFilesProcessTest {
         return "value-" + i + "-" + "x".repeat(100);
     }
 
-    private void fill() throws Exception {
-        for (int i = 0; i < KEYS; i++) {
-            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(node.url() + "/v0/entity?id=key" + i))
-                    .PUT(HttpRequest.BodyPublishers.ofString(value(i))).build(), HttpResponse.BodyHandlers.discarding());
-            assertThat(r.statusCode()).isEqualTo(201);
+    /** Writes every key through the client (a failed PUT throws); reads stay raw, for their statuses. */
+    private void fill() {
+        try (DhtClient client = DhtClient.create(node.url())) {
+            for (int i = 0; i < KEYS; i++) client.put("key" + i, value(i));
         }
     }
 

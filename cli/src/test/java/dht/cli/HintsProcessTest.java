@@ -32,19 +32,17 @@ class HintsProcessTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final NodeRequests requests = new NodeRequests();
+
     @AfterEach
     void stopAll() throws Exception {
+        requests.close();
         for (NodeProcess n : nodes) n.close();
     }
 
-    private int send(HttpRequest.Builder r) throws Exception {
-        return http.send(r.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-    }
-
-    private String get(NodeProcess n, String key) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key + "&ack=1&from=3"))
-                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
-        return r.statusCode() == 200 ? r.body() : String.valueOf(r.statusCode());
+    /** "404", another answer's status, or the value: what {@code n} answers with ack 1 of 3. */
+    private String get(NodeProcess n, String key) {
+        return requests.get(n, key, 1, 3);
     }
 
     private String status(NodeProcess n) throws Exception {
@@ -72,15 +70,12 @@ class HintsProcessTest {
         NodeProcess.startCluster(nodes, tmp, 3);
         NodeProcess coordinator = nodes.get(0);
         NodeProcess replica = nodes.get(2);
-        assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=gone&ack=3&from=3"))
-                .PUT(HttpRequest.BodyPublishers.ofString("x")))).isEqualTo(201);
+        assertThat(requests.write(coordinator, "gone", "x", 3, 3)).isEqualTo(201);
         replica.kill();
         for (int i = 0; i < KEYS; i++) {
-            assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=missed" + i + "&ack=2&from=3"))
-                    .PUT(HttpRequest.BodyPublishers.ofString("m" + i)))).isEqualTo(201);
+            assertThat(requests.write(coordinator, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
         }
-        assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=gone&ack=2&from=3"))
-                .DELETE())).isEqualTo(202);
+        assertThat(requests.write(coordinator, "gone", null, 2, 3)).isEqualTo(202);
         await("every missed write hinted", Duration.ofSeconds(20), () -> hintCount(coordinator, replica, "pending") == KEYS + 1);
         Thread.sleep(300); // written to the hint file by its own thread: handed to the OS well within this
 

@@ -1,41 +1,71 @@
 package dht.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import dht.client.DhtClient;
+import dht.client.DhtException;
+import dht.client.Entry;
+import dht.client.ReadOptions;
+import dht.client.ScanOptions;
+import dht.client.WriteOptions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
-/** What the cluster process tests ask a node over HTTP: writes with a quorum, and a node's own data. */
-final class NodeRequests {
-    private NodeRequests() {
+/**
+ * What the cluster process tests ask a node through the client library: writes with a quorum, and
+ * a node's own data. One client per node URL, kept for the test class's life; {@link #close} them.
+ */
+final class NodeRequests implements AutoCloseable {
+    private final Map<String, DhtClient> clients = new ConcurrentHashMap<>();
+
+    /** The client of node {@code n}, for what the helpers below do not cover. */
+    DhtClient of(NodeProcess n) {
+        return clients.computeIfAbsent(n.url(), url -> DhtClient.builder().nodes(url)
+                .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(30)).build());
     }
 
-    /** A PUT of {@code value}, or a DELETE when it is null, with {@code ack} of {@code from}; the status code. */
-    static int write(HttpClient http, NodeProcess n, String key, String value, int ack, int from) throws Exception {
-        URI uri = URI.create(n.url() + "/v0/entity?id=" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&ack=" + ack + "&from=" + from);
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
-        b = value == null ? b.DELETE() : b.PUT(HttpRequest.BodyPublishers.ofString(value));
-        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    /**
+     * A PUT of {@code value}, or a DELETE when it is null, with {@code ack} of {@code from} (0 and 0:
+     * the node's defaults); the answer's status code.
+     */
+    int write(NodeProcess n, String key, String value, int ack, int from) {
+        WriteOptions options = ack > 0 ? WriteOptions.defaults().ack(ack).from(from) : WriteOptions.defaults();
+        try {
+            if (value == null) {
+                of(n).delete(key, options);
+                return 202;
+            }
+            of(n).put(key, value, options);
+            return 201;
+        } catch (DhtException e) {
+            if (e.status() == 0) throw e; // no answer: the test cannot go on
+            return e.status();
+        }
     }
 
-    /** The node's own data ({@code scope=local}), key to value; every value written by these tests ends with ';' to split on. */
-    static Map<String, String> local(HttpClient http, NodeProcess n) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entities?start=%00&scope=local"))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
+    /** A GET with {@code ack} of {@code from} (0 and 0: the node's defaults): the value, "404", or another answer's status ("504"). */
+    String get(NodeProcess n, String key, int ack, int from) {
+        ReadOptions options = ack > 0 ? ReadOptions.defaults().ack(ack).from(from) : ReadOptions.defaults();
+        try {
+            return of(n).getString(key, options).orElse("404");
+        } catch (DhtException e) {
+            if (e.status() == 0) throw e;
+            return String.valueOf(e.status());
+        }
+    }
+
+    /** The node's own data ({@code scope=local}), key to value, read as a stream to its end. */
+    Map<String, String> local(NodeProcess n) {
         Map<String, String> out = new TreeMap<>();
-        for (String e : r.body().split(";")) {
-            if (e.isEmpty()) continue;
-            int nl = e.indexOf('\n');
-            out.put(e.substring(0, nl), e.substring(nl + 1));
+        try (Stream<Entry> entries = of(n).scan(new byte[] {0}, null, ScanOptions.defaults().local())) {
+            entries.forEach(e -> out.put(e.keyString(), e.valueString()));
         }
         return out;
+    }
+
+    @Override
+    public void close() {
+        clients.values().forEach(DhtClient::close);
     }
 }

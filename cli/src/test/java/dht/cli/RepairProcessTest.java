@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.Placement;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,12 +28,13 @@ class RepairProcessTest {
     Path tmp;
 
     private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private List<String> urls;
+
+    private final NodeRequests requests = new NodeRequests();
 
     @AfterEach
     void stopAll() throws Exception {
+        requests.close();
         for (NodeProcess n : nodes) n.close();
     }
 
@@ -44,12 +44,12 @@ class RepairProcessTest {
     }
 
     private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
-        return NodeRequests.write(http, n, key, value, ack, from);
+        return requests.write(n, key, value, ack, from);
     }
 
-    /** The node's own data ({@code scope=local}), key to value; every value written here ends with ';' to split on. */
+    /** The node's own data ({@code scope=local}), key to value. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        return NodeRequests.local(http, n);
+        return requests.local(n);
     }
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {
@@ -64,11 +64,11 @@ class RepairProcessTest {
         NodeProcess c = nodes.get(2);
         Map<String, String> expected = new TreeMap<>();
         for (int i = 0; i < 60; i++) {
-            assertThat(write(a, "PUT", "r" + i, "old;", 3, 3)).isEqualTo(201);
+            assertThat(write(a, "PUT", "r" + i, "old", 3, 3)).isEqualTo(201);
             expected.put("r" + i, "old");
         }
         for (int i = 0; i < 20; i++) {
-            assertThat(write(a, "PUT", "gone" + i, "x;", 3, 3)).isEqualTo(201);
+            assertThat(write(a, "PUT", "gone" + i, "x", 3, 3)).isEqualTo(201);
             expected.put("gone" + i, "x");
         }
         // a key written with one copy, on a node other than c: a repair with from=3 copies it to c
@@ -78,18 +78,18 @@ class RepairProcessTest {
         }
         assertThat(c.terminate(Duration.ofSeconds(10))).isZero();
         for (int i = 0; i < 40; i++) {
-            assertThat(write(a, "PUT", "r" + i, "new-" + i + ";", 2, 3)).isEqualTo(201);
+            assertThat(write(a, "PUT", "r" + i, "new-" + i, 2, 3)).isEqualTo(201);
             expected.put("r" + i, "new-" + i);
         }
         for (int i = 0; i < 20; i++) {
-            assertThat(write(b, "PUT", "born" + i, "b" + i + ";", 2, 3)).isEqualTo(201);
+            assertThat(write(b, "PUT", "born" + i, "b" + i, 2, 3)).isEqualTo(201);
             expected.put("born" + i, "b" + i);
         }
         for (int i = 0; i < 10; i++) {
             assertThat(write(b, "DELETE", "gone" + i, null, 2, 3)).isEqualTo(202);
             expected.remove("gone" + i);
         }
-        assertThat(write(a, "PUT", single, "one;", 1, 1)).isEqualTo(201);
+        assertThat(write(a, "PUT", single, "one", 1, 1)).isEqualTo(201);
         expected.put(single, "one");
         c.startAndAwait(NO_HINTS);
         assertThat(local(c)).as("before the repair c has only what it had").doesNotContainKeys("born0", single)
@@ -113,7 +113,7 @@ class RepairProcessTest {
         startCluster(3);
         NodeProcess a = nodes.get(0);
         NodeProcess c = nodes.get(2);
-        for (int i = 0; i < 20; i++) assertThat(write(a, "PUT", "k" + i, "v;", 3, 3)).isEqualTo(201);
+        for (int i = 0; i < 20; i++) assertThat(write(a, "PUT", "k" + i, "v", 3, 3)).isEqualTo(201);
 
         c.freeze();
         DhtRun frozen = dht("repair", "--url", a.url(), "--timeout", "2");

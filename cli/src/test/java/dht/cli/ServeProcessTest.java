@@ -27,8 +27,11 @@ class ServeProcessTest {
     private final List<NodeProcess> nodes = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final NodeRequests requests = new NodeRequests();
+
     @AfterEach
     void stopAll() throws Exception {
+        requests.close();
         for (NodeProcess n : nodes) n.close();
     }
 
@@ -38,15 +41,14 @@ class ServeProcessTest {
         return n;
     }
 
-    private int put(NodeProcess n, String key, String value) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key))
-                .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+    /** The answer's status; an exception when none came (the node died under the request). */
+    private int put(NodeProcess n, String key, String value) {
+        return requests.write(n, key, value, 0, 0);
     }
 
-    private HttpResponse<String> get(NodeProcess n, String key) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/entity?id=" + key))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    /** The value, "404", or another answer's status. */
+    private String get(NodeProcess n, String key) {
+        return requests.get(n, key, 0, 0);
     }
 
     @Test
@@ -59,11 +61,7 @@ class ServeProcessTest {
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
 
         n.startAndAwait();
-        for (int i = 0; i < 200; i++) {
-            HttpResponse<String> r = get(n, "key" + i);
-            assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.body()).isEqualTo("value" + i);
-        }
+        for (int i = 0; i < 200; i++) assertThat(get(n, "key" + i)).isEqualTo("value" + i);
     }
 
     @Test
@@ -111,11 +109,7 @@ class ServeProcessTest {
         assertThat(acked).hasSizeGreaterThan(50);
 
         n.startAndAwait();
-        for (String key : acked) {
-            HttpResponse<String> r = get(n, key);
-            assertThat(r.statusCode()).as("acknowledged key %s after SIGKILL", key).isEqualTo(200);
-            assertThat(r.body()).isEqualTo("v-" + key);
-        }
+        for (String key : acked) assertThat(get(n, key)).as("acknowledged key %s after SIGKILL", key).isEqualTo("v-" + key);
     }
 
     @Test
@@ -129,7 +123,7 @@ class ServeProcessTest {
         assertThat(second.process().exitValue()).isNotZero();
         assertThat(second.output()).containsIgnoringCase("in use");
 
-        assertThat(get(first, "k").body()).isEqualTo("v");
+        assertThat(get(first, "k")).isEqualTo("v");
     }
 
     /** The same command run twice: the port is taken too, but the directory is what to report. */
@@ -289,7 +283,7 @@ class ServeProcessTest {
             while (status != 201 && System.nanoTime() < deadline) {
                 try {
                     status = put(viaFirst, "k", "v");
-                } catch (java.io.IOException e) {
+                } catch (dht.client.DhtException e) { // no answer yet
                     status = 0;
                 }
                 if (status != 201) Thread.sleep(200);

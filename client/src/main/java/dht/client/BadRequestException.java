@@ -7,15 +7,7 @@ package dht.client;
  * reason; retrying the same request gets the same answer.
  */
 public class BadRequestException extends DhtException {
-    private final String reason;
-
     public BadRequestException(String node, int status, String reason) {
-        super("node " + node + " refused the request (" + status + "): " + reason, node, status, null);
-        this.reason = reason;
-    }
-
-    /** The node's reason, as it sent it (one line). */
-    public String reason() {
-        return reason;
+        super("node " + node + " refused the request (" + status + "): " + reason, node, status, reason, null);
     }
 }

@@ -32,7 +32,7 @@ final class Failures {
         if (status == 503) return new OverloadedException(node, reason, 1, retryAfter(retryAfterHeader));
         if (status >= 400 && status < 500) return new BadRequestException(node, status, reason);
         return new DhtException("node " + node + " answered " + status + (reason.isEmpty() ? "" : ": " + reason),
-                node, status, null);
+                node, status, reason, null);
     }
 
     /** The exception for a request that got no answer; {@code t} may be wrapped by a future. */

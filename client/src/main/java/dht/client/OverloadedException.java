@@ -9,21 +9,14 @@ import java.util.Optional;
  * the request may be sent again as it is.
  */
 public class OverloadedException extends DhtException {
-    private final String reason;
     private final int attempts;
     private final Duration retryAfter;
 
     public OverloadedException(String node, String reason, int attempts, Duration retryAfter) {
         super("node " + node + " is overloaded (503) after " + attempts + (attempts == 1 ? " attempt" : " attempts")
-                + ": " + reason, node, 503, null);
-        this.reason = reason;
+                + ": " + reason, node, 503, reason, null);
         this.attempts = attempts;
         this.retryAfter = retryAfter;
-    }
-
-    /** The node's reason, as it sent it (one line). */
-    public String reason() {
-        return reason;
     }
 
     /** How many times the request was sent. */

@@ -3,7 +3,9 @@ package dht.client;
 /**
  * Builds a request target ({@code /path?name=value&...}) whose values are raw bytes, percent-encoded
  * byte by byte: a key is exactly the bytes given, whether or not they are valid UTF-8 (the node
- * decodes each {@code %XX} to one byte). Only RFC 3986's unreserved characters go as they are.
+ * decodes each {@code %XX} to one byte). RFC 3986's unreserved characters go as they are, and so do
+ * those a query value may hold literally ({@code / : @ ! * , ; $}), so that a key of slashes does
+ * not triple in length against the node's URI limit; {@code + & = % #} and the rest are encoded.
  */
 final class Query {
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -19,7 +21,7 @@ final class Query {
         first = false;
         for (byte b : value) {
             int c = b & 0xFF;
-            if (unreserved(c)) {
+            if (literal(c)) {
                 target.append((char) c);
             } else {
                 target.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xF]);
@@ -41,9 +43,9 @@ final class Query {
         return text(name, Long.toString(value));
     }
 
-    private static boolean unreserved(int c) {
+    private static boolean literal(int c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '-' || c == '.' || c == '_' || c == '~';
+                || c == '-' || c == '.' || c == '_' || c == '~' || "/:@!*,;$".indexOf(c) >= 0;
     }
 
     @Override

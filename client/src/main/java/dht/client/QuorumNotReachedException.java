@@ -13,7 +13,7 @@ public class QuorumNotReachedException extends DhtException {
     private final Duration retryAfter;
 
     public QuorumNotReachedException(String node, String reason, Duration retryAfter) {
-        super("node " + node + " could not reach enough replicas (504): " + reason, node, 504, null);
+        super("node " + node + " could not reach enough replicas (504): " + reason, node, 504, reason, null);
         this.retryAfter = retryAfter;
     }
 

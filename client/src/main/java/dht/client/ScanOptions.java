@@ -3,39 +3,54 @@ package dht.client;
 import java.util.OptionalInt;
 
 /**
- * How a range scan is answered. By default a node in a cluster scans the whole cluster, merging
- * each key's newest version from at least {@code ack} of its replicas ({@code scope=cluster});
- * {@link #local()} asks for the answering node's own data only. Unset values are left to the node
- * and not sent. Immutable: each method returns a new instance.
+ * How a range scan is answered. By default the scope is the node's to choose: a node in a cluster
+ * scans the whole cluster, merging each key's newest version from at least {@code ack} of its
+ * replicas, and a node alone reads its own store. {@link #local()} asks for the answering node's
+ * own data only ({@code scope=local}), {@link #cluster()} for the merged scan even on a node alone
+ * ({@code scope=cluster}). Unset values are left to the node and not sent. Immutable: each method
+ * returns a new instance.
  */
 public final class ScanOptions {
-    private static final ScanOptions DEFAULTS = new ScanOptions(false, 0);
+    /** The {@code scope} sent: none (the node's default), local or cluster. */
+    private enum Scope { DEFAULT, LOCAL, CLUSTER }
 
-    private final boolean local;
+    private static final ScanOptions DEFAULTS = new ScanOptions(Scope.DEFAULT, 0);
+
+    private final Scope scope;
     private final int ack;
 
-    private ScanOptions(boolean local, int ack) {
-        this.local = local;
+    private ScanOptions(Scope scope, int ack) {
+        this.scope = scope;
         this.ack = ack;
     }
 
-    /** The whole cluster's data, with the node's default {@code ack}. */
+    /** The node's default scope (a cluster node: the whole cluster), with the node's default {@code ack}. */
     public static ScanOptions defaults() {
         return DEFAULTS;
     }
 
     /** Only the answering node's own data ({@code scope=local}). */
     public ScanOptions local() {
-        return new ScanOptions(true, ack);
+        return new ScanOptions(Scope.LOCAL, ack);
+    }
+
+    /** The whole cluster's data, merged, said explicitly ({@code scope=cluster}). */
+    public ScanOptions cluster() {
+        return new ScanOptions(Scope.CLUSTER, ack);
     }
 
     /** Replicas of each key whose versions a cluster scan merges; positive. */
     public ScanOptions ack(int ack) {
-        return new ScanOptions(local, Checks.positive("ack", ack));
+        return new ScanOptions(scope, Checks.positive("ack", ack));
     }
 
     public boolean isLocal() {
-        return local;
+        return scope == Scope.LOCAL;
+    }
+
+    /** True when {@code scope=cluster} is sent ({@link #cluster()}). */
+    public boolean isCluster() {
+        return scope == Scope.CLUSTER;
     }
 
     public OptionalInt ack() {
@@ -43,22 +58,23 @@ public final class ScanOptions {
     }
 
     void appendTo(Query q) {
-        if (local) q.text("scope", "local");
+        if (scope == Scope.LOCAL) q.text("scope", "local");
+        if (scope == Scope.CLUSTER) q.text("scope", "cluster");
         q.positive("ack", ack);
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof ScanOptions o && o.local == local && o.ack == ack;
+        return other instanceof ScanOptions o && o.scope == scope && o.ack == ack;
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(local, ack);
+        return java.util.Objects.hash(scope, ack);
     }
 
     @Override
     public String toString() {
-        return "ScanOptions[" + (local ? "local" : "cluster") + ", ack=" + (ack == 0 ? "default" : ack) + "]";
+        return "ScanOptions[" + scope.name().toLowerCase(java.util.Locale.ROOT) + ", ack=" + (ack == 0 ? "default" : ack) + "]";
     }
 }

@@ -78,7 +78,21 @@ class FailuresTest {
                     .isExactlyInstanceOf(DhtException.class)
                     .hasMessageContaining("500")
                     .hasMessageContaining("stub says 500")
-                    .satisfies(e -> assertThat(((DhtException) e).status()).isEqualTo(500));
+                    .satisfies(e -> assertThat(((DhtException) e).status()).isEqualTo(500))
+                    .satisfies(e -> assertThat(((DhtException) e).reason()).isEqualTo("stub says 500"));
+        }
+    }
+
+    /** Every answer's exception carries the node's reason as it sent it, for callers that show it as it is. */
+    @Test
+    void aQuorumNotReachedCarriesTheNodesReason() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.retryAfter(504, null));
+             DhtClient client = DhtClient.create(stub.url())) {
+            assertThatThrownBy(() -> client.put("k", "v"))
+                    .isInstanceOfSatisfying(QuorumNotReachedException.class, e -> {
+                        assertThat(e.status()).isEqualTo(504);
+                        assertThat(e.reason()).isEqualTo("stub says 504");
+                    });
         }
     }
 

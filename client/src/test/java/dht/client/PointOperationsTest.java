@@ -77,6 +77,15 @@ class PointOperationsTest {
         assertThat(client.get(new byte[] {(byte) 0xFF})).isEmpty();
     }
 
+    /** Characters sent unencoded in the query are still the key's exact bytes to the node. */
+    @Test
+    void keysOfQueryLiteralsAreTheirOwnKeys() {
+        client.put("a/b:c@d!e*f,g;h$i", "literal");
+
+        assertThat(client.getString("a/b:c@d!e*f,g;h$i")).contains("literal");
+        assertThat(client.getString("a%2Fb:c@d!e*f,g;h$i")).isEmpty();
+    }
+
     @Test
     void anEmptyValueIsAValueNotAnAbsence() {
         client.put("empty".getBytes(StandardCharsets.UTF_8), new byte[0]);

@@ -47,7 +47,21 @@ class RequestFormTest {
             assertThatThrownBy(() -> client.scan("a b", "c/d", ScanOptions.defaults().local().ack(1)))
                     .isInstanceOf(BadRequestException.class);
 
-            assertThat(stub.seen().getFirst().query()).isEqualTo("start=a%20b&end=c%2Fd&scope=local&ack=1");
+            assertThat(stub.seen().getFirst().query()).isEqualTo("start=a%20b&end=c/d&scope=local&ack=1");
+        }
+    }
+
+    @Test
+    void aClusterScopeAskedForIsSaid() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(400));
+             DhtClient client = DhtClient.create(stub.url())) {
+            assertThatThrownBy(() -> client.scan("a", null, ScanOptions.defaults().cluster().ack(2)))
+                    .isInstanceOf(BadRequestException.class);
+            assertThatThrownBy(() -> client.scan("a", null, ScanOptions.defaults()))
+                    .isInstanceOf(BadRequestException.class);
+
+            assertThat(stub.seen().get(0).query()).isEqualTo("start=a&scope=cluster&ack=2");
+            assertThat(stub.seen().get(1).query()).as("the node's own default").isEqualTo("start=a");
         }
     }
 
@@ -56,6 +70,15 @@ class RequestFormTest {
         Query q = new Query("/v0/entity").bytes("id", new byte[] {'a', (byte) 0xFF, '&', '+', '~', '%'});
 
         assertThat(q).hasToString("/v0/entity?id=a%FF%26%2B~%25");
+    }
+
+    /** What a query value may hold as it is stays so: a key of slashes costs one byte each of the URI limit. */
+    @Test
+    void charactersAQueryValueMayHoldGoAsTheyAre() {
+        assertThat(new Query("/v0/entity").text("id", "a/b:c@d!e*f,g;h$i-j.k_l~m"))
+                .hasToString("/v0/entity?id=a/b:c@d!e*f,g;h$i-j.k_l~m");
+        assertThat(new Query("/v0/entity").text("id", "x+y&z=1%#é \u0000?"))
+                .hasToString("/v0/entity?id=x%2By%26z%3D1%25%23%C3%A9%20%00%3F");
     }
 
     @Test
@@ -75,6 +98,7 @@ class RequestFormTest {
         assertThat(quorum).isEqualTo(WriteOptions.defaults().from(3).ack(2)).isNotEqualTo(base);
         assertThat(ReadOptions.defaults().ack(1)).isEqualTo(ReadOptions.defaults().ack(1));
         assertThat(ScanOptions.defaults().local().isLocal()).isTrue();
+        assertThat(ScanOptions.defaults().cluster()).isNotEqualTo(ScanOptions.defaults()).isNotEqualTo(ScanOptions.defaults().local());
         assertThatThrownBy(() -> base.ttl(Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
     }
 }
