@@ -2,7 +2,9 @@ package dht.cli;
 
 import dht.testkit.History;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -20,11 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code ack=2&from=3}, and record every operation into a {@link History}: invoked just before the
  * request is sent, completed as soon as its answer (or failure) is in. 201/202 acknowledge a write,
  * 200/404 answer a read, anything else (504, 503, a timeout, a lost connection) leaves a write's
- * outcome unknown; a 4xx other than a GET's 404 is a refusal. Every PUT writes a value of its own.
+ * outcome unknown; a 4xx other than a GET's 404, and a connection that could not be opened, are a
+ * refusal (nothing was sent). Every PUT writes a value of its own.
  */
 final class ClientWorkload implements AutoCloseable {
     static final int KEYS = 12;
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(4);
+    static final int NOT_CONNECTED = -2;
+    static final int NO_ANSWER = -1;
 
     final History history = new History();
     private final List<String> urls;
@@ -122,7 +127,7 @@ final class ClientWorkload implements AutoCloseable {
     }
 
     private static void finishUnacknowledged(History.Invocation op, int status) {
-        if (status >= 400 && status < 500) op.fail();
+        if (status == NOT_CONNECTED || status >= 400 && status < 500) op.fail();
         else op.unknown();
     }
 
@@ -130,20 +135,31 @@ final class ClientWorkload implements AutoCloseable {
         return HttpRequest.newBuilder(URI.create(url + "/v0/entity?id=" + key + "&ack=2&from=3")).timeout(REQUEST_TIMEOUT);
     }
 
-    /** The status code, or -1 when no answer came (timeout, refused or lost connection); a 200's body into {@code body}. */
+    /**
+     * The status code; {@link #NOT_CONNECTED} when no connection could be opened (the request was
+     * never sent); {@link #NO_ANSWER} when it was sent and no answer came (a timeout, a connection
+     * lost). A 200's body goes into {@code body}.
+     */
     private int send(HttpRequest.Builder request, String[] body) {
         int status;
         try {
             HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             status = r.statusCode();
             if (body != null) body[0] = r.body();
+        } catch (ConnectException | HttpConnectTimeoutException e) {
+            status = NOT_CONNECTED;
         } catch (IOException e) {
-            status = -1;
+            status = NO_ANSWER;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            status = -1;
+            status = NO_ANSWER;
         }
-        answers.computeIfAbsent(status == -1 ? "no answer" : String.valueOf(status), s -> new AtomicLong()).incrementAndGet();
+        String answer = switch (status) {
+            case NOT_CONNECTED -> "not connected";
+            case NO_ANSWER -> "no answer";
+            default -> String.valueOf(status);
+        };
+        answers.computeIfAbsent(answer, s -> new AtomicLong()).incrementAndGet();
         return status;
     }
 
