@@ -97,10 +97,6 @@ final class ClientWorkload implements AutoCloseable {
         return answered;
     }
 
-    int nodes() {
-        return urls.size();
-    }
-
     void put(int process, String url, String key, String value) {
         History.Invocation op = history.put(process, key, value);
         int status = send(request(url, key).PUT(HttpRequest.BodyPublishers.ofString(value)), null);
