@@ -167,8 +167,13 @@ final class ClientWorkload implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        stop();
-        http.close();
+    public void close() {
+        try {
+            stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            http.close();
+        }
     }
 }
