@@ -19,13 +19,25 @@ import java.util.concurrent.TimeUnit;
  * thaw it. Always {@link #close()} it (kills what is still running).
  */
 final class NodeProcess implements AutoCloseable {
+    final String host;
     final int port;
     final Path data;
     final Path log;
     final List<String> extraArgs;
+    private final List<String> launcher;
     private Process process;
 
     NodeProcess(int port, Path data, List<String> extraArgs) {
+        this("localhost", List.of(), port, data, extraArgs);
+    }
+
+    /**
+     * A node reached at {@code host}, its JVM started through {@code launcher} (for example
+     * {@code ip netns exec NS}, which runs the JVM as the same process, so signals reach it).
+     */
+    NodeProcess(String host, List<String> launcher, int port, Path data, List<String> extraArgs) {
+        this.host = host;
+        this.launcher = List.copyOf(launcher);
         this.port = port;
         this.data = data;
         this.extraArgs = List.copyOf(extraArgs);
@@ -39,24 +51,35 @@ final class NodeProcess implements AutoCloseable {
      * sees is what the mechanism it tests (read repair, hints, the operator's repair) did.
      */
     static void startCluster(List<NodeProcess> into, Path dir, int n, String... jvmOptions) throws Exception {
+        startCluster(into, dir, n, List.of("--anti-entropy-interval", "0"), jvmOptions);
+    }
+
+    /** As above, with {@code nodeArgs} for each node instead of anti-entropy off. */
+    static void startCluster(List<NodeProcess> into, Path dir, int n, List<String> nodeArgs, String... jvmOptions) throws Exception {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < n; i++) ports.add(TestPorts.free());
         String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
         List<NodeProcess> started = new ArrayList<>();
         for (int i = 0; i < n; i++) started.add(new NodeProcess(ports.get(i), dir.resolve("n" + i),
-                List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
+                concat(List.of("--cluster", cluster), nodeArgs)));
         into.addAll(started);
         for (NodeProcess p : started) p.start(jvmOptions);
         for (NodeProcess p : started) p.awaitReady(Duration.ofSeconds(60));
     }
 
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
     String url() {
-        return "http://localhost:" + port;
+        return "http://" + host + ":" + port;
     }
 
     /** Starts the process (not waiting for it to be ready). */
     NodeProcess start(String... jvmOptions) throws IOException {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(launcher);
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("--sun-misc-unsafe-memory-access=allow");

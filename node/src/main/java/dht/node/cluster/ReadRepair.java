@@ -40,11 +40,11 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: the version sent is one a replica already holds, with its original timestamp, so
  * a repair can never win over a newer write (a replica keeps the newer of two versions); tombstones
  * reach every stale value, so a delete that missed a replica does not come back; a repair never
- * makes a value's copies exceed its write's {@code from}. A replica whose call failed is not
- * repaired: nothing is known of what it holds. A failed repair is only counted: the next read of
- * the key tries again. A read waits for its repairs at most the replica timeout, then answers as
- * it would have without them (counted in {@link #timedOut()}). {@code targets} is in the key's
- * placement order.
+ * makes a value's copies exceed its write's {@code from}; a read answers no version that fewer
+ * than {@code ack} of the replicas it heard hold unless the contract obliges it to. A replica
+ * whose call failed is not repaired: nothing is known of what it holds. A failed repair is only
+ * counted: the next read of the key tries again. A read waits for its repairs at most the replica
+ * timeout (counted in {@link #timedOut()}). {@code targets} is in the key's placement order.
  */
 final class ReadRepair {
     private static final Logger log = LoggerFactory.getLogger(ReadRepair.class);
@@ -70,7 +70,9 @@ final class ReadRepair {
     /**
      * The newest version among the answers of {@code calls} (same order as {@code targets}; null
      * when none has the key), once {@code ack} of them succeeded and, if those disagree, once
-     * {@code ack} of the replicas heard hold it or the wait timed out; failed with
+     * {@code ack} of the replicas heard hold it or the wait timed out (then, or when no quorum of
+     * them can hold it, an older version a quorum holds where the contract allows: see
+     * {@code RepairingRead.settled}); failed with
      * {@link QuorumCall.NotEnoughReplicasException} when fewer than {@code ack} can answer. The
      * replicas still stale once every call is in are repaired after the answer.
      */
@@ -121,6 +123,11 @@ final class ReadRepair {
         if (timer != null) return timer.schedule(task, timeoutNanos, TimeUnit.NANOSECONDS);
         CompletableFuture.delayedExecutor(timeoutNanos, TimeUnit.NANOSECONDS).execute(task);
         return null;
+    }
+
+    /** How many replicas the cluster has: a read's {@code from} may be fewer. */
+    int clusterSize() {
+        return replicas.size();
     }
 
     void countTimeout() {

@@ -18,8 +18,10 @@ import java.util.concurrent.ScheduledFuture;
  * count too (a later holder may allow a repair the copy rule held back, or be the missing copy).
  * The read answers without waiting further when its repair writes failed or nothing left to hear
  * from can still make {@code ack} copies, and at the repair timeout (counted); in both cases with
- * the newest version heard, as a read without blocking repair would. Once every call is in, stale
- * replicas not yet sent the final newest version are (as after any read).
+ * the newest version heard, as a read without blocking repair would, unless the contract lets it
+ * answer an older version that {@code ack} of the replicas heard hold (or hold something newer):
+ * see {@link #settled}. Once every call is in, stale replicas not yet sent the final newest
+ * version are (as after any read).
  *
  * <p>Invariants: each replica is sent a version at most once, and only one newer than what it is
  * known to hold; the answer completes exactly once; nothing here blocks a thread: everything runs
@@ -74,6 +76,7 @@ final class RepairingRead {
         try {
             List<Integer> toSend = new ArrayList<>(0);
             Entry newest;
+            Entry answerWith = null;
             boolean answerNow = false;
             boolean startTimer = false;
             synchronized (this) {
@@ -100,11 +103,13 @@ final class RepairingRead {
                 if (quorumReached && !decided) {
                     if (holders >= ack) {
                         answerNow = true;
+                        answerWith = newest;
                     } else {
                         heldBack = stale(newest, lastHolder, toSend);
                         int possible = holders + repairsInFlight + outstanding + (allIn ? 0 : heldBack);
                         if (possible < ack) {
-                            answerNow = true; // no repair can make a quorum of copies now: answer as without it
+                            answerNow = true; // no repair can make a quorum of copies now
+                            answerWith = settled(newest, outstanding);
                         } else if (!timerStarted) {
                             timerStarted = startTimer = true;
                         }
@@ -119,7 +124,7 @@ final class RepairingRead {
             }
             for (int i : toSend) write(i, newest);
             if (startTimer) startTimer();
-            if (answerNow) answer.complete(newest);
+            if (answerNow) answer.complete(answerWith);
         } catch (Throwable e) {
             answer.completeExceptionally(e);
         }
@@ -170,15 +175,53 @@ final class RepairingRead {
     }
 
     private void timedOut() {
-        Entry newest;
+        Entry answerWith;
         synchronized (this) {
             if (decided) return;
             decided = true;
-            newest = newestHeard();
+            int outstanding = 0;
+            for (CompletableFuture<Entry> call : calls) if (!call.isDone()) outstanding++;
+            answerWith = settled(newestHeard(), outstanding);
         }
         repair.countTimeout();
-        answer.complete(newest);
+        answer.complete(answerWith);
         evaluate(); // the final pass, if every call is in
+    }
+
+    /**
+     * What a read answers when {@code newest} cannot be given {@code ack} copies among the replicas
+     * heard (the copy rule forbids the repairs, or they failed or took too long): {@code newest}
+     * would leave a later quorum read free to miss it, a read going back. So it answers the newest
+     * version that {@code ack} of the replicas heard hold or have something newer than (null, absent,
+     * if none), passing over only versions the contract does not oblige this read to see.
+     *
+     * <p>The contract obliges a read with {@code ack} of {@code from} to see a write acknowledged
+     * with {@code ackW} of {@code fromW} when {@code ackW + ack > max(fromW, from)}. A version's
+     * acknowledged copies are at most the replicas heard holding it or something newer plus those
+     * not heard from (calls outstanding or failed, replicas outside the read's {@code from}); call
+     * that {@code c}. If {@code c + ack > from} an acknowledged write of it may oblige this read
+     * (a PUT 1/1 read 3/3), and {@code newest} is answered as it always was.
+     */
+    private Entry settled(Entry newest, int outstanding) {
+        int unknown = outstanding + repair.clusterSize() - calls.size();
+        List<Entry> versions = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            CompletableFuture<Entry> call = calls.get(i);
+            if (call.isDone() && call.state() != Future.State.SUCCESS) unknown++;
+            if (call.state() == Future.State.SUCCESS && call.resultNow() != null) versions.add(call.resultNow());
+        }
+        versions.sort((x, y) -> x.supersedes(y) ? -1 : y.supersedes(x) ? 1 : 0);
+        for (Entry v : versions) {
+            int held = 0;
+            for (int i = 0; i < calls.size(); i++) {
+                CompletableFuture<Entry> call = calls.get(i);
+                if (call.state() != Future.State.SUCCESS) continue;
+                if (holds(call.resultNow(), v) || repairedVersion[i] != null && holds(repairedVersion[i], v)) held++;
+            }
+            if (held >= ack) return v;
+            if (held + unknown + ack > calls.size()) return newest;
+        }
+        return null;
     }
 
     private Entry newestHeard() {

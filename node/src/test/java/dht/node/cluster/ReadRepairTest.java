@@ -227,9 +227,49 @@ class ReadRepairTest {
         assertThat(held.get("b").writes).isEmpty();
         assertThat(answer).isNotDone();
         calls.get(2).complete(value("v1", 10)); // no later holder: v2 may have been written with from=1
-        assertThat(answer).as("no quorum of copies can be made: answered as without repair").isCompletedWithValue(newest);
+        assertThat(answer).as("no quorum of copies of v2 can be made, and v1 has them").isCompletedWithValue(value("v1", 10));
         assertThat(r.sent()).isZero();
         assertThat(r.timedOut()).isZero();
+    }
+
+    /**
+     * v2 on the first replica alone (a write that failed after reaching only its coordinator, or a
+     * PUT 1/1): answering it to a 2/3 read would let a later 2/3 read of b and c go back to v1. The
+     * contract does not oblige a 2/3 read to see a 1-copy write (1 + 2 is not over 3), so it answers
+     * the version a quorum holds; the same for a key only that replica has.
+     */
+    @Test
+    void aVersionNoQuorumCanHoldIsNotAnsweredWhenTheContractAllowsAnOlderOne() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        List<CompletableFuture<Entry>> calls = List.of(CompletableFuture.completedFuture(value("v2", 20)),
+                CompletableFuture.completedFuture(value("v1", 10)), CompletableFuture.completedFuture(value("v0", 5)));
+        assertThat(r.read(three, calls, 2)).as("a holds v2, b v1: two hold v1 or newer").isCompletedWithValue(value("v1", 10));
+
+        calls = List.of(CompletableFuture.completedFuture(value("v2", 20)), CompletableFuture.completedFuture(null),
+                CompletableFuture.completedFuture(null));
+        assertThat(r.read(three, calls, 2)).as("absent").isCompletedWithValue(null);
+        assertThat(r.sent()).isZero();
+    }
+
+    @Test
+    void aVersionTheContractObligesTheReadToSeeIsAnsweredAlthoughNoQuorumHoldsIt() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        Entry newest = value("v2", 20);
+        // PUT 1/1 then GET 3/3: 1 + 3 > 3, the read must see v2
+        List<CompletableFuture<Entry>> calls = List.of(CompletableFuture.completedFuture(newest),
+                CompletableFuture.completedFuture(value("v1", 10)), CompletableFuture.completedFuture(value("v1", 10)));
+        assertThat(r.read(three, calls, 3)).isCompletedWithValue(newest);
+        // c did not answer: it may hold v2 too, and v2 may be a write acknowledged 2/3
+        calls = List.of(CompletableFuture.completedFuture(newest), CompletableFuture.completedFuture(value("v1", 10)),
+                CompletableFuture.failedFuture(new IllegalStateException("down")));
+        assertThat(r.read(three, calls, 2)).isCompletedWithValue(newest);
+        // a GET 2/2 in a cluster of three: the third replica, not asked, may hold v2
+        Map<String, HeldReplica> four = new LinkedHashMap<>(held);
+        four.put("d", new HeldReplica("d"));
+        ReadRepair wider = new ReadRepair(Map.copyOf(four), Duration.ofSeconds(30), null);
+        calls = List.of(CompletableFuture.completedFuture(newest), CompletableFuture.completedFuture(value("v1", 10)),
+                CompletableFuture.completedFuture(value("v1", 10)));
+        assertThat(wider.read(three, calls, 2)).as("three asked of four").isCompletedWithValue(newest);
     }
 
     @Test
