@@ -151,6 +151,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Anti-entropy's budget of scanned, received and sent bytes per second; 0: no limit (default: ${DEFAULT-VALUE}).")
     long antiEntropyBytesPerSecond;
 
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Copies of each key by default (the default 'from'; 'ack' defaults to a majority of it), "
+                    + "1 to the number of nodes in --cluster, the same on every node (default: the number of nodes in --cluster).")
+    Integer replicationFactor;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -350,7 +355,18 @@ public final class ServeCommand implements Callable<Integer> {
                 Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
                 Compression.parse(compression), null, bindAddress(), tls,
                 new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate),
-                new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond));
+                new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond),
+                replicationFactor(nodes.size()));
+    }
+
+    /** --replication-factor, checked against the cluster; 0 (not given) leaves it to the cluster's size. */
+    private int replicationFactor(int nodes) {
+        if (replicationFactor == null) return 0;
+        if (replicationFactor < 1 || replicationFactor > nodes) {
+            throw new IllegalArgumentException("--replication-factor must be 1.." + nodes
+                    + " (the number of nodes in --cluster), got " + replicationFactor);
+        }
+        return replicationFactor;
     }
 
     /** The TLS files, checked to make a server and a client context; null without --tls-cert. */

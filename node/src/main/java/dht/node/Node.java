@@ -4,7 +4,9 @@ import dht.node.admin.Profiler;
 import dht.node.exec.CoreLocalExecutor;
 import dht.node.exec.CpuAffinity;
 import dht.node.exec.StorageExecutors;
+import dht.node.cluster.ClusterView;
 import dht.node.http.AdminRoute;
+import dht.node.http.ClusterSizes;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
 import dht.node.http.GracefulStop;
@@ -236,10 +238,11 @@ public final class Node implements AutoCloseable {
     private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
                                              Admission admission, ExecutorService scanWorkers, StatusReport status,
                                              Profiler profiler) {
-        int n = config.cluster().size();
+        ClusterView view = cluster.view();
+        java.util.function.Supplier<ClusterSizes> sizes = () -> new ClusterSizes(view.nodes().size(), view.replicationFactor());
         Map<String, Route> routes = new HashMap<>();
-        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
-        routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
+        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), sizes, admission));
+        routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), sizes, admission, scanWorkers));
         routes.put("/v0/status", new StatusRoute(status::json, admission));
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
         routes.put(InternalProtocol.ENTITY_PATH, replicaRoute);

@@ -43,13 +43,16 @@ import java.util.List;
  *                        ({@code --hint-window}, {@code --hint-bytes}, {@code --hint-rate})
  * @param antiEntropy     how often this node compares its keys with each peer's and exchanges what
  *                        differs, and its bytes/s budget (docs/cluster.md, "Anti-entropy")
+ * @param replicationFactor how many copies a key has by default (the default {@code from}), 1 to the
+ *                        size of {@code cluster}; 0 given means the size of {@code cluster}, so a
+ *                        static cluster keeps every key on every node ({@code --replication-factor})
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
                          ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
-                         AntiEntropySettings antiEntropy) {
+                         AntiEntropySettings antiEntropy, int replicationFactor) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -75,6 +78,23 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+        if (replicationFactor == 0) replicationFactor = cluster.size();
+        if (replicationFactor < 1 || replicationFactor > cluster.size()) {
+            throw new IllegalArgumentException("--replication-factor must be 1.." + cluster.size()
+                    + " (the number of nodes in --cluster), got " + replicationFactor);
+        }
+    }
+
+    /** With the replication factor the size of {@code cluster}: every key on every node. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
+                      ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
+                      AntiEntropySettings antiEntropy) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, 0);
     }
 
     /** With the default compression, no cluster secret, every interface, plain HTTP. */
@@ -140,28 +160,35 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls, hints, antiEntropy);
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, replicationFactor);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, secret, bindAddress, tls, hints, antiEntropy);
+                compression, secret, bindAddress, tls, hints, antiEntropy, replicationFactor);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, address, tls, hints, antiEntropy);
+                compression, clusterSecret, address, tls, hints, antiEntropy, replicationFactor);
     }
 
     /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, files, hints, antiEntropy);
+                compression, clusterSecret, bindAddress, files, hints, antiEntropy, replicationFactor);
+    }
+
+    /** This configuration keeping {@code factor} copies of each key by default (0: one on every node). */
+    public NodeConfig withReplicationFactor(int factor) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, factor);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

@@ -82,7 +82,7 @@ final class NodeWiring {
                 new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), TOMBSTONE_GRACE, config.hints()),
                 config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(),
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
-                        peerCalls, config.clusterSecret(), peerTls(config)));
+                        peerCalls, config.clusterSecret(), peerTls(config)), config.replicationFactor());
         ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());
         ReplicaEndpoint trees = cluster.antiEntropy() == null ? null : new TreeEndpoint(cluster.antiEntropy());
         ReplicaEndpoint endpoint = trees == null ? replicas

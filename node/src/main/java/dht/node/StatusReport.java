@@ -46,7 +46,8 @@ final class StatusReport {
             first = false;
             b.append(quote(n));
         }
-        b.append("],\"peers\":{");
+        b.append("],\"replicationFactor\":").append(view.replicationFactor());
+        b.append(",\"peers\":{");
         first = true;
         for (Map.Entry<String, Boolean> p : view.peersUp().entrySet()) {
             if (!first) b.append(',');

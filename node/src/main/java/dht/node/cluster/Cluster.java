@@ -111,6 +111,20 @@ public final class Cluster implements AutoCloseable {
                                 String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
                                 Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
                                 PeerNetwork.Opener network) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls, peerBatching,
+                writeThreads, hintBytes, hintStorage, maxClockOffset, antiEntropyInterval, antiEntropyBytesPerSecond,
+                network, nodes.size());
+    }
+
+    /**
+     * As the form above, each key kept on {@code replicationFactor} nodes by default (the first of
+     * its placement among all {@code nodes}): what anti-entropy keeps in step and the status shows.
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
+                                String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
+                                Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
+                                PeerNetwork.Opener network, int replicationFactor) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         Placement placement = new Placement(nodes);
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
@@ -146,20 +160,23 @@ public final class Cluster implements AutoCloseable {
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
         TreeTransport trees = net == null ? null : net.trees(self);
-        // Every key's replica set is its first `nodes` nodes: the default `from` is the cluster size.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, nodes.size(), store,
+        if (replicationFactor < 1 || replicationFactor > nodes.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
+        }
+        // Every key's replica set is the first `replicationFactor` nodes of its placement: the default `from`.
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor, store,
                 served, trees, antiEntropyInterval, antiEntropyBytesPerSecond);
         StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
                 () -> h == null ? Map.of() : h.peerCounts(),
-                () -> antiEntropy == null ? Map.of() : antiEntropy.counts());
+                () -> antiEntropy == null ? Map.of() : antiEntropy.counts(), replicationFactor);
         NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
         });
-        log.info("cluster started: self {}, {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
+        log.info("cluster started: self {}, {}, replication factor {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
                         + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),
-                replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
+                replicationFactor, replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
         // store as one task, in the order made (StorageDispatcher).

@@ -44,4 +44,9 @@ public interface ClusterView {
     default Map<String, Long> clock() {
         return Map.of();
     }
+
+    /** How many copies a key has by default (the default {@code from}); at most {@link #nodes()}'s size. */
+    default int replicationFactor() {
+        return nodes().size();
+    }
 }

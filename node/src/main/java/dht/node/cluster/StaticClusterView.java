@@ -15,10 +15,12 @@ final class StaticClusterView implements ClusterView {
     private final Supplier<Map<String, Long>> clock;
     private final Supplier<Map<String, Map<String, Long>>> hints;
     private final Supplier<Map<String, Map<String, Long>>> antiEntropy;
+    private final int replicationFactor;
 
     StaticClusterView(String self, List<String> nodes, Predicate<String> isUp, Supplier<Map<String, Long>> repair,
                       Supplier<Map<String, Long>> clock, Supplier<Map<String, Map<String, Long>>> hints,
-                      Supplier<Map<String, Map<String, Long>>> antiEntropy) {
+                      Supplier<Map<String, Map<String, Long>>> antiEntropy, int replicationFactor) {
+        this.replicationFactor = replicationFactor;
         this.hints = hints;
         this.antiEntropy = antiEntropy;
         this.self = self;
@@ -65,5 +67,10 @@ final class StaticClusterView implements ClusterView {
             if (!n.equals(self)) up.put(n, isUp.test(n));
         }
         return up;
+    }
+
+    @Override
+    public int replicationFactor() {
+        return replicationFactor;
     }
 }
