@@ -13,6 +13,7 @@ import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
 import dht.node.http.MetricsRoute;
 import dht.node.http.ReplicaRoute;
+import dht.node.http.MembershipRoute;
 import dht.node.http.Route;
 import dht.node.http.Responses;
 import dht.node.http.Router;
@@ -251,8 +252,17 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
         routes.put("/admin/profile", new AdminRoute(profiler, config.adminToken()));
+        if (cluster.membershipChanges() != null) {
+            routes.put(InternalProtocol.MEMBERSHIP_PATH, new MembershipRoute(cluster.membershipChanges(), cluster.leaving(),
+                    scanWorkers, admission));
+        }
         routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
+    }
+
+    /** Completes once this node has left its cluster ({@code bin/dht leave}): its process should then stop. */
+    public java.util.concurrent.CompletableFuture<Void> left() {
+        return cluster.left();
     }
 
     /** The port the server listens on (useful when the config asked for port 0). */

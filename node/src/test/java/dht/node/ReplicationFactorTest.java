@@ -101,5 +101,10 @@ class ReplicationFactorTest {
         assertThat(send(0, "PUT", "/v0/entity?id=k", "v").statusCode()).isEqualTo(201);
         for (int n = 0; n < 3; n++) assertThat(holds(n, "k")).isTrue();
         assertThat(send(2, "GET", "/v0/status", null).body()).contains("\"replicationFactor\":3");
+        String sorted = String.join("\",\"", urls.stream().sorted().toList());
+        assertThat(send(2, "GET", "/v0/status", null).body()).contains("\"members\":[\"" + sorted + "\"]",
+                "\"membershipVersion\":1", "\"rebalancing\":false");
+        assertThat(java.nio.file.Files.readString(dir.resolve("n2").resolve("membership")))
+                .contains("version=1", "replicationFactor=3", "member=" + urls.get(2));
     }
 }
