@@ -238,6 +238,43 @@ class MembershipProcessTest {
     }
 
     @Test
+    void aJoiningNodeKilledMidStreamResumesAfterARestartWithNeitherFlag() throws Exception {
+        NodeProcess.startCluster(nodes, tmp, 3);
+        String big = "x".repeat(1000);
+        for (int k = 0; k < 1500; k++) {
+            assertThat(NodeRequests.write(http, nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
+        }
+        // About 1.5 MB on each of three sources at 300 KB/s: the stream takes about 15 s.
+        int port = TestPorts.free();
+        NodeProcess joining = new NodeProcess(port, tmp.resolve("n3"), List.of("--join", nodes.get(0).url(),
+                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "300000"));
+        nodes.add(joining);
+        joining.startAndAwait();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!status(joining).matches("(?s).*\"keysMoved\":[1-9].*") && System.nanoTime() < deadline) Thread.sleep(100);
+        assertThat(status(joining)).contains("\"rebalancing\":true");
+        joining.kill();
+        assertThat(status(nodes.get(0))).as("still joining while it is down").contains("\"joining\":[\"" + joining.url() + "\"]");
+
+        NodeProcess restarted = new NodeProcess(port, tmp.resolve("n3"), List.of("--anti-entropy-interval", "0"));
+        nodes.add(restarted);
+        restarted.startAndAwait();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!status(restarted).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
+        assertThat(status(restarted)).contains("\"membershipVersion\":3", "\"joining\":[]");
+        assertThat(restarted.output()).contains("resuming the stream from");
+        List<NodeProcess> members = List.of(nodes.get(0), nodes.get(1), nodes.get(2), restarted);
+        Map<String, Integer> copies = copiesOnceSettled(members, 1500, 3);
+        assertThat(copies).hasSize(1500);
+        assertThat(copies.values()).containsOnly(3);
+        for (int k = 0; k < 1500; k += 37) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(restarted.url() + "/v0/entity?id=key" + k))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).isEqualTo(big + k + ";");
+        }
+    }
+
+    @Test
     void aJoinThroughNoMemberOrOfAMemberFailsAndChangesNothing() throws Exception {
         NodeProcess.startCluster(nodes, tmp, 3);
         NodeProcess nowhere = new NodeProcess(TestPorts.free(), tmp.resolve("x"),

@@ -176,6 +176,7 @@ public final class Rebalancer implements AutoCloseable {
     /** One source's whole store, from where it stopped, the versions this node will own written here. */
     private void stream(String source, JoinProgress progress, int replicationFactor) throws IOException, InterruptedException {
         byte[] from = progress.resumeAt(source);
+        if (from != null) log.info("joining: resuming the stream from {} at the last key written before", source);
         List<Entry> batch = new ArrayList<>();
         long batchBytes = 0;
         byte[] last = null;
