@@ -47,6 +47,10 @@ final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "localhost", description = "Host name in the node URLs (default: ${DEFAULT-VALUE}).")
     String host;
 
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Copies of each key by default, 1..--nodes (default: --nodes, a copy on every node).")
+    Integer replicationFactor;
+
     @Spec
     CommandSpec spec;
 
@@ -76,6 +80,10 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--base-port must be 1.." + (65535 - (nodes - 1))
                     + " for " + Plural.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
         }
+        if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
+            throw new ParameterException(spec.commandLine(), "--replication-factor must be 1.." + nodes + " (--nodes), got "
+                    + replicationFactor);
+        }
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
         String clusterArg = String.join(",", urls);
@@ -104,9 +112,10 @@ final class ClusterCommand implements Callable<Integer> {
                 cmd.add(ProcessHandle.current().info().command().orElse("java"));
                 cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
                 cmd.add("-D" + dht.node.JvmSettings.EXIT_WITH_PARENT + "=true");
-                List<String> serveArgs = List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
+                List<String> serveArgs = new ArrayList<>(List.of("serve", "--port", String.valueOf(port), "--data", dir.toString(),
                         "--cluster", clusterArg, "--self", urls.get(i), "--io-threads", String.valueOf(ioThreadsPerNode(nodes)),
-                        "--cluster-secret-file", secret.toString());
+                        "--cluster-secret-file", secret.toString()));
+                if (replicationFactor != null) serveArgs.addAll(List.of("--replication-factor", String.valueOf(replicationFactor)));
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
                 cmd.addAll(serveArgs);
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
         description = "A distributed key-value store.",
         subcommands = {ServeCommand.class, ClusterCommand.class, GetCommand.class, PutCommand.class,
                 DeleteCommand.class, ScanCommand.class, RepairCommand.class, VerifyCommand.class, dht.bench.BenchCommand.class,
+                LeaveCommand.class, RemoveCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
 

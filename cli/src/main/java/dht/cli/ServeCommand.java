@@ -156,6 +156,21 @@ public final class ServeCommand implements Callable<Integer> {
                     + "a hint older than this is dropped (default: ${DEFAULT-VALUE}, one day).")
     long tombstoneGraceSeconds;
 
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Copies of each key by default (the default 'from'; 'ack' defaults to a majority of it), "
+                    + "1 to the number of nodes in --cluster, the same on every node (default: the number of nodes in --cluster).")
+    Integer replicationFactor;
+
+    @Option(names = "--join", paramLabel = "MEMBER_URL",
+            description = "Join a running cluster through any of its members (instead of --cluster); the membership is "
+                    + "then kept in the data directory, so a restart needs neither flag.")
+    String join;
+
+    @Option(names = "--rebalance-bytes-per-second", defaultValue = "" + NodeConfig.DEFAULT_REBALANCE_BYTES_PER_SECOND,
+            paramLabel = "BYTES",
+            description = "Budget of the data streamed or pushed when nodes join, leave or are removed; 0: no limit (default: ${DEFAULT-VALUE}).")
+    long rebalanceBytesPerSecond;
+
     @Override
     public Integer call() throws Exception {
         NodeConfig config;
@@ -247,7 +262,16 @@ public final class ServeCommand implements Callable<Integer> {
             }
             exitCode.set(1);
             return 1;
+        } catch (dht.node.JoinRefusedException e) {
+            System.err.println("dht serve: " + e.getMessage());
+            exitCode.set(1);
+            return 1;
         } catch (IOException | UncheckedIOException e) {
+            if (e.getCause() instanceof dht.node.JoinRefusedException j) {
+                System.err.println("dht serve: " + j.getMessage());
+                exitCode.set(1);
+                return 1;
+            }
             // Past the port, only the store reads and writes files at the start: a --data that is a
             // file, a directory it may not write, a damaged manifest. The operator has to act on
             // the reason, which one line gives; a stack trace would only hide it.
@@ -259,6 +283,11 @@ public final class ServeCommand implements Callable<Integer> {
             exitCode.set(1);
             throw e;
         }
+        // A node that left its cluster (bin/dht leave) has nothing more to serve: the graceful stop, exit 0.
+        running.get().left().thenRun(() -> Thread.ofPlatform().start(() -> {
+            log.info("This node has left the cluster: stopping");
+            System.exit(0);
+        }));
         stopped.await();
         return 0;
     }
@@ -357,7 +386,28 @@ public final class ServeCommand implements Callable<Integer> {
                 Compression.parse(compression), null, bindAddress(), tls,
                 new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate),
                 new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond),
-                Duration.ofSeconds(tombstoneGraceSeconds));
+                Duration.ofSeconds(tombstoneGraceSeconds), replicationFactor(nodes.size()), joinUrl(nodes),
+                rebalanceBytesPerSecond);
+    }
+
+    /** --join, normalized; refused beside a --cluster of other nodes, which it replaces. */
+    private String joinUrl(List<String> nodes) {
+        if (join == null) return null;
+        if (nodes.size() > 1) throw new IllegalArgumentException("--join and --cluster go alone: a joining node learns the members");
+        if (replicationFactor != null) {
+            throw new IllegalArgumentException("--replication-factor is the cluster's, fixed when it was created: a joining node takes it");
+        }
+        return normalize(join);
+    }
+
+    /** --replication-factor, checked against the cluster; 0 (not given) leaves it to the cluster's size. */
+    private int replicationFactor(int nodes) {
+        if (replicationFactor == null) return 0;
+        if (replicationFactor < 1 || replicationFactor > nodes) {
+            throw new IllegalArgumentException("--replication-factor must be 1.." + nodes
+                    + " (the number of nodes in --cluster), got " + replicationFactor);
+        }
+        return replicationFactor;
     }
 
     /** The TLS files, checked to make a server and a client context; null without --tls-cert. */

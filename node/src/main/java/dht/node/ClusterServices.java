@@ -35,6 +35,21 @@ public interface ClusterServices extends AutoCloseable {
         return false;
     }
 
+    /** Membership changes this node takes part in or coordinates; null when it cannot change. */
+    default dht.node.cluster.MembershipChanges membershipChanges() {
+        return null;
+    }
+
+    /** What a leave asked of this node does; null when it cannot leave. */
+    default dht.node.http.MembershipRoute.Leaving leaving() {
+        return null;
+    }
+
+    /** Completes once this node has left the cluster (then its process should end). */
+    default java.util.concurrent.CompletableFuture<Void> left() {
+        return new java.util.concurrent.CompletableFuture<>();
+    }
+
     /**
      * Starts the cluster layer for {@code config} over a store that is already open; {@code loops}
      * are the HTTP server's event loops, which the inter-node client may share (the node keeps

@@ -5,7 +5,9 @@ import dht.node.cluster.PurgeHorizon;
 import dht.node.exec.CoreLocalExecutor;
 import dht.node.exec.CpuAffinity;
 import dht.node.exec.StorageExecutors;
+import dht.node.cluster.ClusterView;
 import dht.node.http.AdminRoute;
+import dht.node.http.ClusterSizes;
 import dht.node.http.CompactRoute;
 import dht.node.http.Admission;
 import dht.node.http.EntityRoute;
@@ -13,6 +15,7 @@ import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
 import dht.node.http.MetricsRoute;
 import dht.node.http.ReplicaRoute;
+import dht.node.http.MembershipRoute;
 import dht.node.http.Route;
 import dht.node.http.Responses;
 import dht.node.http.Router;
@@ -240,10 +243,11 @@ public final class Node implements AutoCloseable {
     private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
                                              Admission admission, ExecutorService scanWorkers, StatusReport status,
                                              Profiler profiler) {
-        int n = config.cluster().size();
+        ClusterView view = cluster.view();
+        java.util.function.Supplier<ClusterSizes> sizes = () -> new ClusterSizes(view.nodes().size(), view.replicationFactor());
         Map<String, Route> routes = new HashMap<>();
-        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), n, admission));
-        routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), n, admission, scanWorkers));
+        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), sizes, admission));
+        routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), sizes, admission, scanWorkers));
         routes.put("/v0/status", new StatusRoute(status::json, admission));
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);
         routes.put(InternalProtocol.ENTITY_PATH, replicaRoute);
@@ -254,8 +258,17 @@ public final class Node implements AutoCloseable {
         AdminRoute admin = new AdminRoute(profiler, config.adminToken());
         routes.put("/admin/profile", admin);
         routes.put("/admin/compact", new CompactRoute(store, admin));
+        if (cluster.membershipChanges() != null) {
+            routes.put(InternalProtocol.MEMBERSHIP_PATH, new MembershipRoute(cluster.membershipChanges(), cluster.leaving(),
+                    scanWorkers, admission));
+        }
         routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
         return routes;
+    }
+
+    /** Completes once this node has left its cluster ({@code bin/dht leave}): its process should then stop. */
+    public java.util.concurrent.CompletableFuture<Void> left() {
+        return cluster.left();
     }
 
     /** The port the server listens on (useful when the config asked for port 0). */

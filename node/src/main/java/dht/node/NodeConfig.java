@@ -47,13 +47,21 @@ import java.util.List;
  *                        compaction forgets it once every peer is known to hold it
  *                        (docs/design.md, "Forgetting tombstones safely"); also the age past
  *                        which a hint is dropped
+ * @param replicationFactor how many copies a key has by default (the default {@code from}), 1 to the
+ *                        size of {@code cluster}; 0 given means the size of {@code cluster}, so a
+ *                        static cluster keeps every key on every node ({@code --replication-factor})
+ * @param join            a member's URL to join the cluster through ({@code --join}), or null; used only
+ *                        when the data directory keeps no membership yet
+ * @param rebalanceBytesPerSecond the budget of bytes streamed or pushed when the membership changes
+ *                        ({@code --rebalance-bytes-per-second}); 0: no limit
  */
 public record NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
                          int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
                          boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
                          Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
                          ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
-                         AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
+                         AntiEntropySettings antiEntropy, Duration tombstoneGrace, int replicationFactor, String join,
+                         long rebalanceBytesPerSecond) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -66,6 +74,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(1);
     /** Measured in docs/benchmarks.md, "Block compression". */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
+    /** What a move of data for a membership change may read or send per second by default. */
+    public static final long DEFAULT_REBALANCE_BYTES_PER_SECOND = 32L << 20;
 
     public NodeConfig {
         cluster = List.copyOf(cluster);
@@ -82,6 +92,40 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
         if (!cluster.contains(self)) {
             throw new IllegalArgumentException("--self " + self + " is not one of --cluster " + String.join(",", cluster));
         }
+        if (rebalanceBytesPerSecond < 0) {
+            throw new IllegalArgumentException("--rebalance-bytes-per-second must be 0 or more, got " + rebalanceBytesPerSecond);
+        }
+        if (replicationFactor == 0) replicationFactor = cluster.size();
+        if (replicationFactor < 1 || replicationFactor > cluster.size()) {
+            throw new IllegalArgumentException("--replication-factor must be 1.." + cluster.size()
+                    + " (the number of nodes in --cluster), got " + replicationFactor);
+        }
+    }
+
+    /** With the replication factor the size of {@code cluster}: every key on every node. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
+                      ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
+                      AntiEntropySettings antiEntropy) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, DEFAULT_TOMBSTONE_GRACE, 0, null,
+                DEFAULT_REBALANCE_BYTES_PER_SECOND);
+    }
+
+    /** Joining no cluster, with the default rebalance budget. */
+    public NodeConfig(int port, Path dataDir, String self, List<String> cluster, int maxInFlight,
+                      int maxBodyBytes, int maxUriBytes, int maxHeaderBytes, Duration replicaTimeout,
+                      boolean syncEveryWrite, long memtableBytes, String adminToken, int ioThreads,
+                      Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, Compression compression,
+                      ClusterSecret clusterSecret, String bindAddress, TlsFiles tls, HintSettings hints,
+                      AntiEntropySettings antiEntropy, int replicationFactor) {
+        this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
+                syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, DEFAULT_TOMBSTONE_GRACE, replicationFactor, null,
+                DEFAULT_REBALANCE_BYTES_PER_SECOND);
     }
 
     /** With the default compression, no cluster secret, every interface, plain HTTP. */
@@ -91,7 +135,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset, HintSettings hints) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, hints, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
+                DEFAULT_COMPRESSION, null, null, null, hints, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE,
+                0, null, DEFAULT_REBALANCE_BYTES_PER_SECOND);
     }
 
     /** With the default max clock offset and compression, no cluster secret, every interface, plain HTTP. */
@@ -101,7 +146,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE,
+                0, null, DEFAULT_REBALANCE_BYTES_PER_SECOND);
     }
 
     /** With the default compression. */
@@ -111,7 +157,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Duration maxClockOffset) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
+                DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE,
+                0, null, DEFAULT_REBALANCE_BYTES_PER_SECOND);
     }
 
     /** With the default max clock offset. */
@@ -121,7 +168,8 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                       Duration bodyTimeout, Tuning tuning, Compression compression) {
         this(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes, replicaTimeout,
                 syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, DEFAULT_MAX_CLOCK_OFFSET,
-                compression, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE);
+                compression, null, null, null, HintSettings.DEFAULTS, AntiEntropySettings.DEFAULTS, DEFAULT_TOMBSTONE_GRACE,
+                0, null, DEFAULT_REBALANCE_BYTES_PER_SECOND);
     }
 
     /**
@@ -147,28 +195,35 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
     public NodeConfig withTuning(Tuning other) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, other, maxClockOffset,
-                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace);
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace, replicationFactor, join, rebalanceBytesPerSecond);
     }
 
     /** This configuration with another cluster secret (null for none). */
     public NodeConfig withClusterSecret(ClusterSecret secret) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, secret, bindAddress, tls, hints, antiEntropy, tombstoneGrace);
+                compression, secret, bindAddress, tls, hints, antiEntropy, tombstoneGrace, replicationFactor, join, rebalanceBytesPerSecond);
     }
 
     /** This configuration listening on {@code address} only (null: every interface). */
     public NodeConfig withBindAddress(String address) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, address, tls, hints, antiEntropy, tombstoneGrace);
+                compression, clusterSecret, address, tls, hints, antiEntropy, tombstoneGrace, replicationFactor, join, rebalanceBytesPerSecond);
     }
 
     /** This configuration speaking HTTPS with {@code files} (null: plain HTTP). */
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
                 replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
-                compression, clusterSecret, bindAddress, files, hints, antiEntropy, tombstoneGrace);
+                compression, clusterSecret, bindAddress, files, hints, antiEntropy, tombstoneGrace, replicationFactor, join, rebalanceBytesPerSecond);
+    }
+
+    /** This configuration keeping {@code factor} copies of each key by default (0: one on every node). */
+    public NodeConfig withReplicationFactor(int factor) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace, factor, join, rebalanceBytesPerSecond);
     }
 
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */

@@ -7,7 +7,14 @@ import dht.node.cluster.Coordinator;
 import dht.node.cluster.HintStorage;
 import dht.node.cluster.HybridLogicalClock;
 import dht.node.cluster.LateWriteReportingStore;
+import dht.node.cluster.Membership;
+import dht.node.cluster.MembershipChangeException;
+import dht.node.cluster.MembershipChanges;
+import dht.node.cluster.MembershipFile;
 import dht.node.cluster.PurgeHorizon;
+import dht.node.cluster.Rebalancer;
+import dht.node.http.MembershipRoute;
+import dht.node.rpc.MembershipClient;
 import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
 import dht.node.rpc.ReplicaEndpoint;
@@ -31,13 +38,33 @@ final class NodeWiring {
     static final String HINTS_DIR = "hints";
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
+    /** How long one membership call to another node may take: a join waits for every member's prepare. */
+    static final Duration MEMBERSHIP_CALL_TIMEOUT = Duration.ofSeconds(15);
 
     private NodeWiring() {
     }
 
     /** The horizon up to which this node's tombstones may be forgotten, fed by its anti-entropy. */
     static PurgeHorizon purgeHorizon(NodeConfig config) {
-        return new PurgeHorizon(config.self(), config.cluster());
+        return new PurgeHorizon(config.self(), startingNodes(config));
+    }
+
+    /**
+     * The nodes this node starts among, before its cluster starts: the kept membership's, else
+     * {@code --cluster} with the member it joins through. Until the cluster follows the agreed
+     * membership, a node that joins or restarts without {@code --cluster} must not count as alone.
+     */
+    static java.util.List<String> startingNodes(NodeConfig config) {
+        try {
+            Membership kept = new MembershipFile(config.dataDir()).read();
+            if (kept != null) return kept.all();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        if (config.join() == null || config.cluster().contains(config.join())) return config.cluster();
+        java.util.List<String> nodes = new java.util.ArrayList<>(config.cluster());
+        nodes.add(config.join());
+        return nodes;
     }
 
     /** The store with a purge horizon of its own, which no anti-entropy feeds: in a cluster, no tombstone is forgotten. */
@@ -61,13 +88,13 @@ final class NodeWiring {
                 .withYieldEveryEntries(tuning.yieldEvery())
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
-                .withFlushJitter(config.cluster().size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
+                .withFlushJitter(startingNodes(config).size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
                 .withMissingTablesAccepted(tuning.acceptMissingTables())
                 .withBackgroundPriority(tuning.backgroundPriority())
                 .withCompression(config.compression());
         try {
             Store store = LsmStore.open(config.dataDir(), options);
-            return config.cluster().size() > 1 ? new LateWriteReportingStore(store, horizon) : store;
+            return startingNodes(config).size() > 1 ? new LateWriteReportingStore(store, horizon) : store;
         } catch (MissingFilesException e) {
             if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
@@ -84,6 +111,28 @@ final class NodeWiring {
         }
     }
 
+    /**
+     * Asks the member {@code config.join()} to add this node; its answer, the membership with this
+     * node joining, is what the node starts with (kept in the data directory by the caller).
+     */
+    private static Membership join(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
+        if (config.tls() != null) throw new JoinRefusedException("--join over HTTPS is not supported in this build");
+        try {
+            byte[] answer = calls.call(config.join(), "join",
+                    "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
+            Membership m = Membership.decode(new String(answer, java.nio.charset.StandardCharsets.UTF_8));
+            if (!m.joining().contains(config.self())) {
+                throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
+            }
+            return m;
+        } catch (MembershipChangeException e) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
+                    + e.getMessage() + "); is it a dht node?");
+        }
+    }
+
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
         return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE, purgeHorizon(config));
     }
@@ -95,13 +144,29 @@ final class NodeWiring {
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops,
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
-        Cluster cluster = Cluster.start(config.self(), config.cluster(), store, storageExecutor, config.replicaTimeout(),
-                loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(),
+        MembershipFile membershipFile = new MembershipFile(config.dataDir());
+        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret());
+        Membership membership;
+        try {
+            Membership kept = membershipFile.read();
+            Membership stored = kept;
+            if (kept == null && config.join() != null) kept = join(config, membershipCalls);
+            membership = StartingMembership.choose(config, kept);
+            if (!membership.equals(stored)) membershipFile.write(membership);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Cluster cluster = Cluster.start(config.self(), membership, membershipFile, store, storageExecutor,
+                config.replicaTimeout(), loops, config.batchStoreCalls(), tuning.peerBatch(), tuning.writeThreads(),
                 config.hints().bytesPerPeer() == 0 ? 0 : tuning.hintBytes(),
                 new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), config.tombstoneGrace(), config.hints()),
                 config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(), horizon,
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
+        MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
+                peer -> cluster.network() != null && cluster.network().isUp(peer));
+        Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
+                config.dataDir(), store);
         ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());
         ReplicaEndpoint trees = cluster.antiEntropy() == null ? null : new TreeEndpoint(cluster.antiEntropy());
         ReplicaEndpoint endpoint = trees == null ? replicas
@@ -135,6 +200,23 @@ final class NodeWiring {
             @Override
             public boolean writesOfOnePassInOrder() {
                 return cluster.writesOfOnePassInOrder();
+            }
+
+            @Override
+            public MembershipChanges membershipChanges() {
+                return changes;
+            }
+
+            @Override
+            public MembershipRoute.Leaving leaving() {
+                return rebalancer == null ? url -> {
+                    throw new MembershipChangeException(409, "a cluster of one node cannot change");
+                } : rebalancer::leave;
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<Void> left() {
+                return rebalancer == null ? ClusterServices.super.left() : rebalancer.left();
             }
         };
     }

@@ -49,7 +49,9 @@ final class StatusReport {
             first = false;
             b.append(quote(n));
         }
-        b.append("],\"peers\":{");
+        b.append("],\"replicationFactor\":").append(view.replicationFactor());
+        membership(b, view);
+        b.append(",\"peers\":{");
         first = true;
         for (Map.Entry<String, Boolean> p : view.peersUp().entrySet()) {
             if (!first) b.append(',');
@@ -148,6 +150,41 @@ final class StatusReport {
             }
         }
         return b.append('"').toString();
+    }
+
+    /**
+     * {@code ,"members":[...],"membershipVersion":n,"joining":[...],"leaving":[...],"rebalancing":bool,
+     * "rebalance":{...}}: the agreed membership and the data moving because it changed.
+     */
+    private static void membership(StringBuilder b, ClusterView view) {
+        dht.node.cluster.Membership m = view.membership();
+        b.append(",\"members\":");
+        urls(b, m.members());
+        b.append(",\"membershipVersion\":").append(m.version());
+        b.append(",\"joining\":");
+        urls(b, m.joining());
+        b.append(",\"leaving\":");
+        urls(b, m.leaving());
+        Map<String, Long> r = view.rebalancing();
+        b.append(",\"rebalancing\":").append(r.getOrDefault("rebalancing", 0L) != 0);
+        b.append(",\"rebalance\":{");
+        boolean first = true;
+        for (Map.Entry<String, Long> c : r.entrySet()) {
+            if (c.getKey().equals("rebalancing")) continue;
+            if (!first) b.append(',');
+            first = false;
+            b.append(quote(c.getKey())).append(':').append(c.getValue());
+        }
+        b.append('}');
+    }
+
+    private static void urls(StringBuilder b, java.util.List<String> urls) {
+        b.append('[');
+        for (int i = 0; i < urls.size(); i++) {
+            if (i > 0) b.append(',');
+            b.append(quote(urls.get(i)));
+        }
+        b.append(']');
     }
 
     /** {@code ,"name":{"peer":{"count":n,...},...}}: counters kept per peer. */

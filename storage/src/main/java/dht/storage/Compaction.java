@@ -86,15 +86,21 @@ final class Compaction {
 
     /** Merges every live table into one (a major compaction) and waits for it. */
     void compactAll() throws IOException {
-        Future<?> f = compactor.submit(() -> {
+        compactAll(null);
+    }
+
+    /** As {@link #compactAll()}, leaving out every version of the keys {@code drop} accepts (null: none); returns how many. */
+    long compactAll(java.util.function.Predicate<byte[]> drop) throws IOException {
+        Future<Long> f = compactor.submit(() -> {
             List<Table> all = new ArrayList<>();
             for (Table t : versions.current().tables) if (!t.damaged) all.add(t);
+            java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
             // even one table: rewriting it drops expired tombstones
-            if (!all.isEmpty() && !run(all)) throw new IOException("compaction did not complete (the log says why)");
-            return null;
+            if (!all.isEmpty() && !run(all, drop, dropped)) throw new IOException("compaction did not complete (the log says why)");
+            return dropped.get();
         });
         try {
-            f.get();
+            return f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while compacting", e);
@@ -105,6 +111,11 @@ final class Compaction {
 
     /** On the compactor thread: merges {@code inputs} into one new table and installs it; false if it did not. */
     private boolean run(List<Table> inputs) {
+        return run(inputs, null, null);
+    }
+
+    /** As {@link #run(List)}, leaving out the keys {@code drop} accepts (null: none), counted in {@code dropped}. */
+    private boolean run(List<Table> inputs, java.util.function.Predicate<byte[]> drop, java.util.concurrent.atomic.AtomicLong dropped) {
         Version v = versions.acquire();
         if (v == null) return false;
         compacting.addAll(inputs);
@@ -121,7 +132,9 @@ final class Compaction {
             List<Iterator<Entry>> sources = new ArrayList<>();
             for (Table t : inputs) sources.add(t.borrowingIterator());
             Pacer pacer = new Pacer(opt.compactionBytesPerSecond(), () -> versions.stopping);
-            CompactionMerge merged = new CompactionMerge(new MergingIterator(sources), v, others, inBytes, n, opt, pacer);
+            Iterator<Entry> in = new MergingIterator(sources);
+            if (drop != null) in = new DroppingIterator(in, drop, dropped);
+            CompactionMerge merged = new CompactionMerge(in, v, others, inBytes, n, opt, pacer);
             long count = TableWriter.write(files, out, merged, inEntries, opt);
             // An entry is copied from its mapped input a while after its block was checked (the
             // merge holds each input's next entry until its turn): damage in between would enter

@@ -217,6 +217,18 @@ public final class LsmStore implements Store {
         compaction.compactAll();
     }
 
+    /**
+     * A flush, then a major compaction that leaves out every version of the keys {@code drop}
+     * accepts: with the memtables flushed first, every version written before the call is in
+     * the compaction's inputs, so none is left behind to come back. A damaged table is no input
+     * and keeps its versions.
+     */
+    @Override
+    public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+        flush();
+        return compaction.compactAll(drop);
+    }
+
     // ------------------------------------------------------------------ reads
 
     private Version acquire() throws IOException {

@@ -74,6 +74,15 @@ public interface Store extends AutoCloseable {
         return scan(from, to);
     }
 
+    /**
+     * Removes every version of each key {@code drop} accepts, leaving no tombstone: for copies that
+     * belong to other nodes once the cluster's membership changed (a cleanup), never for deletes.
+     * Versions written while it runs may stay. Returns how many keys were removed.
+     */
+    default long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+        throw new UnsupportedOperationException("this store cannot purge keys");
+    }
+
     /** Figures for monitoring: a snapshot, cheap to take. */
     StoreStats stats();
 

@@ -30,13 +30,19 @@ public final class Cluster implements AutoCloseable {
     private final PeerNetwork network;
     private final HybridLogicalClock clock;
     private final AntiEntropy antiEntropy;
+    private final MembershipState membership;
+    /** Set once started ({@link #startRebalancer}); the view reads its counts. */
+    private final java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer;
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
-                    AntiEntropy antiEntropy) {
+                    AntiEntropy antiEntropy, MembershipState membership,
+                    java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer) {
+        this.rebalancer = rebalancer;
+        this.membership = membership;
         this.antiEntropy = antiEntropy;
         this.writesOfOnePassInOrder = writesOfOnePassInOrder;
         this.coordinator = coordinator;
@@ -127,26 +133,63 @@ public final class Cluster implements AutoCloseable {
                                 String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
                                 Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
                                 PurgeHorizon purgeHorizon, PeerNetwork.Opener network) {
+        return start(self, nodes, store, storageExecutor, replicaTimeout, loops, batchStoreCalls, peerBatching,
+                writeThreads, hintBytes, hintStorage, maxClockOffset, antiEntropyInterval, antiEntropyBytesPerSecond,
+                purgeHorizon, network, nodes.size());
+    }
+
+    /**
+     * As the form above, each key kept on {@code replicationFactor} nodes by default (the first of
+     * its placement among all {@code nodes}): what anti-entropy keeps in step and the status shows.
+     */
+    public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
+                                Duration replicaTimeout, EventLoopGroup loops, boolean batchStoreCalls,
+                                String peerBatching, int writeThreads, long hintBytes, HintStorage hintStorage,
+                                Duration maxClockOffset, Duration antiEntropyInterval, long antiEntropyBytesPerSecond,
+                                PurgeHorizon purgeHorizon, PeerNetwork.Opener network, int replicationFactor) {
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
-        Placement placement = new Placement(nodes);
+        if (replicationFactor < 1 || replicationFactor > nodes.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
+        }
+        return start(self, Membership.initial(nodes, replicationFactor), null, store, storageExecutor, replicaTimeout,
+                loops, batchStoreCalls, peerBatching, writeThreads, hintBytes, hintStorage, maxClockOffset,
+                antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon, network);
+    }
+
+    /**
+     * As the form above, from a membership version (its replication factor included) that may
+     * change while the node runs ({@link #membership()}), kept in {@code membershipFile} (null:
+     * not kept). Placement is among the membership's members; while nodes join or leave, writes
+     * go to the pending replicas too ({@link Topology}).
+     */
+    public static Cluster start(String self, Membership initial, MembershipFile membershipFile, Store store,
+                                Executor storageExecutor, Duration replicaTimeout, EventLoopGroup loops,
+                                boolean batchStoreCalls, String peerBatching, int writeThreads, long hintBytes,
+                                HintStorage hintStorage, Duration maxClockOffset, Duration antiEntropyInterval,
+                                long antiEntropyBytesPerSecond, PurgeHorizon purgeHorizon, PeerNetwork.Opener network) {
+        List<String> nodes = initial.all();
+        int replicationFactor = initial.replicationFactor();
+        if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
+        Placement placement = new Placement(initial.members());
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
-        Map<String, Replica> replicas = new HashMap<>();
+        Map<String, Replica> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
         if (!batchStoreCalls) writeThreads = 0;
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork net = null;
-        if (nodes.size() > 1) {
-            net = network.open(self, nodes, replicaTimeout, loops);
-            boolean batch = loops != null && !peerBatching.equals("off");
-            for (String peer : nodes) {
-                if (!peer.equals(self)) {
-                    replicas.put(peer, net.replica(peer, clock, batch, peerBatching.equals("all")));
-                }
-            }
-        }
+        if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
         PeerNetwork c = net;
+        boolean batch = loops != null && !peerBatching.equals("off");
+        // A node joining later gets its replica (and its place in the peer network) before any
+        // topology names it. A cluster started as one node has no peer network and stays one.
+        MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
+            if (peer.equals(self) || replicas.containsKey(peer)) return;
+            if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
+            c.addPeer(peer);
+            replicas.put(peer, c.replica(peer, clock, batch, peerBatching.equals("all")));
+        });
         ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
@@ -158,30 +201,45 @@ public final class Cluster implements AutoCloseable {
                     hintStorage.settings(), hintStorage.tombstoneGrace(),
                     new HintFiles(hintStorage.dir(), hintStorage.syncEveryWrite()), System::currentTimeMillis);
         }
-        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(placement, replicas, clock, readRepair, fullRepair, hints);
+        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(membership::topology, replicas, clock,
+                readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
         TreeTransport trees = net == null ? null : net.trees(self);
-        // Every key's replica set is its first `nodes` nodes: the default `from` is the cluster size.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, nodes.size(), store,
+        // The horizon waits for every member, joining and leaving ones included, as they change.
+        purgeHorizon.follow(() -> membership.current().all());
+        if (replicationFactor < 1 || replicationFactor > nodes.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
+        }
+        // Every key's replica set is the first `replicationFactor` nodes of its placement: the default `from`.
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor, store,
                 served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
-        StaticClusterView view = new StaticClusterView(self, nodes, peer -> c != null && c.isUp(peer),
+        java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
+        StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
+                peer -> c != null && c.isUp(peer),
                 () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
                 () -> h == null ? Map.of() : h.peerCounts(),
-                () -> antiEntropy == null ? Map.of() : antiEntropy.counts(), purgeHorizon);
-        NodesClusterScanner scanner = new NodesClusterScanner(self, nodes, store, (peer, start, end) -> {
+                () -> antiEntropy == null ? Map.of() : antiEntropy.counts(),
+                () -> membership.current().replicationFactor(), membership::current,
+                () -> rebalancer.get() == null ? Map.of() : rebalancer.get().counts(), purgeHorizon);
+        NodesClusterScanner scanner = new NodesClusterScanner(self, () -> membership.current().members(), store, (peer, start, end) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end);
         });
-        log.info("cluster started: self {}, {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
+        log.info("cluster started: self {}, {}, replication factor {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
                         + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),
-                replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
+                replicationFactor, replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,
                 writeThreads == 0 ? "unlimited" : writeThreads);
         // This node is the only replica, and the writes an event loop makes in one pass reach the
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
-        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy);
+        if (antiEntropy != null) {
+            // Its placement is the one it started with: a node that has seen the membership change
+            // starts no more exchanges until it restarts (docs/cluster.md, "Membership").
+            membership.listen(m -> antiEntropy.close());
+        }
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -223,6 +281,32 @@ public final class Cluster implements AutoCloseable {
         return antiEntropy;
     }
 
+    /** The membership, which may change while the node runs. */
+    public MembershipState membership() {
+        return membership;
+    }
+
+    /**
+     * Starts moving data when the membership changes, and keeping it current from the peers
+     * ({@link Rebalancer}); null on a one-node cluster, which cannot change.
+     *
+     * @param bytesPerSecond the budget of streamed and pushed bytes (0: no limit)
+     * @param dataDir        where the join's progress and a pending cleanup are remembered
+     */
+    public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
+                                      java.nio.file.Path dataDir, Store store) {
+        if (network == null) return null;
+        Rebalancer r = new Rebalancer(membership.self(), changes, network, store, clock, bytesPerSecond, transport, dataDir);
+        rebalancer.set(r);
+        r.start();
+        return r;
+    }
+
+    /** The peer network (null on a one-node cluster), for membership changes and data streaming. */
+    public PeerNetwork network() {
+        return network;
+    }
+
     public ClusterView view() {
         return view;
     }
@@ -237,6 +321,8 @@ public final class Cluster implements AutoCloseable {
 
     @Override
     public void close() {
+        Rebalancer r = rebalancer.get();
+        if (r != null) r.close();
         if (antiEntropy != null) antiEntropy.close();
         coordinator.close();
         if (network != null) network.close();

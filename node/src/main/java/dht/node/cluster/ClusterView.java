@@ -52,4 +52,22 @@ public interface ClusterView {
     default Map<String, Long> clock() {
         return Map.of();
     }
+
+    /** How many copies a key has by default (the default {@code from}); at most {@link #nodes()}'s size. */
+    default int replicationFactor() {
+        return nodes().size();
+    }
+
+    /** The agreed membership version this node uses (members, joining, leaving, version). */
+    default Membership membership() {
+        return Membership.initial(nodes(), replicationFactor());
+    }
+
+    /**
+     * Data this node sends or receives because the membership changed, by name: {@code rebalancing}
+     * (1 while any still moves), {@code bytesMoved}, {@code keysMoved}, {@code etaMillis} (-1: unknown).
+     */
+    default Map<String, Long> rebalancing() {
+        return Map.of();
+    }
 }

@@ -22,19 +22,25 @@ final class NodesClusterScanner implements ClusterScanner {
     }
 
     private final String self;
-    private final List<String> nodes;
+    private final java.util.function.Supplier<List<String>> nodes;
     private final Store store;
     private final PeerStreams peers;
 
     NodesClusterScanner(String self, List<String> nodes, Store store, PeerStreams peers) {
+        this(self, () -> nodes, store, peers);
+    }
+
+    /** With the nodes read per scan: the membership may change. */
+    NodesClusterScanner(String self, java.util.function.Supplier<List<String>> nodes, Store store, PeerStreams peers) {
         this.self = self;
-        this.nodes = List.copyOf(nodes);
+        this.nodes = nodes;
         this.store = store;
         this.peers = peers;
     }
 
     @Override
     public CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack) {
+        List<String> nodes = this.nodes.get();
         if (ack < 1 || ack > nodes.size()) {
             throw new IllegalArgumentException("scan ack " + ack + " outside 1.." + nodes.size());
         }

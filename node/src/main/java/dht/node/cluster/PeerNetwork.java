@@ -40,6 +40,11 @@ public interface PeerNetwork extends AutoCloseable {
         return null;
     }
 
+    /** Makes {@code peer} reachable (a node that joined after the network opened); known peers are left as they are. */
+    default void addPeer(String peer) {
+        throw new UnsupportedOperationException("this peer network cannot add peers");
+    }
+
     /** One of the event loops the network runs on, for hinted handoff's checks and deliveries. */
     ScheduledExecutorService scheduler();
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Up to when every peer is known to hold what this node holds: the storage engine's purge horizon
@@ -30,7 +31,9 @@ public final class PurgeHorizon implements LongSupplier {
     /** The default {@code slack}: a replica write normally reaches its store well within it. */
     public static final Duration DEFAULT_SLACK = Duration.ofSeconds(5);
 
-    private final List<String> peers;
+    private final String self;
+    /** Every node of the cluster, read each time: the membership may change. */
+    private Supplier<List<String>> nodes;
     private final long slackMillis;
     private final LongSupplier clockMillis;
     /** Peer to the scan start of its last full exchange, in epoch ms; absent: none since start. */
@@ -48,7 +51,9 @@ public final class PurgeHorizon implements LongSupplier {
      * @param clockMillis this node's clock, the one anti-entropy's scan starts are read from
      */
     public PurgeHorizon(String self, List<String> nodes, Duration slack, LongSupplier clockMillis) {
-        this.peers = nodes.stream().filter(n -> !n.equals(self)).toList();
+        this.self = self;
+        List<String> fixed = List.copyOf(nodes);
+        this.nodes = () -> fixed;
         this.slackMillis = slack.toMillis();
         this.clockMillis = clockMillis;
     }
@@ -57,9 +62,21 @@ public final class PurgeHorizon implements LongSupplier {
         this(self, nodes, DEFAULT_SLACK, System::currentTimeMillis);
     }
 
+    /**
+     * From now on the nodes are what {@code members} gives each time (every member, joining and
+     * leaving ones included): a new member holds the horizon until an exchange with it completes.
+     */
+    public synchronized void follow(Supplier<List<String>> members) {
+        this.nodes = members;
+    }
+
+    private synchronized List<String> peers() {
+        return nodes.get().stream().filter(n -> !n.equals(self)).toList();
+    }
+
     /** Whether a write of an entry stamped {@code timestampMillis} reaching this node now is late. */
     public boolean isLate(long timestampMillis, long nowMillis) {
-        return !peers.isEmpty() && timestampMillis < nowMillis - slackMillis;
+        return !peers().isEmpty() && timestampMillis < nowMillis - slackMillis;
     }
 
     /** The current time of the clock scan starts and arrivals are read from. */
@@ -83,13 +100,14 @@ public final class PurgeHorizon implements LongSupplier {
      * started at {@code scanStartMillis}.
      */
     synchronized void exchangeCompleted(String peer, long scanStartMillis) {
-        if (!peers.contains(peer)) throw new IllegalArgumentException("not a peer: " + peer);
+        if (!peers().contains(peer)) throw new IllegalArgumentException("not a peer: " + peer);
         coveredFrom.merge(peer, scanStartMillis, Math::max);
     }
 
     /** The horizon in epoch ms: {@code Long.MAX_VALUE} with no peers, {@code Long.MIN_VALUE} while a peer is not covered. */
     @Override
     public synchronized long getAsLong() {
+        List<String> peers = peers();
         if (peers.isEmpty()) return Long.MAX_VALUE;
         long covered = Long.MAX_VALUE;
         for (String p : peers) {
@@ -108,7 +126,7 @@ public final class PurgeHorizon implements LongSupplier {
     /** Per peer, the scan start of its last full exchange since start (epoch ms); 0 for none. */
     public synchronized Map<String, Long> coveredFrom() {
         Map<String, Long> m = new LinkedHashMap<>();
-        for (String p : peers) m.put(p, coveredFrom.getOrDefault(p, 0L));
+        for (String p : peers()) m.put(p, coveredFrom.getOrDefault(p, 0L));
         return m;
     }
 }

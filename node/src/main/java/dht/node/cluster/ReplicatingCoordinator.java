@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
 
-    private final Placement placement;
+    /** The membership version requests are placed by; replaced when the membership changes. */
+    private final java.util.function.Supplier<Topology> topology;
     private final Map<String, Replica> replicas;
     private final HybridLogicalClock clock;
     private final ReadRepair readRepair;
@@ -40,8 +41,14 @@ final class ReplicatingCoordinator implements Coordinator {
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
                            ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
-        this.placement = placement;
-        this.replicas = Map.copyOf(replicas);
+        this(fixed(placement, replicas), Map.copyOf(replicas), clock, readRepair, fullRepair, hints);
+    }
+
+    /** @param replicas every node's replica by URL, looked up per request (may gain nodes as they join) */
+    ReplicatingCoordinator(java.util.function.Supplier<Topology> topology, Map<String, Replica> replicas,
+                           HybridLogicalClock clock, ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
+        this.topology = topology;
+        this.replicas = replicas;
         this.clock = clock;
         this.readRepair = readRepair;
         this.fullRepair = fullRepair;
@@ -51,6 +58,12 @@ final class ReplicatingCoordinator implements Coordinator {
     @Override
     public CompletableFuture<Answer> get(byte[] key, Quorum quorum) {
         return get(key, quorum, ReadBudget.UNLIMITED);
+    }
+
+    private static java.util.function.Supplier<Topology> fixed(Placement placement, Map<String, Replica> replicas) {
+        Topology t = new Topology(Membership.initial(List.copyOf(replicas.keySet()), replicas.size()));
+        if (t.size() != placement.size()) throw new IllegalArgumentException("placement and replicas disagree");
+        return () -> t;
     }
 
     @Override
@@ -166,8 +179,11 @@ final class ReplicatingCoordinator implements Coordinator {
     private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success, Runnable release) {
         List<CompletableFuture<Void>> calls;
         boolean handedToStore = false;
+        int ack = quorum.ack();
         try {
-            List<String> targets = targets(entry.key(), quorum);
+            List<String> targets = writeTargets(entry.key(), quorum);
+            // Pending replicas (data moving to them) must hold it too: see Topology.
+            ack += targets.size() - quorum.from();
             calls = new ArrayList<>(targets.size());
             Entry owned = entry;
             if (entry.isBorrowed()) {
@@ -199,7 +215,7 @@ final class ReplicatingCoordinator implements Coordinator {
         } finally {
             if (!handedToStore && release != null) release.run();
         }
-        return QuorumCall.collect(calls, quorum.ack()).handle((ok, failure) -> {
+        return QuorumCall.collect(calls, ack).handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
                 return shortOfReplicas(calls);
@@ -218,10 +234,19 @@ final class ReplicatingCoordinator implements Coordinator {
     }
 
     private List<String> targets(byte[] key, Quorum quorum) {
-        if (quorum.from() > placement.size()) {
-            throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + placement.size());
+        Topology t = topology.get();
+        if (quorum.from() > t.size()) {
+            throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
         }
-        return placement.replicas(key, quorum.from());
+        return t.readTargets(key, quorum.from());
+    }
+
+    private List<String> writeTargets(byte[] key, Quorum quorum) {
+        Topology t = topology.get();
+        if (quorum.from() > t.size()) {
+            throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
+        }
+        return t.writeTargets(key, quorum.from());
     }
 
     @Override

@@ -22,12 +22,17 @@ public final class EntityRoute implements Route {
     private static final Logger log = LoggerFactory.getLogger(EntityRoute.class);
 
     private final Coordinator coordinator;
-    private final int clusterSize;
+    private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
 
     public EntityRoute(Coordinator coordinator, int clusterSize, Admission admission) {
+        this(coordinator, () -> ClusterSizes.everyNode(clusterSize), admission);
+    }
+
+    /** With {@code sizes} read for each request: the membership, and so the sizes, may change. */
+    public EntityRoute(Coordinator coordinator, java.util.function.Supplier<ClusterSizes> sizes, Admission admission) {
         this.coordinator = coordinator;
-        this.clusterSize = clusterSize;
+        this.sizes = sizes;
         this.admission = admission;
     }
 
@@ -44,7 +49,7 @@ public final class EntityRoute implements Route {
         boolean repairAll = repairAll(params, method);
         // A repair answers only once every replica of 'from' was heard and brought up to date: by
         // default it takes all of them to call the key repaired.
-        Quorum quorum = QuorumParams.parse(params, clusterSize, repairAll);
+        Quorum quorum = QuorumParams.parse(params, sizes.get(), repairAll);
         long ttl = ttlSeconds(params, method);
         if (!admit(admission, slot)) return;
         if (repairAll) {
@@ -191,7 +196,7 @@ public final class EntityRoute implements Route {
             case DELETED -> Responses.empty(HttpResponseStatus.ACCEPTED);
             // On a node that is its whole cluster the only replica is its own store: say so, or a
             // user of one node reads about replicas when its disk failed.
-            case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, clusterSize == 1
+            case NOT_ENOUGH_REPLICAS -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, sizes.get().nodes() == 1
                     ? "not enough replicas answered: this node's store did not complete the request (its log says why)"
                     : "not enough replicas answered");
             // Still the contract's 504 (fewer than ack answered), but a busy replica is up: a retry may succeed.

@@ -22,27 +22,34 @@ public final class ScanRoute implements Route {
     private final boolean internal;
     private final Store store;
     private final ClusterScanner clusterScanner;
-    private final int clusterSize;
+    private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
     private final Executor workers;
 
-    private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner, int clusterSize,
-                      Admission admission, Executor workers) {
+    private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner,
+                      java.util.function.Supplier<ClusterSizes> sizes, Admission admission, Executor workers) {
         this.internal = internal;
         this.store = store;
         this.clusterScanner = clusterScanner;
-        this.clusterSize = clusterSize;
+        this.sizes = sizes;
         this.admission = admission;
         this.workers = workers;
     }
 
     public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner, int clusterSize,
                                        Admission admission, Executor workers) {
-        return new ScanRoute(false, store, clusterScanner, clusterSize, admission, workers);
+        return new ScanRoute(false, store, clusterScanner, () -> ClusterSizes.everyNode(clusterSize), admission, workers);
+    }
+
+    /** As above, with the sizes read for each request: the membership may change. */
+    public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner,
+                                       java.util.function.Supplier<ClusterSizes> sizes, Admission admission,
+                                       Executor workers) {
+        return new ScanRoute(false, store, clusterScanner, sizes, admission, workers);
     }
 
     public static ScanRoute internalScan(Store store, Admission admission, Executor workers) {
-        return new ScanRoute(true, store, null, 1, admission, workers);
+        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers);
     }
 
     @Override
@@ -69,9 +76,14 @@ public final class ScanRoute implements Route {
             // In a cluster a scan covers the whole cluster unless asked for this node's data alone:
             // any node coordinates any request, and one node's store misses writes made while it
             // was down, or with a smaller 'from' that left it out.
+            ClusterSizes sized = sizes.get();
+            int clusterSize = sized.nodes();
             cluster = clusterSize > 1 ? !"local".equals(scope) : "cluster".equals(scope);
             // Checked whatever the scope, as on /v0/entity: a bad 'ack' is a 400, never ignored.
-            ack = params.positiveInt("ack", Quorum.defaultFor(clusterSize).ack());
+            // By default a majority of the nodes, and with fewer copies than nodes at least enough
+            // that every key has a copy on a node that answered.
+            ack = params.positiveInt("ack", Math.max(Quorum.defaultFor(clusterSize).ack(),
+                    clusterSize - sized.replicationFactor() + 1));
             if (ack > clusterSize) {
                 throw new BadRequestException("'ack' is larger than the cluster (" + Plural.of(clusterSize, "node") + ")");
             }
@@ -79,7 +91,7 @@ public final class ScanRoute implements Route {
             // hold on every path: a malformed 'from', one larger than the cluster, or one smaller
             // than an 'ack' given with it, is a 400, checked as /v0/entity checks it (an 'ack'
             // beyond the cluster was refused just above, so the default 'from' never is).
-            QuorumParams.parse(params, clusterSize);
+            QuorumParams.parse(params, sized, false);
         }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.

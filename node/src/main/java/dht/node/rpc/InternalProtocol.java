@@ -33,6 +33,8 @@ public final class InternalProtocol {
      * Internal, so that a peer with another cluster secret answers it 403 and stays down.
      */
     public static final String PROBE_PATH = "/internal/v0/ping";
+    /** Membership: its current version, and the phases and operations of a change (docs/wire-format.md, "Membership"). */
+    public static final String MEMBERSHIP_PATH = "/internal/v0/membership";
     static final String TIMESTAMP = "X-Dht-Timestamp";
     static final String TOMBSTONE = "X-Dht-Tombstone";
     /** A value's expiry, epoch milliseconds, on a PUT and on a read's answer; absent: never. */

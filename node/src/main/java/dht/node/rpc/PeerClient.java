@@ -19,7 +19,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.URI;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +36,9 @@ import java.util.concurrent.TimeUnit;
 public final class PeerClient implements PeerNetwork {
     private final Duration timeout;
     private final PeerPool pool;
-    private final Map<String, Peer> peers = new LinkedHashMap<>();
+    /** Concurrent: peers are added while the node runs (a node joining). */
+    private final Map<String, Peer> peers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final String self;
     private final ScheduledFuture<?> prober;
     private final PeerCallMeter meter;
     /** Null: requests go out without a proof of the cluster secret. */
@@ -63,6 +64,7 @@ public final class PeerClient implements PeerNetwork {
      */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter,
                       ClusterSecret secret, SslContext tls) {
+        this.self = self;
         this.meter = meter;
         this.secret = secret;
         this.timeout = timeout;
@@ -72,6 +74,11 @@ public final class PeerClient implements PeerNetwork {
         }
         long every = FailureDetector.PROBE_INTERVAL.toMillis();
         this.prober = pool.group().next().scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void addPeer(String url) {
+        if (!url.equals(self)) peers.computeIfAbsent(url, Peer::new);
     }
 
     @Override

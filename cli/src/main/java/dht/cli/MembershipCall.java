@@ -1,0 +1,56 @@
+package dht.cli;
+
+import dht.node.cluster.Membership;
+import dht.node.cluster.MembershipChangeException;
+import dht.node.rpc.MembershipClient;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * One membership operation ({@code leave}, {@code remove}) asked of a node, as {@code bin/dht leave}
+ * and {@code bin/dht remove} send it: exit 0 with the new membership on stdout, 1 with the
+ * node's reason on stderr (nothing changed), 2 for bad usage.
+ */
+final class MembershipCall {
+    private MembershipCall() {
+    }
+
+    static int run(String command, String op, String node, String url, Path secretFile, long timeoutSeconds) {
+        String target;
+        String about;
+        try {
+            target = ServeCommand.normalize(node);
+            about = ServeCommand.normalize(url);
+        } catch (IllegalArgumentException e) {
+            System.err.println("dht " + command + ": " + e.getMessage());
+            return 2;
+        }
+        if (timeoutSeconds < 1) {
+            System.err.println("dht " + command + ": --timeout must be positive, got " + timeoutSeconds);
+            return 2;
+        }
+        dht.node.rpc.ClusterSecret secret = null;
+        try {
+            if (secretFile != null) secret = ClusterSecretFile.read(secretFile);
+        } catch (ClusterSecretFile.Refused e) {
+            System.err.println("dht " + command + ": " + e.getMessage());
+            return 2;
+        }
+        MembershipClient client = new MembershipClient(Duration.ofSeconds(timeoutSeconds), secret);
+        try {
+            byte[] answer = client.call(target, op, "url=" + URLEncoder.encode(about, StandardCharsets.UTF_8), new byte[0]);
+            Membership m = Membership.decode(new String(answer, StandardCharsets.UTF_8));
+            System.out.println("membership version " + m.version() + ": members " + String.join(",", m.members())
+                    + ", replication factor " + m.replicationFactor());
+            return 0;
+        } catch (MembershipChangeException e) {
+            System.err.println("dht " + command + ": " + e.getMessage() + " (HTTP " + e.status() + "); nothing changed");
+            return 1;
+        } catch (IllegalArgumentException e) {
+            System.err.println("dht " + command + ": " + target + " did not answer a membership: " + e.getMessage());
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,299 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.testkit.History;
+import dht.testkit.HistoryChecker;
+import dht.testkit.TestPorts;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster that grows while it serves, with real {@code dht serve} processes: a fourth node
+ * joins a three-node cluster ({@code --join}) under client writes and reads through every member,
+ * checked by a history (no acknowledged write lost, no stale read), and at the end every key has
+ * exactly the replication factor's copies, counted in each node's own data ({@code scope=local}).
+ */
+class MembershipProcessTest {
+    @TempDir
+    Path tmp;
+
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final NodeRequests requests = new NodeRequests();
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (NodeProcess n : nodes) n.close();
+        requests.close();
+    }
+
+    private String status(NodeProcess n) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** Client traffic through {@code targets} (which may grow) into {@code history} until {@code stop}. */
+    private Thread client(int process, List<NodeProcess> targets, History history, AtomicBoolean stop, AtomicInteger acked) {
+        return Thread.ofPlatform().start(() -> {
+            Random random = new Random(process);
+            int n = 0;
+            while (!stop.get()) {
+                NodeProcess target = targets.get(random.nextInt(targets.size()));
+                String key = "key" + random.nextInt(200);
+                try {
+                    if (random.nextBoolean()) {
+                        String value = "p" + process + "-" + n++ + ";";
+                        History.Invocation inv = history.put(process, key, value);
+                        int code = put(target, key, value, inv);
+                        if (code == 201) acked.incrementAndGet();
+                    } else {
+                        History.Invocation inv = history.get(process, key);
+                        try {
+                            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target.url()
+                                    + "/v0/entity?id=" + key)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                            if (r.statusCode() == 200) inv.read(r.body());
+                            else if (r.statusCode() == 404) inv.read(null);
+                            else inv.unknown();
+                        } catch (Exception e) {
+                            inv.unknown();
+                        }
+                    }
+                } catch (Exception e) {
+                    // recorded as unknown above
+                }
+            }
+        });
+    }
+
+    private int put(NodeProcess target, String key, String value, History.Invocation inv) {
+        try {
+            int code = http.send(HttpRequest.newBuilder(URI.create(target.url() + "/v0/entity?id=" + key))
+                    .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+            if (code == 201) inv.ok();
+            else if (code >= 400 && code < 500) inv.fail();
+            else inv.unknown();
+            return code;
+        } catch (Exception e) {
+            inv.unknown();
+            return -1;
+        }
+    }
+
+    @Test
+    void aFourthNodeJoinsUnderTrafficAndEveryKeyEndsWithThreeCopies() throws Exception {
+        NodeProcess.startCluster(nodes, tmp, 3);
+        History history = new History();
+        for (int k = 0; k < 200; k++) {
+            History.Invocation inv = history.put(99, "key" + k, "pre" + k + ";");
+            assertThat(requests.write(nodes.get(k % 3), "key" + k, "pre" + k + ";", 2, 3)).isEqualTo(201);
+            inv.ok();
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger acked = new AtomicInteger();
+        List<NodeProcess> targets = new CopyOnWriteArrayList<>(nodes);
+        List<Thread> clients = new ArrayList<>();
+        for (int c = 0; c < 4; c++) clients.add(client(c, targets, history, stop, acked));
+
+        Thread.sleep(1_000);
+        NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"),
+                List.of("--join", nodes.get(1).url(), "--anti-entropy-interval", "0"));
+        nodes.add(fourth);
+        fourth.startAndAwait();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!status(fourth).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
+        String joined = status(fourth);
+        assertThat(joined).contains("\"membershipVersion\":3", "\"joining\":[]", "\"replicationFactor\":3",
+                "\"" + fourth.url() + "\"");
+        assertThat(joined).contains("\"keysMoved\":");
+        targets.add(fourth);
+        Thread.sleep(2_000);
+        stop.set(true);
+        for (Thread t : clients) t.join();
+
+        HistoryChecker.Result result = HistoryChecker.check(history);
+        assertThat(result.valid()).as(result.report(10)).isTrue();
+        assertThat(acked.get()).as("writes acknowledged during the join").isGreaterThan(20);
+        for (NodeProcess n : nodes) {
+            assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
+        }
+
+        // Once the old owners have cleaned up, each key is on exactly three nodes.
+        Map<String, Integer> copies = copiesOnceSettled(nodes, 200, 3);
+        assertThat(copies).hasSize(200);
+        assertThat(copies.values()).as("copies per key").containsOnly(3);
+        assertThat(requests.local(fourth)).as("the new node holds its share").hasSizeBetween(100, 200);
+    }
+
+    /** Counts of each key's copies over {@code among}'s own data, once they are {@code expected} each (or the last count after 60 s). */
+    private Map<String, Integer> copiesOnceSettled(List<NodeProcess> among, int keys, int expected) throws Exception {
+        Map<String, Integer> copies = new HashMap<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            copies.clear();
+            for (NodeProcess n : among) {
+                for (String key : requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
+            }
+            if (copies.size() == keys && copies.values().stream().allMatch(c -> c == expected)) break;
+            Thread.sleep(500);
+        }
+        return copies;
+    }
+
+    @Test
+    void aMemberLeavesUnderTrafficItsDataMovesAndItsProcessExits() throws Exception {
+        // Four nodes, three copies of each key: one can leave.
+        startFourWithThreeCopies();
+        History history = new History();
+        for (int k = 0; k < 200; k++) {
+            History.Invocation inv = history.put(99, "key" + k, "pre" + k + ";");
+            assertThat(requests.write(nodes.get(k % 4), "key" + k, "pre" + k + ";", 3, 3)).isEqualTo(201);
+            inv.ok();
+        }
+        NodeProcess leaving = nodes.get(3);
+        List<NodeProcess> stay = List.copyOf(nodes.subList(0, 3));
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger acked = new AtomicInteger();
+        List<Thread> clients = new ArrayList<>();
+        for (int c = 0; c < 3; c++) clients.add(client(c, new CopyOnWriteArrayList<>(stay), history, stop, acked));
+        Thread.sleep(500);
+        DhtRun run = DhtRun.of(Duration.ofSeconds(120), "leave", "--url", leaving.url());
+        assertThat(run.exitCode()).as(run.stderr()).isZero();
+        assertThat(run.stdout()).contains("membership version 3");
+        assertThat(leaving.process().waitFor(30, TimeUnit.SECONDS)).as("the process of the node that left ends").isTrue();
+        assertThat(leaving.process().exitValue()).isZero();
+        Thread.sleep(1_000);
+        stop.set(true);
+        for (Thread t : clients) t.join();
+        HistoryChecker.Result result = HistoryChecker.check(history);
+        assertThat(result.valid()).as(result.report(10)).isTrue();
+        for (NodeProcess n : stay) assertThat(status(n)).contains("\"membershipVersion\":3", "\"leaving\":[]");
+        Map<String, Integer> copies = copiesOnceSettled(stay, 200, 3);
+        assertThat(copies).hasSize(200);
+        assertThat(copies.values()).containsOnly(3);
+
+        DhtRun again = DhtRun.of(Duration.ofSeconds(60), "leave", "--url", stay.get(0).url());
+        assertThat(again.exitCode()).as("three members left, replication factor 3").isEqualTo(1);
+        assertThat(again.stderr()).contains("fewer than its replication factor");
+    }
+
+    private void startFourWithThreeCopies() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < 4; i++) ports.add(TestPorts.free());
+        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
+        for (int i = 0; i < 4; i++) {
+            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), List.of("--cluster", cluster,
+                    "--replication-factor", "3", "--anti-entropy-interval", "0")));
+        }
+        for (NodeProcess n : nodes) n.start();
+        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void aDeadMemberIsRemovedAndItsCopiesAreMadeAgain() throws Exception {
+        startFourWithThreeCopies();
+        for (int k = 0; k < 200; k++) {
+            assertThat(requests.write(nodes.get(k % 4), "key" + k, "v" + k + ";", 3, 3)).isEqualTo(201);
+        }
+        DhtRun live = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", nodes.get(3).url(), "--via", nodes.get(0).url());
+        assertThat(live.exitCode()).isEqualTo(1);
+        assertThat(live.stderr()).contains("is up");
+        DhtRun stranger = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", "http://localhost:1", "--via", nodes.get(0).url());
+        assertThat(stranger.exitCode()).isEqualTo(1);
+        assertThat(stranger.stderr()).contains("is not a member");
+
+        nodes.get(3).kill();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!status(nodes.get(0)).contains("\"" + nodes.get(3).url() + "\":\"down\"") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", nodes.get(3).url(), "--via", nodes.get(0).url());
+        assertThat(removed.exitCode()).as(removed.stderr()).isZero();
+        List<NodeProcess> stay = List.copyOf(nodes.subList(0, 3));
+        Map<String, Integer> copies = copiesOnceSettled(stay, 200, 3);
+        assertThat(copies).hasSize(200);
+        assertThat(copies.values()).as("every key on all three survivors").containsOnly(3);
+        for (NodeProcess n : stay) assertThat(status(n)).contains("\"membershipVersion\":2");
+        for (int k = 0; k < 200; k += 7) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stay.get(k % 3).url() + "/v0/entity?id=key" + k))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).isEqualTo("v" + k + ";");
+        }
+    }
+
+    @Test
+    void aJoiningNodeKilledMidStreamResumesAfterARestartWithNeitherFlag() throws Exception {
+        NodeProcess.startCluster(nodes, tmp, 3);
+        String big = "x".repeat(1000);
+        for (int k = 0; k < 1500; k++) {
+            assertThat(requests.write(nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
+        }
+        // About 1.5 MB on each of three sources at 300 KB/s: the stream takes about 15 s.
+        int port = TestPorts.free();
+        NodeProcess joining = new NodeProcess(port, tmp.resolve("n3"), List.of("--join", nodes.get(0).url(),
+                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "300000"));
+        nodes.add(joining);
+        joining.startAndAwait();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!status(joining).matches("(?s).*\"keysMoved\":[1-9].*") && System.nanoTime() < deadline) Thread.sleep(100);
+        assertThat(status(joining)).contains("\"rebalancing\":true");
+        joining.kill();
+        assertThat(status(nodes.get(0))).as("still joining while it is down").contains("\"joining\":[\"" + joining.url() + "\"]");
+
+        NodeProcess restarted = new NodeProcess(port, tmp.resolve("n3"), List.of("--anti-entropy-interval", "0"));
+        nodes.add(restarted);
+        restarted.startAndAwait();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!status(restarted).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
+        assertThat(status(restarted)).contains("\"membershipVersion\":3", "\"joining\":[]");
+        assertThat(restarted.output()).contains("resuming the stream from");
+        List<NodeProcess> members = List.of(nodes.get(0), nodes.get(1), nodes.get(2), restarted);
+        Map<String, Integer> copies = copiesOnceSettled(members, 1500, 3);
+        assertThat(copies).hasSize(1500);
+        assertThat(copies.values()).containsOnly(3);
+        for (int k = 0; k < 1500; k += 37) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(restarted.url() + "/v0/entity?id=key" + k))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).isEqualTo(big + k + ";");
+        }
+    }
+
+    @Test
+    void aJoinThroughNoMemberOrOfAMemberFailsAndChangesNothing() throws Exception {
+        NodeProcess.startCluster(nodes, tmp, 3);
+        NodeProcess nowhere = new NodeProcess(TestPorts.free(), tmp.resolve("x"),
+                List.of("--join", "http://localhost:" + TestPorts.free()));
+        nodes.add(nowhere);
+        nowhere.start();
+        assertThat(nowhere.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(nowhere.process().exitValue()).isEqualTo(1);
+        assertThat(nowhere.output()).contains("cannot join through");
+
+        NodeProcess twice = new NodeProcess(TestPorts.free(), tmp.resolve("y"),
+                List.of("--join", nodes.get(0).url(), "--self", nodes.get(2).url()));
+        nodes.add(twice);
+        twice.start();
+        assertThat(twice.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(twice.process().exitValue()).isEqualTo(1);
+        assertThat(twice.output()).contains("is already a member");
+        for (int i = 0; i < 3; i++) assertThat(status(nodes.get(i))).contains("\"membershipVersion\":1");
+    }
+}

@@ -1,0 +1,236 @@
+package dht.node.cluster;
+
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Membership changes, agreed by two phases run from the node that was asked (the coordinator of
+ * the change): every node that stays in the cluster is asked to prepare version V+1 over V (it
+ * refuses if its version is not V, or if it holds another change's prepare, for at most
+ * {@link #LEASE_MILLIS}); only when all have prepared is V+1 committed to each, which keeps it in
+ * its data directory and uses it. A refusal or a node that does not answer aborts the change, and
+ * nothing changes. Two changes at once cannot both prepare everywhere, so they cannot leave the
+ * members on different versions V+1. A commit that does not reach a node (it crashed meanwhile)
+ * reaches it later: every node asks its peers for their version every {@link #SYNC_MILLIS} and
+ * takes a newer one.
+ *
+ * <p>This is not consensus: it needs every remaining member up to change anything, and a
+ * coordinator that dies between the phases leaves the prepared nodes locked until the lease ends
+ * (docs/design.md, "Membership").
+ */
+public final class MembershipChanges {
+    private static final Logger log = LoggerFactory.getLogger(MembershipChanges.class);
+    static final long LEASE_MILLIS = 30_000;
+    public static final long SYNC_MILLIS = 2_000;
+
+    private final MembershipState state;
+    private final MembershipTransport transport;
+    private final Predicate<String> isUp;
+    private final Object coordinating = new Object();
+    private final AtomicLong changes = new AtomicLong();
+    /** The change this node has prepared, and until when; guarded by this. */
+    private String preparedId;
+    private long preparedUntil;
+    private int syncTurn;
+
+    public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp) {
+        this.state = state;
+        this.transport = transport;
+        this.isUp = isUp;
+    }
+
+    public MembershipState state() {
+        return state;
+    }
+
+    // ------------------------------------------------------------------ participant
+
+    /** Phase one here: promises to take {@code proposal} over version {@code expect}, unless already promised elsewhere. */
+    public synchronized void prepare(long expect, String id, Membership proposal) throws MembershipChangeException {
+        Membership cur = state.current();
+        if (cur.version() != expect) {
+            throw new MembershipChangeException(409, state.self() + " is at membership version " + cur.version()
+                    + ", not " + expect + ": another change came first; retry");
+        }
+        if (proposal.version() != expect + 1) throw new MembershipChangeException(400, "a proposal must be version " + (expect + 1));
+        long now = System.currentTimeMillis();
+        if (preparedId != null && !preparedId.equals(id) && now < preparedUntil) {
+            throw new MembershipChangeException(409, state.self() + " has prepared another membership change; retry");
+        }
+        preparedId = id;
+        preparedUntil = now + LEASE_MILLIS;
+    }
+
+    /** Phase two here: keeps and uses {@code proposal}. */
+    public void commit(String id, Membership proposal) throws IOException {
+        state.apply(proposal);
+        synchronized (this) {
+            if (id.equals(preparedId)) preparedId = null;
+        }
+    }
+
+    public synchronized void abort(String id) {
+        if (id.equals(preparedId)) preparedId = null;
+    }
+
+    // ------------------------------------------------------------------ coordinator
+
+    /** {@code url} joins: it will get writes at once, and reads once its data has arrived ({@link #joined}). */
+    public Membership join(String url) throws MembershipChangeException {
+        return change("join of " + url, cur -> {
+            if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
+            if (cur.all().size() == 1) {
+                throw new MembershipChangeException(409, "a cluster of one node cannot grow in this build: "
+                        + "start it with --cluster listing at least two nodes");
+            }
+            refuseWhileChanging(cur);
+            return cur.withJoining(url);
+        });
+    }
+
+    /** {@code url}'s data has arrived: it becomes a member that serves reads. Repeating it is harmless. */
+    public Membership joined(String url) throws MembershipChangeException {
+        return change("end of the join of " + url, cur -> {
+            if (cur.members().contains(url) && !cur.joining().contains(url)) return null;
+            if (!cur.joining().contains(url)) throw new MembershipChangeException(409, url + " is not joining");
+            return cur.settled();
+        });
+    }
+
+    /** {@code url} starts leaving: it keeps serving reads while its data moves to the new owners. */
+    public Membership leave(String url) throws MembershipChangeException {
+        return change("leave of " + url, cur -> {
+            if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
+            if (cur.leaving().contains(url)) return null;
+            refuseWhileChanging(cur);
+            refuseBelowReplicationFactor(cur, url);
+            return cur.withLeaving(url);
+        });
+    }
+
+    /** {@code url}'s data has moved: it is no longer a member. */
+    public Membership left(String url) throws MembershipChangeException {
+        return change("end of the leave of " + url, cur -> {
+            if (!cur.all().contains(url)) return null;
+            if (!cur.leaving().contains(url)) throw new MembershipChangeException(409, url + " is not leaving");
+            return cur.settled();
+        });
+    }
+
+    /** Drops {@code url}, a member dead for good; the others re-create the copies it held. */
+    public Membership remove(String url) throws MembershipChangeException {
+        return change("removal of " + url, cur -> {
+            if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
+            if (url.equals(state.self()) || isUp.test(url)) {
+                throw new MembershipChangeException(409, url + " is up: a live node leaves with bin/dht leave");
+            }
+            refuseWhileChanging(cur);
+            refuseBelowReplicationFactor(cur, url);
+            return cur.without(url);
+        });
+    }
+
+    private static void refuseWhileChanging(Membership cur) throws MembershipChangeException {
+        if (cur.changing()) {
+            throw new MembershipChangeException(409, "another change is in progress (joining " + cur.joining()
+                    + ", leaving " + cur.leaving() + "); retry once it is done");
+        }
+    }
+
+    private static void refuseBelowReplicationFactor(Membership cur, String url) throws MembershipChangeException {
+        if (cur.owners().size() - 1 < cur.replicationFactor()) {
+            throw new MembershipChangeException(409, "without " + url + " the cluster would have "
+                    + (cur.owners().size() - 1) + " members, fewer than its replication factor " + cur.replicationFactor());
+        }
+    }
+
+    private interface Step {
+        /** The next version, or null when the change is already made. */
+        Membership next(Membership current) throws MembershipChangeException;
+    }
+
+    private Membership change(String what, Step step) throws MembershipChangeException {
+        synchronized (coordinating) {
+            Membership cur = state.current();
+            Membership next = step.next(cur);
+            if (next == null) return cur;
+            String id = state.self() + "/" + changes.incrementAndGet() + "/" + System.nanoTime();
+            List<String> participants = new ArrayList<>(cur.all());
+            participants.retainAll(next.all());
+            List<String> prepared = new ArrayList<>();
+            try {
+                for (String p : participants) {
+                    if (p.equals(state.self())) {
+                        prepare(cur.version(), id, next);
+                    } else {
+                        transport.call(p, "prepare", "expect=" + cur.version() + "&id=" + enc(id), next.bytes());
+                    }
+                    prepared.add(p);
+                }
+            } catch (MembershipChangeException e) {
+                for (String p : prepared) abortQuietly(p, id);
+                log.warn("membership change ({}) refused, nothing changed: {}", what, e.getMessage());
+                throw e;
+            }
+            for (String p : participants) {
+                try {
+                    if (p.equals(state.self())) {
+                        commit(id, next);
+                    } else {
+                        transport.call(p, "commit", "id=" + enc(id), next.bytes());
+                    }
+                } catch (MembershipChangeException | IOException e) {
+                    // prepared, so it holds no other change: it takes this version from a peer soon
+                    log.warn("membership version {} not committed on {} ({}); it will learn it from a peer",
+                            next.version(), p, e.getMessage());
+                }
+            }
+            log.info("membership change ({}) agreed: version {}", what, next.version());
+            return next;
+        }
+    }
+
+    private void abortQuietly(String node, String id) {
+        if (node.equals(state.self())) {
+            abort(id);
+            return;
+        }
+        try {
+            transport.call(node, "abort", "id=" + enc(id), new byte[0]);
+        } catch (MembershipChangeException e) {
+            log.debug("abort on {}: {}", node, e.getMessage());
+        }
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    // ------------------------------------------------------------------ catching up
+
+    /** Asks one peer (each in turn) for its version and takes it if newer: how a missed commit arrives. */
+    public void syncOnce() {
+        Membership cur = state.current();
+        List<String> peers = new ArrayList<>(cur.all());
+        peers.remove(state.self());
+        if (peers.isEmpty()) return;
+        String peer = peers.get(Math.floorMod(syncTurn++, peers.size()));
+        try {
+            Membership theirs = Membership.decode(new String(transport.call(peer, "get", "", new byte[0]),
+                    StandardCharsets.UTF_8));
+            if (theirs.version() > cur.version()) {
+                log.info("membership version {} learned from {}", theirs.version(), peer);
+                state.apply(theirs);
+            }
+        } catch (MembershipChangeException | IOException | IllegalArgumentException e) {
+            log.debug("membership sync with {}: {}", peer, e.getMessage());
+        }
+    }
+}

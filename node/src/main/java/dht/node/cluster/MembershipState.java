@@ -1,0 +1,79 @@
+package dht.node.cluster;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's current membership version and the {@link Topology} built from it. A newer version
+ * is kept in the data directory before anything uses it, then replaces the topology at once; an
+ * older or equal version is ignored, so versions only grow and applying one twice is harmless.
+ * Listeners (rebalancing, cleanup) hear each applied version, after the swap.
+ */
+public final class MembershipState {
+    private static final Logger log = LoggerFactory.getLogger(MembershipState.class);
+
+    private final String self;
+    /** Null: not kept (a cluster started by tests with a static list). */
+    private final MembershipFile file;
+    /** Told each URL that gets traffic, before a topology naming it is used (it makes the peer's replica). */
+    private final Consumer<String> reach;
+    private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
+    private volatile Topology topology;
+
+    MembershipState(String self, Membership initial, MembershipFile file, Consumer<String> reach) {
+        this.self = self;
+        this.file = file;
+        this.reach = reach;
+        for (String n : initial.all()) reach.accept(n);
+        this.topology = new Topology(initial);
+    }
+
+    public String self() {
+        return self;
+    }
+
+    public Membership current() {
+        return topology.membership();
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+
+    /** Adds a listener of every version applied from now on. */
+    public void listen(Consumer<Membership> listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * Makes {@code next} current if it is newer: kept on disk first, then used. Returns whether it
+     * was applied.
+     *
+     * @throws IOException when it could not be kept (nothing changed)
+     */
+    public boolean apply(Membership next) throws IOException {
+        Membership before;
+        synchronized (this) {
+            before = current();
+            if (next.version() <= before.version()) return false;
+            if (file != null) file.write(next);
+            for (String n : next.all()) reach.accept(n);
+            topology = new Topology(next);
+        }
+        log.info("membership version {} -> {}: members {}{}{}, replication factor {}", before.version(), next.version(),
+                next.members(), next.joining().isEmpty() ? "" : ", joining " + next.joining(),
+                next.leaving().isEmpty() ? "" : ", leaving " + next.leaving(), next.replicationFactor());
+        for (Consumer<Membership> l : listeners) {
+            try {
+                l.accept(next);
+            } catch (RuntimeException e) {
+                log.error("a listener of membership version {} failed: {}", next.version(), e.toString());
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,47 @@
+package dht.node.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What moves because the membership changed, as {@code /v0/status} shows it under {@code rebalance}. */
+final class RebalanceCounts {
+    final AtomicInteger active = new AtomicInteger();
+    /** Bytes of versions this node wrote (received) or sent because it gained or lost keys. */
+    final AtomicLong bytesMoved = new AtomicLong();
+    final AtomicLong keysMoved = new AtomicLong();
+    /** Bytes read from the sources' streams, kept or not: what the ETA counts against {@link #totalBytes}. */
+    final AtomicLong bytesScanned = new AtomicLong();
+    /** What the sources said they hold when the move began; -1 unknown. */
+    final AtomicLong totalBytes = new AtomicLong(-1);
+    final AtomicLong keysCleanedUp = new AtomicLong();
+    private volatile long startedNanos = System.nanoTime();
+
+    void begin(long total) {
+        startedNanos = System.nanoTime();
+        bytesScanned.set(0);
+        totalBytes.set(total);
+    }
+
+    Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("rebalancing", active.get() > 0 ? 1L : 0L);
+        m.put("bytesMoved", bytesMoved.get());
+        m.put("keysMoved", keysMoved.get());
+        m.put("bytesScanned", bytesScanned.get());
+        m.put("totalBytes", totalBytes.get());
+        m.put("etaMillis", eta());
+        m.put("keysCleanedUp", keysCleanedUp.get());
+        return m;
+    }
+
+    private long eta() {
+        long total = totalBytes.get();
+        long scanned = bytesScanned.get();
+        if (active.get() == 0) return 0;
+        if (total <= 0 || scanned <= 0) return -1;
+        long elapsedMillis = (System.nanoTime() - startedNanos) / 1_000_000;
+        return Math.max(0, (long) (elapsedMillis * (double) Math.max(0, total - scanned) / scanned));
+    }
+}

@@ -1,0 +1,356 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves data when the membership changes, and keeps this node's membership current:
+ * <ul>
+ *   <li>joining: reads every member's whole store as its internal scan stream (sorted table data,
+ *       not a request per key), keeps the versions of the keys it will own, writes them to its
+ *       store in batches paced by the bytes/s budget, remembering per source how far it came
+ *       ({@link JoinProgress}); then ends the join ({@link MembershipChanges#joined});</li>
+ *   <li>leaving ({@link #leave}): pushes each version of its store to the nodes that gain the key
+ *       (internal batches of writes), then ends the leave;</li>
+ *   <li>a member removed: for each key the dead node held, the first surviving old replica pushes
+ *       its version to the nodes that gain the key;</li>
+ *   <li>a join done: removes the keys this node no longer owns ({@link Store#purge}), a few
+ *       seconds after, once every coordinator reads from the new owners.</li>
+ * </ul>
+ * Every {@link MembershipChanges#SYNC_MILLIS} it asks a peer for its membership version.
+ */
+public final class Rebalancer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
+    private static final long WRITE_BYTES = 1L << 20;
+    private static final int PUSH_ENTRIES = 1_000;
+    private static final long PUSH_BYTES = 256L << 10;
+    static final long CLEANUP_DELAY_MILLIS = 5_000;
+    private static final String CLEANUP_PENDING = "cleanup-pending";
+
+    private final String self;
+    private final MembershipChanges changes;
+    private final PeerNetwork net;
+    private final TreeTransport push;
+    private final Store store;
+    private final HybridLogicalClock clock;
+    private final ByteRate rate;
+    private final MembershipTransport transport;
+    private final Path dataDir;
+    private final RebalanceCounts counts = new RebalanceCounts();
+    private final ScheduledExecutorService timer;
+    private final CompletableFuture<Void> left = new CompletableFuture<>();
+    private volatile boolean closed;
+    private boolean joinRunning; // guarded by this
+    private Membership seen; // guarded by this
+
+    public Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
+                      long bytesPerSecond, MembershipTransport transport, Path dataDir) {
+        this.self = self;
+        this.changes = changes;
+        this.net = net;
+        this.push = net.trees(self);
+        this.store = store;
+        this.clock = clock;
+        this.rate = new ByteRate(bytesPerSecond);
+        this.transport = transport;
+        this.dataDir = dataDir;
+        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
+    }
+
+    public void start() {
+        Membership now;
+        synchronized (this) {
+            now = changes.state().current();
+            seen = now;
+        }
+        changes.state().listen(this::applied);
+        if (now.joining().contains(self)) startJoin();
+        if (Files.exists(dataDir.resolve(CLEANUP_PENDING)) && !now.changing()) scheduleCleanup(now);
+        timer.scheduleWithFixedDelay(changes::syncOnce, MembershipChanges.SYNC_MILLIS, MembershipChanges.SYNC_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Completes once this node has left the cluster (its leave done). */
+    public CompletableFuture<Void> left() {
+        return left;
+    }
+
+    public Map<String, Long> counts() {
+        return counts.snapshot();
+    }
+
+    private void applied(Membership m) {
+        Membership before;
+        synchronized (this) {
+            before = seen;
+            seen = m;
+        }
+        if (m.joining().contains(self)) startJoin();
+        if (!before.joining().isEmpty() && !m.changing() && m.members().contains(self) && !before.joining().contains(self)) {
+            try {
+                Files.writeString(dataDir.resolve(CLEANUP_PENDING), String.valueOf(m.version()));
+            } catch (IOException e) {
+                log.warn("cannot mark the cleanup pending: {}", e.toString());
+            }
+            scheduleCleanup(m);
+        }
+        for (String gone : before.members()) {
+            if (!m.all().contains(gone) && !before.leaving().contains(gone) && m.members().contains(self)) {
+                Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ joining
+
+    private synchronized void startJoin() {
+        if (joinRunning || closed) return;
+        joinRunning = true;
+        Thread.ofVirtual().name("join-stream").start(this::join);
+    }
+
+    private void join() {
+        counts.active.incrementAndGet();
+        try {
+            JoinProgress progress = new JoinProgress(dataDir);
+            Membership m = changes.state().current();
+            List<String> sources = new ArrayList<>(m.members());
+            sources.remove(self);
+            long total = 0;
+            for (String s : sources) {
+                long b = transport.storedBytes(s);
+                total = b < 0 || total < 0 ? -1 : total + b;
+            }
+            counts.begin(total);
+            log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
+            for (String source : sources) {
+                while (!closed && !progress.done(source)) {
+                    try {
+                        stream(source, progress, m.replicationFactor());
+                        progress.finished(source);
+                    } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
+                        log.warn("joining: the stream from {} failed ({}); resuming in 1 s", source, e.getMessage());
+                        Thread.sleep(1_000);
+                    }
+                }
+            }
+            while (!closed && changes.state().current().joining().contains(self)) {
+                try {
+                    changes.joined(self);
+                } catch (MembershipChangeException e) {
+                    log.warn("joining: data is here, but the join cannot end yet ({}); retrying in 2 s", e.getMessage());
+                    Thread.sleep(2_000);
+                }
+            }
+            if (!closed) {
+                progress.clear();
+                log.info("joined: {} keys, {} bytes received", counts.keysMoved.get(), counts.bytesMoved.get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            log.error("joining stopped: {}", e.toString());
+        } finally {
+            counts.active.decrementAndGet();
+            synchronized (this) {
+                joinRunning = false;
+            }
+        }
+    }
+
+    /** One source's whole store, from where it stopped, the versions this node will own written here. */
+    private void stream(String source, JoinProgress progress, int replicationFactor) throws IOException, InterruptedException {
+        byte[] from = progress.resumeAt(source);
+        if (from != null) log.info("joining: resuming the stream from {} at the last key written before", source);
+        List<Entry> batch = new ArrayList<>();
+        long batchBytes = 0;
+        byte[] last = null;
+        long unpaid = 0;
+        try (ScanSource scan = net.openScan(source, from == null ? new byte[0] : from, null)) {
+            while (!closed && scan.hasNext()) {
+                Entry e = scan.next();
+                long size = e.key().length + (long) e.valueLength() + 24;
+                counts.bytesScanned.addAndGet(size);
+                unpaid += size;
+                if (unpaid >= 64 << 10) {
+                    rate.spend(unpaid);
+                    unpaid = 0;
+                }
+                last = e.key();
+                if (!changes.state().topology().finalReplicas(e.key(), replicationFactor).contains(self)) continue;
+                batch.add(e);
+                batchBytes += size;
+                if (batchBytes >= WRITE_BYTES) {
+                    write(batch, batchBytes);
+                    progress.at(source, last);
+                    batch = new ArrayList<>();
+                    batchBytes = 0;
+                }
+            }
+            if (closed) return;
+            write(batch, batchBytes);
+        }
+    }
+
+    private void write(List<Entry> batch, long bytes) throws IOException {
+        if (batch.isEmpty()) return;
+        long newest = 0;
+        for (Entry e : batch) newest = Math.max(newest, e.timestamp());
+        clock.observe(newest, "a streamed version");
+        store.write(batch);
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+    }
+
+    // ------------------------------------------------------------------ leaving and re-replicating
+
+    /** This node leaves: it pushes its versions to the keys' new owners, then leaves the membership. */
+    public Membership leave(String url) throws MembershipChangeException {
+        if (!url.equals(self)) {
+            throw new MembershipChangeException(400, "a leave goes to the node that leaves: ask " + url + " itself");
+        }
+        Membership m = changes.leave(self);
+        counts.active.incrementAndGet();
+        try {
+            counts.begin(store.stats().tableBytes());
+            Placement before = new Placement(m.members());
+            Placement after = new Placement(m.owners());
+            int rf = m.replicationFactor();
+            pushAll(key -> {
+                List<String> gain = new ArrayList<>(after.replicas(key, rf));
+                gain.removeAll(before.replicas(key, rf));
+                return gain;
+            });
+        } catch (IOException | RuntimeException e) {
+            throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
+                    + "); the node is still leaving: repeat the leave to go on");
+        } finally {
+            counts.active.decrementAndGet();
+        }
+        Membership done = changes.left(self);
+        try {
+            // Not a participant of the version without it: kept here too, so that a restart on
+            // this data directory is refused instead of serving a cluster it is no longer in.
+            changes.state().apply(done);
+        } catch (IOException e) {
+            log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
+        }
+        log.info("left the cluster: {} keys, {} bytes sent; membership version {}", counts.keysMoved.get(),
+                counts.bytesMoved.get(), done.version());
+        left.complete(null);
+        return done;
+    }
+
+    /** After {@code gone} was removed: this node pushes the keys it is the first surviving old replica of. */
+    private void reReplicate(Membership before, Membership after, String gone) {
+        counts.active.incrementAndGet();
+        try {
+            counts.begin(store.stats().tableBytes());
+            Placement old = new Placement(before.members());
+            Placement now = new Placement(after.members());
+            int rf = after.replicationFactor();
+            pushAll(key -> {
+                List<String> o = old.replicas(key, rf);
+                if (!o.contains(gone)) return List.of();
+                List<String> survivors = new ArrayList<>(o);
+                survivors.remove(gone);
+                if (survivors.isEmpty() || !survivors.getFirst().equals(self)) return List.of();
+                List<String> gain = new ArrayList<>(now.replicas(key, rf));
+                gain.removeAll(o);
+                return gain;
+            });
+            log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone, counts.keysMoved.get());
+        } catch (IOException | RuntimeException e) {
+            log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
+        } finally {
+            counts.active.decrementAndGet();
+        }
+    }
+
+    private interface Gainers {
+        List<String> of(byte[] key);
+    }
+
+    private void pushAll(Gainers gainers) throws IOException {
+        Map<String, List<Entry>> batches = new HashMap<>();
+        Map<String, Long> sizes = new HashMap<>();
+        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
+            while (it.hasNext() && !closed) {
+                Entry e = it.next();
+                long size = e.key().length + (long) e.valueLength() + 24;
+                counts.bytesScanned.addAndGet(size);
+                for (String g : gainers.of(e.key())) {
+                    List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
+                    b.add(e);
+                    long s = sizes.merge(g, size, Long::sum);
+                    if (b.size() >= PUSH_ENTRIES || s >= PUSH_BYTES) {
+                        send(g, b, s);
+                        batches.remove(g);
+                        sizes.remove(g);
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, List<Entry>> b : batches.entrySet()) send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
+    }
+
+    private void send(String peer, List<Entry> batch, long bytes) throws IOException {
+        try {
+            rate.spend(bytes);
+            push.push(peer, batch).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("pushing to " + peer + ": " + (e.getCause() == null ? e : e.getCause()).getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+    }
+
+    // ------------------------------------------------------------------ cleanup
+
+    private void scheduleCleanup(Membership m) {
+        timer.schedule(() -> cleanup(m), CLEANUP_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void cleanup(Membership m) {
+        Membership now = changes.state().current();
+        if (closed || now.version() != m.version() || now.changing()) {
+            // moved on meanwhile: clean up for the version that holds once nothing is moving
+            if (!closed) scheduleCleanup(now);
+            return;
+        }
+        Placement owners = new Placement(m.members());
+        int rf = m.replicationFactor();
+        try {
+            long dropped = store.purge(key -> !owners.replicas(key, rf).contains(self));
+            counts.keysCleanedUp.addAndGet(dropped);
+            Files.deleteIfExists(dataDir.resolve(CLEANUP_PENDING));
+            log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
+        } catch (IOException | UnsupportedOperationException e) {
+            log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+    }
+}
