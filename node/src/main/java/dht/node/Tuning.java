@@ -33,8 +33,8 @@ import dht.storage.StoreOptions;
  *                            batch, {@code all} (default), {@code reads} or {@code off}
  * @param writeThreads        {@code dht.storage.writeThreads}: store writes running at once when
  *                            store calls are batched (0: as many as the pool has threads)
- * @param hintBytes           {@code dht.hints.bytes}: the most bytes of hinted writes kept in
- *                            memory (0: no hinted handoff)
+ * @param hintBytes           {@code dht.hints.bytes}: the most bytes of the hints' in-memory index
+ *                            (keys and per-hint overhead; values stay on disk; 0: no hinted handoff)
  * @param exitWithParent      {@code dht.exitWithParent}: for {@code bin/dht cluster}'s nodes, stop
  *                            once the launcher is gone (end of standard input)
  */

@@ -43,7 +43,16 @@ final class WalReader {
 
     private WalReader() {}
 
+    /** Receives each intact record and the offset in the file where it starts. */
+    interface RecordSink {
+        void accept(long offset, Entry e);
+    }
+
     static Outcome replay(StorageFiles files, Path path, Consumer<Entry> sink) throws IOException {
+        return replayWithOffsets(files, path, (offset, e) -> sink.accept(e));
+    }
+
+    static Outcome replayWithOffsets(StorageFiles files, Path path, RecordSink sink) throws IOException {
         Outcome o;
         try (Arena arena = Arena.ofConfined()) {
             o = new Replay(files.map(path, arena), path, sink).run();
@@ -60,7 +69,7 @@ final class WalReader {
         private final MemorySegment file;
         private final long size;
         private final Path path;
-        private final Consumer<Entry> sink;
+        private final RecordSink sink;
         private final CRC32C crc = new CRC32C();
         private int records;
         private long skipped;
@@ -81,7 +90,7 @@ final class WalReader {
         /** Whether an intact fragment followed {@link #problem}: then it is damage, not a torn tail. */
         private boolean intactSince;
 
-        Replay(MemorySegment file, Path path, Consumer<Entry> sink) {
+        Replay(MemorySegment file, Path path, RecordSink sink) {
             this.file = file;
             this.size = file.byteSize();
             this.path = path;
@@ -155,7 +164,7 @@ final class WalReader {
                     intactSince = true;
                     return;
                 }
-                sink.accept(e);
+                sink.accept(recordStart, e);
                 records++;
                 recordStart = -1;
             }

@@ -54,4 +54,41 @@ class RecordLogTest {
         assertThat(r.damaged()).isFalse();
         assertThat(r.skippedBytes()).isPositive();
     }
+
+    @Test
+    void eachRecordIsReadBackAloneAtItsOffset() throws Exception {
+        Path p = dir.resolve("1.hints");
+        List<Entry> written = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
+        try (RecordLog.Writer w = RecordLog.create(p)) {
+            for (int i = 0; i < 200; i++) { // values of many sizes: records cross blocks and leave block tails
+                Entry e = i % 7 == 0 ? Entry.tombstone(b("t" + i), i) : Entry.value(b("k" + i), new byte[(i * 997) % 40_000], i);
+                offsets.add(w.bytes());
+                written.add(e);
+                w.append(List.of(e));
+            }
+        }
+        List<Long> readOffsets = new ArrayList<>();
+        List<Entry> read = new ArrayList<>();
+        RecordLog.readWithOffsets(p, (offset, e) -> {
+            readOffsets.add(offset);
+            read.add(e);
+        });
+        assertThat(read).isEqualTo(written);
+        try (FileChannel c = FileChannel.open(p, StandardOpenOption.READ)) {
+            for (int i = 0; i < written.size(); i++) {
+                assertThat(RecordLog.readAt(c, offsets.get(i))).as("record %d at its append offset", i).isEqualTo(written.get(i));
+                assertThat(RecordLog.readAt(c, readOffsets.get(i))).as("record %d at its read offset", i).isEqualTo(written.get(i));
+            }
+            assertThat(RecordLog.readAt(c, offsets.get(5) + 3)).as("inside a record").isNull();
+            assertThat(RecordLog.readAt(c, Files.size(p))).as("past the end").isNull();
+        }
+        try (FileChannel c = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            c.write(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3}), offsets.get(9) + 10); // damage inside record 9
+        }
+        try (FileChannel c = FileChannel.open(p, StandardOpenOption.READ)) {
+            assertThat(RecordLog.readAt(c, offsets.get(9))).isNull();
+            assertThat(RecordLog.readAt(c, offsets.get(10))).isEqualTo(written.get(10));
+        }
+    }
 }

@@ -9,7 +9,9 @@ enum HintDrop {
     /** Older than the tombstone grace: delivering it could bring back a deleted value. */
     GRACE("grace"),
     /** The peer, believed up, kept refusing it. */
-    REFUSED("refused");
+    REFUSED("refused"),
+    /** Its record could not be read back from its hint file (damaged or removed). */
+    LOST("lost");
 
     private final String label;
 

@@ -5,14 +5,18 @@ import dht.storage.RecordLog;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * {@link #delete} never block the caller (an event loop) on the disk. With {@code syncEveryWrite}
  * the appends queued together are fsynced together, at once (as the log's group commit); in any
  * case the open files are fsynced every second (a SIGKILL loses nothing that reached write()).
+ * Records are read back ({@link #read}) on the same thread, so a read always comes after the append
+ * that wrote its record. A file an append failed on takes no more appends (its offsets could be
+ * wrong after a partial write).
  */
 final class HintFiles implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HintFiles.class);
@@ -40,6 +47,8 @@ final class HintFiles implements AutoCloseable {
     private final Map<String, Open> open = new HashMap<>();
     private final List<Entry> group = new ArrayList<>();
 
+    /** Per peer, the file an append failed on. */
+    private final Map<String, Long> broken = new HashMap<>();
     private boolean dirty;
     private final AtomicBoolean syncQueued = new AtomicBoolean();
 
@@ -56,9 +65,14 @@ final class HintFiles implements AutoCloseable {
         writer.scheduleWithFixedDelay(this::syncAll, 1, 1, TimeUnit.SECONDS);
     }
 
-    /** Receives the hints found at start, file by file in the order written. */
+    /** Receives the hints found at start, file by file in the order written, with their offsets. */
     interface Sink {
-        void hint(String peer, long segment, Entry entry);
+        void hint(String peer, long segment, long offset, Entry entry);
+    }
+
+    /** Told, on the writer thread, where an appended record starts, or -1 if it could not be written. */
+    interface Written {
+        void at(long offset);
     }
 
     /**
@@ -83,7 +97,7 @@ final class HintFiles implements AutoCloseable {
                     }
                 }
                 for (Map.Entry<Long, Path> s : segments.entrySet()) {
-                    RecordLog.read(s.getValue(), e -> sink.hint(peer, s.getKey(), e));
+                    RecordLog.readWithOffsets(s.getValue(), (offset, e) -> sink.hint(peer, s.getKey(), offset, e));
                 }
                 if (!segments.isEmpty()) last.put(peer, List.copyOf(segments.keySet()));
             }
@@ -91,10 +105,15 @@ final class HintFiles implements AutoCloseable {
         return last;
     }
 
-    /** Writes {@code e} at the end of file {@code segment} of {@code peer} (created if new). */
-    void append(String peer, long segment, Entry e) {
+    /**
+     * Writes {@code e} at the end of file {@code segment} of {@code peer} (created if new), then
+     * tells {@code written} where; not at all once closed.
+     */
+    void append(String peer, long segment, Entry e, Written written) {
         run(() -> {
+            long at = -1;
             try {
+                if (Long.valueOf(segment).equals(broken.get(peer))) throw new IOException("an earlier write to it failed");
                 Open o = open.get(peer);
                 if (o == null || o.segment() != segment) {
                     if (o != null) { // a file left is synced once: the periodic sync sees only open ones
@@ -108,11 +127,17 @@ final class HintFiles implements AutoCloseable {
                 }
                 group.clear();
                 group.add(e);
+                long start = o.file().bytes();
                 o.file().append(group);
+                at = start;
                 dirty = true;
             } catch (IOException | RuntimeException ex) {
-                log.warn("hint for {} not written to disk (kept in memory only): {}", peer, ex.toString());
+                Long before = broken.put(peer, segment);
+                if (before == null || before != segment) { // told once per file
+                    log.warn("hint for {} not written to file {} (kept in memory only): {}", peer, segment, ex.toString());
+                }
             }
+            written.at(at);
         });
         // one fsync for the appends queued before it (group commit); the periodic one catches a race
         if (syncEveryWrite && syncQueued.compareAndSet(false, true)) {
@@ -120,6 +145,46 @@ final class HintFiles implements AutoCloseable {
                 syncQueued.set(false);
                 syncAll();
             });
+        }
+    }
+
+    /**
+     * Fills each null of {@code into} with the record at {@code offsets[i]} of file
+     * {@code segments[i]} of {@code peer}; it stays null if what is there is not an intact record
+     * (or the file is gone).
+     */
+    CompletableFuture<Entry[]> read(String peer, long[] segments, long[] offsets, Entry[] into) {
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                Map<Long, FileChannel> channels = new HashMap<>();
+                try {
+                    for (int i = 0; i < into.length; i++) {
+                        if (into[i] == null) into[i] = readOne(peer, segments[i], offsets[i], channels);
+                    }
+                } finally {
+                    for (FileChannel c : channels.values()) {
+                        try {
+                            c.close();
+                        } catch (IOException e) {
+                            log.debug("hint file of {} not closed: {}", peer, e.toString());
+                        }
+                    }
+                }
+                return into;
+            }, writer);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private Entry readOne(String peer, long segment, long offset, Map<Long, FileChannel> channels) {
+        try {
+            FileChannel c = channels.get(segment);
+            if (c == null) channels.put(segment, c = FileChannel.open(file(peer, segment), StandardOpenOption.READ));
+            return RecordLog.readAt(c, offset);
+        } catch (IOException e) {
+            log.debug("hint at {} of file {} of {} not read: {}", offset, segment, peer, e.toString());
+            return null;
         }
     }
 
@@ -143,7 +208,7 @@ final class HintFiles implements AutoCloseable {
     private void run(Runnable task) {
         try {
             writer.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             log.debug("hint files closed: {} not run", task);
         }
     }

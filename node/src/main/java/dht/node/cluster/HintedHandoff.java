@@ -1,19 +1,17 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
-import dht.storage.RecordLog;
 import java.io.IOException;
-import java.util.EnumMap;
 import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,15 +28,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: a hint is the very entry the coordinator sent (same timestamp), so delivering it
  * late, twice, or after a newer write is harmless: the replica keeps the newer version. A peer has
- * at most one hint per key in memory, the newest version (an older one is superseded, counted).
- * With {@link HintFiles} every hint held is also appended to the peer's current hint file, and
- * read back when the node starts; each file counts the hints of it still held, and is deleted when
- * that reaches zero (delivered, dropped or superseded), so the files hold at least every hint held.
- * Bounds: {@code maxBytes} in memory over all peers and {@link HintSettings#bytesPerPeer} on disk
+ * at most one hint per key, the newest version (an older one is superseded, counted).
+ * With {@link HintFiles} every hint held is appended to the peer's current hint file, and read back
+ * when the node starts; each file counts the hints of it still held, and is deleted when that
+ * reaches zero (delivered, dropped or superseded), so the files hold at least every hint held.
+ * Memory then holds only an index ({@link Hint}: key, timestamp, file and offset): an entry is let
+ * go once its file holds it, and read back from there for delivery ({@code lost} if it cannot be),
+ * so a backlog's values never need the heap. Bounds: {@code maxBytes} of that index (with no files,
+ * of the entries) over all peers and {@link HintSettings#bytesPerPeer} on disk
  * per peer (new hints past them dropped as {@code full}); a hint older than the window
  * ({@code expired}) or than the tombstone grace ({@code grace}: it could resurrect a deleted
  * value) is dropped instead of delivered. Delivery to a peer runs one batch at a time, at most
- * {@link #BATCH} writes in flight, paced to {@link HintSettings#bytesPerSecond}, only while the
+ * {@link #BATCH} writes and about {@link #BATCH_BYTES} in flight (read back), paced to {@link HintSettings#bytesPerSecond}, only while the
  * failure detector believes the peer up; a batch the peer answers busy (503) backs off, doubling
  * up to {@link #MAX_BACKOFF}. A hint the peer refuses otherwise {@link #MAX_REFUSALS} times, over
  * at least {@link #REFUSAL_WINDOW}, while still believed up is dropped ({@code refused}). Nothing
@@ -49,13 +50,10 @@ final class HintedHandoff implements AutoCloseable {
 
     static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
     static final int BATCH = 64;
+    static final long BATCH_BYTES = 4L << 20;
     static final int MAX_REFUSALS = 10;
     static final Duration REFUSAL_WINDOW = Duration.ofSeconds(30);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
-    /** A peer's hint file is closed and a new one begun past this size. */
-    static final long FILE_BYTES = 4L << 20;
-    /** Per hint beyond key and value bytes: the entry, its arrays and the queue slot. */
-    static final int OVERHEAD = 96;
 
     private final Map<String, Replica> peers;
     private final Predicate<String> isUp;
@@ -69,34 +67,14 @@ final class HintedHandoff implements AutoCloseable {
     private final ScheduledExecutorService loop;
     private final ScheduledFuture<?> checker;
 
-    // guarded by this
-    private final Map<String, Peer> state = new LinkedHashMap<>();
+    // guarded by this (and each Hint)
+    private final Map<String, PeerHints> state = new LinkedHashMap<>();
     private long bytes;
     private boolean overflowing;
     private long held;
     private long delivered;
     private long dropped;
     private long superseded;
-
-    /** One peer's hints and counters. */
-    private static final class Peer {
-        /** Its hints by key, oldest first. */
-        final LinkedHashMap<ByteBuffer, Hint> queue = new LinkedHashMap<>();
-        /** Per hint file: {hints of it still held, its bytes}. */
-        final TreeMap<Long, long[]> files = new TreeMap<>();
-        long file;
-        long diskBytes;
-        boolean delivering;
-        /** Hints taken out of {@link #queue} for the batch being delivered. */
-        int inFlight;
-        long runStartNanos = -1;
-        long deliveredThisRun;
-        long delivered;
-        long superseded;
-        final EnumMap<HintDrop, Long> dropped = new EnumMap<>(HintDrop.class);
-        long backoffMillis;
-        long backoffUntilNanos;
-    }
 
     /** In memory only: for tests. */
     HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes) {
@@ -117,7 +95,8 @@ final class HintedHandoff implements AutoCloseable {
      * @param peers     the remote replicas hints are for, by URL
      * @param isUp      the failure detector's belief about a peer
      * @param loop      where the periodic check and the deliveries run
-     * @param maxBytes  the most hint bytes (keys, values and overhead) kept in memory at once
+     * @param maxBytes  the most heap hints take at once: their index (keys and {@link Hint#OVERHEAD}),
+     *                  and with no files their values
      * @param files     where hints are kept across restarts (null: in memory only); read here, and
      *                  closed by {@link #close()}
      * @param nowMillis the wall clock hints' ages are measured by
@@ -144,10 +123,10 @@ final class HintedHandoff implements AutoCloseable {
         Map<String, List<Long>> found;
         try {
             synchronized (this) {
-                found = files.replay(peers.keySet(), (peer, file, e) -> {
-                    Peer p = peer(peer);
+                found = files.replay(peers.keySet(), (peer, file, offset, e) -> {
+                    PeerHints p = peer(peer);
                     p.file = file;
-                    keep(peer, p, e, true);
+                    keep(peer, p, e, offset);
                 });
             }
         } catch (IOException e) {
@@ -157,10 +136,10 @@ final class HintedHandoff implements AutoCloseable {
         synchronized (this) {
             long count = 0;
             for (Map.Entry<String, List<Long>> l : found.entrySet()) {
-                Peer p = peer(l.getKey());
+                PeerHints p = peer(l.getKey());
                 count += p.queue.size();
                 for (long f : l.getValue()) {
-                    if (!p.files.containsKey(f)) files.delete(l.getKey(), f); // all of it superseded or dropped
+                    if (!p.holds(f)) files.delete(l.getKey(), f); // all of it superseded or dropped
                 }
                 p.file = l.getValue().getLast() + 1; // never append to a file a crash may have torn
             }
@@ -168,62 +147,62 @@ final class HintedHandoff implements AutoCloseable {
         }
     }
 
-    private Peer peer(String url) { return state.computeIfAbsent(url, u -> new Peer()); }
+    private PeerHints peer(String url) { return state.computeIfAbsent(url, u -> new PeerHints()); }
 
     /** Keeps {@code entry} for {@code peer}, whose write of it failed; no-op for a URL that is not a peer. */
     void hold(String peer, Entry entry) {
         if (!peers.containsKey(peer)) return;
         boolean firstOverflow;
         synchronized (this) {
-            firstOverflow = !keep(peer, peer(peer), entry, false) && !overflowing;
+            firstOverflow = !keep(peer, peer(peer), entry, -1) && !overflowing;
             if (firstOverflow) overflowing = true;
         }
         if (firstOverflow) log.warn("hints for down peers exceed {} bytes in memory or {} bytes on disk for one peer: dropping new ones "
                     + "(first for {}); read repair remains", maxBytes, settings.bytesPerPeer(), peer);
     }
 
-    /** Holds {@code entry} for {@code url} (written to its file unless {@code replayed}); false if there was no room. */
-    private boolean keep(String url, Peer p, Entry entry, boolean replayed) {
-        Hint old = p.queue.get(ByteBuffer.wrap(entry.key()));
-        boolean replaces = old == null || entry.supersedes(old.entry());
-        long disk = RecordLog.size(entry);
-        if (replaces && (bytes + sizeOf(entry) - (old == null ? 0 : sizeOf(old.entry())) > maxBytes
+    /**
+     * Holds {@code entry} for {@code url}: read back at {@code offset} of the peer's current file, or
+     * (offset -1) new, and written to its file; false if there was no room.
+     */
+    private boolean keep(String url, PeerHints p, Entry entry, long offset) {
+        boolean replayed = offset >= 0;
+        long file = replayed ? p.file : p.fileForNew();
+        Hint h = replayed ? Hint.onDisk(entry, file, offset) : Hint.held(entry, file, files == null);
+        Hint old = p.queue.get(ByteBuffer.wrap(h.key));
+        boolean replaces = old == null || h.supersedes(old);
+        long disk = h.diskBytes;
+        if (replaces && (bytes + h.memoryBytes - (old == null ? 0 : old.memoryBytes) > maxBytes
                 || files != null && !replayed && p.diskBytes + disk > settings.bytesPerPeer())) {
             drop(p, HintDrop.FULL);
             return false;
         }
-        long[] f = p.files.get(p.file);
-        if (!replayed && f != null && f[1] >= FILE_BYTES) {
-            p.file++;
-            f = null;
-        }
-        if (f == null) p.files.put(p.file, f = new long[2]);
-        f[0]++;
-        f[1] += disk;
-        p.diskBytes += disk;
-        if (files != null && !replayed) files.append(url, p.file, entry);
-        bytes += sizeOf(entry);
+        p.account(h);
+        if (files != null && !replayed) files.append(url, p.file, h.entry, at -> written(h, at));
+        bytes += h.memoryBytes;
         held++;
-        offer(url, p, new Hint(entry, p.file, 0, 0)); // superseded at once if the one held is as new or newer
+        offer(url, p, h); // superseded at once if the one held is as new or newer
         return true;
     }
 
-    private void drop(Peer p, HintDrop why) { dropped++; p.dropped.merge(why, 1L, Long::sum); }
-
-    /** A hint is gone (delivered, dropped or superseded): its bytes uncounted, its file deleted once it holds none. */
-    private void forget(String url, Peer p, Hint h) {
-        bytes -= sizeOf(h.entry());
-        long[] f = p.files.get(h.file());
-        if (f == null || --f[0] > 0) return;
-        p.files.remove(h.file());
-        p.diskBytes -= f[1];
-        if (h.file() == p.file) p.file++;
-        if (files != null) files.delete(url, h.file());
+    /** The file of {@code h} holds it from {@code at} (or could not take it, -1): its entry is let go. */
+    private synchronized void written(Hint h, long at) {
+        if (at >= 0) h.written(at);
+        else if (!h.gone) bytes += h.notWritten();
     }
 
-    /** Why {@code e} must not be delivered any more, or null. */
-    private HintDrop tooOld(Entry e) {
-        long age = nowMillis.getAsLong() - HybridLogicalClock.toEpochMillis(e.timestamp());
+    private void drop(PeerHints p, HintDrop why) { dropped++; p.drop(why); }
+
+    /** A hint is gone (delivered, dropped or superseded): its bytes uncounted, its file deleted once it holds none. */
+    private void forget(String url, PeerHints p, Hint h) {
+        bytes -= h.memoryBytes;
+        h.gone = true;
+        if (p.unaccount(h) && files != null) files.delete(url, h.file);
+    }
+
+    /** Why {@code h} must not be delivered any more, or null. */
+    private HintDrop tooOld(Hint h) {
+        long age = nowMillis.getAsLong() - HybridLogicalClock.toEpochMillis(h.timestamp);
         return age > graceMillis ? HintDrop.GRACE : age > settings.window().toMillis() ? HintDrop.EXPIRED : null;
     }
 
@@ -240,9 +219,9 @@ final class HintedHandoff implements AutoCloseable {
         List<String> starting = new ArrayList<>();
         synchronized (this) {
             long now = System.nanoTime();
-            for (Map.Entry<String, Peer> ps : state.entrySet()) {
+            for (Map.Entry<String, PeerHints> ps : state.entrySet()) {
                 String peer = ps.getKey();
-                Peer p = ps.getValue();
+                PeerHints p = ps.getValue();
                 dropTooOld(peer, p);
                 if (!p.queue.isEmpty() && !p.delivering && now - p.backoffUntilNanos >= 0 && isUp.test(peer)) {
                     p.delivering = true;
@@ -260,11 +239,11 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     /** Drops the hints at the head of the queue that are too old to deliver. Called holding this. */
-    private void dropTooOld(String url, Peer p) {
+    private void dropTooOld(String url, PeerHints p) {
         Iterator<Hint> oldest = p.queue.values().iterator();
         while (oldest.hasNext()) {
             Hint h = oldest.next();
-            HintDrop why = tooOld(h.entry());
+            HintDrop why = tooOld(h);
             if (why == null) return;
             oldest.remove();
             drop(p, why);
@@ -272,47 +251,100 @@ final class HintedHandoff implements AutoCloseable {
         }
     }
 
-    /** Sends the next batch of {@code peer}'s hints; called with the peer marked delivering. */
+    /**
+     * Takes the next batch of {@code peer}'s hints and has their entries read back from their files
+     * (those still in memory as they are), then sends them; called with the peer marked delivering.
+     */
     private void deliverBatch(String peer) {
         List<Hint> batch = new ArrayList<>(BATCH);
-        long batchBytes = 0;
         long started = System.nanoTime();
+        long batchBytes = 0;
         try {
+            Entry[] values;
+            long[] segments, offsets;
             synchronized (this) {
-                Peer p = state.get(peer);
+                PeerHints p = state.get(peer);
                 Iterator<Hint> oldest = p.queue.values().iterator();
-                while (batch.size() < BATCH && oldest.hasNext()) {
+                while (batch.size() < BATCH && batchBytes < BATCH_BYTES && oldest.hasNext()) {
                     Hint h = oldest.next();
                     oldest.remove();
-                    HintDrop why = tooOld(h.entry());
+                    HintDrop why = tooOld(h);
                     if (why != null) {
                         drop(p, why);
                         forget(peer, p, h);
                         continue;
                     }
                     batch.add(h);
-                    batchBytes += RecordLog.size(h.entry());
+                    batchBytes += h.diskBytes;
                 }
                 p.inFlight = batch.size();
+                values = new Entry[batch.size()];
+                segments = new long[batch.size()];
+                offsets = new long[batch.size()];
+                for (int i = 0; i < batch.size(); i++) {
+                    values[i] = batch.get(i).entry;
+                    segments[i] = batch.get(i).file;
+                    offsets[i] = batch.get(i).offset;
+                }
             }
+            if (files == null || !Arrays.asList(values).contains(null)) {
+                send(peer, batch, values, started);
+                return;
+            }
+            files.read(peer, segments, offsets, values).whenComplete((ignored, failure) -> {
+                try {
+                    if (failure != null) throw failure;
+                    loop.execute(() -> send(peer, batch, values, started));
+                } catch (Throwable t) { // stopping: the files keep them
+                    giveBack(peer, batch, t);
+                }
+            });
+        } catch (RuntimeException | OutOfMemoryError e) {
+            giveBack(peer, batch, e);
+        }
+    }
+
+    /** Sends {@code batch}, whose entries are {@code values} (null, or another write: lost from its file). */
+    private void send(String peer, List<Hint> batch, Entry[] values, long started) {
+        List<Hint> sent = new ArrayList<>(batch.size());
+        List<Entry> entries = new ArrayList<>(batch.size());
+        long batchBytes = 0;
+        int lost = 0;
+        synchronized (this) {
+            PeerHints p = state.get(peer);
+            for (int i = 0; i < batch.size(); i++) {
+                Hint h = batch.get(i);
+                if (!h.is(values[i])) {
+                    drop(p, HintDrop.LOST);
+                    forget(peer, p, h);
+                    lost++;
+                    continue;
+                }
+                sent.add(h);
+                entries.add(values[i]);
+                batchBytes += h.diskBytes;
+            }
+            p.inFlight = sent.size();
+        }
+        if (lost > 0) log.warn("peer {}: {} hinted write(s) could not be read back from their files: dropped", peer, lost);
+        try {
             Replica replica = peers.get(peer);
-            List<CompletableFuture<Void>> writes = new ArrayList<>(batch.size());
-            for (Hint h : batch) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>(sent.size());
+            for (Entry e : entries) {
                 CompletableFuture<Void> w;
                 try {
-                    w = replica.write(h.entry());
-                } catch (RuntimeException e) {
-                    w = CompletableFuture.failedFuture(e);
+                    w = replica.write(e);
+                } catch (RuntimeException ex) {
+                    w = CompletableFuture.failedFuture(ex);
                 }
                 writes.add(w);
             }
             // paced: the next batch starts no sooner than these bytes take at the set rate
             long paceNanos = (long) (batchBytes * 1e9 / settings.bytesPerSecond());
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-                    .whenComplete((ignored, failure) -> afterBatchOrRelease(peer, batch, writes,
-                            started + paceNanos));
+                    .whenComplete((ignored, failure) -> afterBatchOrRelease(peer, sent, writes, started + paceNanos));
         } catch (RuntimeException | OutOfMemoryError e) {
-            giveBack(peer, batch, e);
+            giveBack(peer, sent, e);
         }
     }
 
@@ -321,7 +353,7 @@ final class HintedHandoff implements AutoCloseable {
             afterBatch(peer, batch, writes, nextAt);
         } catch (RuntimeException | OutOfMemoryError e) { // inside whenComplete it would vanish
             synchronized (this) {
-                Peer p = state.get(peer);
+                PeerHints p = state.get(peer);
                 p.delivering = false; // or the peer would never be delivered to again
                 p.inFlight = 0;
             }
@@ -334,24 +366,17 @@ final class HintedHandoff implements AutoCloseable {
      * held for the same key is as new or newer; the older of the two is superseded and forgotten.
      * The offered hint must already be counted. Called holding this.
      */
-    private void offer(String url, Peer p, Hint h) {
-        ByteBuffer key = ByteBuffer.wrap(h.entry().key());
-        Hint old = p.queue.get(key);
-        if (old == null) {
-            p.queue.put(key, h);
-            return;
-        }
-        boolean newer = h.entry().supersedes(old.entry());
-        forget(url, p, newer ? old : h);
+    private void offer(String url, PeerHints p, Hint h) {
+        Hint gone = p.offer(h);
+        if (gone == null) return;
+        forget(url, p, gone);
         superseded++;
-        p.superseded++;
-        if (newer) p.queue.put(key, h);
     }
 
     /** A batch that could not be sent: its hints go back (unless newer ones came), the peer is free. */
     private void giveBack(String peer, List<Hint> batch, Throwable cause) {
         synchronized (this) {
-            Peer p = state.get(peer);
+            PeerHints p = state.get(peer);
             for (Hint h : batch) offer(peer, p, h);
             p.inFlight = 0;
             p.delivering = false;
@@ -368,7 +393,7 @@ final class HintedHandoff implements AutoCloseable {
         List<Throwable> givenUp = new ArrayList<>();
         String runEnded = null;
         synchronized (this) {
-            Peer p = state.get(peer);
+            PeerHints p = state.get(peer);
             p.inFlight = 0;
             for (int i = 0; i < batch.size(); i++) {
                 Hint h = batch.get(i);
@@ -385,20 +410,22 @@ final class HintedHandoff implements AutoCloseable {
                 if (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
                 if (t instanceof ReplicaBusyException) { // the peer asks for time, not a refusal of this write
                     busy = true;
-                    offer(peer, p, h.notRefused());
-                } else if (refused && h.refusals() + 1 >= MAX_REFUSALS
-                        && System.nanoTime() - h.firstRefusalNanos() >= refusalWindowNanos) {
+                    h.notRefused();
+                    offer(peer, p, h);
+                } else if (refused && h.refusals + 1 >= MAX_REFUSALS
+                        && System.nanoTime() - h.firstRefusalNanos >= refusalWindowNanos) {
                     failures--;
                     forget(peer, p, h);
                     drop(p, HintDrop.REFUSED);
                     givenUp.add(t);
                 } else {
-                    offer(peer, p, refused ? h.refusedOnceMore() : h.notRefused());
+                    if (refused) h.refusedOnceMore();
+                    else h.notRefused();
+                    offer(peer, p, h);
                 }
             }
             if (busy) {
-                p.backoffMillis = Math.min(MAX_BACKOFF.toMillis(), Math.max(250, 2 * p.backoffMillis));
-                p.backoffUntilNanos = System.nanoTime() + p.backoffMillis * 1_000_000;
+                p.backOff(MAX_BACKOFF.toMillis());
             } else if (failures == 0) {
                 p.backoffMillis = 0;
             }
@@ -432,22 +459,6 @@ final class HintedHandoff implements AutoCloseable {
         }
     }
 
-    /** A write kept for a peer, the hint file it is in; how often the peer, believed up, refused it, and since when. */
-    private record Hint(Entry entry, long file, int refusals, long firstRefusalNanos) {
-        Hint refusedOnceMore() {
-            return new Hint(entry, file, refusals + 1, refusals == 0 ? System.nanoTime() : firstRefusalNanos);
-        }
-
-        /** Failed while the peer was believed down: what counts is refusals in a row by a live peer. */
-        Hint notRefused() {
-            return refusals == 0 ? this : new Hint(entry, file, 0, 0);
-        }
-    }
-
-    private static long sizeOf(Entry e) {
-        return (long) e.key().length + (e.isTombstone() ? 0 : e.value().length) + OVERHEAD;
-    }
-
     /**
      * Hints kept since start (read back from disk included), delivered since start, dropped (no
      * room, too old, or refused), superseded by a newer hint for the same key, and waiting now.
@@ -456,7 +467,7 @@ final class HintedHandoff implements AutoCloseable {
 
     synchronized Counts counts() {
         long waiting = 0;
-        for (Peer p : state.values()) waiting += p.queue.size();
+        for (PeerHints p : state.values()) waiting += p.queue.size() + p.inFlight; // in flight: not delivered yet
         return new Counts(held, delivered, dropped, superseded, waiting);
     }
 
@@ -468,19 +479,7 @@ final class HintedHandoff implements AutoCloseable {
     synchronized Map<String, Map<String, Long>> peerCounts() {
         Map<String, Map<String, Long>> m = new LinkedHashMap<>();
         long now = nowMillis.getAsLong();
-        for (Map.Entry<String, Peer> ps : state.entrySet()) {
-            Peer p = ps.getValue();
-            Map<String, Long> c = new LinkedHashMap<>();
-            c.put("pending", (long) p.queue.size() + p.inFlight);
-            c.put("pendingBytes", p.diskBytes);
-            // the queue is oldest first, near enough: a superseding hint keeps its key's place
-            Hint first = p.queue.isEmpty() ? null : p.queue.firstEntry().getValue();
-            c.put("oldestAgeMillis", first == null ? 0 : Math.max(0, now - HybridLogicalClock.toEpochMillis(first.entry().timestamp())));
-            c.put("delivered", p.delivered);
-            c.put("superseded", p.superseded);
-            for (HintDrop r : HintDrop.values()) c.put("dropped" + Character.toUpperCase(r.label().charAt(0)) + r.label().substring(1), p.dropped.getOrDefault(r, 0L));
-            m.put(ps.getKey(), c);
-        }
+        for (Map.Entry<String, PeerHints> ps : state.entrySet()) m.put(ps.getKey(), ps.getValue().status(now));
         return m;
     }
 

@@ -48,8 +48,16 @@ class DurableHintsTest {
     }
 
     HintedHandoff start(HintSettings settings, Replica replica) {
-        HintedHandoff h = new HintedHandoff(Map.of(peer.url, replica), up::contains, loops.next(), 64L << 20,
-                HintedHandoff.REFUSAL_WINDOW, settings, GRACE, new HintFiles(dir, false), now::get);
+        return start(settings, replica, 64L << 20);
+    }
+
+    /** The hint files of the last handoff started. */
+    HintFiles files;
+
+    HintedHandoff start(HintSettings settings, Replica replica, long maxBytes) {
+        files = new HintFiles(dir, false);
+        HintedHandoff h = new HintedHandoff(Map.of(peer.url, replica), up::contains, loops.next(), maxBytes,
+                HintedHandoff.REFUSAL_WINDOW, settings, GRACE, files, now::get);
         open.add(h);
         return h;
     }
@@ -219,5 +227,46 @@ class DurableHintsTest {
         assertThat(busyAnswers.get()).isEqualTo(4);
         eventually(() -> assertThat(h.peerCounts().get(peer.url)).containsEntry("delivered", 1L)
                 .containsEntry("droppedRefused", 0L));
+    }
+
+    @Test
+    void memoryHoldsAnIndexOfTheHintsNotTheirValues() throws Exception {
+        int hints = 1000;
+        long index = hints * (5L + Hint.OVERHEAD); // keys "kNNN": the whole in-memory budget
+        HintedHandoff h = start(HintSettings.DEFAULTS, peer, index);
+        List<Entry> missed = new ArrayList<>();
+        for (int i = 0; i < hints; i++) { // 8 MB of values, forty times the budget
+            Entry e = Entry.value(("k" + (100 + i)).getBytes(StandardCharsets.UTF_8), value(i, 8192), now.get() * 1000);
+            missed.add(e);
+            h.hold(peer.url, e);
+        }
+        assertThat(h.peerCounts().get(peer.url)).containsEntry("pending", (long) hints).containsEntry("droppedFull", 0L);
+        files.awaitWritten();
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).hasSize(hints));
+        assertThat(peer.written).containsExactlyElementsOf(missed); // the values, read back from the files
+        eventually(() -> assertThat(h.peerCounts().get(peer.url)).containsEntry("delivered", (long) hints)
+                .containsEntry("pendingBytes", 0L));
+    }
+
+    @Test
+    void aHintWhoseFileIsGoneIsDroppedAsLostNotDeliveredFromMemory() throws Exception {
+        HintedHandoff h = start(HintSettings.DEFAULTS);
+        for (int i = 0; i < 10; i++) h.hold(peer.url, entry(i, 0));
+        files.awaitWritten();
+        for (Path f : hintFiles()) Files.delete(f);
+        h.hold(peer.url, entry(100, 0)); // into the same file, gone: its offset reads nothing either
+        files.awaitWritten();
+        up.add(peer.url);
+        eventually(() -> assertThat(h.peerCounts().get(peer.url)).containsEntry("droppedLost", 11L)
+                .containsEntry("pending", 0L).containsEntry("pendingBytes", 0L));
+        assertThat(peer.written).isEmpty();
+    }
+
+    private static byte[] value(int i, int length) {
+        byte[] v = new byte[length];
+        java.util.Arrays.fill(v, (byte) i);
+        v[0] = (byte) (i >> 8);
+        return v;
     }
 }

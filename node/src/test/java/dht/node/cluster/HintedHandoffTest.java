@@ -102,7 +102,7 @@ class HintedHandoffTest {
 
     @Test
     void pastTheByteBudgetNewHintsAreDroppedAndCounted() {
-        long oneHint = 2 + 100 + HintedHandoff.OVERHEAD; // key "kN", value
+        long oneHint = 2 + 100 + Hint.OVERHEAD; // key "kN", value
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 3 * oneHint);
         for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
         assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 2, 0, 3));
