@@ -25,7 +25,7 @@ public final class CostCurve {
     /** Half of each value is random, half repeats it, so that it compresses to about half, as db_bench's values. */
     static final int VALUE_SIZE = 100;
     static final String HEADER = "time\tengine\tkeys\tput_s\tsettle_s\tput_keys_per_s\tfill_keys_per_s\twritten_bytes"
-            + "\twrite_amp\tdisk_bytes\tspace_amp\tshape\topen_s\treads\tread_s\tp50_ms\tp99_ms\tp999_ms\tmax_ms"
+            + "\tfill_cpu_us_per_key\twrite_amp\tdisk_bytes\tspace_amp\tshape\topen_s\treads\tread_s\tp50_ms\tp99_ms\tp999_ms\tmax_ms"
             + "\tdisk_read_bytes_per_get\tmissing\tscan_entries\tscan_bytes\tscan_s\tscan_mb_per_s\tload";
 
     private CostCurve() {}
@@ -47,17 +47,21 @@ public final class CostCurve {
         delete(dir);
         Files.createDirectories(dir);
         ProcIo io0 = ProcIo.now();
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         String shape;
         double putSeconds;
         double settleSeconds;
+        long fillCpuNanos;
         try (KvEngine kv = KvEngine.open(engine, dir)) {
             load(kv, engine, keys, dir, t0);
             putSeconds = (System.nanoTime() - t0) / 1e9;
             kv.settle();
             settleSeconds = (System.nanoTime() - t0) / 1e9 - putSeconds;
             shape = kv.shape();
-            log("%s: %d keys put in %.1f s, settled %.1f s later: %s", engine, keys, putSeconds, settleSeconds, shape);
+            fillCpuNanos = processCpuNanos() - cpu0;
+            log("%s: %d keys put in %.1f s, settled %.1f s later, %.2f us of process CPU per key: %s", engine, keys,
+                    putSeconds, settleSeconds, fillCpuNanos / 1e3 / keys, shape);
             ConstantRateReads.run(kv, keys, 20_000, 3, 4); // compiles the read path before the cold runs
         }
         long written = ProcIo.now().writtenSince(io0);
@@ -94,7 +98,7 @@ public final class CostCurve {
 
         String line = String.join("\t", Instant.now().toString(), engine, Long.toString(keys),
                 f(putSeconds), f(settleSeconds), f(keys / putSeconds), f(keys / (putSeconds + settleSeconds)),
-                Long.toString(written), f((double) written / logical), Long.toString(disk), f((double) disk / logical),
+                Long.toString(written), f(fillCpuNanos / 1e3 / keys), f((double) written / logical), Long.toString(disk), f((double) disk / logical),
                 shape, f(openSeconds), Long.toString(reads.reads()), f(reads.seconds()), f(ms(h, 50)), f(ms(h, 99)),
                 f(ms(h, 99.9)), f(h.getMaxValue() / 1e6), f((double) readBytes / reads.reads()),
                 Long.toString(reads.missing()), Long.toString(scan[0]), Long.toString(scan[1]), f(scanTook), f(scanMbps),
@@ -127,6 +131,12 @@ public final class CostCurve {
                 }
             }
         }
+    }
+
+    /** CPU time of every thread of this process so far, the engines' native threads included. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** Writes dirty pages back and empties the page cache, so that what follows reads from the disk. */
