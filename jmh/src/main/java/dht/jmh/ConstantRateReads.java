@@ -21,12 +21,18 @@ final class ConstantRateReads {
 
     private ConstantRateReads() {}
 
-    static Result run(KvEngine kv, long keys, int rate, double seconds, int threads) throws InterruptedException {
+    /**
+     * Runs {@code rate * seconds} reads from {@code threads} threads; with {@code timeline}, prints
+     * a line per second of the reads due in it (count, p99, max), to show when a slow spell was.
+     */
+    static Result run(KvEngine kv, long keys, int rate, double seconds, int threads, boolean timeline)
+            throws InterruptedException {
         long total = (long) (rate * seconds);
         double periodNanos = 1e9 / rate;
         AtomicLong next = new AtomicLong();
         AtomicLong missing = new AtomicLong();
         Recorder recorder = new Recorder(3);
+        Recorder perSecond = new Recorder(3);
         long start = System.nanoTime() + 10_000_000;
         Thread[] workers = new Thread[threads];
         IOException[] failure = new IOException[1];
@@ -44,9 +50,18 @@ final class ConstantRateReads {
                         }
                         return;
                     }
-                    recorder.recordValue(System.nanoTime() - due);
+                    long latency = System.nanoTime() - due;
+                    recorder.recordValue(latency);
+                    perSecond.recordValue(latency);
                 }
             });
+        }
+        for (int second = 1; timeline && workers[0].isAlive(); second++) {
+            long sleep = start + second * 1_000_000_000L - System.nanoTime();
+            if (sleep > 0) Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+            Histogram h = perSecond.getIntervalHistogram();
+            System.out.printf(java.util.Locale.ROOT, "#   second %d: %d reads done, p99 %.2f ms, max %.2f ms%n", second,
+                    h.getTotalCount(), h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6);
         }
         for (Thread w : workers) w.join();
         double elapsed = (System.nanoTime() - start) / 1e9;

@@ -62,7 +62,7 @@ public final class CostCurve {
             fillCpuNanos = processCpuNanos() - cpu0;
             log("%s: %d keys put in %.1f s, settled %.1f s later, %.2f us of process CPU per key: %s", engine, keys,
                     putSeconds, settleSeconds, fillCpuNanos / 1e3 / keys, shape);
-            ConstantRateReads.run(kv, keys, 20_000, 3, 4); // compiles the read path before the cold runs
+            ConstantRateReads.run(kv, keys, 20_000, 3, 4, false); // compiles the read path before the cold runs
         }
         long written = ProcIo.now().writtenSince(io0);
         long disk = diskBytes(dir);
@@ -77,7 +77,7 @@ public final class CostCurve {
         try (KvEngine kv = KvEngine.open(engine, dir)) {
             openSeconds = (System.nanoTime() - o0) / 1e9;
             ProcIo r0 = ProcIo.now();
-            reads = ConstantRateReads.run(kv, keys, readRate, readSeconds, 32);
+            reads = ConstantRateReads.run(kv, keys, readRate, readSeconds, 32, true);
             readBytes = ProcIo.now().readSince(r0);
         }
         Histogram h = reads.latencyNanos();
