@@ -26,7 +26,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * Draws the cost curve from {@link CostCurve}'s results file: fill rate, cold read p99, write and
- * space amplification against the number of keys (log scale), one line per engine, four panels in
+ * space amplification against the number of keys (log scale; latency on a log scale too), one line per engine, four panels in
  * one PNG. A size measured more than once shows the median.
  * Usage: {@code CostCurvePlot RESULTS PNG [TITLE]}.
  */
@@ -89,8 +89,21 @@ public final class CostCurvePlot {
                 return number >= 1e6 ? to.append(Math.round(number / 1e6)).append('M') : super.format(number, to, pos);
             }
         });
-        NumberAxis y = new NumberAxis(label);
-        y.setAutoRangeIncludesZero(true);
+        org.jfree.chart.axis.ValueAxis y;
+        if (column.endsWith("_ms")) {
+            LogAxis logY = new LogAxis(label + ", log scale"); // latencies span milliseconds to seconds
+            logY.setBase(10);
+            logY.setSmallestValue(0.1);
+            logY.setAutoTickUnitSelection(false);
+            logY.setTickUnit(new NumberTickUnit(1.0)); // 1, 10, 100, 1,000 ms
+            logY.setMinorTickMarksVisible(false);
+            logY.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
+            y = logY;
+        } else {
+            NumberAxis linear = new NumberAxis(label);
+            linear.setAutoRangeIncludesZero(true);
+            y = linear;
+        }
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, true);
         for (int i = 0; i < data.getSeriesCount(); i++) {
             r.setSeriesStroke(i, new BasicStroke(2f));
