@@ -116,8 +116,9 @@ class HintsProcessTest {
         NodeProcess replica = nodes.get(2);
         replica.kill();
         for (int i = 0; i < keys; i++) {
-            assertThat(send(HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=big" + i + "&ack=2&from=3"))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(value(i, size))))).isEqualTo(201);
+            HttpRequest put = HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=big" + i + "&ack=2&from=3"))
+                    .timeout(Duration.ofSeconds(20)).PUT(HttpRequest.BodyPublishers.ofByteArray(value(i, size))).build();
+            assertThat(http.send(put, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(201);
         }
         await("every missed write hinted", Duration.ofSeconds(30), () -> hintCount(coordinator, replica, "pending") == keys);
         assertThat(hintCount(coordinator, replica, "droppedFull")).isZero();
