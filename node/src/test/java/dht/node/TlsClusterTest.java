@@ -17,6 +17,8 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -107,6 +109,49 @@ class TlsClusterTest {
         assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create("http://localhost:" + ports.get(0) + "/v0/status"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(java.io.IOException.class);
+    }
+
+    /**
+     * Many concurrent writes that each need all three replicas: every peer call must reuse a
+     * connection whose handshake is done, or wait for one, never time out and start over.
+     */
+    @Test
+    void concurrentWritesWithAllReplicasSucceedOverTls() throws Exception {
+        TlsFiles tls = certificates();
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
+        for (int i = 0; i < 3; i++) {
+            nodes.add(Node.start(new NodeConfig(ports.get(i), dir.resolve("c" + i), urls.get(i), urls, 4096,
+                    NodeConfig.DEFAULT_MAX_BODY_BYTES, NodeConfig.DEFAULT_MAX_URI_BYTES,
+                    NodeConfig.DEFAULT_MAX_HEADER_BYTES, NodeConfig.DEFAULT_REPLICA_TIMEOUT, false, 1 << 20, null, 1,
+                    NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults()).withTls(tls)));
+        }
+        HttpClient client = client(tls.ca());
+        // The client's own connections (64, as the benchmark's) are opened first: what is measured
+        // is the nodes' connections to each other, which no request has opened yet.
+        int clientConnections = 64;
+        List<CompletableFuture<HttpResponse<String>>> warm = new ArrayList<>();
+        for (int i = 0; i < clientConnections; i++) {
+            warm.add(client.sendAsync(HttpRequest.newBuilder(URI.create(urls.get(i % 3) + "/v0/status"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (var w : warm) assertThat(w.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        int writes = 300;
+        Semaphore connections = new Semaphore(clientConnections);
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < writes; i++) {
+            connections.acquire();
+            answers.add(client.sendAsync(HttpRequest.newBuilder(URI.create(urls.get(i % 3) + "/v0/entity?id=k" + i + "&ack=3"))
+                    .PUT(HttpRequest.BodyPublishers.ofString("v" + i)).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> connections.release()));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (var a : answers) statuses.add(a.get(60, TimeUnit.SECONDS).statusCode());
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(statuses).as("statuses of %d concurrent PUTs with ack=3, in %s", writes, took)
+                .allMatch(s -> s == 201);
+        assertThat(took).isLessThan(Duration.ofSeconds(20));
     }
 
     /** A peer whose certificate the CA did not sign is no replica: TLS to it fails. */

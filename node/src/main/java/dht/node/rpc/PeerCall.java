@@ -7,6 +7,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
@@ -16,15 +17,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One request to a peer: its deadline (covering pool wait, connect and answer), its connection
- * once acquired, and the one place it finishes, which tells the peer's {@link FailureDetector}.
+ * One request to a peer: its deadline (covering pool wait, connect and answer, but not a new
+ * connection's TLS handshake, which has its own timeout, {@link PeerPool#HANDSHAKE_TIMEOUT}), its
+ * connection once acquired, and the one place it finishes, which tells the peer's
+ * {@link FailureDetector}.
  *
  * <p>Invariants: the result completes exactly once, on an event loop, with any HTTP answer or with
  * a {@link PeerUnavailableException}; the connection goes back to the pool only after a complete
- * answer on a keep-alive connection. A request that times out or fails closes its connection, so
- * a frozen peer's late answer can never be read as the answer to another request.
+ * answer on a keep-alive connection, or unused. A request that times out or fails after it was
+ * written closes its connection, so a frozen peer's late answer can never be read as the answer to
+ * another request. A handshake is done once per connection and never cut short by a call's
+ * deadline: under load, calls that each restarted it would never get through.
  */
 final class PeerCall {
+    /** What a call whose time ran out during its connection's handshake still gets for its answer. */
+    private static final long MIN_LEFT_AFTER_HANDSHAKE = TimeUnit.MILLISECONDS.toNanos(100);
     private final String peer;
     private final FailureDetector detector;
     private final PeerPool.Lane lane;
@@ -36,6 +43,10 @@ final class PeerCall {
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile Channel channel;
     private ScheduledFuture<?> deadline;
+    /** When {@link #deadline} fires, in {@link System#nanoTime()}. */
+    private long deadlineNanos;
+    /** Whether the lane admitted this call ({@link PeerPool.Lane#admit}): it tells the lane when done. */
+    private boolean admitted;
 
     /** @param trial the probe's trial of a silent peer ({@link FailureDetector.Admission#TRIAL}) */
     PeerCall(String peer, FailureDetector detector, PeerPool.Lane lane, boolean trial, Duration timeout,
@@ -64,9 +75,17 @@ final class PeerCall {
     }
 
     private void startOnLoop(FullHttpRequest request) {
-        deadline = lane.loop.schedule(() -> fail(new PeerUnavailableException(
-                peer + " did not answer within " + timeout.toMillis() + " ms", null), true),
-                timeout.toMillis(), TimeUnit.MILLISECONDS);
+        armDeadline(timeout.toNanos());
+        lane.admit(() -> acquire(request));
+    }
+
+    private void acquire(FullHttpRequest request) {
+        if (finished.get()) { // timed out while waiting to be admitted
+            request.release();
+            lane.done();
+            return;
+        }
+        admitted = true;
         lane.pool.acquire().addListener((Future<Channel> f) -> {
             if (!f.isSuccess()) {
                 request.release();
@@ -74,17 +93,53 @@ final class PeerCall {
                 return;
             }
             Channel ch = f.getNow();
-            channel = ch;
             if (finished.get()) {
                 // timed out while waiting for the connection: it is clean, give it back
                 request.release();
                 lane.pool.release(ch);
                 return;
             }
-            ch.pipeline().get(AnswerHandler.class).call = this;
-            ch.writeAndFlush(request).addListener(w -> {
-                if (!w.isSuccess()) fail(new PeerUnavailableException("write to " + peer + " failed: " + w.cause(), w.cause()));
+            SslHandler tls = ch.pipeline().get(SslHandler.class);
+            if (tls == null || tls.handshakeFuture().isDone()) {
+                send(ch, tls, request);
+                return;
+            }
+            // a new connection: the deadline waits while the handshake runs under its own timeout
+            long left = deadlineNanos - System.nanoTime();
+            deadline.cancel(false);
+            tls.handshakeFuture().addListener(h -> {
+                if (finished.get()) { // the pool was closed meanwhile
+                    request.release();
+                    lane.pool.release(ch);
+                    return;
+                }
+                armDeadline(Math.max(left, MIN_LEFT_AFTER_HANDSHAKE));
+                send(ch, tls, request);
             });
+        });
+    }
+
+    /** Fails the call unless it has finished {@code nanos} from now. */
+    private void armDeadline(long nanos) {
+        deadlineNanos = System.nanoTime() + nanos;
+        deadline = lane.loop.schedule(() -> fail(new PeerUnavailableException(
+                peer + " did not answer within " + timeout.toMillis() + " ms", null), true),
+                nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Writes the request on a connection whose handshake, if it has one, is over. */
+    private void send(Channel ch, SslHandler tls, FullHttpRequest request) {
+        if (tls != null && !tls.handshakeFuture().isSuccess()) {
+            Throwable cause = tls.handshakeFuture().cause();
+            request.release();
+            ch.close().addListener(c -> lane.pool.release(ch));
+            fail(new PeerUnavailableException("TLS handshake with " + peer + " failed: " + cause, cause));
+            return;
+        }
+        channel = ch;
+        ch.pipeline().get(AnswerHandler.class).call = this;
+        ch.writeAndFlush(request).addListener(w -> {
+            if (!w.isSuccess()) fail(new PeerUnavailableException("write to " + peer + " failed: " + w.cause(), w.cause()));
         });
     }
 
@@ -92,6 +147,7 @@ final class PeerCall {
     private void answered(FullHttpResponse response) {
         if (!finished.compareAndSet(false, true)) return;
         deadline.cancel(false);
+        if (admitted) lane.done();
         PeerResponse r = new PeerResponse(response.status().code(), response.headers().copy(),
                 ByteBufUtil.getBytes(response.content()));
         Channel ch = channel;
@@ -115,6 +171,7 @@ final class PeerCall {
     private void fail(Throwable cause, boolean timedOut) {
         if (!finished.compareAndSet(false, true)) return;
         if (deadline != null) deadline.cancel(false);
+        if (admitted) lane.done();
         Channel ch = channel;
         if (ch != null) {
             // the connection may still carry our request: never reuse it

@@ -19,7 +19,9 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,17 @@ final class PeerPool implements AutoCloseable {
     private static final int MAX_CONNECTIONS_PER_PEER = 32;
     private static final int MAX_PENDING_ACQUIRES = 4096;
     private static final int MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+    /**
+     * How long a new connection's TLS handshake may take, apart from any call's deadline: once done
+     * the connection serves many calls, so a call that times out must not waste it.
+     */
+    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * TLS handshakes a lane runs at once. A burst would otherwise open every connection of the lane
+     * together, and their handshakes (an RSA signature each on the peer) would hold both loops
+     * past the calls' deadlines; calls beyond it wait for a connection that is ready.
+     */
+    static final int MAX_HANDSHAKES_PER_LANE = 2;
 
     private final EventLoopGroup group;
     /** Whether {@link #close()} shuts {@link #group} down (it does not when the group is shared). */
@@ -139,10 +152,54 @@ final class PeerPool implements AutoCloseable {
         }
     }
 
-    /** The connections to one peer that belong to one event loop. */
+    /**
+     * The connections to one peer that belong to one event loop. With TLS, calls pass
+     * {@link #admit} first, so that at most {@link #MAX_HANDSHAKES_PER_LANE} of them can be opening
+     * a connection: the calls admitted exceed the connections ready by at most that.
+     * Confined to {@link #loop}.
+     */
     final class Lane {
         final EventLoop loop;
         final FixedChannelPool pool;
+        /** Open connections whose handshake succeeded. */
+        private int ready;
+        /** Calls admitted and not yet {@link #done}. */
+        private int admitted;
+        private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+
+        /** Runs {@code call} (on the loop) now or once a connection is ready or free for it. */
+        void admit(Runnable call) {
+            if (tls == null) {
+                call.run();
+            } else if (admitted < ready + MAX_HANDSHAKES_PER_LANE) {
+                admitted++;
+                call.run();
+            } else {
+                waiting.add(call);
+            }
+        }
+
+        /** An admitted call no longer holds or waits for a connection. */
+        void done() {
+            if (tls == null) return;
+            admitted--;
+            admitWaiting();
+        }
+
+        private void admitWaiting() {
+            while (!waiting.isEmpty() && admitted < ready + MAX_HANDSHAKES_PER_LANE) {
+                admitted++;
+                waiting.poll().run();
+            }
+        }
+
+        private void handshakeEnded(Channel ch, boolean success) {
+            if (success) {
+                ready++;
+                ch.closeFuture().addListener(c -> ready--);
+            }
+            admitWaiting();
+        }
 
         private Lane(EventLoop loop, String host, int port, int maxConnections) {
             this.loop = loop;
@@ -153,7 +210,12 @@ final class PeerPool implements AutoCloseable {
             this.pool = new FixedChannelPool(b, new AbstractChannelPoolHandler() {
                 @Override
                 public void channelCreated(Channel ch) {
-                    if (tls != null) ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
+                    if (tls != null) {
+                        SslHandler handler = tls.newHandler(ch.alloc(), host, port); // one engine per connection
+                        handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT.toMillis());
+                        ch.pipeline().addLast(handler);
+                        handler.handshakeFuture().addListener(h -> handshakeEnded(ch, h.isSuccess()));
+                    }
                     ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                             new PeerCall.AnswerHandler());
                 }
