@@ -48,6 +48,8 @@ final class Table {
     private volatile boolean obsolete;
     /** The stats region failed its checksum at open: the table is read without its greatest timestamp. */
     final boolean statsDamaged;
+    /** For {@link #checkBlock} and {@link #verifyBlock}, which their callers run over every block in order. */
+    private final Readahead blockPass;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
@@ -67,12 +69,14 @@ final class Table {
         this.maxTimestamp = maxTimestamp;
         this.statsDamaged = statsDamaged;
         this.sizeBytes = seg.byteSize();
+        this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
     }
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment seg = files.map(path, arena);
+            MappingAdvice.random(seg); // point reads fault one page each; streaming readers use Readahead
             long size = seg.byteSize();
             if (size < TableFormat.FOOTER) throw new CorruptionException(path, 0, "file of " + size + " bytes has no footer");
             long f = size - TableFormat.FOOTER;
@@ -107,6 +111,8 @@ final class Table {
                     || bloomOffset + bloomLen != regionsEnd) {
                 throw new CorruptionException(path, f, "footer regions out of bounds");
             }
+            // Open reads the whole index and bloom filter: ask for them at once, not page by page.
+            MappingAdvice.willNeed(seg, indexOffset, size - indexOffset);
             if (Bytes.crc(seg, indexOffset, indexLen - 4) != seg.get(Bytes.INT, indexOffset + indexLen - 4)) {
                 throw new CorruptionException(path, indexOffset, "index checksum mismatch");
             }
@@ -244,6 +250,7 @@ final class Table {
 
     /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {
+        streamAhead(i);
         checkedBlock(i);
         return blockLen(i) + 4L;
     }
@@ -253,8 +260,17 @@ final class Table {
      * of the whole table, which should find every block a read would refuse.
      */
     long verifyBlock(int i) throws CorruptionException {
+        streamAhead(i);
         blockEntries(i);
         return blockLen(i) + 4L;
+    }
+
+    /** A pass over the blocks in order reads ahead; block 0 starts a new pass. */
+    private void streamAhead(int i) {
+        synchronized (blockPass) {
+            if (i == 0) blockPass.restart();
+            blockPass.at(blockOffset(i));
+        }
     }
 
     /** False when the bloom filter failed its checksum at open (every read then looks inside). */
@@ -371,6 +387,8 @@ final class Table {
     private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
         MemorySegment fromKey = from == null ? null : MemorySegment.ofArray(from);
         MemorySegment toKey = to == null ? null : MemorySegment.ofArray(to);
+        // Compaction reads the whole table: no reason to start small.
+        Readahead readahead = new Readahead(seg, borrow ? Readahead.MAX_WINDOW : Readahead.MIN_WINDOW);
         return new Iterator<>() {
             int block = fromKey == null ? 0 : Math.max(0, findBlock(fromKey));
             MemorySegment entries;
@@ -386,6 +404,7 @@ final class Table {
                             done = true;
                             return;
                         }
+                        readahead.at(blockOffset(block));
                         try {
                             entries = blockEntries(block);
                         } catch (CorruptionException e) {
