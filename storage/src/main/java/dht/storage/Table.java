@@ -47,6 +47,8 @@ final class Table {
     private volatile boolean obsolete;
     /** The stats region failed its checksum at open: the table is read without its greatest timestamp. */
     final boolean statsDamaged;
+    /** For {@link #checkBlock} and {@link #verifyBlock}, which their callers run over every block in order. */
+    private final Readahead blockPass;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
@@ -66,12 +68,14 @@ final class Table {
         this.maxTimestamp = maxTimestamp;
         this.statsDamaged = statsDamaged;
         this.sizeBytes = seg.byteSize();
+        this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
     }
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment seg = files.map(path, arena);
+            MappingAdvice.random(seg); // point reads fault one page each; streaming readers use Readahead
             long size = seg.byteSize();
             if (size < TableFormat.FOOTER) throw new CorruptionException(path, 0, "file of " + size + " bytes has no footer");
             long f = size - TableFormat.FOOTER;
@@ -106,6 +110,8 @@ final class Table {
                     || bloomOffset + bloomLen != regionsEnd) {
                 throw new CorruptionException(path, f, "footer regions out of bounds");
             }
+            // Open reads the whole index and bloom filter: ask for them at once, not page by page.
+            MappingAdvice.willNeed(seg, indexOffset, size - indexOffset);
             if (Bytes.crc(seg, indexOffset, indexLen - 4) != seg.get(Bytes.INT, indexOffset + indexLen - 4)) {
                 throw new CorruptionException(path, indexOffset, "index checksum mismatch");
             }
@@ -173,6 +179,11 @@ final class Table {
         long e = indexEntry(i);
         int kl = seg.get(Bytes.INT, e);
         return -Bytes.compare(key, seg, e + 4, kl);
+    }
+
+    /** A read-ahead over this table's mapping for one streaming reader, asking {@code firstWindow} bytes first. */
+    Readahead readahead(long firstWindow) {
+        return new Readahead(seg, firstWindow);
     }
 
     long blockOffset(int i) {
@@ -263,6 +274,7 @@ final class Table {
 
     /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {
+        streamAhead(i);
         checkedBlock(i);
         return blockLen(i) + 4L;
     }
@@ -272,8 +284,17 @@ final class Table {
      * of the whole table, which should find every block a read would refuse.
      */
     long verifyBlock(int i) throws CorruptionException {
+        streamAhead(i);
         blockEntries(i);
         return blockLen(i) + 4L;
+    }
+
+    /** A pass over the blocks in order reads ahead; block 0 starts a new pass. */
+    private void streamAhead(int i) {
+        synchronized (blockPass) {
+            if (i == 0) blockPass.restart();
+            blockPass.at(blockOffset(i));
+        }
     }
 
     /** False when the bloom filter failed its checksum at open (every read then looks inside). */
@@ -374,7 +395,7 @@ final class Table {
      * version from another table through, and compaction must never silently drop data.
      */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
-        return new TableIterator(this, from, to, false, ReadBudget.UNLIMITED);
+        return new TableIterator(this, from, to, false, ReadBudget.UNLIMITED, Readahead.MIN_WINDOW);
     }
 
     /**
@@ -384,7 +405,8 @@ final class Table {
      * value is never copied onto the heap on its way to the new table.
      */
     Iterator<Entry> borrowingIterator() {
-        return new TableIterator(this, null, null, true, ReadBudget.UNLIMITED);
+        // Compaction reads the whole table: no reason to start small.
+        return new TableIterator(this, null, null, true, ReadBudget.UNLIMITED, Readahead.MAX_WINDOW);
     }
 
     /**
@@ -395,7 +417,7 @@ final class Table {
      * Close it to give back the last reservation.
      */
     CloseableIterator<Entry> scanIterator(byte[] from, byte[] to, ReadBudget budget) {
-        return new TableIterator(this, from, to, true, budget);
+        return new TableIterator(this, from, to, true, budget, Readahead.MIN_WINDOW);
     }
 
     @Override

@@ -23,6 +23,7 @@ final class TableIterator implements CloseableIterator<Entry> {
     private final boolean borrow;
     private final ReadBudget budget;
     private final int blocks;
+    private final Readahead readahead;
 
     private int block;
     private MemorySegment entries;
@@ -33,7 +34,7 @@ final class TableIterator implements CloseableIterator<Entry> {
     private boolean started;
     private boolean done;
 
-    TableIterator(Table table, byte[] from, byte[] to, boolean borrow, ReadBudget budget) {
+    TableIterator(Table table, byte[] from, byte[] to, boolean borrow, ReadBudget budget, long firstReadahead) {
         this.table = table;
         this.fromKey = from == null ? null : MemorySegment.ofArray(from);
         this.toKey = to == null ? null : MemorySegment.ofArray(to);
@@ -41,6 +42,7 @@ final class TableIterator implements CloseableIterator<Entry> {
         this.budget = budget;
         this.blocks = table.blockCount();
         this.block = fromKey == null ? 0 : Math.max(0, table.findBlock(fromKey));
+        this.readahead = table.readahead(firstReadahead);
     }
 
     @Override
@@ -76,6 +78,7 @@ final class TableIterator implements CloseableIterator<Entry> {
                     done = true;
                     return;
                 }
+                readahead.at(table.blockOffset(block));
                 try {
                     entries = table.blockEntries(block, budget);
                 } catch (CorruptionException | ReadBudgetExceededException e) {
