@@ -101,6 +101,16 @@ public final class LateWriteReportingStore implements Store {
     }
 
     @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
+        return inner.scan(from, to, budget);
+    }
+
+    @Override
+    public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+        return inner.purge(drop);
+    }
+
+    @Override
     public StoreStats stats() {
         return inner.stats();
     }
