@@ -2,7 +2,6 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dht.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,15 +43,7 @@ class AntiEntropyProcessTest {
     }
 
     private void startCluster(int n) throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < n; i++) ports.add(TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        for (int i = 0; i < n; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
-                    List.of("--cluster", cluster, "--anti-entropy-interval", "1000")));
-        }
-        for (NodeProcess p : nodes) p.start(NO_HINTS);
-        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+        NodeProcess.startCluster(nodes, tmp, n, List.of("--anti-entropy-interval", "1000"), NO_HINTS);
     }
 
     private int write(NodeProcess n, String key, String value) throws Exception {

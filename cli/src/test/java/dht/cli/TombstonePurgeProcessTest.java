@@ -2,7 +2,6 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dht.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,15 +44,7 @@ class TombstonePurgeProcessTest {
     }
 
     private void startCluster() throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < 3; i++) ports.add(TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        for (int i = 0; i < 3; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
-                    List.of("--cluster", cluster, "--anti-entropy-interval", "1000", "--tombstone-grace", "2")));
-        }
-        for (NodeProcess p : nodes) p.start(NO_HINTS);
-        for (NodeProcess p : nodes) p.awaitReady(Duration.ofSeconds(60));
+        NodeProcess.startCluster(nodes, tmp, 3, List.of("--anti-entropy-interval", "1000", "--tombstone-grace", "2"), NO_HINTS);
     }
 
     private int put(NodeProcess n, String key, String value, int ack, String extra) throws Exception {
