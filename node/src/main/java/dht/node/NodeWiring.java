@@ -78,6 +78,7 @@ final class NodeWiring {
      */
     static Store openStore(NodeConfig config, PurgeHorizon horizon) throws IOException {
         Tuning tuning = config.tuning();
+        boolean clustered = startingNodes(config).size() > 1;
         StoreOptions options = StoreOptions.defaults()
                 .withSyncPolicy(config.syncEveryWrite() ? SyncPolicy.EVERY_WRITE : SyncPolicy.PERIODIC)
                 .withMemtableBytes(config.memtableBytes())
@@ -88,13 +89,13 @@ final class NodeWiring {
                 .withYieldEveryEntries(tuning.yieldEvery())
                 // Replicas get the same writes: without it they flush and compact in lockstep
                 // (docs/benchmarks.md, "Replicas flushing in lockstep"). One node has no one to drift from.
-                .withFlushJitter(startingNodes(config).size() > 1 ? CLUSTER_FLUSH_JITTER : 0)
+                .withFlushJitter(clustered ? CLUSTER_FLUSH_JITTER : 0)
                 .withMissingTablesAccepted(tuning.acceptMissingTables())
                 .withBackgroundPriority(tuning.backgroundPriority())
                 .withCompression(config.compression());
         try {
             Store store = LsmStore.open(config.dataDir(), options);
-            return startingNodes(config).size() > 1 ? new LateWriteReportingStore(store, horizon) : store;
+            return clustered ? new LateWriteReportingStore(store, horizon) : store;
         } catch (MissingFilesException e) {
             if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
