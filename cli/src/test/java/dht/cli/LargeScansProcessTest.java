@@ -86,17 +86,25 @@ class LargeScansProcessTest {
         long[] crcs = new long[KEYS];
         AtomicInteger nextKey = new AtomicInteger();
         List<Thread> writers = new ArrayList<>();
+        List<String> writeFailures = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger written = new AtomicInteger();
         for (int w = 0; w < 4; w++) {
             writers.add(Thread.ofPlatform().start(() -> {
-                for (int i; (i = nextKey.getAndIncrement()) < KEYS; ) {
-                    byte[] v = value(i);
-                    crcs[i] = crc(v);
-                    put(key(i), v);
+                try {
+                    for (int i; (i = nextKey.getAndIncrement()) < KEYS; ) {
+                        byte[] v = value(i);
+                        crcs[i] = crc(v);
+                        put(key(i), v);
+                        written.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    writeFailures.add(t.toString());
                 }
             }));
         }
         for (Thread t : writers) t.join();
-        assertThat(nextKey.get()).isGreaterThanOrEqualTo(KEYS);
+        assertThat(writeFailures).as("PUTs that failed").isEmpty();
+        assertThat(written.get()).as("values written").isEqualTo(KEYS);
 
         long t1 = System.nanoTime();
         Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
@@ -109,6 +117,7 @@ class LargeScansProcessTest {
                     outcomes.computeIfAbsent(outcome, o -> new LongAdder()).increment();
                 } catch (Throwable t) {
                     failures.add(t.toString());
+                    System.out.println("large scans: a scan went wrong: " + t);
                 }
             }));
         }
@@ -118,7 +127,9 @@ class LargeScansProcessTest {
                 CLIENTS, (System.nanoTime() - t1) / 1_000_000, outcomes);
 
         String output = node.output();
-        assertThat(failures).as("scans that went wrong; outcomes %s; the node's output:%n%s", outcomes, tail(output)).isEmpty();
+        // The failures first: a CI report keeps only the start of a long message.
+        assertThat(failures).as("scans that went wrong (outcomes of the others %s, node alive %s); the node's warnings and last lines:%n%s",
+                outcomes, node.process().isAlive(), digest(output)).isEmpty();
         assertThat(outcomes.keySet()).as("outcomes").isSubsetOf("complete", "refused", "truncated");
         assertThat(output).doesNotContain("OutOfMemoryError");
         assertThat(node.process().isAlive()).isTrue();
@@ -139,18 +150,31 @@ class LargeScansProcessTest {
         assertThat(node.output()).doesNotContain("OutOfMemoryError");
     }
 
-    /** PUTs until the node takes it (a 503 is retried: the node is flushing). */
+    /**
+     * PUTs until the node takes it. A 503 is retried (the node is flushing); so is a connection
+     * the node closed while the body was still coming: it refuses a large body with 503 without
+     * reading all of it, and the client, still sending, may see the reset rather than the answer.
+     */
     private void put(String key, byte[] value) {
         for (int attempt = 0; ; attempt++) {
+            if (attempt > 200) throw new AssertionError("PUT " + key + ": still refused after " + attempt + " attempts");
             try {
                 int status = http.send(HttpRequest.newBuilder(uri("/v0/entity?id=" + key))
                         .PUT(HttpRequest.BodyPublishers.ofByteArray(value)).timeout(Duration.ofSeconds(30)).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode();
                 if (status == 201) return;
-                if (status != 503 || attempt > 200) throw new AssertionError("PUT " + key + ": " + status);
-                refusedPuts.increment();
+                if (status != 503) throw new AssertionError("PUT " + key + ": " + status);
+            } catch (java.net.http.HttpTimeoutException e) {
+                throw new AssertionError("PUT " + key + ": " + e, e);
+            } catch (IOException e) {
+                // the refused body's connection closed under the client: retried like a 503
+            } catch (InterruptedException e) {
+                throw new AssertionError("PUT " + key + ": " + e, e);
+            }
+            refusedPuts.increment();
+            try {
                 Thread.sleep(100);
-            } catch (IOException | InterruptedException e) {
+            } catch (InterruptedException e) {
                 throw new AssertionError("PUT " + key + ": " + e, e);
             }
         }
@@ -221,8 +245,13 @@ class LargeScansProcessTest {
         return b.toString(StandardCharsets.US_ASCII);
     }
 
-    private static String tail(String s) {
-        return s.length() <= 20_000 ? s : "..." + s.substring(s.length() - 20_000);
+    /** The node's WARN and ERROR lines (at most 40) and its last 20 lines: what explains a failure. */
+    private static String digest(String output) {
+        List<String> lines = output.lines().toList();
+        List<String> warnings = lines.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ") || l.contains("Exception"))
+                .limit(40).toList();
+        List<String> last = lines.subList(Math.max(0, lines.size() - 20), lines.size());
+        return String.join("\n", warnings) + "\n...\n" + String.join("\n", last);
     }
 
     private URI uri(String path) {
