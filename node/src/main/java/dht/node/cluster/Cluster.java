@@ -5,7 +5,6 @@ import dht.node.text.Plural;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -170,7 +169,6 @@ public final class Cluster implements AutoCloseable {
         List<String> nodes = initial.all();
         int replicationFactor = initial.replicationFactor();
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
-        Placement placement = new Placement(initial.members());
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
         Map<String, Replica> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
@@ -194,7 +192,7 @@ public final class Cluster implements AutoCloseable {
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         if (net != null && hintBytes > 0) {
-            Map<String, Replica> peers = new HashMap<>(replicas);
+            Map<String, Replica> peers = new java.util.HashMap<>(replicas);
             peers.remove(self);
             hints = hintStorage == null ? new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes)
                     : new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
@@ -211,8 +209,9 @@ public final class Cluster implements AutoCloseable {
         if (replicationFactor < 1 || replicationFactor > nodes.size()) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
         }
-        // Every key's replica set is the first `replicationFactor` nodes of its placement: the default `from`.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor, store,
+        // Every key's replica set is the first replication-factor members of its placement (the
+        // default `from`), of the membership version current at each round.
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, membership::current, store,
                 served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
         java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
         StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
@@ -234,11 +233,6 @@ public final class Cluster implements AutoCloseable {
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
-        if (antiEntropy != null) {
-            // Its placement is the one it started with: a node that has seen the membership change
-            // starts no more exchanges until it restarts (docs/cluster.md, "Membership").
-            membership.listen(m -> antiEntropy.close());
-        }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
     }
 
