@@ -176,6 +176,8 @@ public final class Cluster implements AutoCloseable {
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
+        // The peers' replicas alone, for hinted handoff; both maps grow as nodes join.
+        Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
         if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
         PeerNetwork c = net;
@@ -186,16 +188,16 @@ public final class Cluster implements AutoCloseable {
             if (peer.equals(self) || replicas.containsKey(peer)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
             c.addPeer(peer);
-            replicas.put(peer, c.replica(peer, clock, batch, peerBatching.equals("all")));
+            Replica r = c.replica(peer, clock, batch, peerBatching.equals("all"));
+            peerReplicas.put(peer, r);
+            replicas.put(peer, r);
         });
         ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         if (net != null && hintBytes > 0) {
-            Map<String, Replica> peers = new java.util.HashMap<>(replicas);
-            peers.remove(self);
-            hints = hintStorage == null ? new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes)
-                    : new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
+            hints = hintStorage == null ? new HintedHandoff(peerReplicas, net::isUp, net.scheduler(), hintBytes)
+                    : new HintedHandoff(peerReplicas, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
                     hintStorage.settings(), hintStorage.tombstoneGrace(),
                     new HintFiles(hintStorage.dir(), hintStorage.syncEveryWrite()), System::currentTimeMillis);
         }

@@ -92,7 +92,8 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     /**
-     * @param peers     the remote replicas hints are for, by URL
+     * @param peers     the remote replicas hints are for, by URL; read each time, not copied, so that
+     *                  a node that joins later gets hints too (the caller adds it; must be thread-safe)
      * @param isUp      the failure detector's belief about a peer
      * @param loop      where the periodic check and the deliveries run
      * @param maxBytes  the most heap hints take at once: their index (keys and {@link Hint#OVERHEAD}),
@@ -105,7 +106,7 @@ final class HintedHandoff implements AutoCloseable {
                   Duration refusalWindow, HintSettings settings, Duration tombstoneGrace, HintFiles files,
                   LongSupplier nowMillis) {
         this.refusalWindowNanos = refusalWindow.toNanos();
-        this.peers = Map.copyOf(peers);
+        this.peers = peers;
         this.isUp = isUp;
         this.maxBytes = maxBytes;
         this.settings = settings;

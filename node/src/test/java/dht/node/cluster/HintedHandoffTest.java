@@ -63,6 +63,19 @@ class HintedHandoffTest {
     }
 
     @Test
+    void aPeerAddedAfterStartGetsHintsToo() throws Exception {
+        Map<String, Replica> peers = new ConcurrentHashMap<>();
+        hints = new HintedHandoff(peers, up::contains, loops.next(), 1 << 20);
+        hints.hold(peer.url, entry(1));
+        assertThat(hints.counts().held()).as("not a peer yet").isZero();
+
+        peers.put(peer.url, peer); // a node that joined
+        hints.hold(peer.url, entry(2));
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).containsExactly(entry(2)));
+    }
+
+    @Test
     void aDeliveryThatFailsIsKeptAndRetriedLater() throws Exception {
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         hints.hold(peer.url, entry(1));
