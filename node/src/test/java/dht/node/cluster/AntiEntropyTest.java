@@ -35,6 +35,8 @@ class AntiEntropyTest {
     final Map<String, PurgeHorizon> horizons = new HashMap<>();
     /** Each node's agreed membership, which a test may change. */
     final Map<String, AtomicReference<Membership>> memberships = new HashMap<>();
+    /** Runs before each page request a node makes (a test's hook). */
+    volatile Runnable beforePage = () -> { };
     /** Nodes whose server side fails every call, as an unreachable node's would. */
     final Set<String> down = ConcurrentHashMap.newKeySet();
 
@@ -93,6 +95,7 @@ class AntiEntropyTest {
         @Override
         public CompletableFuture<TreePage> page(String peer, long version, BitSet leaves, byte[] start) {
             if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
+            beforePage.run();
             return nodes.get(peer).page(self, version, leaves, start);
         }
 
@@ -313,5 +316,22 @@ class AntiEntropyTest {
                     .isEqualTo(holders.contains("http://a") && holders.contains("http://b"));
         }
         assertThat(contents("http://d")).isEmpty();
+    }
+
+    @Test
+    void anExchangeStopsWhenThisNodesMembershipChangesUnderIt() throws Exception {
+        Membership v1 = Membership.initial(List.of("http://a", "http://b", "http://c"), 3);
+        cluster(v1, (url, horizon) -> new MemoryStore(), "http://a", "http://b", "http://c");
+        stores.get("http://a").put(b("k"), b("v"), 10);
+        stores.get("http://b").put(b("j"), b("w"), 10);
+        Membership v2 = v1.withJoining("http://d");
+        beforePage = () -> memberships.get("http://a").set(v2); // b still answers on v1
+        nodes.get("http://a").round();
+        assertThat(contents("http://b")).as("nothing pushed on a version a has left").doesNotContainKey("k");
+        assertThat(contents("http://a")).as("nothing taken either").doesNotContainKey("j");
+        Map<String, Long> c = nodes.get("http://a").counts().get("http://b");
+        assertThat(c.get("failures")).as("a stopped exchange is no failure").isZero();
+        assertThat(c.get("exchanges")).isZero();
+        assertThat(horizons.get("http://a").coveredFrom().get("http://b")).isZero();
     }
 }
