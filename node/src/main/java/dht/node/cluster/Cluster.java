@@ -235,6 +235,14 @@ public final class Cluster implements AutoCloseable {
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
+        if (net != null) {
+            // A node that left or was removed is no longer probed.
+            membership.listen(m -> {
+                for (String known : replicas.keySet()) {
+                    if (!known.equals(self) && !m.all().contains(known)) c.retirePeer(known);
+                }
+            });
+        }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
     }
 
