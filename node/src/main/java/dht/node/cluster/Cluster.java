@@ -176,7 +176,8 @@ public final class Cluster implements AutoCloseable {
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
-        // The peers' replicas alone, for hinted handoff; both maps grow as nodes join.
+        // The peers' replicas alone, for hinted handoff: it grows as nodes join and loses those
+        // that leave (their hints are dropped); `replicas` keeps them, for calls still under way.
         Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
         if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
@@ -185,12 +186,11 @@ public final class Cluster implements AutoCloseable {
         // A node joining later gets its replica (and its place in the peer network) before any
         // topology names it. A cluster started as one node has no peer network and stays one.
         MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
-            if (peer.equals(self) || replicas.containsKey(peer)) return;
+            if (peer.equals(self)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
-            c.addPeer(peer);
-            Replica r = c.replica(peer, clock, batch, peerBatching.equals("all"));
+            c.addPeer(peer); // known peers are left as they are; a retired one is probed again
+            Replica r = replicas.computeIfAbsent(peer, p -> c.replica(p, clock, batch, peerBatching.equals("all")));
             peerReplicas.put(peer, r);
-            replicas.put(peer, r);
         });
         ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
@@ -236,10 +236,12 @@ public final class Cluster implements AutoCloseable {
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
         if (net != null) {
-            // A node that left or was removed is no longer probed.
+            // A node that left or was removed is no longer probed, nor kept hints for.
             membership.listen(m -> {
                 for (String known : replicas.keySet()) {
-                    if (!known.equals(self) && !m.all().contains(known)) c.retirePeer(known);
+                    if (known.equals(self) || m.all().contains(known)) continue;
+                    peerReplicas.remove(known);
+                    c.retirePeer(known);
                 }
             });
         }
