@@ -2,8 +2,6 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dht.testkit.History;
-import dht.testkit.HistoryChecker;
 import dht.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,14 +10,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,100 +31,43 @@ class MembershipProcessTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private final NodeRequests requests = new NodeRequests();
+    /** The client traffic of the test, if it has any: stopped first. */
+    private MembershipTraffic traffic;
 
     @AfterEach
     void stopAll() throws Exception {
+        if (traffic != null) traffic.close();
         for (NodeProcess n : nodes) n.close();
         requests.close();
     }
 
     private String status(NodeProcess n) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    /** Client traffic through {@code targets} (which may grow) into {@code history} until {@code stop}. */
-    private Thread client(int process, List<NodeProcess> targets, History history, AtomicBoolean stop, AtomicInteger acked) {
-        return Thread.ofPlatform().start(() -> {
-            Random random = new Random(process);
-            int n = 0;
-            while (!stop.get()) {
-                NodeProcess target = targets.get(random.nextInt(targets.size()));
-                String key = "key" + random.nextInt(200);
-                try {
-                    if (random.nextBoolean()) {
-                        String value = "p" + process + "-" + n++ + ";";
-                        History.Invocation inv = history.put(process, key, value);
-                        int code = put(target, key, value, inv);
-                        if (code == 201) acked.incrementAndGet();
-                    } else {
-                        History.Invocation inv = history.get(process, key);
-                        try {
-                            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target.url()
-                                    + "/v0/entity?id=" + key)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-                            if (r.statusCode() == 200) inv.read(r.body());
-                            else if (r.statusCode() == 404) inv.read(null);
-                            else inv.unknown();
-                        } catch (Exception e) {
-                            inv.unknown();
-                        }
-                    }
-                } catch (Exception e) {
-                    // recorded as unknown above
-                }
-            }
-        });
-    }
-
-    private int put(NodeProcess target, String key, String value, History.Invocation inv) {
-        try {
-            int code = http.send(HttpRequest.newBuilder(URI.create(target.url() + "/v0/entity?id=" + key))
-                    .PUT(HttpRequest.BodyPublishers.ofString(value)).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
-            if (code == 201) inv.ok();
-            else if (code >= 400 && code < 500) inv.fail();
-            else inv.unknown();
-            return code;
-        } catch (Exception e) {
-            inv.unknown();
-            return -1;
-        }
+        return NodeStatus.of(n);
     }
 
     @Test
     void aFourthNodeJoinsUnderTrafficAndEveryKeyEndsWithThreeCopies() throws Exception {
         NodeProcess.startCluster(nodes, tmp, 3);
-        History history = new History();
-        for (int k = 0; k < 200; k++) {
-            History.Invocation inv = history.put(99, "key" + k, "pre" + k + ";");
-            assertThat(requests.write(nodes.get(k % 3), "key" + k, "pre" + k + ";", 2, 3)).isEqualTo(201);
-            inv.ok();
-        }
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger acked = new AtomicInteger();
-        List<NodeProcess> targets = new CopyOnWriteArrayList<>(nodes);
-        List<Thread> clients = new ArrayList<>();
-        for (int c = 0; c < 4; c++) clients.add(client(c, targets, history, stop, acked));
+        traffic = new MembershipTraffic(nodes);
+        traffic.preload(requests, 2, 3);
+        traffic.start(4);
 
         Thread.sleep(1_000);
         NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"),
                 List.of("--join", nodes.get(1).url(), "--anti-entropy-interval", "0"));
         nodes.add(fourth);
         fourth.startAndAwait();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!status(fourth).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
+        NodeStatus.await(List.of(fourth), "\"joining\":[]", Duration.ofSeconds(60));
         String joined = status(fourth);
         assertThat(joined).contains("\"membershipVersion\":3", "\"joining\":[]", "\"replicationFactor\":3",
                 "\"" + fourth.url() + "\"");
         assertThat(joined).contains("\"keysMoved\":");
-        targets.add(fourth);
+        traffic.targets.add(fourth);
         Thread.sleep(2_000);
-        stop.set(true);
-        for (Thread t : clients) t.join();
+        traffic.stop();
 
-        HistoryChecker.Result result = HistoryChecker.check(history);
-        assertThat(result.valid()).as(result.report(10)).isTrue();
-        assertThat(acked.get()).as("writes acknowledged during the join").isGreaterThan(20);
+        traffic.assertHistoryValid();
+        assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
         for (NodeProcess n : nodes) {
             assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
         }
@@ -143,37 +79,20 @@ class MembershipProcessTest {
         assertThat(requests.local(fourth)).as("the new node holds its share").hasSizeBetween(100, 200);
     }
 
-    /** Counts of each key's copies over {@code among}'s own data, once they are {@code expected} each (or the last count after 60 s). */
     private Map<String, Integer> copiesOnceSettled(List<NodeProcess> among, int keys, int expected) throws Exception {
-        Map<String, Integer> copies = new HashMap<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            copies.clear();
-            for (NodeProcess n : among) {
-                for (String key : requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
-            }
-            if (copies.size() == keys && copies.values().stream().allMatch(c -> c == expected)) break;
-            Thread.sleep(500);
-        }
-        return copies;
+        return MembershipTraffic.copiesOnceSettled(requests, among, keys, expected);
     }
 
     @Test
     void aMemberLeavesUnderTrafficItsDataMovesAndItsProcessExits() throws Exception {
         // Four nodes, three copies of each key: one can leave.
         startFourWithThreeCopies();
-        History history = new History();
-        for (int k = 0; k < 200; k++) {
-            History.Invocation inv = history.put(99, "key" + k, "pre" + k + ";");
-            assertThat(requests.write(nodes.get(k % 4), "key" + k, "pre" + k + ";", 3, 3)).isEqualTo(201);
-            inv.ok();
-        }
         NodeProcess leaving = nodes.get(3);
         List<NodeProcess> stay = List.copyOf(nodes.subList(0, 3));
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger acked = new AtomicInteger();
-        List<Thread> clients = new ArrayList<>();
-        for (int c = 0; c < 3; c++) clients.add(client(c, new CopyOnWriteArrayList<>(stay), history, stop, acked));
+        traffic = new MembershipTraffic(nodes);
+        traffic.preload(requests, 3, 3);
+        traffic.targets.remove(leaving);
+        traffic.start(3);
         Thread.sleep(500);
         DhtRun run = DhtRun.of(Duration.ofSeconds(120), "leave", "--url", leaving.url());
         assertThat(run.exitCode()).as(run.stderr()).isZero();
@@ -181,10 +100,8 @@ class MembershipProcessTest {
         assertThat(leaving.process().waitFor(30, TimeUnit.SECONDS)).as("the process of the node that left ends").isTrue();
         assertThat(leaving.process().exitValue()).isZero();
         Thread.sleep(1_000);
-        stop.set(true);
-        for (Thread t : clients) t.join();
-        HistoryChecker.Result result = HistoryChecker.check(history);
-        assertThat(result.valid()).as(result.report(10)).isTrue();
+        traffic.stop();
+        traffic.assertHistoryValid();
         for (NodeProcess n : stay) assertThat(status(n)).contains("\"membershipVersion\":3", "\"leaving\":[]");
         Map<String, Integer> copies = copiesOnceSettled(stay, 200, 3);
         assertThat(copies).hasSize(200);

@@ -5,7 +5,6 @@ import dht.node.text.Plural;
 import dht.storage.Store;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -170,7 +169,6 @@ public final class Cluster implements AutoCloseable {
         List<String> nodes = initial.all();
         int replicationFactor = initial.replicationFactor();
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
-        Placement placement = new Placement(initial.members());
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
         Map<String, Replica> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
@@ -178,6 +176,9 @@ public final class Cluster implements AutoCloseable {
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
         replicas.put(self, new LocalReplica(self, store, reads, writes));
+        // The peers' replicas alone, for hinted handoff: it grows as nodes join and loses those
+        // that leave (their hints are dropped); `replicas` keeps them, for calls still under way.
+        Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
         if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
         PeerNetwork c = net;
@@ -185,19 +186,18 @@ public final class Cluster implements AutoCloseable {
         // A node joining later gets its replica (and its place in the peer network) before any
         // topology names it. A cluster started as one node has no peer network and stays one.
         MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
-            if (peer.equals(self) || replicas.containsKey(peer)) return;
+            if (peer.equals(self)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
-            c.addPeer(peer);
-            replicas.put(peer, c.replica(peer, clock, batch, peerBatching.equals("all")));
+            c.addPeer(peer); // known peers are left as they are; a retired one is probed again
+            Replica r = replicas.computeIfAbsent(peer, p -> c.replica(p, clock, batch, peerBatching.equals("all")));
+            peerReplicas.put(peer, r);
         });
         ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
         if (net != null && hintBytes > 0) {
-            Map<String, Replica> peers = new HashMap<>(replicas);
-            peers.remove(self);
-            hints = hintStorage == null ? new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes)
-                    : new HintedHandoff(peers, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
+            hints = hintStorage == null ? new HintedHandoff(peerReplicas, net::isUp, net.scheduler(), hintBytes)
+                    : new HintedHandoff(peerReplicas, net::isUp, net.scheduler(), hintBytes, HintedHandoff.REFUSAL_WINDOW,
                     hintStorage.settings(), hintStorage.tombstoneGrace(),
                     new HintFiles(hintStorage.dir(), hintStorage.syncEveryWrite()), System::currentTimeMillis);
         }
@@ -211,8 +211,9 @@ public final class Cluster implements AutoCloseable {
         if (replicationFactor < 1 || replicationFactor > nodes.size()) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
         }
-        // Every key's replica set is the first `replicationFactor` nodes of its placement: the default `from`.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor, store,
+        // Every key's replica set is the first replication-factor members of its placement (the
+        // default `from`), of the membership version current at each round.
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, membership::current, store,
                 served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
         java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
         StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
@@ -234,10 +235,15 @@ public final class Cluster implements AutoCloseable {
         // store as one task, in the order made (StorageDispatcher).
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
-        if (antiEntropy != null) {
-            // Its placement is the one it started with: a node that has seen the membership change
-            // starts no more exchanges until it restarts (docs/cluster.md, "Membership").
-            membership.listen(m -> antiEntropy.close());
+        if (net != null) {
+            // A node that left or was removed is no longer probed, nor kept hints for.
+            membership.listen(m -> {
+                for (String known : replicas.keySet()) {
+                    if (known.equals(self) || m.all().contains(known)) continue;
+                    peerReplicas.remove(known);
+                    c.retirePeer(known);
+                }
+            });
         }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
     }

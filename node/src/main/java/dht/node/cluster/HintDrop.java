@@ -11,7 +11,9 @@ enum HintDrop {
     /** The peer, believed up, kept refusing it. */
     REFUSED("refused"),
     /** Its record could not be read back from its hint file (damaged or removed). */
-    LOST("lost");
+    LOST("lost"),
+    /** The peer is no longer in the cluster (it left or was removed; its keys' new owners got their copies). */
+    REMOVED("removed");
 
     private final String label;
 

@@ -76,23 +76,15 @@ final class HintedHandoff implements AutoCloseable {
     private long dropped;
     private long superseded;
 
-    /** In memory only: for tests. */
+    /** In memory only, and no hint too old (ages are taken at the epoch): for tests. */
     HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes) {
-        this(peers, isUp, loop, maxBytes, REFUSAL_WINDOW);
+        this(peers, isUp, loop, maxBytes, REFUSAL_WINDOW, HintSettings.DEFAULTS, Duration.ofDays(1), null, () -> 0L);
     }
 
     /**
-     * In memory only, and no hint too old (ages are taken at the epoch): for tests.
-     *
-     * @param refusalWindow the least time between a hint's first refusal and its drop
-     */
-    HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes,
-                  Duration refusalWindow) {
-        this(peers, isUp, loop, maxBytes, refusalWindow, HintSettings.DEFAULTS, Duration.ofDays(1), null, () -> 0L);
-    }
-
-    /**
-     * @param peers     the remote replicas hints are for, by URL
+     * @param peers     the remote replicas hints are for, by URL; read each time, not copied, so that
+     *                  a node that joins later gets hints too (the caller adds it; must be thread-safe),
+     *                  and the hints of one the caller takes out (it left the cluster) are dropped
      * @param isUp      the failure detector's belief about a peer
      * @param loop      where the periodic check and the deliveries run
      * @param maxBytes  the most heap hints take at once: their index (keys and {@link Hint#OVERHEAD}),
@@ -105,7 +97,7 @@ final class HintedHandoff implements AutoCloseable {
                   Duration refusalWindow, HintSettings settings, Duration tombstoneGrace, HintFiles files,
                   LongSupplier nowMillis) {
         this.refusalWindowNanos = refusalWindow.toNanos();
-        this.peers = Map.copyOf(peers);
+        this.peers = peers;
         this.isUp = isUp;
         this.maxBytes = maxBytes;
         this.settings = settings;
@@ -222,7 +214,11 @@ final class HintedHandoff implements AutoCloseable {
             for (Map.Entry<String, PeerHints> ps : state.entrySet()) {
                 String peer = ps.getKey();
                 PeerHints p = ps.getValue();
-                dropTooOld(peer, p);
+                if (!peers.containsKey(peer)) { // it left the cluster: its hints can never be delivered
+                    if (!p.delivering) dropWhile(peer, p, h -> HintDrop.REMOVED);
+                    continue;
+                }
+                dropWhile(peer, p, this::tooOld);
                 if (!p.queue.isEmpty() && !p.delivering && now - p.backoffUntilNanos >= 0 && isUp.test(peer)) {
                     p.delivering = true;
                     if (p.runStartNanos < 0) {
@@ -238,12 +234,12 @@ final class HintedHandoff implements AutoCloseable {
         for (String peer : due) deliverBatch(peer);
     }
 
-    /** Drops the hints at the head of the queue that are too old to deliver. Called holding this. */
-    private void dropTooOld(String url, PeerHints p) {
+    /** Drops the hints at the head of the queue for which {@code reason} names a reason. Called holding this. */
+    private void dropWhile(String url, PeerHints p, java.util.function.Function<Hint, HintDrop> reason) {
         Iterator<Hint> oldest = p.queue.values().iterator();
         while (oldest.hasNext()) {
             Hint h = oldest.next();
-            HintDrop why = tooOld(h);
+            HintDrop why = reason.apply(h);
             if (why == null) return;
             oldest.remove();
             drop(p, why);
@@ -329,6 +325,7 @@ final class HintedHandoff implements AutoCloseable {
         if (lost > 0) log.warn("peer {}: {} hinted write(s) could not be read back from their files: dropped", peer, lost);
         try {
             Replica replica = peers.get(peer);
+            if (replica == null) throw new IllegalStateException(peer + " is no longer in the cluster");
             List<CompletableFuture<Void>> writes = new ArrayList<>(sent.size());
             for (Entry e : entries) {
                 CompletableFuture<Void> w;

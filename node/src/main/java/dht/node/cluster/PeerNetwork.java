@@ -45,6 +45,13 @@ public interface PeerNetwork extends AutoCloseable {
         throw new UnsupportedOperationException("this peer network cannot add peers");
     }
 
+    /**
+     * {@code peer} is no longer in the cluster (it left or was removed): stop probing it. Calls to
+     * it still work; a later {@link #addPeer} brings it back.
+     */
+    default void retirePeer(String peer) {
+    }
+
     /** One of the event loops the network runs on, for hinted handoff's checks and deliveries. */
     ScheduledExecutorService scheduler();
 

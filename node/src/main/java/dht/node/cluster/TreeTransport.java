@@ -11,14 +11,17 @@ import java.util.concurrent.CompletableFuture;
  * caller; they fail when the peer is down or did not answer in time.
  */
 public interface TreeTransport {
-    /** The peer's hash tree over the keys it shares with this node. */
-    CompletableFuture<MerkleTree> tree(String peer);
+    /**
+     * The peer's hash tree over the keys it shares with this node, asked on membership
+     * {@code version} (a peer on another version refuses).
+     */
+    CompletableFuture<MerkleTree> tree(String peer, long version);
 
     /**
      * One page of the peer's entries, in key order from {@code start} (inclusive), of the keys it
-     * shares with this node whose leaf is in {@code leaves}.
+     * shares with this node whose leaf is in {@code leaves}, asked on membership {@code version}.
      */
-    CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start);
+    CompletableFuture<TreePage> page(String peer, long version, BitSet leaves, byte[] start);
 
     /** Writes {@code entries}, with their own timestamps, on the peer through its replica write path. */
     CompletableFuture<Void> push(String peer, List<Entry> entries);

@@ -38,6 +38,8 @@ public final class PeerClient implements PeerNetwork {
     private final PeerPool pool;
     /** Concurrent: peers are added while the node runs (a node joining). */
     private final Map<String, Peer> peers = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Peers no longer in the cluster: not probed (a dead one would be, every probe interval, for ever). */
+    private final java.util.Set<String> retired = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final String self;
     private final ScheduledFuture<?> prober;
     private final PeerCallMeter meter;
@@ -78,7 +80,14 @@ public final class PeerClient implements PeerNetwork {
 
     @Override
     public void addPeer(String url) {
-        if (!url.equals(self)) peers.computeIfAbsent(url, Peer::new);
+        if (url.equals(self)) return;
+        peers.computeIfAbsent(url, Peer::new);
+        retired.remove(url);
+    }
+
+    @Override
+    public void retirePeer(String url) {
+        if (peers.containsKey(url)) retired.add(url);
     }
 
     @Override
@@ -163,6 +172,7 @@ public final class PeerClient implements PeerNetwork {
     private void probe() {
         long now = System.nanoTime();
         for (Peer p : peers.values()) {
+            if (retired.contains(p.url)) continue;
             p.detector.probe(now, () -> send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true));
         }
     }

@@ -27,16 +27,16 @@ final class TreeClient implements TreeTransport {
     }
 
     @Override
-    public CompletableFuture<MerkleTree> tree(String peer) {
-        return client.send(peer, HttpMethod.GET, TreeWire.treeUri(self), null, EMPTY).thenApply(r -> {
+    public CompletableFuture<MerkleTree> tree(String peer, long version) {
+        return client.send(peer, HttpMethod.GET, TreeWire.treeUri(self, version), null, EMPTY).thenApply(r -> {
             expectOk(peer, r);
             return MerkleTree.decode(r.body());
         });
     }
 
     @Override
-    public CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start) {
-        return client.send(peer, HttpMethod.POST, TreeWire.pageUri(self, start), null, TreeWire.encodeLeaves(leaves))
+    public CompletableFuture<TreePage> page(String peer, long version, BitSet leaves, byte[] start) {
+        return client.send(peer, HttpMethod.POST, TreeWire.pageUri(self, version, start), null, TreeWire.encodeLeaves(leaves))
                 .thenApply(r -> {
                     expectOk(peer, r);
                     String next = r.headers().get(InternalProtocol.TREE_NEXT);

@@ -39,10 +39,12 @@ public final class TreeEndpoint implements ReplicaEndpoint {
         String uri = request.uri();
         String peer = TreeWire.requester(uri);
         if (peer == null) return done(text(HttpResponseStatus.BAD_REQUEST, "missing or malformed peer"));
+        long version = TreeWire.version(uri);
+        if (version < 0) return done(text(HttpResponseStatus.BAD_REQUEST, "malformed version"));
         boolean page = uri.startsWith(InternalProtocol.TREE_PAGE_PATH);
         if (!page) {
             if (!request.method().equals(HttpMethod.GET)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET"));
-            return antiEntropy.tree(peer).handle((tree, e) -> e != null ? failure(e) : binary(tree.encode()));
+            return antiEntropy.tree(peer, version).handle((tree, e) -> e != null ? failure(e) : binary(tree.encode()));
         }
         if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));
         BitSet leaves;
@@ -53,7 +55,7 @@ public final class TreeEndpoint implements ReplicaEndpoint {
         }
         byte[] start = InternalProtocol.paramOf(uri, "start");
         if (start == null) start = new byte[0];
-        return antiEntropy.page(peer, leaves, start).handle((p, e) -> {
+        return antiEntropy.page(peer, version, leaves, start).handle((p, e) -> {
             if (e != null) return failure(e);
             FullHttpResponse r = binary(TreeWire.encodePage(p.entries()));
             if (p.next() != null) r.headers().set(InternalProtocol.TREE_NEXT, InternalProtocol.encode(p.next()));
@@ -63,6 +65,7 @@ public final class TreeEndpoint implements ReplicaEndpoint {
 
     private static FullHttpResponse failure(Throwable e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof AntiEntropy.OtherMembershipVersion) return text(HttpResponseStatus.CONFLICT, cause.getMessage());
         return cause instanceof IllegalArgumentException
                 ? text(HttpResponseStatus.BAD_REQUEST, cause.getMessage())
                 : text(HttpResponseStatus.SERVICE_UNAVAILABLE, "anti-entropy: " + cause);

@@ -32,13 +32,14 @@ final class TreeWire {
 
     private TreeWire() {}
 
-    static String treeUri(String requester) {
-        return InternalProtocol.TREE_PATH + "?peer=" + InternalProtocol.encode(requester.getBytes(StandardCharsets.UTF_8));
+    static String treeUri(String requester, long version) {
+        return InternalProtocol.TREE_PATH + "?peer=" + InternalProtocol.encode(requester.getBytes(StandardCharsets.UTF_8))
+                + "&version=" + version;
     }
 
-    static String pageUri(String requester, byte[] start) {
+    static String pageUri(String requester, long version, byte[] start) {
         String uri = InternalProtocol.TREE_PAGE_PATH + "?peer="
-                + InternalProtocol.encode(requester.getBytes(StandardCharsets.UTF_8));
+                + InternalProtocol.encode(requester.getBytes(StandardCharsets.UTF_8)) + "&version=" + version;
         return start.length == 0 ? uri : uri + "&start=" + InternalProtocol.encode(start);
     }
 
@@ -46,6 +47,21 @@ final class TreeWire {
     static String requester(String uri) {
         byte[] peer = InternalProtocol.paramOf(uri, "peer");
         return peer == null || peer.length == 0 ? null : new String(peer, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The asking node's membership version from a tree route's URI: 0 when absent (a node of an
+     * earlier build, taken as on this node's version), -1 when malformed.
+     */
+    static long version(String uri) {
+        byte[] v = InternalProtocol.paramOf(uri, "version");
+        if (v == null) return 0;
+        try {
+            long n = Long.parseLong(new String(v, StandardCharsets.UTF_8));
+            return n > 0 ? n : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     static byte[] encodeLeaves(BitSet leaves) {

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,10 @@ class AntiEntropyTest {
     private final Map<String, ReplicaService> services = new HashMap<>();
     private final Map<String, AntiEntropy> nodes = new LinkedHashMap<>();
     final Map<String, PurgeHorizon> horizons = new HashMap<>();
+    /** Each node's agreed membership, which a test may change. */
+    final Map<String, AtomicReference<Membership>> memberships = new HashMap<>();
+    /** Runs before each page request a node makes (a test's hook). */
+    volatile Runnable beforePage = () -> { };
     /** Nodes whose server side fails every call, as an unreachable node's would. */
     final Set<String> down = ConcurrentHashMap.newKeySet();
 
@@ -52,17 +57,23 @@ class AntiEntropyTest {
     }
 
     void cluster(int replicas, StoreFactory storeOf, String... urls) throws Exception {
-        List<String> all = List.of(urls);
-        Placement placement = new Placement(all);
+        cluster(Membership.initial(List.of(urls), replicas), storeOf, urls);
+    }
+
+    /** Nodes {@code urls}, each starting on membership {@code initial} (which may leave some out). */
+    void cluster(Membership initial, StoreFactory storeOf, String... urls) throws Exception {
         for (String url : urls) {
-            PurgeHorizon horizon = new PurgeHorizon(url, all);
+            AtomicReference<Membership> membership = new AtomicReference<>(initial);
+            memberships.put(url, membership);
+            PurgeHorizon horizon = new PurgeHorizon(url, initial.all());
+            horizon.follow(() -> membership.get().all());
             horizons.put(url, horizon);
             Store store = storeOf.open(url, horizon);
             StorageDispatcher d = new StorageDispatcher(storage, null);
             ReplicaService service = new ReplicaService(store, d, d, new HybridLogicalClock());
             stores.put(url, store);
             services.put(url, service);
-            nodes.put(url, new AntiEntropy(url, all, placement, replicas, store, service, new Direct(url),
+            nodes.put(url, new AntiEntropy(url, membership::get, store, service, new Direct(url),
                     Duration.ZERO, 0, horizon));
         }
     }
@@ -76,15 +87,16 @@ class AntiEntropyTest {
         }
 
         @Override
-        public CompletableFuture<MerkleTree> tree(String peer) {
+        public CompletableFuture<MerkleTree> tree(String peer, long version) {
             if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
-            return nodes.get(peer).tree(self);
+            return nodes.get(peer).tree(self, version);
         }
 
         @Override
-        public CompletableFuture<TreePage> page(String peer, BitSet leaves, byte[] start) {
+        public CompletableFuture<TreePage> page(String peer, long version, BitSet leaves, byte[] start) {
             if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
-            return nodes.get(peer).page(self, leaves, start);
+            beforePage.run();
+            return nodes.get(peer).page(self, version, leaves, start);
         }
 
         @Override
@@ -243,5 +255,83 @@ class AntiEntropyTest {
             Entry e = stores.get(url).get(b("k"));
             assertThat(e == null || e.isTombstone()).as("k on " + url).isTrue();
         }
+    }
+
+    /** Every node moves to {@code next}. */
+    private void agree(Membership next) {
+        memberships.values().forEach(m -> m.set(next));
+    }
+
+    @Test
+    void aNodeThatJoinsIsExchangedWithOnceItIsAMember() throws Exception {
+        List<String> three = List.of("http://a", "http://b", "http://c");
+        Membership v1 = Membership.initial(three, 3);
+        cluster(v1, (url, horizon) -> new MemoryStore(), "http://a", "http://b", "http://c", "http://d");
+        Store a = stores.get("http://a");
+        for (int i = 0; i < 300; i++) a.put(b("key" + i), b("v" + i), 10);
+        Membership joining = v1.withJoining("http://d");
+        agree(joining);
+        nodes.get("http://a").round();
+        assertThat(contents("http://d")).as("d joins: its data comes from the stream, not from here").isEmpty();
+        assertThat(nodes.get("http://a").counts()).containsOnlyKeys("http://b", "http://c");
+
+        Membership v3 = joining.settled();
+        agree(v3);
+        nodes.get("http://a").round();
+        Placement four = new Placement(v3.members());
+        Map<String, String> onD = contents("http://d");
+        int shared = 0;
+        for (int i = 0; i < 300; i++) {
+            List<String> holders = four.replicas(b("key" + i), 3);
+            boolean both = holders.contains("http://a") && holders.contains("http://d");
+            assertThat(onD.containsKey("key" + i)).as("key" + i).isEqualTo(both);
+            if (both) shared++;
+        }
+        assertThat(shared).isPositive();
+        assertThat(nodes.get("http://a").counts()).containsOnlyKeys("http://b", "http://c", "http://d");
+        assertThat(nodes.get("http://a").counts().get("http://d").get("keysSent")).isEqualTo(shared);
+        assertThat(horizons.get("http://a").coveredFrom().get("http://d")).as("a full exchange with d").isPositive();
+    }
+
+    @Test
+    void aPeerOnAnotherMembershipVersionRefusesAndNothingMoves() throws Exception {
+        Membership v1 = Membership.initial(List.of("http://a", "http://b", "http://c", "http://d"), 2);
+        cluster(v1, (url, horizon) -> new MemoryStore(), "http://a", "http://b", "http://c", "http://d");
+        Store a = stores.get("http://a");
+        for (int i = 0; i < 300; i++) a.put(b("key" + i), b("v" + i), 10);
+        Membership v2 = v1.without("http://d");
+        memberships.get("http://a").set(v2); // b, c and d have not heard of it yet
+        nodes.get("http://a").round();
+        assertThat(nodes.get("http://a").counts()).as("d is no peer any more").containsOnlyKeys("http://b", "http://c");
+        assertThat(nodes.get("http://a").counts().get("http://b").get("failures")).isEqualTo(1);
+        assertThat(contents("http://b")).isEmpty();
+        assertThat(contents("http://d")).isEmpty();
+
+        agree(v2);
+        nodes.get("http://a").round();
+        Placement three = new Placement(v2.members());
+        for (int i = 0; i < 300; i++) {
+            List<String> holders = three.replicas(b("key" + i), 2);
+            assertThat(contents("http://b").containsKey("key" + i)).as("key" + i)
+                    .isEqualTo(holders.contains("http://a") && holders.contains("http://b"));
+        }
+        assertThat(contents("http://d")).isEmpty();
+    }
+
+    @Test
+    void anExchangeStopsWhenThisNodesMembershipChangesUnderIt() throws Exception {
+        Membership v1 = Membership.initial(List.of("http://a", "http://b", "http://c"), 3);
+        cluster(v1, (url, horizon) -> new MemoryStore(), "http://a", "http://b", "http://c");
+        stores.get("http://a").put(b("k"), b("v"), 10);
+        stores.get("http://b").put(b("j"), b("w"), 10);
+        Membership v2 = v1.withJoining("http://d");
+        beforePage = () -> memberships.get("http://a").set(v2); // b still answers on v1
+        nodes.get("http://a").round();
+        assertThat(contents("http://b")).as("nothing pushed on a version a has left").doesNotContainKey("k");
+        assertThat(contents("http://a")).as("nothing taken either").doesNotContainKey("j");
+        Map<String, Long> c = nodes.get("http://a").counts().get("http://b");
+        assertThat(c.get("failures")).as("a stopped exchange is no failure").isZero();
+        assertThat(c.get("exchanges")).isZero();
+        assertThat(horizons.get("http://a").coveredFrom().get("http://b")).isZero();
     }
 }

@@ -63,6 +63,36 @@ class HintedHandoffTest {
     }
 
     @Test
+    void aPeerAddedAfterStartGetsHintsToo() throws Exception {
+        Map<String, Replica> peers = new ConcurrentHashMap<>();
+        hints = new HintedHandoff(peers, up::contains, loops.next(), 1 << 20);
+        hints.hold(peer.url, entry(1));
+        assertThat(hints.counts().held()).as("not a peer yet").isZero();
+
+        peers.put(peer.url, peer); // a node that joined
+        hints.hold(peer.url, entry(2));
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).containsExactly(entry(2)));
+    }
+
+    @Test
+    void theHintsOfAPeerNoLongerInTheClusterAreDropped() throws Exception {
+        Map<String, Replica> peers = new ConcurrentHashMap<>(Map.of(peer.url, peer));
+        hints = new HintedHandoff(peers, up::contains, loops.next(), 1 << 20);
+        for (int i = 0; i < 3; i++) hints.hold(peer.url, entry(i));
+        assertThat(hints.counts().waiting()).isEqualTo(3);
+
+        peers.remove(peer.url); // it was removed from the membership
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(3, 0, 3, 0, 0)));
+        assertThat(hints.peerCounts().get(peer.url)).containsEntry("droppedRemoved", 3L);
+        hints.hold(peer.url, entry(9));
+        up.add(peer.url);
+        Thread.sleep(3 * HintedHandoff.CHECK_INTERVAL.toMillis());
+        assertThat(peer.written).isEmpty();
+        assertThat(hints.counts().held()).isEqualTo(3);
+    }
+
+    @Test
     void aDeliveryThatFailsIsKeptAndRetriedLater() throws Exception {
         hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
         hints.hold(peer.url, entry(1));
@@ -78,7 +108,8 @@ class HintedHandoffTest {
 
     @Test
     void aHintTheLivePeerKeepsRefusingIsDroppedAfterMaxRefusals() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ZERO);
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ZERO,
+                HintSettings.DEFAULTS, Duration.ofDays(1), null, () -> 0L);
         peer.refused.add(entry(1));
         hints.hold(peer.url, entry(1));
         hints.hold(peer.url, entry(2));
@@ -89,7 +120,8 @@ class HintedHandoffTest {
 
     @Test
     void aPeerRefusingForLessThanTheWindowKeepsItsHints() throws Exception {
-        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ofMinutes(1));
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20, Duration.ofMinutes(1),
+                HintSettings.DEFAULTS, Duration.ofDays(1), null, () -> 0L);
         peer.failing = true; // up but answering 503, say
         hints.hold(peer.url, entry(1));
         up.add(peer.url);

@@ -25,11 +25,15 @@ class InternalProtocolFuzzTest {
             InternalProtocol.paramOf(target, "start");
             InternalProtocol.paramOf(target, "end");
             TreeWire.requester(target);
+            assertThat(TreeWire.version(target)).isGreaterThanOrEqualTo(-1);
 
             assertThat(InternalProtocol.decode(InternalProtocol.encode(data))).isEqualTo(data);
             if (data.length > 0) assertThat(InternalProtocol.idOf(InternalProtocol.entityUri(data))).isEqualTo(data);
             String peer = new String(data, StandardCharsets.UTF_8);
-            if (!peer.isEmpty()) assertThat(TreeWire.requester(TreeWire.treeUri(peer))).isEqualTo(peer);
+            if (!peer.isEmpty()) {
+                assertThat(TreeWire.requester(TreeWire.treeUri(peer, 7))).isEqualTo(peer);
+                assertThat(TreeWire.version(TreeWire.treeUri(peer, 7))).isEqualTo(7);
+            }
         });
     }
 }
