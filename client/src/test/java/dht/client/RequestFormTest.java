@@ -52,6 +52,22 @@ class RequestFormTest {
     }
 
     @Test
+    void aScanSendsItsLimitAndRefusesANonPositiveOne() throws Exception {
+        try (StubNode stub = StubNode.answering(Answer.of(400));
+             DhtClient client = DhtClient.create(stub.url())) {
+            assertThatThrownBy(() -> client.scan("a", null, ScanOptions.defaults().limit(100)))
+                    .isInstanceOf(BadRequestException.class);
+            assertThatThrownBy(() -> client.scan("a", "b", ScanOptions.defaults().limit(5).local().ack(1)))
+                    .isInstanceOf(BadRequestException.class);
+
+            assertThat(stub.seen().get(0).query()).isEqualTo("start=a&limit=100");
+            assertThat(stub.seen().get(1).query()).isEqualTo("start=a&end=b&scope=local&ack=1&limit=5");
+        }
+        assertThatThrownBy(() -> ScanOptions.defaults().limit(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ScanOptions.defaults().limit(-3)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aClusterScopeAskedForIsSaid() throws Exception {
         try (StubNode stub = StubNode.answering(Answer.of(400));
              DhtClient client = DhtClient.create(stub.url())) {
@@ -98,6 +114,10 @@ class RequestFormTest {
         assertThat(quorum).isEqualTo(WriteOptions.defaults().from(3).ack(2)).isNotEqualTo(base);
         assertThat(ReadOptions.defaults().ack(1)).isEqualTo(ReadOptions.defaults().ack(1));
         assertThat(ScanOptions.defaults().local().isLocal()).isTrue();
+        assertThat(ScanOptions.defaults().limit(3).local()).isEqualTo(ScanOptions.defaults().local().limit(3))
+                .isNotEqualTo(ScanOptions.defaults().local());
+        assertThat(ScanOptions.defaults().limit()).isEmpty();
+        assertThat(ScanOptions.defaults().cluster().limit(7).limit()).hasValue(7);
         assertThat(ScanOptions.defaults().cluster()).isNotEqualTo(ScanOptions.defaults()).isNotEqualTo(ScanOptions.defaults().local());
         assertThatThrownBy(() -> base.ttl(Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
     }

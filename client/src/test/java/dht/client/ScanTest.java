@@ -82,6 +82,30 @@ class ScanTest {
     }
 
     @Test
+    void aLimitedScanReturnsTheFirstEntriesAndDeletedKeysDoNotCount() {
+        assertThat(keys(client.scan("scan:", null, ScanOptions.defaults().limit(3))))
+                .containsExactly("scan:a", "scan:ab", "scan:b");
+        for (String k : List.of("a", "b", "c", "d")) client.put("limit:" + k, k);
+        client.delete("limit:b");
+        client.delete("limit:c");
+        assertThat(keys(client.scan("limit:", "limit;", ScanOptions.defaults().limit(2))))
+                .containsExactly("limit:a", "limit:d");
+        assertThat(keys(client.scan("scan:a", "scan:b", ScanOptions.defaults().local().limit(1))))
+                .containsExactly("scan:a");
+    }
+
+    @Test
+    void aLimitLargerThanTheRangeReturnsItWholeAndTheStreamEndsCleanly() {
+        assertThat(keys(client.scan("scan:", "scan;", ScanOptions.defaults().limit(1000))))
+                .containsExactly("scan:a", "scan:ab", "scan:b", "scan:c", "scan:d");
+        try (ScanIterator it = client.scanIterator(DhtClient.utf8("scan:c"), null, ScanOptions.defaults().limit(50))) {
+            List<String> seen = new java.util.ArrayList<>();
+            while (it.hasNext()) seen.add(it.next().keyString());
+            assertThat(seen).containsExactly("scan:c", "scan:d");
+        }
+    }
+
+    @Test
     void aLocalScanReadsTheNodesOwnData() {
         assertThat(keys(client.scan("scan:a", "scan:b", ScanOptions.defaults().local())))
                 .containsExactly("scan:a", "scan:ab");

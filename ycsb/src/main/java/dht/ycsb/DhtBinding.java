@@ -4,6 +4,7 @@ import dht.client.DhtClient;
 import dht.client.DhtException;
 import dht.client.Entry;
 import dht.client.ReadOptions;
+import dht.client.ScanOptions;
 import dht.client.WriteOptions;
 import java.time.Duration;
 import java.util.HashMap;
@@ -27,8 +28,10 @@ import site.ycsb.Status;
  * <p>A record is one dht value, its fields encoded by {@link FieldCodec}. insert is a PUT; update
  * is a GET, the changed fields merged in, and a PUT (not atomic: two updates of one record at
  * once may lose one's fields); read is a GET, fields filtered here; delete is a DELETE; scan
- * streams {@code /v0/entities} from the start key and takes the first {@code recordcount}
- * entries. The table name is ignored: every table shares dht's one key space.
+ * asks {@code /v0/entities} for the first {@code recordcount} entries from the start key
+ * ({@code limit}) and reads the answer to its end: the node (and in a cluster each peer) sends no
+ * more than that, and a scan cut short is an error rather than a short result. The table name is
+ * ignored: every table shares dht's one key space.
  *
  * <p>Properties: {@code dht.nodes}, comma-separated node URLs (default http://localhost:8080);
  * {@code dht.ack} and {@code dht.from}, sent on every request when set (otherwise the node's
@@ -107,8 +110,9 @@ public final class DhtBinding extends DB {
     @Override
     public Status scan(String table, String startkey, int recordcount, Set<String> fields,
             Vector<HashMap<String, ByteIterator>> result) {
-        try (Stream<Entry> entries = client.scan(utf8(startkey), null)) {
-            Iterator<Entry> it = entries.limit(recordcount).iterator();
+        if (recordcount < 1) return Status.OK; // nothing asked for: the node refuses limit=0
+        try (Stream<Entry> entries = client.scan(utf8(startkey), null, ScanOptions.defaults().limit(recordcount))) {
+            Iterator<Entry> it = entries.iterator();
             while (it.hasNext()) {
                 result.add(new HashMap<>(FieldCodec.decode(it.next().value(), fields)));
             }

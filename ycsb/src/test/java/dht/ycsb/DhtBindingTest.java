@@ -83,6 +83,7 @@ class DhtBindingTest {
         }
     }
 
+    /** The binding reads the answer to its end: only the node's {@code limit} keeps it to four records. */
     @Test
     void scanTakesRecordcountRecordsFromTheStartKeyInKeyOrder() throws Exception {
         DhtBinding db = binding();
@@ -98,6 +99,40 @@ class DhtBindingTest {
         } finally {
             db.cleanup();
         }
+    }
+
+    @Test
+    void scanSkipsDeletedRecordsAndReturnsFewerRecordsWhole() throws Exception {
+        DhtBinding db = binding();
+        try {
+            for (int i = 0; i < 8; i++) {
+                assertThat(db.insert("usertable", "del" + i, fields("n", Integer.toString(i)))).isEqualTo(Status.OK);
+            }
+            for (int i : new int[] {1, 2, 4}) assertThat(db.delete("usertable", "del" + i)).isEqualTo(Status.OK);
+            Vector<HashMap<String, ByteIterator>> three = new Vector<>();
+            assertThat(db.scan("usertable", "del0", 3, null, three)).isEqualTo(Status.OK);
+            assertThat(three).extracting(r -> strings(r))
+                    .containsExactly(Map.of("n", "0"), Map.of("n", "3"), Map.of("n", "5"));
+
+            // fewer records than asked for from the start key on (no key sorts after "zz"): all of them
+            assertThat(db.insert("usertable", "zz1", fields("n", "1"))).isEqualTo(Status.OK);
+            assertThat(db.insert("usertable", "zz2", fields("n", "2"))).isEqualTo(Status.OK);
+            Vector<HashMap<String, ByteIterator>> rest = new Vector<>();
+            assertThat(db.scan("usertable", "zz", 1000, Set.of("n"), rest)).isEqualTo(Status.OK);
+            assertThat(rest).extracting(r -> strings(r)).containsExactly(Map.of("n", "1"), Map.of("n", "2"));
+        } finally {
+            db.cleanup();
+        }
+    }
+
+    @Test
+    void workloadERunsWithoutAFailedOperation() throws Exception {
+        Properties p = YcsbRun.workload('e', 1_000, 300);
+        p.setProperty("dht.nodes", url);
+        int done = YcsbRun.loadAndRun(DhtBinding.class.getName(), p, 2);
+        assertThat(done).isEqualTo(300);
+        assertThat(YcsbRun.report()).contains("[SCAN], Return=OK")
+                .doesNotContain("FAILED").doesNotContain("Return=ERROR");
     }
 
     @Test

@@ -223,9 +223,9 @@ public final class Cluster implements AutoCloseable {
                 () -> antiEntropy == null ? Map.of() : antiEntropy.counts(),
                 () -> membership.current().replicationFactor(), membership::current,
                 () -> rebalancer.get() == null ? Map.of() : rebalancer.get().counts(), purgeHorizon);
-        NodesClusterScanner scanner = new NodesClusterScanner(self, () -> membership.current().members(), store, (peer, start, end) -> {
+        NodesClusterScanner scanner = new NodesClusterScanner(self, () -> membership.current().members(), store, (peer, start, end, limit) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
-            return c.openScan(peer, start, end);
+            return c.openScan(peer, start, end, limit);
         });
         log.info("cluster started: self {}, {}, replication factor {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
                         + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),

@@ -16,6 +16,16 @@ import dht.storage.Entry;
 public interface ClusterScanner {
     CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack);
 
+    /**
+     * As {@link #scan(byte[], byte[], int)} for a caller that stops after {@code limit} live entries
+     * (newest version neither a tombstone nor expired; 0: no limit). The iterator still yields every
+     * key in order up to there, tombstones included; the limit only lets the scanner read less from
+     * the nodes. The caller enforces it: this default ignores it.
+     */
+    default CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack, int limit) {
+        return scan(start, end, ack);
+    }
+
     final class IncompleteScanException extends RuntimeException {
         public IncompleteScanException(String message) {
             super(message);

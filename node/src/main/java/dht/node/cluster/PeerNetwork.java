@@ -30,7 +30,17 @@ public interface PeerNetwork extends AutoCloseable {
      *
      * @throws ScanSource.ScanSourceException when the stream cannot be opened (the peer is known down)
      */
-    ScanSource openScan(String peer, byte[] start, byte[] end);
+    default ScanSource openScan(String peer, byte[] start, byte[] end) {
+        return openScan(peer, start, end, 0);
+    }
+
+    /**
+     * As {@link #openScan(String, byte[], byte[])}, the peer stopping after {@code limit} values
+     * (records that are not tombstones; 0: no limit). A peer that does not know the limit sends
+     * the whole range: a reader must not take a stream's end for the range's end when it holds
+     * exactly {@code limit} values.
+     */
+    ScanSource openScan(String peer, byte[] start, byte[] end, int limit);
 
     /**
      * Anti-entropy's transport to the peers, asking as {@code self}; null when the network has

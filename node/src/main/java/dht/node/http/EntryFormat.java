@@ -23,6 +23,11 @@ public enum EntryFormat {
         }
 
         @Override
+        boolean countsTowardLimit(Entry e) {
+            return true;
+        }
+
+        @Override
         int size(Entry e) {
             return e.key().length + 1 + e.valueLength();
         }
@@ -55,6 +60,12 @@ public enum EntryFormat {
             return true;
         }
 
+        /** Values only, as the record's tombstone flag says: what the reading coordinator counts too. */
+        @Override
+        boolean countsTowardLimit(Entry e) {
+            return !e.isTombstone();
+        }
+
         @Override
         int size(Entry e) {
             return ScanRecord.size(e);
@@ -81,6 +92,15 @@ public enum EntryFormat {
     };
 
     abstract boolean includes(Entry e);
+
+    /**
+     * Does an entry this format {@link #includes} count toward a scan's {@code limit}? Public: every
+     * entry sent (tombstones and expired values are not sent). Wire: the records without the
+     * tombstone flag (the store hands out a value it found expired as a tombstone), exactly what the
+     * coordinator reading the stream counts, so that it tells a stream cut by its limit from one
+     * that reached the end of its range.
+     */
+    abstract boolean countsTowardLimit(Entry e);
 
     abstract int size(Entry e);
 

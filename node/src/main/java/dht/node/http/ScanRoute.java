@@ -16,7 +16,8 @@ import java.util.concurrent.Executor;
  * Range scans: the public {@code /v0/entities} (the whole cluster's data, merged, or with
  * {@code scope=local} this node's store alone; on a single node always its store) and the internal {@code /internal/v0/entities} (this node's store in the wire
  * format, tombstones included). All are streamed by {@link ScanStream} on a scan worker under a scan
- * permit.
+ * permit. With {@code limit=N} either ends, complete, after N entries (the internal one after N
+ * values, the tombstones among them not counted).
  */
 public final class ScanRoute implements Route {
     private final boolean internal;
@@ -93,6 +94,9 @@ public final class ScanRoute implements Route {
             // beyond the cluster was refused just above, so the default 'from' never is).
             QuorumParams.parse(params, sized, false);
         }
+        // At most this many entries (0: no limit), the first of the range in key order; on the
+        // internal route it counts the values sent, tombstones not (EntryFormat.countsTowardLimit).
+        int limit = params.positiveInt("limit", 0);
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
         boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
@@ -113,12 +117,13 @@ public final class ScanRoute implements Route {
         int quorum = ack;
         String description = (internal ? "internal " : cluster ? "cluster " : "")
                 + "[" + new String(start, StandardCharsets.UTF_8) + ", "
-                + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")";
+                + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")"
+                + (limit > 0 ? " limit " + limit : "");
         ScanStream.Source source = empty ? ScanRoute::nothing
-                : cluster ? () -> clusterScanner.scan(from, end, quorum)
+                : cluster ? () -> clusterScanner.scan(from, end, quorum, limit)
                 : () -> store.scan(from, end, admission.scanMemory());
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
-                admission::releaseScan, description));
+                admission::releaseScan, description, limit));
     }
 
     private static CloseableIterator<Entry> nothing() {

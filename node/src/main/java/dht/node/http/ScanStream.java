@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * when the scan memory budget cannot take a block the store must decompress, 500 otherwise). A scan
  * that fails after that is cut off by closing the connection without the terminating chunk: the
  * client can tell it from a complete answer. A client that disconnects stops the worker at its next
- * entry; the iterator is closed and the permit released as the worker leaves.
+ * entry; the iterator is closed and the permit released as the worker leaves. A scan with a limit
+ * ends, complete, once that many entries went out, without reading the iterator further.
  */
 public final class ScanStream implements ResponseStream {
     private static final Logger log = LoggerFactory.getLogger(ScanStream.class);
@@ -69,6 +70,9 @@ public final class ScanStream implements ResponseStream {
     private final Executor workers;
     private final Runnable onReleased;
     private final String description;
+    /** Entries counted by {@link EntryFormat#countsTowardLimit} after which the stream ends; 0: no limit. */
+    private final int limit;
+    private long counted; // worker only
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -85,6 +89,17 @@ public final class ScanStream implements ResponseStream {
     private boolean over;
 
     public ScanStream(Source source, EntryFormat format, Executor workers, Runnable onReleased, String description) {
+        this(source, format, workers, onReleased, description, 0);
+    }
+
+    /**
+     * As above, ending the stream (complete, with its terminating chunk) once {@code limit} entries
+     * that count toward it went out, without asking the source for more; 0 for no limit.
+     */
+    public ScanStream(Source source, EntryFormat format, Executor workers, Runnable onReleased, String description,
+                      int limit) {
+        if (limit < 0) throw new IllegalArgumentException("scan limit " + limit);
+        this.limit = limit;
         this.source = source;
         this.format = format;
         this.workers = workers;
@@ -196,6 +211,10 @@ public final class ScanStream implements ResponseStream {
             try {
                 while (bytes < BATCH_BYTES) {
                     if (cancelled) return;
+                    if (limit > 0 && counted >= limit) {
+                        end = true;
+                        break;
+                    }
                     if (bytes > 0 && System.nanoTime() - started > MAX_BATCH_NANOS) break;
                     if (!it.hasNext()) {
                         end = true;
@@ -203,6 +222,7 @@ public final class ScanStream implements ResponseStream {
                     }
                     Entry e = it.next();
                     if (!format.includes(e)) continue;
+                    if (format.countsTowardLimit(e)) counted++;
                     int size = format.size(e);
                     if (size > EntryPieces.PIECE) {
                         large = new EntryPieces(format, e);

@@ -57,9 +57,15 @@ public final class InternalProtocol {
 
     /** The range stream of {@code [start, end)}: an empty start (from the first key) and a null end are left out. */
     static String scanUri(byte[] start, byte[] end) {
+        return scanUri(start, end, 0);
+    }
+
+    /** As above, the peer stopping after {@code limit} values (tombstones not counted); 0 is left out (no limit). */
+    static String scanUri(byte[] start, byte[] end, int limit) {
         StringBuilder uri = new StringBuilder(SCAN_PATH).append('?');
         if (start.length > 0) uri.append("start=").append(encode(start)).append('&');
         if (end != null) uri.append("end=").append(encode(end));
+        if (limit > 0) uri.append(end != null ? "&" : "").append("limit=").append(limit);
         return uri.toString();
     }
 

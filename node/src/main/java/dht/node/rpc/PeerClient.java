@@ -161,11 +161,11 @@ public final class PeerClient implements PeerNetwork {
 
     /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */
     @Override
-    public ScanSource openScan(String peer, byte[] start, byte[] end) {
+    public ScanSource openScan(String peer, byte[] start, byte[] end, int limit) {
         Peer p = peers.get(peer);
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
         if (p.detector.isSilent()) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
-        return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end);
+        return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader, start, end, limit);
     }
 
     /** Lets every peer's detector probe it if it wants: down, or up and quiet. */

@@ -39,6 +39,7 @@ public final class HttpFuzzSeeds {
         write(queries, "repair", "\0id=k&repair=all&from=3");
         write(queries, "scan", "\3start=a&end=z&scope=local");
         write(queries, "scan-cluster", "\3start=%61&ack=3&from=3#frag");
+        write(queries, "scan-limit", "\3start=a&limit=100&scope=cluster");
         write(queries, "malformed", "\0id=k%G1&ack=0&id=again");
     }
 

@@ -35,7 +35,7 @@ import java.util.concurrent.CompletableFuture;
  * Fuzzes the parsing of query strings as the routes do it: any request target (the query's bytes
  * as the HTTP decoder hands them over, one char each) for {@code /v0/entity} (GET, PUT, DELETE:
  * {@code id}, {@code ack}, {@code from}, {@code ttl}, {@code repair}) or {@code /v0/entities}
- * ({@code start}, {@code end}, {@code scope}, {@code ack}, {@code from}), without the spaces and
+ * ({@code start}, {@code end}, {@code scope}, {@code ack}, {@code from}, {@code limit}), without the spaces and
  * control characters a request line cannot carry, goes through the real
  * {@link Router}, {@link EntityRoute} and {@link ScanRoute} ({@link QueryParams},
  * {@link QuorumParams}) to a recording coordinator, scanner and store. The answer must be the one
@@ -112,9 +112,18 @@ class QueryFuzzTest {
             @Override
             public void close() {}
         };
-        ClusterScanner scanner = (start, end, ack) -> {
-            calls.add("cluster scan " + hex(start) + " " + (end == null ? "-" : hex(end)) + " ack " + ack);
-            return nothing();
+        ClusterScanner scanner = new ClusterScanner() {
+            @Override
+            public CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack) {
+                throw new AssertionError("the route passes the scan's limit");
+            }
+
+            @Override
+            public CloseableIterator<Entry> scan(byte[] start, byte[] end, int ack, int limit) {
+                calls.add("cluster scan " + hex(start) + " " + (end == null ? "-" : hex(end)) + " ack " + ack
+                        + " limit " + limit);
+                return nothing();
+            }
         };
         Store store = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (p, m, args) -> {
             if (!m.getName().equals("scan")) throw new AssertionError("the route called store." + m.getName());
@@ -179,7 +188,7 @@ class QueryFuzzTest {
             params.computeIfAbsent(new String(name, StandardCharsets.UTF_8), k -> new ArrayList<>()).add(value);
         }
         for (String read : path.equals("/v0/entity") ? List.of("id", "repair", "ack", "from", "ttl")
-                : List.of("start", "end", "scope", "ack", "from")) {
+                : List.of("start", "end", "scope", "ack", "from", "limit")) {
             if (params.getOrDefault(read, List.of()).size() > 1) return "400 " + read + " repeated";
         }
         Integer from = positive(params, "from");
@@ -195,9 +204,12 @@ class QueryFuzzTest {
             int a = ack == null ? CLUSTER / 2 + 1 : ack;
             if (a > CLUSTER || f > CLUSTER) return "400 larger than the cluster";
             if (ack != null && a > f) return "400 ack above from";
+            Integer limit = positive(params, "limit");
+            if (limit != null && limit == 0) return "400 limit not a positive integer";
             if (end != null && Arrays.compareUnsigned(end, start) <= 0) return EMPTY_RANGE;
             if ("local".equals(scope)) return "local scan " + hex(start) + " " + (end == null ? "-" : hex(end));
-            return "cluster scan " + hex(start) + " " + (end == null ? "-" : hex(end)) + " ack " + a;
+            return "cluster scan " + hex(start) + " " + (end == null ? "-" : hex(end)) + " ack " + a
+                    + " limit " + (limit == null ? 0 : limit);
         }
         byte[] id = one(params, "id");
         if (id == null || id.length == 0) return "400 missing id";

@@ -71,6 +71,7 @@ public final class RpcFuzzSeeds {
         Files.createDirectories(out);
         Files.write(out.resolve("entity"), b(InternalProtocol.entityUri(new byte[] {'k', 0, (byte) 0xFF, ' ', '%'})));
         Files.write(out.resolve("scan"), b(InternalProtocol.scanUri(b("a b"), b("z+"))));
+        Files.write(out.resolve("scan-limit"), b(InternalProtocol.scanUri(new byte[] {'a', 0}, null, 100)));
         Files.write(out.resolve("tree-page"), b(TreeWire.pageUri("http://127.0.0.1:8080", 3, b("start"))));
     }
 }

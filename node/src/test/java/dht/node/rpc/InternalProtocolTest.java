@@ -1,0 +1,31 @@
+package dht.node.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The range stream's request targets, with and without a limit, as a replica reads them back. */
+class InternalProtocolTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aScanWithoutALimitSendsNone() {
+        assertThat(InternalProtocol.scanUri(b("a"), b("b"))).isEqualTo("/internal/v0/entities?start=a&end=b");
+        assertThat(InternalProtocol.scanUri(b("a"), b("b"), 0)).isEqualTo("/internal/v0/entities?start=a&end=b");
+        assertThat(InternalProtocol.scanUri(new byte[0], null, 0)).isEqualTo("/internal/v0/entities?");
+    }
+
+    @Test
+    void aLimitFollowsTheRangeWhateverOfItIsGiven() {
+        assertThat(InternalProtocol.scanUri(b("a"), b("b"), 7)).isEqualTo("/internal/v0/entities?start=a&end=b&limit=7");
+        assertThat(InternalProtocol.scanUri(b("a"), null, 7)).isEqualTo("/internal/v0/entities?start=a&limit=7");
+        assertThat(InternalProtocol.scanUri(new byte[0], b("b"), 7)).isEqualTo("/internal/v0/entities?end=b&limit=7");
+        assertThat(InternalProtocol.scanUri(new byte[0], null, 7)).isEqualTo("/internal/v0/entities?limit=7");
+        String next = InternalProtocol.scanUri(new byte[] {'k', (byte) 0xFF, 0}, null, 2147483647);
+        assertThat(InternalProtocol.paramOf(next, "start")).containsExactly('k', 0xFF, 0);
+        assertThat(InternalProtocol.paramOf(next, "limit")).isEqualTo(b("2147483647"));
+    }
+}
