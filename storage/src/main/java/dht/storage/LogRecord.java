@@ -34,14 +34,19 @@ final class LogRecord {
      * when it is off the heap).
      */
     static byte[] head(Entry e) {
+        byte[] r = new byte[BODY_FIXED + e.key().length];
+        head(e, r);
+        return r;
+    }
+
+    /** Writes {@code e}'s head at the start of {@code r}, which has room for it. */
+    static void head(Entry e, byte[] r) {
         byte[] k = e.key();
-        byte[] r = new byte[BODY_FIXED + k.length];
         r[0] = e.isTombstone() ? DELETE : PUT;
         Bytes.putLong(r, 1, e.timestamp());
         Bytes.putLong(r, 9, e.expiry());
         Bytes.putInt(r, 17, k.length);
         System.arraycopy(k, 0, r, BODY_FIXED, k.length);
-        return r;
     }
 
     /** The whole body of {@code e}, in one array: for tests and tools. */

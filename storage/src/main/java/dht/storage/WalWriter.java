@@ -29,6 +29,8 @@ final class WalWriter implements Closeable {
     private final ByteBuffer staging = ByteBuffer.allocate(256 << 10);
     private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
     private final byte[] stagingArray = staging.array();
+    /** Where {@link #append(List)} builds each record's head; grows with the longest key. */
+    private byte[] scratchHead = new byte[LogRecord.BODY_FIXED + 64];
     private static final byte[] ZEROS = new byte[LogFormat.HEADER];
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
@@ -48,17 +50,35 @@ final class WalWriter implements Closeable {
         long total = 0;
         staging.clear();
         for (int i = 0; i < heads.size(); i++) {
-            total += appendRecord(heads.get(i), entries.get(i));
+            byte[] head = heads.get(i);
+            total += appendRecord(head, head.length, entries.get(i));
+        }
+        drain();
+        bytes += total;
+    }
+
+    /**
+     * The same, each record's head ({@link LogRecord#head}) built in a scratch array this writer
+     * reuses, so that a write allocates nothing here.
+     */
+    void append(List<Entry> entries) throws IOException {
+        long total = 0;
+        staging.clear();
+        for (Entry e : entries) {
+            int n = LogRecord.BODY_FIXED + e.key().length;
+            if (scratchHead.length < n) scratchHead = new byte[Math.max(n, 2 * scratchHead.length)];
+            LogRecord.head(e, scratchHead);
+            total += appendRecord(scratchHead, n, e);
         }
         drain();
         bytes += total;
     }
 
     /** Stages one record's fragments (and any block padding before them); returns the bytes staged. */
-    private long appendRecord(byte[] head, Entry e) throws IOException {
+    private long appendRecord(byte[] head, int headLength, Entry e) throws IOException {
         MemorySegment value = e.isTombstone() ? null : e.valueSegment();
         long valueLength = value == null ? 0 : value.byteSize();
-        long left = head.length + valueLength; // body bytes not yet staged
+        long left = headLength + valueLength; // body bytes not yet staged
         long headDone = 0, valueDone = 0;
         long staged = 0;
         boolean first = true;
@@ -77,8 +97,8 @@ final class WalWriter implements Closeable {
             ensureRoom(LogFormat.HEADER + n);
             int at = staging.position();
             int p = at + LogFormat.HEADER;
-            if (headDone < head.length) {
-                int h = (int) Math.min(head.length - headDone, n);
+            if (headDone < headLength) {
+                int h = (int) Math.min(headLength - headDone, n);
                 System.arraycopy(head, (int) headDone, stagingArray, p, h);
                 headDone += h;
                 p += h;

@@ -51,6 +51,9 @@ final class WriteQueue {
      * the head.
      */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** The current leader's group and its entries; empty between groups. */
+    private final List<Writer> batch = new ArrayList<>();
+    private final List<Entry> batchEntries = new ArrayList<>();
     private volatile WalWriter wal;
     private volatile IOException writeError;
     /** Stalled writes are logged once per 5 s. */
@@ -60,21 +63,32 @@ final class WriteQueue {
     /** The size at which the active memtable is rotated, drawn anew for each memtable: see {@link #flushThreshold}. */
     private long activeLimit;
 
+    /** One entry of a {@link #write} call, queued. */
     private static final class Writer {
         final Entry entry;
-        /** The log record up to the value (the value is copied into the log from where it is). */
-        final byte[] head;
         final long recordBytes;
-        final Condition turn;
+        final Call call;
         boolean done;
         IOException error;
 
-        Writer(Entry entry, Condition turn) {
+        Writer(Entry entry, Call call) {
             this.entry = entry;
-            this.head = LogRecord.head(entry);
             this.recordBytes = LogRecord.size(entry);
-            this.turn = turn;
+            this.call = call;
         }
+    }
+
+    /**
+     * One {@link #write} call, shared by its writers: the condition its thread waits on, made only
+     * when it first has to wait (a writer that finds the queue empty leads at once, and never does).
+     */
+    private static final class Call {
+        Condition turn;
+    }
+
+    /** With the mutex held: wakes the thread of {@code c} if it waits. */
+    private static void wake(Call c) {
+        if (c.turn != null) c.turn.signal();
     }
 
     WriteQueue(Path dir, StoreOptions opt, VersionSet versions, ScheduledExecutorService syncer, MemtableFlush flushes) {
@@ -144,12 +158,11 @@ final class WriteQueue {
      */
     void write(List<Entry> entries) throws IOException {
         if (entries.isEmpty()) return;
-        // One condition for all of them: whichever of them is signalled, this thread wakes.
-        Condition turn = mutex.newCondition();
+        Call call = new Call();
         List<Writer> mine = new ArrayList<>(entries.size());
         for (Entry e : entries) {
             if (e.key() == null) throw new IllegalArgumentException("null key");
-            Writer w = new Writer(e, turn);
+            Writer w = new Writer(e, call);
             if (w.recordBytes > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
             mine.add(w);
         }
@@ -160,17 +173,18 @@ final class WriteQueue {
             writers.addAll(mine);
             while (!last.done) {
                 Writer head = writers.peekFirst();
-                if (head != null && head.turn == turn) {
+                if (head != null && head.call == call) {
                     try {
                         lead(head);
                     } catch (IOException | RuntimeException | Error ex) {
                         // lead() took the head out; the rest of this call's entries leave too.
-                        writers.removeIf(x -> x.turn == turn);
+                        writers.removeIf(x -> x.call == call);
                         handOver();
                         throw ex;
                     }
                 } else {
-                    turn.awaitUninterruptibly();
+                    if (call.turn == null) call.turn = mutex.newCondition();
+                    call.turn.awaitUninterruptibly();
                 }
             }
             for (Writer w : mine) {
@@ -195,14 +209,15 @@ final class WriteQueue {
             handOver();
             throw ex;
         }
-        List<Writer> batch = new ArrayList<>();
-        List<byte[]> heads = new ArrayList<>();
-        List<Entry> entries = new ArrayList<>();
+        // Reused by each leader in turn: there is one at a time, and it empties them before handing over.
+        List<Writer> batch = this.batch;
+        List<Entry> entries = this.batchEntries;
+        batch.clear();
+        entries.clear();
         long bytes = 0;
         for (Writer x : writers) {
             if (!batch.isEmpty() && bytes + x.recordBytes > MAX_BATCH_BYTES) break;
             batch.add(x);
-            heads.add(x.head);
             entries.add(x.entry);
             bytes += x.recordBytes;
         }
@@ -211,7 +226,7 @@ final class WriteQueue {
         IOException err = null;
         mutex.unlock();
         try {
-            log.append(heads, entries);
+            log.append(entries);
             if (opt.syncPolicy() == SyncPolicy.EVERY_WRITE) log.sync();
             for (Writer x : batch) mem.put(x.entry);
         } catch (IOException ex) {
@@ -230,12 +245,16 @@ final class WriteQueue {
             WriteQueue.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
                     err.toString());
         }
+        Call previous = w.call;
         for (Writer x : batch) {
             writers.pollFirst();
-            x.done = true;
             x.error = err;
-            if (x != w) x.turn.signal();
+            x.done = true;
+            if (x.call != previous) wake(x.call);
+            previous = x.call;
         }
+        batch.clear();
+        entries.clear(); // a borrowed value is valid only until its write returns
         handOver();
         if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
     }
@@ -244,7 +263,7 @@ final class WriteQueue {
     private void handOver() {
         Writer next = writers.peekFirst();
         if (next != null) {
-            next.turn.signal();
+            wake(next.call);
         } else {
             changed.signalAll();
         }

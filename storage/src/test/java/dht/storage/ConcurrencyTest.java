@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -122,5 +123,58 @@ class ConcurrencyTest {
                 }
             }
         }
+    }
+
+    /**
+     * A log append that fails fails every write of its group (the leader's and those waiting on
+     * it) and every later one, so that each acknowledged write is there after a reopen.
+     */
+    @Test
+    void aFailedGroupCommitFailsEveryWriterOfItAndKeepsEveryAcknowledgedWrite() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        StoreOptions o = StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC).withFiles(ff);
+        int threads = 4;
+        AtomicIntegerArray acknowledged = new AtomicIntegerArray(threads);
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        List<Thread> ts = new ArrayList<>();
+        try (LsmStore s = LsmStore.open(dir, o)) {
+            for (int w = 0; w < threads; w++) {
+                int id = w;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; ; i++) {
+                        try {
+                            s.put(b("t" + id + "-" + i), b("v" + i), 1);
+                        } catch (java.io.IOException e) {
+                            return; // the injected failure, or the refusal after it
+                        } catch (Throwable t) {
+                            unexpected.add(t);
+                            return;
+                        }
+                        acknowledged.set(id, i + 1);
+                    }
+                }));
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (sum(acknowledged) < 20_000 && System.nanoTime() < deadline) Thread.sleep(1);
+            ff.failWrite = p -> p.getFileName().toString().endsWith(".log");
+            for (Thread t : ts) {
+                t.join(10_000);
+                assertThat(t.isAlive()).as("a writer still waiting after the log failed").isFalse();
+            }
+            assertThat(unexpected).isEmpty();
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int w = 0; w < threads; w++) {
+                for (int i = 0; i < acknowledged.get(w); i++) {
+                    assertThat(s.get(b("t" + w + "-" + i))).as("acknowledged write t%d-%d", w, i).isNotNull();
+                }
+            }
+        }
+    }
+
+    private static int sum(AtomicIntegerArray a) {
+        int n = 0;
+        for (int i = 0; i < a.length(); i++) n += a.get(i);
+        return n;
     }
 }

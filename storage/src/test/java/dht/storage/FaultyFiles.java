@@ -18,6 +18,8 @@ final class FaultyFiles implements StorageFiles {
     volatile Predicate<Path> failSync = p -> false;
     /** Writes to matching files put half of the buffer on disk and then fail. */
     volatile Predicate<Path> shortWrite = p -> false;
+    /** Writes to matching files put nothing on disk and fail. */
+    volatile Predicate<Path> failWrite = p -> false;
     volatile Predicate<Path> failCreate = p -> false;
     /** Creating a matching file throws an OutOfMemoryError, as an allocation does on a full heap. */
     volatile Predicate<Path> errorOnCreate = p -> false;
@@ -39,6 +41,7 @@ final class FaultyFiles implements StorageFiles {
         return new WritableFile() {
             @Override
             public void write(ByteBuffer src) throws IOException {
+                if (failWrite.test(file)) throw new IOException("injected: write to " + file);
                 if (shortWrite.test(file)) {
                     ByteBuffer half = src.slice(src.position(), Math.max(1, src.remaining() / 2));
                     f.write(half);

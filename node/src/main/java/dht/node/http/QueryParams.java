@@ -1,6 +1,5 @@
 package dht.node.http;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -103,28 +102,37 @@ public final class QueryParams {
         return to;
     }
 
+    /** Decodes {@code s[from, to)} into an array of exactly its decoded length: one allocation per value. */
     private static byte[] decode(CharSequence s, int from, int to) throws BadRequestException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(to - from);
-        for (int i = from; i < to; i++) {
+        int n = 0;
+        for (int i = from; i < to; i++, n++) {
             char c = s.charAt(i);
-            if (c == '+') {
-                out.write(' ');
-            } else if (c == '%') {
+            if (c == '%') {
                 if (i + 2 >= to) {
                     throw new BadRequestException("malformed percent-encoding in query");
                 }
-                int hi = Character.digit(s.charAt(i + 1), 16);
-                int lo = Character.digit(s.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) throw new BadRequestException("malformed percent-encoding in query");
-                out.write(hi << 4 | lo);
+                if (Character.digit(s.charAt(i + 1), 16) < 0 || Character.digit(s.charAt(i + 2), 16) < 0) {
+                    throw new BadRequestException("malformed percent-encoding in query");
+                }
                 i += 2;
             } else if (c > 0xFF) {
                 // The decoder hands us the request line byte by byte, so this cannot come from the wire.
                 throw new BadRequestException("invalid character in query");
-            } else {
-                out.write(c);
             }
         }
-        return out.toByteArray();
+        byte[] out = new byte[n];
+        int o = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '+') {
+                out[o++] = ' ';
+            } else if (c == '%') {
+                out[o++] = (byte) (Character.digit(s.charAt(i + 1), 16) << 4 | Character.digit(s.charAt(i + 2), 16));
+                i += 2;
+            } else {
+                out[o++] = (byte) c;
+            }
+        }
+        return out;
     }
 }
