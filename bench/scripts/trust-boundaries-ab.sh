@@ -11,6 +11,8 @@
 # One line per run: rate, p50, p99, p99.9. SERVE_ARGS adds flags to every node (all modes), e.g.
 # "--replica-timeout 5000". FLAME=1 also takes a CPU flame graph of the first node during each
 # closed-loop PUT run and prints it read as text (`dht bench flame`), its top frames.
+# A mode naming an engine, tls-jdk or tls-openssl, gives --tls-provider to the nodes and the
+# generator alike (plain tls: auto, BoringSSL when it loads).
 # Usage: bench/scripts/trust-boundaries-ab.sh
 #        env ROUNDS (3), MODES ("plain secret tls"), SECS (8), RATE (3000), KEYS (50000), WARMUP (20)
 set -euo pipefail
@@ -37,13 +39,16 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"; chmod 600 "$
 ports=(19301 19302 19303)
 share=$(( $(nproc) / 3 )); [ "$share" -ge 1 ] || share=1
 
-# mode_setup MODE: sets $scheme and $serve_args for that mode.
+# mode_setup MODE: sets $scheme, $serve_args and $bench_args for that mode.
 mode_setup() {
-  scheme=http; serve_args=()
+  scheme=http; serve_args=(); bench_args=()
   [[ "$1" == *secret* ]] && serve_args+=(--cluster-secret-file "$dir/secret")
   if [[ "$1" == *tls* ]]; then
     scheme=https; serve_args+=(--tls-cert "$dir/node.pem" --tls-key "$dir/node.key" --tls-ca "$dir/ca.pem")
   fi
+  for engine in jdk openssl; do
+    if [[ "$1" == *tls-$engine* ]]; then serve_args+=(--tls-provider "$engine"); bench_args+=(--tls-provider "$engine"); fi
+  done
   urls=""; for p in "${ports[@]}"; do urls="${urls:+$urls,}$scheme://127.0.0.1:$p"; done
 }
 start() {
@@ -68,7 +73,10 @@ for round in $(seq 1 "$rounds"); do
   for mode in "${modes[@]}"; do
     mode_setup "$mode"
     start
-    put=(--url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2)
+    if [ "$scheme" = https ]; then
+      echo "round $round $mode: $(grep -ho 'TLS to clients and peers by .*' "$dir/node-$mode-${ports[0]}.log" | head -1)"
+    fi
+    put=(--url "$urls" -w put --distribution sequential --keys 2000000000 -c 64 -t 2 "${bench_args[@]}")
     fresh_keys; B "${put[@]}" --start "$start_at" -R 0 -d "${warmup}s" --warmup 0s >/dev/null || true
     if [ "${FLAME:-0}" = 1 ]; then
       (sleep 3; curl -fs -o "$dir/flame-$round-$mode.html" \
@@ -80,9 +88,9 @@ for round in $(seq 1 "$rounds"); do
       B flame "$dir/flame-$round-$mode.html" | head -40 | sed "s/^/round $round $mode flame: /"
     fi
     fresh_keys; echo "round $round $mode PUT at $rate: $(B "${put[@]}" --start "$start_at" -R "$rate" -d 15s --warmup 5s | line)"
-    B fill --url "$urls" --count "$keys" --value-size 100 -c 64 >/dev/null || echo "round $round $mode: the fill failed"
+    B fill --url "$urls" --count "$keys" --value-size 100 -c 64 "${bench_args[@]}" >/dev/null || echo "round $round $mode: the fill failed"
     wait_quiet ${urls//,/ } >/dev/null
-    get=(--url "$urls" -w get --keys "$keys" -c 64 -t 2)
+    get=(--url "$urls" -w get --keys "$keys" -c 64 -t 2 "${bench_args[@]}")
     B "${get[@]}" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null || true
     echo "round $round $mode GET closed: $(B "${get[@]}" -R 0 -d "${secs}s" --warmup 2s | line)"
     echo "round $round $mode GET at $rate: $(B "${get[@]}" -R "$rate" -d 15s --warmup 5s | line)"

@@ -50,6 +50,11 @@ public final class TargetOptions {
     @Option(names = "--seed", defaultValue = "42", description = "Random seed, for repeatable key sequences (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--tls-provider", defaultValue = "auto",
+            description = "The TLS engine of https:// connections: auto (BoringSSL through netty-tcnative when it "
+                + "loads, else the JDK's), openssl or jdk (default: ${DEFAULT-VALUE}).")
+    String tlsProvider = "auto";
+
     List<Target> targets() {
         return Target.parseList(String.join(",", urls));
     }
@@ -75,5 +80,6 @@ public final class TargetOptions {
         if (pipeline < 1 || pipeline > MAX_PIPELINE) {
             throw new BenchException("--pipeline must be between 1 and " + MAX_PIPELINE);
         }
+        ClientTls.use(tlsProvider);
     }
 }

@@ -7,6 +7,7 @@ import dht.node.NodeConfig;
 import dht.node.cluster.AntiEntropySettings;
 import dht.node.cluster.HintSettings;
 import dht.node.rpc.TlsFiles;
+import dht.node.rpc.TlsProvider;
 import dht.storage.Compression;
 import dht.storage.DirectoryLockedException;
 import dht.storage.LsmStore;
@@ -171,27 +172,36 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Budget of the data streamed or pushed when nodes join, leave or are removed; 0: no limit (default: ${DEFAULT-VALUE}).")
     long rebalanceBytesPerSecond;
 
+    @Option(names = "--tls-provider", paramLabel = "ENGINE",
+            description = "The TLS engine, with --tls-cert: auto (BoringSSL through netty-tcnative when it loads on "
+                    + "this machine, else the JDK's), openssl or jdk (default: auto).")
+    String tlsProvider;
+
     @Override
     public Integer call() throws Exception {
+        // before config(): checking the TLS files loads BoringSSL, which unpacks as the epoll library does
+        Path nativeDir = NativeLibraryDir.use();
         NodeConfig config;
         try {
             config = config();
             if (clusterSecretFile != null) config = config.withClusterSecret(ClusterSecretFile.read(clusterSecretFile));
         } catch (ClusterSecretFile.Refused e) {
             System.err.println("dht serve: " + e.getMessage());
+            NativeLibraryDir.remove(nativeDir);
             return 2;
         } catch (BadSettingException e) {
             // A -D option in DHT_JAVA_OPTS the node refuses: the message names it and what it takes.
             System.err.println("dht serve: " + e.getMessage());
+            NativeLibraryDir.remove(nativeDir);
             return 2;
         } catch (IllegalArgumentException e) {
             // bad usage, said as picocli says the rest (Main.badUsage): the reason, then where to look
             System.err.println("dht serve: " + e.getMessage());
             System.err.println(Main.HELP_POINTER.formatted("dht serve"));
+            NativeLibraryDir.remove(nativeDir);
             return 2;
         }
         if (config.tuning().exitWithParent()) stopWithParent();
-        Path nativeDir = NativeLibraryDir.use();
         // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
         // a cluster node's CPU at 8,000 PUT/s (docs/benchmarks.md). A served node runs without it;
         // nodes started in-process by the tests keep it, and -Dio.netty.leakDetection.level=simple
@@ -414,10 +424,13 @@ public final class ServeCommand implements Callable<Integer> {
     private TlsFiles tls() {
         if (tlsCert == null && tlsKey == null) {
             if (tlsCa != null) throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key");
+            if (tlsProvider != null) throw new IllegalArgumentException("--tls-provider needs --tls-cert and --tls-key");
             return null;
         }
         if (tlsCert == null || tlsKey == null) throw new IllegalArgumentException("--tls-cert and --tls-key go together");
-        TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa);
+        TlsProvider provider = tlsProvider == null ? TlsProvider.AUTO : TlsProvider.parse(tlsProvider);
+        provider.engine(); // openssl where BoringSSL does not load: refused as such, not as a files problem
+        TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa, provider);
         try {
             files.serverContext();
             files.clientContext();

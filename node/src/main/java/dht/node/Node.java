@@ -221,6 +221,7 @@ public final class Node implements AutoCloseable {
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
                     config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
+            if (config.tls() != null) log.info("TLS to clients and peers by {}", config.tls().provider().describe());
             if (config.cluster().size() > 1 && config.clusterSecret() == null) {
                 log.warn("no --cluster-secret-file: anyone who reaches port {} can read and write this node's "
                         + "replica data through /internal/ paths", node.port);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dht.node.rpc.TlsFiles;
+import dht.node.rpc.TlsProvider;
 import dht.testkit.TestPorts;
 import java.io.InputStream;
 import java.net.URI;
@@ -25,8 +26,13 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Three in-process nodes speaking HTTPS only, with certificates of a test CA made here with openssl. */
+/**
+ * Three in-process nodes speaking HTTPS only, with certificates of a test CA made here with openssl;
+ * each engine ({@link TlsProvider}: BoringSSL, the JDK's) serves, calls peers and refuses them alike.
+ */
 class TlsClusterTest {
     @TempDir
     Path dir;
@@ -71,9 +77,11 @@ class TlsClusterTest {
                 .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
-    @Test
-    void nodesReplicateAndScanOverTls() throws Exception {
-        TlsFiles tls = certificates();
+    @ParameterizedTest
+    @EnumSource(value = TlsProvider.class, names = {"OPENSSL", "JDK"})
+    void nodesReplicateAndScanOverTls(TlsProvider provider) throws Exception {
+        TlsFiles files = certificates();
+        TlsFiles tls = new TlsFiles(files.cert(), files.key(), files.ca(), provider);
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
         for (int i = 0; i < 3; i++) {
@@ -155,12 +163,14 @@ class TlsClusterTest {
     }
 
     /** A peer whose certificate the CA did not sign is no replica: TLS to it fails. */
-    @Test
-    void aPeerWithAnUntrustedCertificateIsNoReplica() throws Exception {
-        TlsFiles tls = certificates();
+    @ParameterizedTest
+    @EnumSource(value = TlsProvider.class, names = {"OPENSSL", "JDK"})
+    void aPeerWithAnUntrustedCertificateIsNoReplica(TlsProvider provider) throws Exception {
+        TlsFiles files = certificates();
+        TlsFiles tls = new TlsFiles(files.cert(), files.key(), files.ca(), provider);
         openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem", "-days", "2",
                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost");
-        TlsFiles stranger = new TlsFiles(dir.resolve("self.pem"), dir.resolve("self.key"), dir.resolve("ca.pem"));
+        TlsFiles stranger = new TlsFiles(dir.resolve("self.pem"), dir.resolve("self.key"), dir.resolve("ca.pem"), provider);
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
         for (int i = 0; i < 2; i++) {
