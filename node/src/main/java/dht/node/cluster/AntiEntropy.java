@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,23 +21,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Always-on anti-entropy (docs/cluster.md, "Anti-entropy"): every {@code interval} this node builds,
- * in one paced scan of its store, a {@link MerkleTree} per peer over the keys whose replica set
- * (the first {@code replicas} nodes of the key's placement) holds both nodes, then exchanges with
- * each peer in turn: it fetches the peer's tree, and for the leaves that differ pages through the
- * peer's entries beside its own, writing locally what the peer has newer or alone and pushing to
- * the peer what this node has newer or alone. Both nodes of a pair run exchanges, so a pair is
- * compared at least once per interval from each side.
+ * Always-on anti-entropy (docs/cluster.md, "Anti-entropy"): this node keeps a hash tree per peer
+ * over the keys whose replica set (the first {@code replicas} nodes of the key's placement) holds
+ * both nodes, updated on every write ({@link HashTrees}, built once by a paced scan), and every
+ * {@code interval} exchanges with each peer in turn: it fetches the peer's tree, compares it with
+ * a snapshot of its own, and for the leaves that differ pages through the peer's entries beside
+ * its own, writing locally what the peer has newer or alone and pushing to the peer what this node
+ * has newer or alone. Leaves that differ are compared once more a moment later, and only those
+ * that still differ are paged: writes in flight between the two snapshots (a replica write that
+ * reached one node a few milliseconds before the other) make leaves differ that agree then. Both
+ * nodes of a pair run exchanges, so a pair is compared at least once per interval from each side.
  *
  * <p>Invariants: only versions some replica holds travel, with their original timestamps, through
  * the replica write path on both sides (newest wins), so an exchange never undoes a newer write;
  * tombstones travel like values. All work runs on threads of its own (never an event loop), reads
  * the store through its scan API, and spends a shared bytes-per-second budget for what it scans,
- * receives and sends, so it yields to foreground work. Trees are rebuilt by a scan each round, not
- * updated on write.
+ * receives and sends, so it yields to foreground work. The trees are built again by a paced scan
+ * every {@link #REBUILD_EVERY} and whenever they may have drifted from the store (a purge), as a
+ * safety net; while they are not exact, exchanges and the peers' tree requests fail.
  *
- * <p>An exchange that completes in full tells the {@link PurgeHorizon} when the scan behind this
- * node's trees started: everything this node held then is on the peer now, or something newer.
+ * <p>An exchange that completes in full tells the {@link PurgeHorizon} when this node's first
+ * snapshot of it was taken: everything this node held then is on the peer now, or something newer.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AntiEntropy.class);
@@ -46,15 +49,20 @@ public final class AntiEntropy implements AutoCloseable {
     static final long PAGE_BYTES = 1L << 20;
     /** ... or once the peer scanned this many entries for it, so one request stays short. */
     static final int PAGE_SCAN_LIMIT = 50_000;
+    /** How often the trees are built again by a scan, whether or not they may have drifted. */
+    static final Duration REBUILD_EVERY = Duration.ofHours(6);
+    /** How long after a first comparison that differs the trees are compared again. */
+    static final Duration CONFIRM_DELAY = Duration.ofMillis(500);
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 512L << 10;
     private static final long CALL_TIMEOUT_SECONDS = 60;
     private static final byte[] FIRST = new byte[0];
 
-    private final String self;
     private final List<String> peers;
     private final Placement placement;
+    private final String self;
     private final int replicas;
+    private final HashTrees trees;
     private final Store store;
     private final ReplicaService local;
     private final TreeTransport transport;
@@ -65,30 +73,28 @@ public final class AntiEntropy implements AutoCloseable {
     /** Serves peers' requests, apart from the exchanges this node starts, so two nodes never wait on each other. */
     private final ExecutorService server;
     private final Thread worker;
-    private volatile Trees latest;
+    /** One build at a time: the worker's, or one a peer's request needs. */
+    private final Object building = new Object();
     private volatile boolean closed;
 
     /**
-     * The trees of one scan, by peer, with how many keys each covers; {@code scanStartMillis}: the
-     * scan's start by the {@link PurgeHorizon}'s clock (every entry held then is in the trees).
-     */
-    private record Trees(long builtNanos, long scanStartMillis, Map<String, MerkleTree> byPeer, Map<String, Long> keys) {
-    }
-
-    /**
      * @param replicas       how many replicas a key has (the first of its placement order)
+     * @param trees          the hash trees over this node's store; {@code local} must write through
+     *                       {@link HashTrees#tracked()}
      * @param interval       how often each peer is exchanged with; zero: never (peers' requests are
      *                       still served)
      * @param bytesPerSecond the budget for scanned, received and sent bytes (0: no limit)
      * @param horizon        told of every exchange that completes in full
      */
-    AntiEntropy(String self, List<String> nodes, Placement placement, int replicas, Store store, ReplicaService local,
+    AntiEntropy(String self, List<String> nodes, Placement placement, int replicas, HashTrees trees, ReplicaService local,
                 TreeTransport transport, Duration interval, long bytesPerSecond, PurgeHorizon horizon) {
         this.self = self;
         this.peers = nodes.stream().filter(n -> !n.equals(self)).toList();
+        if (!peers.equals(trees.peers)) throw new IllegalArgumentException("the trees' peers are " + trees.peers);
         this.placement = placement;
         this.replicas = replicas;
-        this.store = store;
+        this.trees = trees;
+        this.store = trees.tracked();
         this.local = local;
         this.transport = transport;
         this.interval = interval;
@@ -136,22 +142,33 @@ public final class AntiEntropy implements AutoCloseable {
         }
     }
 
-    /**
-     * One round: the trees, then an exchange with each peer in turn. The trees are built again
-     * after an exchange that wrote here, so that the next peer is not asked for what this node
-     * just received.
-     */
+    /** One round: the trees built if they need to be, then an exchange with each peer in turn. */
     void round() throws IOException, InterruptedException {
-        Trees trees = build(true);
-        latest = trees;
+        ensureTrees(true);
         for (String peer : peers) {
             if (closed) return;
-            long before = counts.get(peer).keysReceived.sum();
-            exchange(peer, trees);
-            if (counts.get(peer).keysReceived.sum() != before) {
-                trees = build(true);
-                latest = trees;
-            }
+            exchange(peer);
+        }
+    }
+
+    /**
+     * Builds the trees unless they are exact and younger than {@link #REBUILD_EVERY}; {@code paced}:
+     * spending the byte budget (a peer's request builds unpaced, so that its call does not time out).
+     */
+    private void ensureTrees(boolean paced) throws IOException, InterruptedException {
+        synchronized (building) {
+            if (trees.exact() && System.nanoTime() - trees.builtNanos() < REBUILD_EVERY.toNanos()) return;
+            long t0 = System.nanoTime();
+            TreeBuild.run(trees, paced ? rate : ByteRate.UNLIMITED, () -> closed);
+            log.info("anti-entropy trees built in {} ms{}", (System.nanoTime() - t0) / 1_000_000,
+                    trees.exact() ? "" : "; the store changed behind them meanwhile, another build follows");
+        }
+    }
+
+    /** Builds the trees again now, unpaced (what {@link #REBUILD_EVERY} does, for tests). */
+    void rebuildTrees() throws IOException, InterruptedException {
+        synchronized (building) {
+            TreeBuild.run(trees, ByteRate.UNLIMITED, () -> closed);
         }
     }
 
@@ -159,17 +176,18 @@ public final class AntiEntropy implements AutoCloseable {
      * One exchange with {@code peer}; a failure is counted and logged, and the next round tries
      * again. One that went through every differing leaf with no failure completed in full.
      */
-    private void exchange(String peer, Trees trees) throws InterruptedException {
+    private void exchange(String peer) throws InterruptedException {
         ExchangeCounts c = counts.get(peer);
         long t0 = System.nanoTime();
         long failuresBefore = c.failures.sum();
         try {
-            MerkleTree theirs = await(transport.tree(peer));
-            long treeBytes = (long) MerkleTree.LEAVES * Long.BYTES;
-            c.bytesReceived.add(treeBytes);
-            rate.spend(treeBytes);
-            BitSet differing = trees.byPeer().get(peer).diff(theirs);
-            c.keysCompared.add(trees.keys().get(peer));
+            HashTrees.Snapshot mine = snapshot(peer);
+            BitSet differing = mine.tree().diff(fetchTree(peer, c));
+            if (!differing.isEmpty()) {
+                TimeUnit.NANOSECONDS.sleep(CONFIRM_DELAY.toNanos());
+                differing.and(snapshot(peer).tree().diff(fetchTree(peer, c)));
+            }
+            c.keysCompared.add(mine.keys());
             c.differingLeaves.add(differing.cardinality());
             byte[] start = differing.isEmpty() ? null : FIRST;
             while (start != null && !closed) {
@@ -181,8 +199,8 @@ public final class AntiEntropy implements AutoCloseable {
             }
             c.exchanges.increment();
             if (start == null && c.failures.sum() == failuresBefore) {
-                horizon.exchangeCompleted(peer, trees.scanStartMillis());
-                c.lastFullExchangeScanMillis.set(trees.scanStartMillis());
+                horizon.exchangeCompleted(peer, mine.takenMillis());
+                c.lastFullExchangeScanMillis.set(mine.takenMillis());
             }
         } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {
             c.failures.increment();
@@ -191,6 +209,22 @@ public final class AntiEntropy implements AutoCloseable {
             c.lastExchangeMillis.set(System.currentTimeMillis());
             c.lastExchangeDurationMillis.set((System.nanoTime() - t0) / 1_000_000);
         }
+    }
+
+    /** A snapshot of this node's tree for {@code peer}; fails while the trees are not exact. */
+    private HashTrees.Snapshot snapshot(String peer) {
+        HashTrees.Snapshot s = trees.snapshot(peer, horizon::nowMillis);
+        if (s == null) throw new IllegalStateException("this node's trees are being built");
+        return s;
+    }
+
+    private MerkleTree fetchTree(String peer, ExchangeCounts c)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        MerkleTree theirs = await(transport.tree(peer));
+        long treeBytes = (long) MerkleTree.LEAVES * Long.BYTES;
+        c.bytesReceived.add(treeBytes);
+        rate.spend(treeBytes);
+        return theirs;
     }
 
     /**
@@ -272,22 +306,25 @@ public final class AntiEntropy implements AutoCloseable {
         }
     }
 
-    /** {@code peer}'s tree over the keys it shares with this node (a peer's request; never blocks the caller). */
+    /**
+     * {@code peer}'s tree over the keys it shares with this node, as of now (a peer's request;
+     * never blocks the caller). Trees not built yet (exchanges off here, or just started) are
+     * built first, unpaced, so that the peer's call does not time out.
+     */
     public CompletableFuture<MerkleTree> tree(String peer) {
         return CompletableFuture.supplyAsync(() -> {
             checkPeer(peer);
-            Trees t = latest;
-            // The trees of this node's last round, while fresh; else (exchanges off, or just
-            // started) a scan now, unpaced, so that the peer's call does not time out.
-            long maxAgeNanos = Math.max(2 * interval.toNanos(), 0);
-            if (t == null || System.nanoTime() - t.builtNanos() > maxAgeNanos) {
+            HashTrees.Snapshot s = trees.snapshot(peer, horizon::nowMillis);
+            if (s == null) {
                 try {
-                    t = build(false);
+                    ensureTrees(false);
                 } catch (IOException | InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
+                s = trees.snapshot(peer, horizon::nowMillis);
             }
-            return t.byPeer().get(peer);
+            if (s == null) throw new IllegalStateException("this node's trees are being built");
+            return s.tree();
         }, server);
     }
 
@@ -319,39 +356,6 @@ public final class AntiEntropy implements AutoCloseable {
 
     private void checkPeer(String peer) {
         if (!counts.containsKey(peer)) throw new IllegalArgumentException("not a peer: " + peer);
-    }
-
-    /** Scans the store once and builds a tree per peer; {@code paced}: spending the byte budget. */
-    private Trees build(boolean paced) throws IOException, InterruptedException {
-        long scanStartMillis = horizon.nowMillis();
-        Map<String, MerkleTree> byPeer = new HashMap<>();
-        Map<String, Long> keys = new HashMap<>();
-        for (String p : peers) {
-            byPeer.put(p, new MerkleTree());
-            keys.put(p, 0L);
-        }
-        long unpaid = 0;
-        try (CloseableIterator<Entry> it = store.scan(FIRST, null)) {
-            while (it.hasNext()) {
-                Entry e = it.next();
-                List<String> holders = placement.replicas(e.key(), replicas);
-                if (holders.contains(self)) {
-                    for (String r : holders) {
-                        MerkleTree tree = byPeer.get(r);
-                        if (tree == null) continue; // self
-                        tree.add(e);
-                        keys.merge(r, 1L, Long::sum);
-                    }
-                }
-                unpaid += wireSize(e);
-                if (paced && unpaid >= 64 << 10) {
-                    rate.spend(unpaid);
-                    unpaid = 0;
-                }
-                if (closed) throw new InterruptedException("closed");
-            }
-        }
-        return new Trees(System.nanoTime(), scanStartMillis, byPeer, keys);
     }
 
     private boolean shares(byte[] key, String peer) {

@@ -36,11 +36,17 @@ public final class Cluster implements AutoCloseable {
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
+    /** The store as given, and as every path here writes it (through the hash trees, with peers). */
+    private final Store rawStore;
+    private final Store trackedStore;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
                     AntiEntropy antiEntropy, MembershipState membership,
-                    java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer) {
+                    java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer, Store rawStore,
+                    Store trackedStore) {
+        this.rawStore = rawStore;
+        this.trackedStore = trackedStore;
         this.rebalancer = rebalancer;
         this.membership = membership;
         this.antiEntropy = antiEntropy;
@@ -177,9 +183,15 @@ public final class Cluster implements AutoCloseable {
         if (!batchStoreCalls) writeThreads = 0;
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
-        replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork net = null;
         if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
+        TreeTransport trees = net == null ? null : net.trees(self);
+        // With peers, every path writes through the hash trees, so that they follow each version.
+        HashTrees hashTrees = trees == null ? null
+                : new HashTrees(self, nodes, placement, replicationFactor, store);
+        Store raw = store;
+        if (hashTrees != null) store = hashTrees.tracked();
+        replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork c = net;
         boolean batch = loops != null && !peerBatching.equals("off");
         // A node joining later gets its replica (and its place in the peer network) before any
@@ -205,15 +217,14 @@ public final class Cluster implements AutoCloseable {
                 readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
-        TreeTransport trees = net == null ? null : net.trees(self);
         // The horizon waits for every member, joining and leaving ones included, as they change.
         purgeHorizon.follow(() -> membership.current().all());
         if (replicationFactor < 1 || replicationFactor > nodes.size()) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + nodes.size());
         }
         // Every key's replica set is the first `replicationFactor` nodes of its placement: the default `from`.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor, store,
-                served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, nodes, placement, replicationFactor,
+                hashTrees, served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
         java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
         StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
                 peer -> c != null && c.isUp(peer),
@@ -239,7 +250,8 @@ public final class Cluster implements AutoCloseable {
             // starts no more exchanges until it restarts (docs/cluster.md, "Membership").
             membership.listen(m -> antiEntropy.close());
         }
-        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer,
+                raw, store);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -296,7 +308,9 @@ public final class Cluster implements AutoCloseable {
     public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
                                       java.nio.file.Path dataDir, Store store) {
         if (network == null) return null;
-        Rebalancer r = new Rebalancer(membership.self(), changes, network, store, clock, bytesPerSecond, transport, dataDir);
+        // Its writes and purges go through the hash trees, as every other path's.
+        Store s = store == rawStore ? trackedStore : store;
+        Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir);
         rebalancer.set(r);
         r.start();
         return r;
