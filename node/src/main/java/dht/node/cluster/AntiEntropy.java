@@ -50,7 +50,7 @@ public final class AntiEntropy implements AutoCloseable {
     /** ... or once the peer scanned this many entries for it, so one request stays short. */
     static final int PAGE_SCAN_LIMIT = 50_000;
     /** How often the trees are built again by a scan, whether or not they may have drifted. */
-    static final Duration REBUILD_EVERY = Duration.ofHours(6);
+    static final Duration REBUILD_EVERY = Duration.ofHours(1);
     /** How long after a first comparison that differs the trees are compared again. */
     static final Duration CONFIRM_DELAY = Duration.ofMillis(500);
     private static final int PUSH_ENTRIES = 1_000;
