@@ -308,14 +308,15 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * {@code peer}'s tree over the keys it shares with this node, as of now (a peer's request;
-     * never blocks the caller). Trees not built yet (exchanges off here, or just started) are
-     * built first, unpaced, so that the peer's call does not time out.
+     * never blocks the caller). Trees not built yet or not exact (exchanges off here, or just
+     * started) are built first, unpaced, so that the peer's call does not time out.
      */
     public CompletableFuture<MerkleTree> tree(String peer) {
         return CompletableFuture.supplyAsync(() -> {
             checkPeer(peer);
             HashTrees.Snapshot s = trees.snapshot(peer, horizon::nowMillis);
-            if (s == null) {
+            // With no worker of its own (exchanges off here), the hourly build is done here too.
+            if (s == null || worker == null) {
                 try {
                     ensureTrees(false);
                 } catch (IOException | InterruptedException e) {
