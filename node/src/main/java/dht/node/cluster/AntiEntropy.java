@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,23 +23,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Always-on anti-entropy (docs/cluster.md, "Anti-entropy"): every {@code interval} this node builds,
- * in one paced scan of its store, a {@link MerkleTree} per peer over the keys whose replica set
- * (the first replication-factor members of the key's placement) holds both nodes, then exchanges with
- * each peer in turn: it fetches the peer's tree, and for the leaves that differ pages through the
- * peer's entries beside its own, writing locally what the peer has newer or alone and pushing to
- * the peer what this node has newer or alone. Both nodes of a pair run exchanges, so a pair is
- * compared at least once per interval from each side.
+ * Always-on anti-entropy (docs/cluster.md, "Anti-entropy"): this node keeps a hash tree per peer
+ * over the keys whose replica set (the first replication-factor members of the key's placement)
+ * holds both nodes, updated on every write ({@link HashTrees}, built once by a paced scan), and
+ * every {@code interval} exchanges with each peer in turn: it fetches the peer's tree, compares it
+ * with a snapshot of its own, and for the leaves that differ pages through the peer's entries
+ * beside its own, writing locally what the peer has newer or alone and pushing to the peer what
+ * this node has newer or alone. Leaves that differ are compared once more a moment later, and only
+ * those that still differ are paged: writes in flight between the two snapshots (a replica write
+ * that reached one node a few milliseconds before the other) make leaves differ that agree then.
+ * Both nodes of a pair run exchanges, so a pair is compared at least once per interval from each side.
  *
  * <p>Invariants: only versions some replica holds travel, with their original timestamps, through
  * the replica write path on both sides (newest wins), so an exchange never undoes a newer write;
  * tombstones travel like values. All work runs on threads of its own (never an event loop), reads
  * the store through its scan API, and spends a shared bytes-per-second budget for what it scans,
- * receives and sends, so it yields to foreground work. Trees are rebuilt by a scan each round, not
- * updated on write.
+ * receives and sends, so it yields to foreground work. The trees are built again by a paced scan
+ * every {@link #REBUILD_EVERY} and whenever they may have drifted from the store (a purge), as a
+ * safety net; while they are not exact, exchanges and the peers' tree requests fail.
  *
- * <p>An exchange that completes in full tells the {@link PurgeHorizon} when the scan behind this
- * node's trees started: everything this node held then is on the peer now, or something newer.
+ * <p>An exchange that completes in full tells the {@link PurgeHorizon} when this node's first
+ * snapshot of it was taken: everything this node held then is on the peer now, or something newer.
  *
  * <p>Peers and replica sets follow the agreed membership: each round (and each peer's request)
  * reads the current version, and its members are the peers and the nodes placement picks among
@@ -49,7 +52,9 @@ import org.slf4j.LoggerFactory;
  * on the same version: each request names the asker's, a peer on another answers
  * {@link OtherMembershipVersion}, and an exchange stops when this node's version changes under
  * it, so that keys are never moved by a replica set one side no longer has (a cleaned-up copy
- * would come back).
+ * would come back). A new version retargets the trees ({@link HashTrees#retarget}): they are
+ * built again for its peers and replica sets, and until then no exchange runs and no tree is
+ * served; a snapshot is only used for the version it was built for.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AntiEntropy.class);
@@ -57,6 +62,10 @@ public final class AntiEntropy implements AutoCloseable {
     static final long PAGE_BYTES = 1L << 20;
     /** ... or once the peer scanned this many entries for it, so one request stays short. */
     static final int PAGE_SCAN_LIMIT = 50_000;
+    /** How often the trees are built again by a scan, whether or not they may have drifted. */
+    static final Duration REBUILD_EVERY = Duration.ofHours(1);
+    /** How long after a first comparison that differs the trees are compared again. */
+    static final Duration CONFIRM_DELAY = Duration.ofMillis(500);
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 512L << 10;
     private static final long CALL_TIMEOUT_SECONDS = 60;
@@ -66,6 +75,9 @@ public final class AntiEntropy implements AutoCloseable {
     /** The agreed membership, read each round and on each peer's request. */
     private final Supplier<Membership> membership;
     private volatile ExchangePeers view;
+    /** Moves {@code view} and the trees' view together, in the membership's order. */
+    private final Object viewLock = new Object();
+    private final HashTrees trees;
     private final Store store;
     private final ReplicaService local;
     private final TreeTransport transport;
@@ -77,16 +89,9 @@ public final class AntiEntropy implements AutoCloseable {
     /** Serves peers' requests, apart from the exchanges this node starts, so two nodes never wait on each other. */
     private final ExecutorService server;
     private final Thread worker;
-    private volatile Trees latest;
+    /** One build at a time: the worker's, or one a peer's request needs. */
+    private final Object building = new Object();
     private volatile boolean closed;
-
-    /**
-     * The trees of one scan, by peer, with how many keys each covers; {@code scanStartMillis}: the
-     * scan's start by the {@link PurgeHorizon}'s clock (every entry held then is in the trees).
-     */
-    private record Trees(ExchangePeers view, long builtNanos, long scanStartMillis, Map<String, MerkleTree> byPeer,
-                         Map<String, Long> keys) {
-    }
 
     /** A peer's request made on another membership version than this node's (it answers 409). */
     public static final class OtherMembershipVersion extends RuntimeException {
@@ -104,16 +109,19 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * @param membership     the agreed membership, read each time (its members and replication factor)
+     * @param trees          the hash trees over this node's store; {@code local} must write through
+     *                       {@link HashTrees#tracked()}
      * @param interval       how often each peer is exchanged with; zero: never (peers' requests are
      *                       still served)
      * @param bytesPerSecond the budget for scanned, received and sent bytes (0: no limit)
      * @param horizon        told of every exchange that completes in full
      */
-    AntiEntropy(String self, Supplier<Membership> membership, Store store, ReplicaService local,
+    AntiEntropy(String self, Supplier<Membership> membership, HashTrees trees, ReplicaService local,
                 TreeTransport transport, Duration interval, long bytesPerSecond, PurgeHorizon horizon) {
         this.self = self;
         this.membership = membership;
-        this.store = store;
+        this.trees = trees;
+        this.store = trees.tracked();
         this.local = local;
         this.transport = transport;
         this.interval = interval;
@@ -145,15 +153,20 @@ public final class AntiEntropy implements AutoCloseable {
         return counts.computeIfAbsent(peer, p -> new ExchangeCounts());
     }
 
-    /** The view of the current membership version (built once per version). */
+    /** The view of the current membership version (built once per version); the trees follow it. */
     private ExchangePeers view() {
-        Membership m = membership.get();
         ExchangePeers v = view;
-        if (v == null || v.version() != m.version()) {
-            v = ExchangePeers.of(self, m);
-            view = v;
+        if (v != null && v.version() == membership.get().version()) return v;
+        synchronized (viewLock) {
+            Membership m = membership.get();
+            v = view;
+            if (v == null || v.version() != m.version()) {
+                v = ExchangePeers.of(self, m);
+                trees.retarget(v);
+                view = v;
+            }
+            return v;
         }
-        return v;
     }
 
     private void run() {
@@ -175,22 +188,40 @@ public final class AntiEntropy implements AutoCloseable {
         }
     }
 
-    /**
-     * One round: the trees, then an exchange with each peer in turn. The trees are built again
-     * after an exchange that wrote here, so that the next peer is not asked for what this node
-     * just received.
-     */
+    /** One round: the trees built if they need to be, then an exchange with each peer in turn. */
     void round() throws IOException, InterruptedException {
-        Trees trees = build(true);
-        latest = trees;
-        for (String peer : trees.view().peers()) {
-            if (closed || view().version() != trees.view().version()) return; // the next round follows it
-            long before = counts(peer).keysReceived.sum();
-            exchange(peer, trees);
-            if (counts(peer).keysReceived.sum() != before) {
-                trees = build(true);
-                latest = trees;
+        ExchangePeers v = view();
+        if (v.peers().isEmpty()) return; // not a member: no trees to keep
+        ensureTrees(true);
+        for (String peer : v.peers()) {
+            if (closed || view().version() != v.version()) return; // the next round follows it
+            exchange(peer, v);
+        }
+    }
+
+    /**
+     * Builds the trees, for the view they follow, unless they are exact and younger than
+     * {@link #REBUILD_EVERY}; {@code paced}:
+     * spending the byte budget (a peer's request builds unpaced, so that its call does not time out).
+     */
+    private void ensureTrees(boolean paced) throws IOException, InterruptedException {
+        synchronized (building) {
+            if (trees.exact() && System.nanoTime() - trees.builtNanos() < REBUILD_EVERY.toNanos()) return;
+            long t0 = System.nanoTime();
+            if (!TreeBuild.run(trees, paced ? rate : ByteRate.UNLIMITED, () -> closed)) {
+                log.info("anti-entropy trees' build dropped: the membership changed, another build follows");
+                return;
             }
+            log.info("anti-entropy trees built for membership version {} in {} ms{}", trees.view().version(),
+                    (System.nanoTime() - t0) / 1_000_000,
+                    trees.exact() ? "" : "; the store changed behind them meanwhile, another build follows");
+        }
+    }
+
+    /** Builds the trees again now, unpaced (what {@link #REBUILD_EVERY} does, for tests). */
+    void rebuildTrees() throws IOException, InterruptedException {
+        synchronized (building) {
+            TreeBuild.run(trees, ByteRate.UNLIMITED, () -> closed);
         }
     }
 
@@ -198,18 +229,19 @@ public final class AntiEntropy implements AutoCloseable {
      * One exchange with {@code peer}; a failure is counted and logged, and the next round tries
      * again. One that went through every differing leaf with no failure completed in full.
      */
-    private void exchange(String peer, Trees trees) throws InterruptedException {
+    private void exchange(String peer, ExchangePeers view) throws InterruptedException {
         ExchangeCounts c = counts(peer);
         long t0 = System.nanoTime();
         long failuresBefore = c.failures.sum();
-        long version = trees.view().version();
+        long version = view.version();
         try {
-            MerkleTree theirs = await(transport.tree(peer, version));
-            long treeBytes = (long) MerkleTree.LEAVES * Long.BYTES;
-            c.bytesReceived.add(treeBytes);
-            rate.spend(treeBytes);
-            BitSet differing = trees.byPeer().get(peer).diff(theirs);
-            c.keysCompared.add(trees.keys().get(peer));
+            HashTrees.Snapshot mine = snapshot(view, peer);
+            BitSet differing = mine.tree().diff(fetchTree(peer, version, c));
+            if (!differing.isEmpty()) {
+                TimeUnit.NANOSECONDS.sleep(CONFIRM_DELAY.toNanos());
+                differing.and(snapshot(view, peer).tree().diff(fetchTree(peer, version, c)));
+            }
+            c.keysCompared.add(mine.keys());
             c.differingLeaves.add(differing.cardinality());
             byte[] start = differing.isEmpty() ? null : FIRST;
             while (start != null && !closed) {
@@ -217,13 +249,13 @@ public final class AntiEntropy implements AutoCloseable {
                 TreePage page = await(transport.page(peer, version, differing, start));
                 c.bytesReceived.add(page.bytes());
                 rate.spend(page.bytes());
-                reconcile(trees.view(), peer, differing, start, page, c);
+                reconcile(view, peer, differing, start, page, c);
                 start = page.next();
             }
             c.exchanges.increment();
             if (start == null && c.failures.sum() == failuresBefore) {
-                horizon.exchangeCompleted(peer, trees.scanStartMillis());
-                c.lastFullExchangeScanMillis.set(trees.scanStartMillis());
+                horizon.exchangeCompleted(peer, mine.takenMillis());
+                c.lastFullExchangeScanMillis.set(mine.takenMillis());
             }
         } catch (MembershipMoved e) {
             log.debug("anti-entropy exchange with {} stopped: {}", peer, e.getMessage());
@@ -239,6 +271,27 @@ public final class AntiEntropy implements AutoCloseable {
     /** Throws {@link MembershipMoved} when this node is no longer on membership {@code version}. */
     private void stillOn(long version) {
         if (view().version() != version) throw new MembershipMoved();
+    }
+
+    /**
+     * A snapshot of this node's tree for {@code peer} under {@code view}; fails while the trees are
+     * not exact, and stops the exchange when they follow another membership version now.
+     */
+    private HashTrees.Snapshot snapshot(ExchangePeers view, String peer) {
+        stillOn(view.version());
+        HashTrees.Snapshot s = trees.snapshot(view, peer, horizon::nowMillis);
+        if (s != null) return s;
+        stillOn(view.version());
+        throw new IllegalStateException("this node's trees are being built");
+    }
+
+    private MerkleTree fetchTree(String peer, long version, ExchangeCounts c)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        MerkleTree theirs = await(transport.tree(peer, version));
+        long treeBytes = (long) MerkleTree.LEAVES * Long.BYTES;
+        c.bytesReceived.add(treeBytes);
+        rate.spend(treeBytes);
+        return theirs;
     }
 
     /**
@@ -329,24 +382,29 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     /**
-     * {@code peer}'s tree over the keys it shares with this node (a peer's request; never blocks the
-     * caller), the peer on membership {@code version} (0: not said, taken as this node's).
+     * {@code peer}'s tree over the keys it shares with this node, as of now (a peer's request;
+     * never blocks the caller), the peer on membership {@code version} (0: not said, taken as this
+     * node's). Trees not built yet or not exact (exchanges off here, just started, or a new
+     * version) are built first, unpaced, so that the peer's call does not time out.
      */
     public CompletableFuture<MerkleTree> tree(String peer, long version) {
         return CompletableFuture.supplyAsync(() -> {
             ExchangePeers v = checkPeer(peer, version);
-            Trees t = latest;
-            // The trees of this node's last round, while fresh and of this version; else (exchanges
-            // off, just started, or a new version) a scan now, unpaced, so that the call does not time out.
-            long maxAgeNanos = Math.max(2 * interval.toNanos(), 0);
-            if (t == null || t.view().version() != v.version() || System.nanoTime() - t.builtNanos() > maxAgeNanos) {
+            HashTrees.Snapshot s = trees.snapshot(v, peer, horizon::nowMillis);
+            // With no worker of its own (exchanges off here), the hourly build is done here too.
+            if (s == null || worker == null) {
                 try {
-                    t = build(false);
+                    ensureTrees(false);
                 } catch (IOException | InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
+                s = trees.snapshot(v, peer, horizon::nowMillis);
             }
-            return t.byPeer().get(peer);
+            if (s == null) {
+                checkPeer(peer, version); // a version that moved meanwhile answers as such
+                throw new IllegalStateException("this node's trees are being built");
+            }
+            return s.tree();
         }, server);
     }
 
@@ -385,38 +443,6 @@ public final class AntiEntropy implements AutoCloseable {
         if (version != 0 && version != v.version()) throw new OtherMembershipVersion(peer, version, v.version());
         if (!v.peers().contains(peer)) throw new IllegalArgumentException("not a peer: " + peer);
         return v;
-    }
-
-    /** Scans the store once and builds a tree per peer; {@code paced}: spending the byte budget. */
-    private Trees build(boolean paced) throws IOException, InterruptedException {
-        ExchangePeers view = view();
-        long scanStartMillis = horizon.nowMillis();
-        Map<String, MerkleTree> byPeer = new HashMap<>();
-        Map<String, Long> keys = new HashMap<>();
-        if (view.peers().isEmpty()) return new Trees(view, System.nanoTime(), scanStartMillis, byPeer, keys);
-        for (String p : view.peers()) {
-            byPeer.put(p, new MerkleTree());
-            keys.put(p, 0L);
-        }
-        long unpaid = 0;
-        try (CloseableIterator<Entry> it = store.scan(FIRST, null)) {
-            while (it.hasNext()) {
-                Entry e = it.next();
-                for (String r : view.holders(e.key())) {
-                    MerkleTree tree = byPeer.get(r);
-                    if (tree == null) continue; // self
-                    tree.add(e);
-                    keys.merge(r, 1L, Long::sum);
-                }
-                unpaid += wireSize(e);
-                if (paced && unpaid >= 64 << 10) {
-                    rate.spend(unpaid);
-                    unpaid = 0;
-                }
-                if (closed) throw new InterruptedException("closed");
-            }
-        }
-        return new Trees(view, System.nanoTime(), scanStartMillis, byPeer, keys);
     }
 
     /** About what an entry costs on the wire: its key, value, timestamp and framing. */

@@ -6,6 +6,9 @@ package dht.node.cluster;
  * budget may be shared by several threads, which then share its rate. 0 means no limit.
  */
 final class ByteRate {
+    /** No limit. */
+    static final ByteRate UNLIMITED = new ByteRate(0);
+
     private final long bytesPerSecond;
     private long nextFreeNanos = System.nanoTime();
 

@@ -35,11 +35,17 @@ public final class Cluster implements AutoCloseable {
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
+    /** The store as given, and as every path here writes it (through the hash trees, with peers). */
+    private final Store rawStore;
+    private final Store trackedStore;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
                     AntiEntropy antiEntropy, MembershipState membership,
-                    java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer) {
+                    java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer, Store rawStore,
+                    Store trackedStore) {
+        this.rawStore = rawStore;
+        this.trackedStore = trackedStore;
         this.rebalancer = rebalancer;
         this.membership = membership;
         this.antiEntropy = antiEntropy;
@@ -175,12 +181,19 @@ public final class Cluster implements AutoCloseable {
         if (!batchStoreCalls) writeThreads = 0;
         StorageDispatcher writes = writeThreads == 0 ? reads : new StorageDispatcher(
                 new BoundedConcurrencyExecutor(storageExecutor, writeThreads), loops);
-        replicas.put(self, new LocalReplica(self, store, reads, writes));
         // The peers' replicas alone, for hinted handoff: it grows as nodes join and loses those
         // that leave (their hints are dropped); `replicas` keeps them, for calls still under way.
         Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
         if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
+        TreeTransport trees = net == null ? null : net.trees(self);
+        // With peers, every path writes through the hash trees, so that they follow each version.
+        // They start for the initial membership; anti-entropy retargets them as it changes, and the
+        // tracked store stays the one object every path holds.
+        HashTrees hashTrees = trees == null ? null : new HashTrees(ExchangePeers.of(self, initial), store);
+        Store raw = store;
+        if (hashTrees != null) store = hashTrees.tracked();
+        replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork c = net;
         boolean batch = loops != null && !peerBatching.equals("off");
         // A node joining later gets its replica (and its place in the peer network) before any
@@ -205,7 +218,6 @@ public final class Cluster implements AutoCloseable {
                 readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
         HintedHandoff h = hints;
-        TreeTransport trees = net == null ? null : net.trees(self);
         // The horizon waits for every member, joining and leaving ones included, as they change.
         purgeHorizon.follow(() -> membership.current().all());
         if (replicationFactor < 1 || replicationFactor > nodes.size()) {
@@ -213,7 +225,7 @@ public final class Cluster implements AutoCloseable {
         }
         // Every key's replica set is the first replication-factor members of its placement (the
         // default `from`), of the membership version current at each round.
-        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, membership::current, store,
+        AntiEntropy antiEntropy = trees == null ? null : new AntiEntropy(self, membership::current, hashTrees,
                 served, trees, antiEntropyInterval, antiEntropyBytesPerSecond, purgeHorizon);
         java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
         StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
@@ -245,7 +257,8 @@ public final class Cluster implements AutoCloseable {
                 }
             });
         }
-        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer);
+        return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer,
+                raw, store);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -302,7 +315,9 @@ public final class Cluster implements AutoCloseable {
     public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
                                       java.nio.file.Path dataDir, Store store) {
         if (network == null) return null;
-        Rebalancer r = new Rebalancer(membership.self(), changes, network, store, clock, bytesPerSecond, transport, dataDir);
+        // Its writes and purges go through the hash trees, as every other path's.
+        Store s = store == rawStore ? trackedStore : store;
+        Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir);
         rebalancer.set(r);
         r.start();
         return r;

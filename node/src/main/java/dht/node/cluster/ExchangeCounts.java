@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 final class ExchangeCounts {
     final AtomicLong lastExchangeMillis = new AtomicLong();
     final AtomicLong lastExchangeDurationMillis = new AtomicLong();
-    /** The scan start (epoch ms) of this node's side of the last exchange that completed in full; 0: none. */
+    /**
+     * When (epoch ms) this node's tree was snapshotted for the last exchange that completed in full;
+     * 0: none. (Named for the scan the trees were once built by, per round.)
+     */
     final AtomicLong lastFullExchangeScanMillis = new AtomicLong();
     final LongAdder exchanges = new LongAdder();
     final LongAdder failures = new LongAdder();

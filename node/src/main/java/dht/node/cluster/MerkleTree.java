@@ -11,12 +11,14 @@ import net.openhft.hashing.LongHashFunction;
  * range: a key's leaf is the top {@link #LEAF_BITS} bits of the XXH3 of its bytes, so a leaf never
  * depends on which other keys exist and two nodes agree on it without talking.
  *
- * <p>A leaf's hash is the XOR of the hashes of its entries, each over (key, timestamp, tombstone
- * flag): order-free, so it can be built by a scan in any order or updated one entry at a time
- * ({@link #add} twice removes). Two trees over the same entries have equal leaves; one entry with
- * another timestamp or tombstone flag changes its leaf (up to a 2^-64 collision). The tree is one
- * level of leaves plus the root: the leaves are what peers compare (docs/cluster.md,
- * "Anti-entropy").
+ * <p>A leaf's hash is the XOR of the hashes of its entries ({@link #hashOf}), each over (key,
+ * timestamp, whether the version is or may become a tombstone): order-free, so it can be built by a
+ * scan in any order or updated one version at a time ({@link HashTrees}: XOR out the old, XOR in the
+ * new). Two trees over the same entries have equal leaves; one entry with another timestamp or kind
+ * changes its leaf (up to a 2^-64 collision). A value with an expiry hashes as the tombstone it
+ * turns into when it expires (a read then shows a tombstone with its timestamp), so expiry, which
+ * each node judges by its own clock, never changes a leaf. The tree is one level of leaves plus
+ * the root: the leaves are what peers compare (docs/cluster.md, "Anti-entropy").
  */
 public final class MerkleTree {
     public static final int LEAF_BITS = 12;
@@ -37,7 +39,16 @@ public final class MerkleTree {
 
     /** The leaf {@code key} falls in, in {@code [0, LEAVES)}. */
     public static int leafOf(byte[] key) {
-        return (int) (KEY_HASH.hashBytes(key) >>> (64 - LEAF_BITS));
+        return leafOfHash(keyHash(key));
+    }
+
+    /** The XXH3 of the key's bytes, from which its leaf is taken. */
+    static long keyHash(byte[] key) {
+        return KEY_HASH.hashBytes(key);
+    }
+
+    static int leafOfHash(long keyHash) {
+        return (int) (keyHash >>> (64 - LEAF_BITS));
     }
 
     /** The hash of one version of one key: what a leaf folds in. */
@@ -47,13 +58,24 @@ public final class MerkleTree {
         return ENTRY_HASH.hashBytes(b.array());
     }
 
-    /** Folds {@code entry} into its leaf (folding it in again takes it out). */
-    public void add(Entry entry) {
-        add(entry.key(), entry.timestamp(), entry.isTombstone());
+    /**
+     * What {@code entry} contributes to its leaf; 0 for none (no version). A value with an expiry
+     * counts as the tombstone it becomes (see the class comment).
+     */
+    static long hashOf(Entry entry) {
+        if (entry == null) return 0;
+        return entryHash(entry.key(), entry.timestamp(), entry.isTombstone() || entry.expiry() != 0);
     }
 
-    void add(byte[] key, long timestamp, boolean tombstone) {
-        leaves[leafOf(key)] ^= entryHash(key, timestamp, tombstone);
+    /** A tree over the given leaves (copied). */
+    static MerkleTree of(long[] leaves) {
+        if (leaves.length != LEAVES) throw new IllegalArgumentException("a tree has " + LEAVES + " leaves");
+        return new MerkleTree(leaves.clone());
+    }
+
+    /** Folds {@code entry} into its leaf (folding it in again takes it out). */
+    public void add(Entry entry) {
+        leaves[leafOf(entry.key())] ^= hashOf(entry);
     }
 
     public long leaf(int index) {

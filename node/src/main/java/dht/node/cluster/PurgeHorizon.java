@@ -13,17 +13,32 @@ import java.util.function.Supplier;
  * (epoch milliseconds; a tombstone whose timestamp is before it may be forgotten once past its
  * grace). See docs/design.md, "Forgetting tombstones safely".
  *
- * <p>Per peer it keeps the start of the scan behind the trees of the last anti-entropy exchange
- * with it that completed in full: every entry this node held then is on that peer now, or
- * something newer (the exchange moved each differing key both ways, newest winning). The horizon
- * is the least of these, less {@code slack}, so that a write that reaches this node up to
- * {@code slack} after its timestamp is covered by an exchange whose scan started after its
- * timestamp plus {@code slack}. A write that arrives later than that (a hint, read repair,
- * another peer's anti-entropy, a delayed replica write) is told here ({@link #lateWriteStarting},
- * {@link #lateWriteEnded}) and holds the horizon at or below its timestamp until every peer's
- * exchange scan started after it arrived. A peer never exchanged with since this node started
- * holds the horizon at the start of time: nothing is kept on disk, so a restart forgets nothing
- * that matters, it only delays purging by one round. With no peers there is no limit.
+ * <p>Per peer it keeps the instant of the snapshot of this node's tree compared in the last
+ * anti-entropy exchange with it that completed in full: every entry this node held then is on that
+ * peer now, or something newer. Why: the trees are kept on write ({@link HashTrees}) and a snapshot
+ * is copied while no write is half done, so it is exactly the store's versions at that instant; the
+ * peer's tree is likewise its store at about that instant, and a store only moves to newer
+ * versions. (One exception, harmless here: a tombstone the engine forgot keeps its hash until the
+ * trees are built again. A peer's leaf that still counts it claims a delete the peer no longer
+ * holds, but the peer forgot it only past its own horizon, so no older version of the key is left
+ * anywhere to come back, and the key reads as deleted there either way.) A leaf equal on both sides
+ * (in either of the exchange's two comparisons, the second one later) means the peer held this
+ * node's versions of those keys, or newer ones; a leaf that differs in both was paged through and
+ * each key moved both ways, newest winning. The horizon is the least of these instants, less
+ * {@code slack}, so that a write that reaches this node up to {@code slack} after its timestamp is
+ * covered by an exchange whose snapshot was taken after its timestamp plus {@code slack}. A write
+ * that arrives later than that (a hint, read repair, another peer's anti-entropy, a delayed replica
+ * write) is told here ({@link #lateWriteStarting}, {@link #lateWriteEnded}) and holds the horizon
+ * at or below its timestamp until every peer's exchange snapshot was taken after it arrived. A peer
+ * never exchanged with since this node started holds the horizon at the start of time: nothing is
+ * kept on disk, so a restart forgets nothing that matters, it only delays purging by one round.
+ * With no peers there is no limit.
+ *
+ * <p>A snapshot's claim holds only for the membership view ({@link ExchangePeers}) its trees were
+ * built for: "every entry" means every key that view's replica sets give both nodes. So an
+ * exchange compares only a snapshot of its own version's trees, with a peer on that version, and
+ * one that the version changed under stops without a claim; on a new version the trees are
+ * retargeted and built again before any snapshot is taken ({@link HashTrees#retarget}).
  *
  * <p>Thread-safe; every method is short and synchronized (late writes are rare).
  */
@@ -36,7 +51,7 @@ public final class PurgeHorizon implements LongSupplier {
     private Supplier<List<String>> nodes;
     private final long slackMillis;
     private final LongSupplier clockMillis;
-    /** Peer to the scan start of its last full exchange, in epoch ms; absent: none since start. */
+    /** Peer to the snapshot instant of its last full exchange, in epoch ms; absent: none since start. */
     private final Map<String, Long> coveredFrom = new LinkedHashMap<>();
     /** Late writes that ended, by the second they ended in: the least timestamp (ms) among them. */
     private final TreeMap<Long, Long> lateBySecond = new TreeMap<>();
@@ -48,7 +63,7 @@ public final class PurgeHorizon implements LongSupplier {
      * @param nodes       every node of the cluster; each other one must be covered
      * @param slack       how long after its timestamp a write may reach this node and still count
      *                    as on time
-     * @param clockMillis this node's clock, the one anti-entropy's scan starts are read from
+     * @param clockMillis this node's clock, the one anti-entropy's snapshot instants are read from
      */
     public PurgeHorizon(String self, List<String> nodes, Duration slack, LongSupplier clockMillis) {
         this.self = self;
@@ -79,7 +94,7 @@ public final class PurgeHorizon implements LongSupplier {
         return !peers().isEmpty() && timestampMillis < nowMillis - slackMillis;
     }
 
-    /** The current time of the clock scan starts and arrivals are read from. */
+    /** The current time of the clock snapshot instants and arrivals are read from. */
     public long nowMillis() {
         return clockMillis.getAsLong();
     }
@@ -96,12 +111,12 @@ public final class PurgeHorizon implements LongSupplier {
     }
 
     /**
-     * An exchange with {@code peer} completed in full; this node's side of it came from a scan that
-     * started at {@code scanStartMillis}.
+     * An exchange with {@code peer} completed in full; this node's side of it was a snapshot of its
+     * tree taken at {@code snapshotMillis}.
      */
-    synchronized void exchangeCompleted(String peer, long scanStartMillis) {
+    synchronized void exchangeCompleted(String peer, long snapshotMillis) {
         if (!peers().contains(peer)) throw new IllegalArgumentException("not a peer: " + peer);
-        coveredFrom.merge(peer, scanStartMillis, Math::max);
+        coveredFrom.merge(peer, snapshotMillis, Math::max);
     }
 
     /** The horizon in epoch ms: {@code Long.MAX_VALUE} with no peers, {@code Long.MIN_VALUE} while a peer is not covered. */
@@ -123,7 +138,7 @@ public final class PurgeHorizon implements LongSupplier {
         return h;
     }
 
-    /** Per peer, the scan start of its last full exchange since start (epoch ms); 0 for none. */
+    /** Per peer, the snapshot instant of its last full exchange since start (epoch ms); 0 for none. */
     public synchronized Map<String, Long> coveredFrom() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (String p : peers()) m.put(p, coveredFrom.getOrDefault(p, 0L));

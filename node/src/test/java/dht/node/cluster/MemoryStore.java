@@ -66,6 +66,15 @@ final class MemoryStore implements Store {
     }
 
     @Override
+    public long purge(java.util.function.Predicate<byte[]> drop) {
+        long n = 0;
+        for (byte[] k : map.keySet()) {
+            if (drop.test(k) && map.remove(k) != null) n++;
+        }
+        return n;
+    }
+
+    @Override
     public StoreStats stats() {
         throw new UnsupportedOperationException();
     }

@@ -1,0 +1,359 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+
+/**
+ * Anti-entropy's hash trees, kept up to date on write (docs/cluster.md, "Anti-entropy"): one
+ * {@link MerkleTree}'s leaves per peer, over the keys whose replica set holds this node and that
+ * peer. Built once by a paced scan ({@link TreeBuild}), then every version the store takes through
+ * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
+ * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the store held for the key,
+ * read just before the write (the engine's last-write-wins check does not tell what it replaced).
+ *
+ * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
+ * of the version the store holds for each shared key, that is, what a scan of the store would
+ * build now, but for tombstones the engine forgot past the purge horizon (their hash stays; see
+ * {@link PurgeHorizon}). It holds because (1) a key's read, write and tree update run under the
+ * key's stripe lock, so two writes of one key never interleave between read and update, and
+ * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
+ * side) sees no write half done: the trees it copies are the store's state at that instant. A
+ * write that fails is followed by a read of each of its keys, so a partly applied batch is counted
+ * as applied; if that read fails too, or keys are purged behind the writes' back
+ * ({@link Store#purge}), the trees are no longer exact until a new build completes.
+ *
+ * <p>The trees are for one {@link ExchangePeers} view (a membership version: its peers, placement
+ * and replication factor). When anti-entropy moves to another version, {@link #retarget} (under
+ * the write side of {@code gate}) swaps the view, drops the trees and any build under way, and
+ * marks them drifted: until a build for the new view completes they are not exact and no snapshot
+ * is served, and a snapshot is only served for the view it is asked for. The tracked store stays
+ * the same object across views, so the write paths keep it.
+ *
+ * <p>Until the first build starts, writes pass through untouched (anti-entropy off everywhere
+ * costs nothing); from then on each tracked write costs a point read of its key.
+ */
+final class HashTrees {
+    private static final int STRIPES = 1 << 14;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+
+    final Store inner;
+    private final Store tracked;
+    /** Tracked writes take the read side for their whole read-write-update; snapshots and build steps the write side. */
+    final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+
+    // Guarded by gate: changed under its write side, read under either.
+    private ExchangePeers view;
+    /** The view's peers by index, the trees' order. */
+    private Map<String, Integer> peerIndex;
+    private boolean tracking;
+    /** The live trees' leaves and key counts, by peer index; null before the first build completes. */
+    private long[][] live;
+    private long[] liveKeys;
+    /** The build under way, or null. */
+    TreeBuild.Progress building;
+    // Guarded by this (taken alone, or inside gate's write side).
+    private volatile boolean exact;
+    /** Bumped whenever the trees may have drifted from the store: a build that saw a bump is not exact. */
+    private long drift;
+    private long builtNanos;
+
+    /**
+     * @param view  the membership view the trees start for (its peers and replica sets)
+     * @param store this node's store; write to it only through {@link #tracked()}
+     */
+    HashTrees(ExchangePeers view, Store store) {
+        this.view = view;
+        this.peerIndex = indexOf(view);
+        this.inner = store;
+        for (int i = 0; i < STRIPES; i++) stripes[i] = new ReentrantLock();
+        this.tracked = new TreeTrackingStore(store, this);
+    }
+
+    /** The store as every write path must use it, so that the trees follow each version it takes. */
+    Store tracked() {
+        return tracked;
+    }
+
+    private static Map<String, Integer> indexOf(ExchangePeers view) {
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < view.peers().size(); i++) index.put(view.peers().get(i), i);
+        return index;
+    }
+
+    /** The view the trees are for (or are being built for). */
+    ExchangePeers view() {
+        gate.readLock().lock();
+        try {
+            return view;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    /**
+     * Makes the trees follow {@code next} when it is another membership version than theirs: the
+     * old trees and any build under way are dropped (their peers and replica sets are not the new
+     * ones), and the trees are not exact until a build for {@code next} completes.
+     */
+    void retarget(ExchangePeers next) {
+        gate.writeLock().lock();
+        try {
+            if (next.version() == view.version()) return;
+            synchronized (this) {
+                view = next;
+                peerIndex = indexOf(next);
+                live = null;
+                liveKeys = null;
+                building = null; // its run sees that it was dropped, and stops
+                drift++;
+                exact = false;
+            }
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * One peer's tree as of one instant, with how many keys it covers; {@code takenMillis} by the
+     * clock given. It stands for {@code view} alone: its keys are the ones that view's replica
+     * sets give both nodes.
+     */
+    record Snapshot(ExchangePeers view, MerkleTree tree, long keys, long takenMillis) {
+    }
+
+    /**
+     * {@code peer}'s tree now, copied while no tracked write is under way, or null while the trees
+     * are not exact (never built, being rebuilt after they may have drifted) or are for another
+     * view than {@code forView} (another membership version).
+     */
+    Snapshot snapshot(ExchangePeers forView, String peer, LongSupplier clockMillis) {
+        gate.writeLock().lock();
+        try {
+            if (forView.version() != view.version() || live == null || !exact) return null;
+            int i = index(peer);
+            return new Snapshot(view, MerkleTree.of(live[i]), liveKeys[i], clockMillis.getAsLong());
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /** Whether a build has completed and nothing has made the trees drift since. */
+    boolean exact() {
+        gate.readLock().lock();
+        try {
+            return live != null && exact;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    /** Whether a build has ever completed. */
+    boolean built() {
+        gate.readLock().lock();
+        try {
+            return live != null;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    /** {@link System#nanoTime()} when the last build completed. */
+    long builtNanos() {
+        gate.readLock().lock();
+        try {
+            return builtNanos;
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    private int index(String peer) {
+        Integer i = peerIndex.get(peer);
+        if (i == null) throw new IllegalArgumentException("not a peer: " + peer);
+        return i;
+    }
+
+    // ------------------------------------------------------------ builds (TreeBuild, under gate's write side)
+
+    /** A new build for the current view (under gate's write side): writes are tracked from now on. */
+    synchronized TreeBuild.Progress beginBuild() {
+        if (building != null) throw new IllegalStateException("a build is under way");
+        TreeBuild.Progress p = new TreeBuild.Progress(view, peerIndex, drift);
+        tracking = true;
+        building = p;
+        return p;
+    }
+
+    /** Whether {@code p} is still the build under way: a {@link #retarget} drops it. */
+    boolean current(TreeBuild.Progress p) {
+        return building == p;
+    }
+
+    /**
+     * The build's trees become the live ones: exact unless something drifted since it began (a
+     * retarget counts as drift). Returns false, changing nothing, when the build was dropped.
+     */
+    synchronized boolean completeBuild(TreeBuild.Progress p) {
+        if (building != p) return false;
+        live = p.trees;
+        liveKeys = p.keys;
+        building = null;
+        exact = drift == p.driftAtStart;
+        builtNanos = System.nanoTime();
+        return true;
+    }
+
+    synchronized void abandonBuild(TreeBuild.Progress p) {
+        if (building == p) building = null;
+    }
+
+    /**
+     * Folds a key's version (its hash; {@code present}: not none) into build {@code p}'s trees,
+     * by the replica sets of the view {@code p} is for.
+     */
+    static void fold(TreeBuild.Progress p, byte[] key, long hash, boolean present) {
+        int[] shared = sharers(p.view, p.peerIndex, key);
+        if (shared.length == 0) return;
+        int leaf = MerkleTree.leafOf(key);
+        for (int i : shared) {
+            SLOT.getAndBitwiseXor(p.trees[i], leaf, hash);
+            if (present) SLOT.getAndAdd(p.keys, i, 1L);
+        }
+    }
+
+    /** The peers (by index) that share {@code key} with this node under {@code view}: none unless it is a replica. */
+    private static int[] sharers(ExchangePeers view, Map<String, Integer> peerIndex, byte[] key) {
+        List<String> holders = view.holders(key);
+        if (holders.isEmpty()) return new int[0];
+        int[] out = new int[holders.size() - 1];
+        int n = 0;
+        for (String h : holders) {
+            Integer i = peerIndex.get(h);
+            if (i != null) out[n++] = i;
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    // ------------------------------------------------------------ writes
+
+    /** The trees may no longer match the store (a purge, a write whose outcome could not be read). */
+    synchronized void drifted() {
+        drift++;
+        exact = false;
+    }
+
+    /** Writes {@code entries} through to the store, updating the trees by what each key held before. */
+    void write(List<Entry> entries) throws IOException {
+        gate.readLock().lock();
+        try {
+            if (!tracking) {
+                inner.write(entries);
+                return;
+            }
+            int[] held = stripesOf(entries);
+            for (int s : held) stripes[s].lock();
+            try {
+                writeTracked(entries);
+            } finally {
+                for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
+            }
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    /** The stripes of the entries' keys, sorted and distinct: taken in this order, two batches never deadlock. */
+    private static int[] stripesOf(List<Entry> entries) {
+        int[] s = new int[entries.size()];
+        for (int i = 0; i < s.length; i++) s[i] = (int) MerkleTree.keyHash(entries.get(i).key()) & (STRIPES - 1);
+        Arrays.sort(s);
+        int n = 0;
+        for (int i = 0; i < s.length; i++) if (n == 0 || s[n - 1] != s[i]) s[n++] = s[i];
+        return Arrays.copyOf(s, n);
+    }
+
+    /** Under the stripes of every key: read, write, then update by what changed. */
+    private void writeTracked(List<Entry> entries) throws IOException {
+        Map<ByteBuffer, Entry> current = new HashMap<>(entries.size() * 2);
+        for (Entry e : entries) {
+            ByteBuffer k = ByteBuffer.wrap(e.key());
+            if (!current.containsKey(k)) current.put(k, inner.get(e.key()));
+        }
+        try {
+            inner.write(entries);
+        } catch (IOException | RuntimeException | Error e) {
+            // Some of them may be written: count what each key holds now.
+            try {
+                for (Map.Entry<ByteBuffer, Entry> c : current.entrySet()) {
+                    byte[] key = c.getKey().array();
+                    changed(key, c.getValue(), inner.get(key));
+                }
+            } catch (IOException | RuntimeException again) {
+                drifted();
+            }
+            throw e;
+        }
+        Map<ByteBuffer, Entry> tied = null;
+        for (Entry e : entries) {
+            ByteBuffer k = ByteBuffer.wrap(e.key());
+            Entry old = current.get(k);
+            if (old != null && old.timestamp() == e.timestamp()) {
+                // A tie is broken by the stored value, which a read of an expired one does not
+                // show: what the store holds now is read back below (rare: one timestamp is one write).
+                if (tied == null) tied = new HashMap<>();
+                tied.putIfAbsent(k, old);
+            } else if (e.supersedes(old)) {
+                if (tied == null || !tied.containsKey(k)) changed(e.key(), old, e);
+                current.put(k, e);
+            }
+        }
+        if (tied == null) return;
+        for (Map.Entry<ByteBuffer, Entry> t : tied.entrySet()) {
+            byte[] key = t.getKey().array();
+            try {
+                // the trees hold the version before the tie: the batch's first tie kept it
+                changed(key, t.getValue(), inner.get(key));
+            } catch (IOException | RuntimeException e) {
+                drifted();
+            }
+        }
+    }
+
+    /** The key's version went from {@code old} to {@code now} (either null: none); under its stripe and the read side. */
+    private void changed(byte[] key, Entry old, Entry now) {
+        long delta = MerkleTree.hashOf(old) ^ MerkleTree.hashOf(now);
+        long count = (now == null ? 0 : 1) - (old == null ? 0 : 1);
+        if (delta == 0 && count == 0) return;
+        int[] shared = sharers(view, peerIndex, key);
+        if (shared.length == 0) return;
+        int leaf = MerkleTree.leafOf(key);
+        if (live != null) {
+            for (int i : shared) {
+                SLOT.getAndBitwiseXor(live[i], leaf, delta);
+                if (count != 0) SLOT.getAndAdd(liveKeys, i, count);
+            }
+        }
+        TreeBuild.Progress b = building;
+        if (b == null) return;
+        if (b.passed(key)) {
+            for (int i : shared) {
+                SLOT.getAndBitwiseXor(b.trees[i], leaf, delta);
+                if (count != 0) SLOT.getAndAdd(b.keys, i, count);
+            }
+        } else {
+            b.dirty.add(ByteBuffer.wrap(key.clone()));
+        }
+    }
+}
