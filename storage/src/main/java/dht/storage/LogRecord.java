@@ -31,15 +31,9 @@ final class LogRecord {
     /**
      * The body up to its value (type, timestamp, expiry, key): the log copies the value from where
      * it is after it, so a large value is never a second large array on the heap (or any array,
-     * when it is off the heap).
+     * when it is off the heap). Written at the start of {@code r}, which has room for
+     * {@code BODY_FIXED} bytes and the key.
      */
-    static byte[] head(Entry e) {
-        byte[] r = new byte[BODY_FIXED + e.key().length];
-        head(e, r);
-        return r;
-    }
-
-    /** Writes {@code e}'s head at the start of {@code r}, which has room for it. */
     static void head(Entry e, byte[] r) {
         byte[] k = e.key();
         r[0] = e.isTombstone() ? DELETE : PUT;
@@ -51,10 +45,11 @@ final class LogRecord {
 
     /** The whole body of {@code e}, in one array: for tests and tools. */
     static byte[] body(Entry e) {
-        byte[] head = head(e);
-        byte[] r = java.util.Arrays.copyOf(head, head.length + e.valueLength());
+        int headLength = BODY_FIXED + e.key().length;
+        byte[] r = new byte[headLength + e.valueLength()];
+        head(e, r);
         if (!e.isTombstone()) {
-            java.lang.foreign.MemorySegment.copy(e.valueSegment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, r, head.length,
+            java.lang.foreign.MemorySegment.copy(e.valueSegment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, r, headLength,
                     e.valueLength());
         }
         return r;

@@ -115,9 +115,7 @@ public final class RecordLog {
 
         /** Hands the records of {@code entries} to the OS (write()); {@link #sync} makes them durable. */
         public void append(List<Entry> entries) throws IOException {
-            List<byte[]> heads = new java.util.ArrayList<>(entries.size());
-            for (Entry e : entries) heads.add(LogRecord.head(e));
-            log.append(heads, entries);
+            log.append(entries);
         }
 
         public void sync() throws IOException {

@@ -40,26 +40,12 @@ final class WalWriter implements Closeable {
     }
 
     /**
-     * Appends the records of {@code entries}, each body its {@code heads} entry
-     * ({@link LogRecord#head}) followed by its value, with as few write() calls as the staging
-     * buffer allows. Each fragment is built whole in the buffer and its CRC taken there; a value
-     * is copied from where it is (an array or a borrowed segment) straight into the buffer, never
-     * into a record of its own. The buffer is reused: only the group-commit leader appends.
-     */
-    void append(List<byte[]> heads, List<Entry> entries) throws IOException {
-        long total = 0;
-        staging.clear();
-        for (int i = 0; i < heads.size(); i++) {
-            byte[] head = heads.get(i);
-            total += appendRecord(head, head.length, entries.get(i));
-        }
-        drain();
-        bytes += total;
-    }
-
-    /**
-     * The same, each record's head ({@link LogRecord#head}) built in a scratch array this writer
-     * reuses, so that a write allocates nothing here.
+     * Appends the records of {@code entries}, each body its head ({@link LogRecord#head}: built in
+     * a scratch array this writer reuses, so a write allocates nothing here) followed by its value,
+     * with as few write() calls as the staging buffer allows. Each fragment is built whole in the
+     * buffer and its CRC taken there; a value is copied from where it is (an array or a borrowed
+     * segment) straight into the buffer, never into a record of its own. The buffer is reused:
+     * only the group-commit leader appends.
      */
     void append(List<Entry> entries) throws IOException {
         long total = 0;

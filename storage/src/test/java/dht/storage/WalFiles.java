@@ -25,7 +25,7 @@ final class WalFiles {
                 int room = LogFormat.BLOCK - (int) (at % LogFormat.BLOCK);
                 starts[i] = room < LogFormat.HEADER ? at + room : at;
                 Entry e = entries.get(i);
-                w.append(List.of(LogRecord.head(e)), List.of(e));
+                w.append(List.of(e));
             }
             starts[entries.size()] = w.bytes();
         }
@@ -35,7 +35,7 @@ final class WalFiles {
     /** Writes {@code entries} to a new log in one append (one group commit). */
     static void writeBatch(Path log, List<Entry> entries) throws IOException {
         try (WalWriter w = new WalWriter(1, log, NioStorageFiles.INSTANCE.create(log))) {
-            w.append(entries.stream().map(LogRecord::head).toList(), entries);
+            w.append(entries);
         }
     }
 

@@ -144,7 +144,7 @@ class WalFormatTest {
                         int k = written.size() + es.size();
                         es.add(r.nextInt(10) == 0 ? Entry.tombstone(b("k" + k), k) : Entry.value(b("k" + k), v, k));
                     }
-                    w.append(es.stream().map(LogRecord::head).toList(), es);
+                    w.append(es);
                     written.addAll(es);
                 }
                 assertThat(w.bytes()).isEqualTo(Files.size(log));
