@@ -1,11 +1,8 @@
 package dht.node.cluster;
 
-import dht.storage.CloseableIterator;
-import dht.storage.EngineCounters;
 import dht.storage.Entry;
-import dht.storage.ReadBudget;
+import dht.storage.ForwardingStore;
 import dht.storage.Store;
-import dht.storage.StoreStats;
 import java.io.IOException;
 import java.util.List;
 
@@ -15,12 +12,11 @@ import java.util.List;
  * write, so that a compaction starting meanwhile already keeps what it carries. On-time writes cost
  * one clock read per call. Everything else passes through.
  */
-public final class LateWriteReportingStore implements Store {
-    private final Store inner;
+public final class LateWriteReportingStore extends ForwardingStore {
     private final PurgeHorizon horizon;
 
     public LateWriteReportingStore(Store inner, PurgeHorizon horizon) {
-        this.inner = inner;
+        super(inner);
         this.horizon = horizon;
     }
 
@@ -83,55 +79,5 @@ public final class LateWriteReportingStore implements Store {
         } finally {
             horizon.lateWriteEnded(late);
         }
-    }
-
-    @Override
-    public Entry get(byte[] key) throws IOException {
-        return inner.get(key);
-    }
-
-    @Override
-    public Entry get(byte[] key, ReadBudget budget) throws IOException {
-        return inner.get(key, budget);
-    }
-
-    @Override
-    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
-        return inner.scan(from, to);
-    }
-
-    @Override
-    public CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
-        return inner.scan(from, to, budget);
-    }
-
-    @Override
-    public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
-        return inner.purge(drop);
-    }
-
-    @Override
-    public StoreStats stats() {
-        return inner.stats();
-    }
-
-    @Override
-    public EngineCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void flush() throws IOException {
-        inner.flush();
-    }
-
-    @Override
-    public void compact() throws IOException {
-        inner.compact();
-    }
-
-    @Override
-    public void close() throws IOException {
-        inner.close();
     }
 }

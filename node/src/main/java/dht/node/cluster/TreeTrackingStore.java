@@ -1,11 +1,8 @@
 package dht.node.cluster;
 
-import dht.storage.CloseableIterator;
-import dht.storage.EngineCounters;
 import dht.storage.Entry;
-import dht.storage.ReadBudget;
+import dht.storage.ForwardingStore;
 import dht.storage.Store;
-import dht.storage.StoreStats;
 import java.io.IOException;
 import java.util.List;
 
@@ -15,12 +12,11 @@ import java.util.List;
  * removes keys without telling which versions went: the trees count as drifted around it, until a
  * new build. Reads and everything else pass through.
  */
-final class TreeTrackingStore implements Store {
-    private final Store inner;
+final class TreeTrackingStore extends ForwardingStore {
     private final HashTrees trees;
 
     TreeTrackingStore(Store inner, HashTrees trees) {
-        this.inner = inner;
+        super(inner);
         this.trees = trees;
     }
 
@@ -40,26 +36,6 @@ final class TreeTrackingStore implements Store {
     }
 
     @Override
-    public Entry get(byte[] key) throws IOException {
-        return inner.get(key);
-    }
-
-    @Override
-    public Entry get(byte[] key, ReadBudget budget) throws IOException {
-        return inner.get(key, budget);
-    }
-
-    @Override
-    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
-        return inner.scan(from, to);
-    }
-
-    @Override
-    public CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
-        return inner.scan(from, to, budget);
-    }
-
-    @Override
     public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
         trees.drifted();
         try {
@@ -67,30 +43,5 @@ final class TreeTrackingStore implements Store {
         } finally {
             trees.drifted(); // a build that overlapped the purge is not exact either
         }
-    }
-
-    @Override
-    public StoreStats stats() {
-        return inner.stats();
-    }
-
-    @Override
-    public EngineCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void flush() throws IOException {
-        inner.flush();
-    }
-
-    @Override
-    public void compact() throws IOException {
-        inner.compact();
-    }
-
-    @Override
-    public void close() throws IOException {
-        inner.close();
     }
 }
