@@ -3,6 +3,7 @@ package dht.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dht.testkit.FuzzDeadline;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

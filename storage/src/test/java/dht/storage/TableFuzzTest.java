@@ -1,6 +1,7 @@
 package dht.storage;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dht.testkit.FuzzDeadline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

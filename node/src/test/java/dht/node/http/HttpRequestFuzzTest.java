@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dht.node.fuzz.FuzzDeadline;
+import dht.testkit.FuzzDeadline;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -92,7 +92,7 @@ class HttpRequestFuzzTest {
 
     @FuzzTest(maxDuration = "10s")
     void answersEveryInputOr4xx(byte[] data) throws Exception {
-        FuzzDeadline.run(() -> {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
             synchronized (warnings) {
                 warnings.list.clear();
             }

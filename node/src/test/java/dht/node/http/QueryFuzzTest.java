@@ -7,7 +7,7 @@ import dht.node.cluster.Answer;
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.Quorum;
-import dht.node.fuzz.FuzzDeadline;
+import dht.testkit.FuzzDeadline;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
@@ -54,7 +54,7 @@ class QueryFuzzTest {
     @FuzzTest(maxDuration = "10s")
     void answersAsTheContractSays(byte[] data) throws Exception {
         if (data.length == 0) return;
-        FuzzDeadline.run(() -> {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
             int pick = (data[0] & 0xFF) % 4;
             HttpMethod method = pick == 1 ? HttpMethod.PUT : pick == 2 ? HttpMethod.DELETE : HttpMethod.GET;
             String path = pick == 3 ? "/v0/entities" : "/v0/entity";

@@ -3,7 +3,7 @@ package dht.node.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dht.node.fuzz.FuzzDeadline;
+import dht.testkit.FuzzDeadline;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 class InternalProtocolFuzzTest {
     @FuzzTest(maxDuration = "10s")
     void decodesOrGivesNull(byte[] data) throws Exception {
-        FuzzDeadline.run(() -> {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
             String target = new String(data, StandardCharsets.ISO_8859_1);
             InternalProtocol.decode(target);
             byte[] id = InternalProtocol.idOf(target);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dht.node.cluster.ScanSource;
-import dht.node.fuzz.FuzzDeadline;
+import dht.testkit.FuzzDeadline;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,7 +25,7 @@ import java.util.List;
 class PeerScanStreamFuzzTest {
     @FuzzTest(maxDuration = "10s")
     void readsWholeRecordsOrFailsClearly(byte[] data) throws Exception {
-        FuzzDeadline.run(() -> {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
             List<Entry> read = new ArrayList<>();
             try (PeerScanStream s = PeerScanStream.replaying("peer", chunks(data))) {
                 while (s.hasNext()) read.add(s.next());

@@ -3,7 +3,7 @@ package dht.node.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dht.node.fuzz.FuzzDeadline;
+import dht.testkit.FuzzDeadline;
 import dht.storage.Entry;
 import java.util.List;
 
@@ -18,7 +18,7 @@ import java.util.List;
 class TreeWireFuzzTest {
     @FuzzTest(maxDuration = "10s")
     void decodesOrFailsAsIllegalArgument(byte[] data) throws Exception {
-        FuzzDeadline.run(() -> {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
             try {
                 List<Entry> page = TreeWire.decodePage(data);
                 List<Entry> again = TreeWire.decodePage(TreeWire.encodePage(page));
