@@ -155,7 +155,7 @@ class LargeScansProcessTest {
      * the node closed while the body was still coming: it refuses a large body with 503 without
      * reading all of it, and the client, still sending, may see the reset rather than the answer.
      */
-    private void put(String key, byte[] value) {
+    private void put(String key, byte[] value) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             if (attempt > 200) throw new AssertionError("PUT " + key + ": still refused after " + attempt + " attempts");
             try {
@@ -168,15 +168,9 @@ class LargeScansProcessTest {
                 throw new AssertionError("PUT " + key + ": " + e, e);
             } catch (IOException e) {
                 // the refused body's connection closed under the client: retried like a 503
-            } catch (InterruptedException e) {
-                throw new AssertionError("PUT " + key + ": " + e, e);
             }
             refusedPuts.increment();
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                throw new AssertionError("PUT " + key + ": " + e, e);
-            }
+            Thread.sleep(100);
         }
     }
 
