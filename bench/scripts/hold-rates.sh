@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Issue #43's method: which constant rates a server holds (p99 under 10 ms), measured by wrk2 with
+# 30 s steps after a 30 s closed-loop warm-up, one server at a time, nginx beside the node in the
+# same run. Per round:
+#   nginx (static 200), GET at each of NGINX_RATES, 64 connections;
+#   one node -Xmx128m: GET over KEYS filled keys at GET_RATES; PUT of unique keys at PUT_RATES;
+#     then at 1 connection PUT and GET at ONE_RATE;
+#   one node with the default heap: PUT at BIG_PUT_RATES.
+# Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held.
+# Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
+# Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+. "$root/bench/scripts/common.sh"
+wrk2="${WRK2:-/opt/wrk2/wrk}"
+rounds="${ROUNDS:-1}"
+secs="${SECS:-30}"
+warm="${WARM:-30}"
+keys="${KEYS:-1000000}"
+nginx_rates="${NGINX_RATES:-70000 90000}"
+get_rates="${GET_RATES:-70000}"
+put_rates="${PUT_RATES:-50000 60000}"
+big_put_rates="${BIG_PUT_RATES:-70000}"
+one_rate="${ONE_RATE:-12000}"
+jar="${JAR:-$root/cli/target/dht.jar}"
+[ -x "$wrk2" ] || { echo "needs wrk2 at $wrk2 (WRK2=...)" >&2; exit 1; }
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
+dir="$(mktemp -d /tmp/dht-hold-rates.XXXXXX)"
+nginx_port=18080
+port=18090
+url="http://127.0.0.1:$port"
+. "$root/bench/scripts/nginx.sh"
+start_nginx "$nginx_port" "$dir"
+bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+
+# step SETUP WORKLOAD CONNECTIONS RATE URL [env...]: one 30 s wrk2 step, one result line.
+step() {
+  local setup="$1" work="$2" c="$3" rate="$4" target="$5"; shift 5
+  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out
+  [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
+  out=$(env "$@" "$wrk2" -t"$t" -c"$c" -d"${secs}s" -R"$rate" --latency "${script[@]}" "$target")
+  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
+    /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^ *100\.000%/ {mx=ms($2)}
+    /^Requests\/sec/ {rps=$2}
+    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %s\n",
+         s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held"}'
+}
+warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a rate far above any held)
+  local work="$1" c="$2" target="$3"; shift 3
+  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=()
+  [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
+  env "$@" "$wrk2" -t"$t" -c"$c" -d"${warm}s" -R 1000000 "${script[@]}" "$target" >/dev/null
+}
+start_node() { # HEAP (or "default") NAME
+  local heap=()
+  [ "$1" = default ] || heap=("-Xmx$1")
+  "${java[@]}" "${heap[@]}" -jar "$jar" serve --port "$port" --data "$dir/data-$2" >"$dir/node-$2.log" 2>&1 &
+  pid=$!
+  wait_ready "$url" || { kill "$pid"; exit 1; }
+}
+stop_node() { kill "$pid"; wait "$pid" || true; rm -rf "$dir/data-$1"; }
+start=0
+put_env() { start=$((start + 100000000)); echo "KEYS=2000000000 DISTRIBUTION=sequential START=$start SEED=$RANDOM"; }
+
+machine_line
+echo "date: $(date -u +%FT%TZ), jar $jar, steps ${secs}s after ${warm}s warm-up, wrk2 $(cd "$(dirname "$wrk2")" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
+for r in $(seq "$rounds"); do
+  echo "# round $r"
+  warmup nginx 64 "http://127.0.0.1:$nginx_port/"
+  for rate in $nginx_rates; do step nginx nginx 64 "$rate" "http://127.0.0.1:$nginx_port/"; done
+
+  start_node 128m small
+  bench fill --url "$url" --count "$keys" --value-size 100 -c 64 | tail -n 1
+  wait_quiet "$url" >/dev/null
+  warmup get 64 "$url" KEYS="$keys"
+  for rate in $get_rates; do step "node-128m" get 64 "$rate" "$url" KEYS="$keys"; done
+  warmup put 64 "$url" $(put_env)
+  for rate in $put_rates; do step "node-128m" put 64 "$rate" "$url" $(put_env); done
+  warmup put 1 "$url" $(put_env)
+  step "node-128m" put 1 "$one_rate" "$url" $(put_env)
+  warmup get 1 "$url" KEYS="$keys"
+  step "node-128m" get 1 "$one_rate" "$url" KEYS="$keys"
+  stop_node small
+
+  start_node default big
+  warmup put 64 "$url" $(put_env)
+  for rate in $big_put_rates; do step "node-default" put 64 "$rate" "$url" $(put_env); done
+  stop_node big
+done
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
