@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -30,9 +29,6 @@ import org.slf4j.LoggerFactory;
  *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}.</li>
  *   <li>Once a log append or memtable insert fails ({@link #failure}), every later write fails:
  *       the log may end in a torn record. Reopening replays it.</li>
- *   <li>A waiting writer may spin without the mutex, for a bounded time, only while nothing it
- *       waits for can include an fsync ({@link #maySpin}); it then parks on its condition. Every
- *       wake-up is counted under the mutex, so a spinner that stops still sees one it missed.</li>
  * </ul>
  * Called by the store's write, flush and close; {@link #periodicSync} by the syncer thread.
  * Logs under {@link LsmStore}'s name.
@@ -50,9 +46,9 @@ final class WriteQueue {
     private final ScheduledExecutorService syncer;
     private final MemtableFlush flushes;
     /**
-     * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits (spinning
-     * briefly, then on its own condition, shared by its writers) until one of them is done or has
-     * become the head, and is woken only then.
+     * Writers waiting their turn, the head leading. Each {@link #write(List)} call waits on its own
+     * condition, shared by its writers, and is woken only when one of them is done or has become
+     * the head.
      */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     /** The current leader's group and its entries; empty between groups. */
@@ -60,19 +56,6 @@ final class WriteQueue {
     private final List<Entry> batchEntries = new ArrayList<>();
     private volatile WalWriter wal;
     private volatile IOException writeError;
-    /**
-     * How long the last group took its leader, from taking the lead to handing over: a writer
-     * spins only while that is below {@link #SPIN_NANOS} (not behind a stall, say). Racy reads are
-     * fine: it only chooses between spinning and parking.
-     */
-    private volatile long leadNanos;
-    /** The longest a waiting writer spins (for its wake-up, then for the mutex) before it parks. */
-    private static final long SPIN_NANOS = 20_000;
-    /**
-     * One spinning writer per CPU but one, for the whole process, so that a leader always has a
-     * CPU left; none on one CPU.
-     */
-    private static final Semaphore SPINNERS = new Semaphore(Math.max(0, Runtime.getRuntime().availableProcessors() - 1));
     /** Stalled writes are logged once per 5 s. */
     private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
     /** Failed log switches are logged once per 5 s. */
@@ -85,8 +68,7 @@ final class WriteQueue {
         final Entry entry;
         final long recordBytes;
         final Call call;
-        /** Set by its leader after {@link #error}, so a spinner that reads it without the mutex sees both. */
-        volatile boolean done;
+        boolean done;
         IOException error;
 
         Writer(Entry entry, Call call) {
@@ -97,19 +79,15 @@ final class WriteQueue {
     }
 
     /**
-     * One {@link #write} call, shared by its writers: how its thread is woken. {@link #wakes}
-     * counts the wake-ups (written only under the mutex), for a thread spinning without it;
-     * {@link #turn} is the condition it parks on, made only when it first has to (a writer that
-     * finds the queue empty leads at once, and never does).
+     * One {@link #write} call, shared by its writers: the condition its thread waits on, made only
+     * when it first has to wait (a writer that finds the queue empty leads at once, and never does).
      */
     private static final class Call {
-        volatile int wakes;
         Condition turn;
     }
 
-    /** With the mutex held: wakes the thread of {@code c}, spinning or parked. */
+    /** With the mutex held: wakes the thread of {@code c} if it waits. */
     private static void wake(Call c) {
-        c.wakes++; // written under the mutex only: no increment is lost
         if (c.turn != null) c.turn.signal();
     }
 
@@ -189,14 +167,10 @@ final class WriteQueue {
             mine.add(w);
         }
         Writer last = mine.getLast();
-        int spunAt = -1; // the wake count this call last spun at: it spins once per wake-up, then parks
         mutex.lock();
-        boolean locked = true;
         try {
             if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
             writers.addAll(mine);
-            // Groups are taken from the head in queue order and this call's writers are queued
-            // together: once the last of them is done, all are.
             while (!last.done) {
                 Writer head = writers.peekFirst();
                 if (head != null && head.call == call) {
@@ -208,18 +182,6 @@ final class WriteQueue {
                         handOver();
                         throw ex;
                     }
-                } else if (call.wakes != spunAt && maySpin() && SPINNERS.tryAcquire()) {
-                    int seen = call.wakes;
-                    spunAt = seen;
-                    mutex.unlock();
-                    locked = false;
-                    try {
-                        if (spin(call, seen, last)) break; // done: its outcome is published by the volatile flag
-                        relock();
-                        locked = true;
-                    } finally {
-                        SPINNERS.release();
-                    }
                 } else {
                     if (call.turn == null) call.turn = mutex.newCondition();
                     call.turn.awaitUninterruptibly();
@@ -229,45 +191,7 @@ final class WriteQueue {
                 if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
             }
         } finally {
-            if (locked) mutex.unlock();
-        }
-    }
-
-    /**
-     * Whether a waiting writer may spin: never when the group it waits for fsyncs (a sync per
-     * write), nor when the last group took longer than a spin (a stall, a slow disk).
-     */
-    private boolean maySpin() {
-        return opt.syncPolicy() != SyncPolicy.EVERY_WRITE && leadNanos < SPIN_NANOS;
-    }
-
-    /**
-     * Without the mutex, for at most {@link #SPIN_NANOS}: waits for a wake-up of {@code call} after
-     * {@code seen}. Returns true if {@code last} is done. A group's log append without an fsync
-     * takes microseconds, less than a park and an unpark (system calls and a context switch on
-     * both the waiting thread and the leader that wakes it).
-     */
-    private static boolean spin(Call call, int seen, Writer last) {
-        long deadline = System.nanoTime() + SPIN_NANOS;
-        for (int i = 1; call.wakes == seen; i++) {
-            Thread.onSpinWait();
-            if ((i & 63) == 0 && System.nanoTime() - deadline > 0) break;
-        }
-        return last.done;
-    }
-
-    /**
-     * Takes the mutex after a spin: the leader that woke this writer still holds it for a moment,
-     * and blocking on it at once would park this thread, the very cost the spin avoided.
-     */
-    private void relock() {
-        long deadline = System.nanoTime() + SPIN_NANOS;
-        for (int i = 1; !mutex.tryLock(); i++) {
-            Thread.onSpinWait();
-            if ((i & 63) == 0 && System.nanoTime() - deadline > 0) {
-                mutex.lock();
-                return;
-            }
+            mutex.unlock();
         }
     }
 
@@ -277,7 +201,6 @@ final class WriteQueue {
      * leader. Throws if its own write failed.
      */
     private void lead(Writer w) throws IOException {
-        long start = System.nanoTime();
         try {
             makeRoomForWrite();
         } catch (IOException | RuntimeException | Error ex) {
@@ -332,7 +255,6 @@ final class WriteQueue {
         }
         batch.clear();
         entries.clear(); // a borrowed value is valid only until its write returns
-        leadNanos = System.nanoTime() - start;
         handOver();
         if (err != null) throw new IOException("write failed: " + err.getMessage(), err);
     }
