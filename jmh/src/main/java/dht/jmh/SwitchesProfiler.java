@@ -2,12 +2,15 @@ package dht.jmh;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.InternalProfiler;
@@ -18,12 +21,16 @@ import org.openjdk.jmh.results.ScalarResult;
 
 /**
  * A JMH profiler ({@code -prof dht.jmh.SwitchesProfiler}, Linux only): context switches and CPU
- * time per operation, of all the benchmark JVM's threads, from {@code /proc/self/task/*}. These
- * count the work a hand-off between threads costs, and unlike throughput they hold on a machine
- * that other work keeps busy. A thread that ends during an iteration drops out of its sums.
+ * time per operation, of all the benchmark JVM's threads, from {@code /proc/self/task/*}, and the
+ * heap bytes allocated per operation by the benchmark's own threads alone (JMH's workers: not the
+ * store's flushes and compactions, which make {@code -prof gc}'s figure swing between rounds).
+ * These count the work a hand-off between threads costs and what an operation allocates, and
+ * unlike throughput they hold on a machine that other work keeps busy. A thread that ends during
+ * an iteration drops out of its sums.
  */
 public final class SwitchesProfiler implements InternalProfiler {
     private Sample before;
+    private Map<Long, Long> workersBefore;
 
     /** Sums over this process's threads at one moment. */
     private record Sample(long voluntary, long involuntary, long cpuNanos) {
@@ -58,8 +65,19 @@ public final class SwitchesProfiler implements InternalProfiler {
         return "context switches and CPU time per operation, all threads, from /proc/self/task";
     }
 
+    /** Heap bytes allocated so far by each of JMH's worker threads, by thread id. */
+    private static Map<Long, Long> workerAllocations() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Map<Long, Long> out = new HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains("jmh-worker")) out.put(t.threadId(), mx.getThreadAllocatedBytes(t.threadId()));
+        }
+        return out;
+    }
+
     @Override
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+        workersBefore = workerAllocations();
         before = Sample.now();
     }
 
@@ -67,11 +85,16 @@ public final class SwitchesProfiler implements InternalProfiler {
     public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
             IterationResult result) {
         Sample after = Sample.now();
+        long workerBytes = 0;
+        for (Map.Entry<Long, Long> e : workerAllocations().entrySet()) {
+            workerBytes += e.getValue() - workersBefore.getOrDefault(e.getKey(), 0L);
+        }
         double ops = Math.max(1, result.getMetadata().getAllOps());
         return List.of(
                 new ScalarResult("ctxsw.voluntary.norm", (after.voluntary - before.voluntary) / ops, "#/op", AggregationPolicy.AVG),
                 new ScalarResult("ctxsw.nonvoluntary.norm", (after.involuntary - before.involuntary) / ops, "#/op",
                         AggregationPolicy.AVG),
-                new ScalarResult("cpu.norm", (after.cpuNanos - before.cpuNanos) / ops, "ns/op", AggregationPolicy.AVG));
+                new ScalarResult("cpu.norm", (after.cpuNanos - before.cpuNanos) / ops, "ns/op", AggregationPolicy.AVG),
+                new ScalarResult("alloc.workers.norm", workerBytes / ops, "B/op", AggregationPolicy.AVG));
     }
 }
