@@ -5,7 +5,7 @@
 # the G1 young pauses during the run; then, with PROFILE=1, 20 s more at that rate with an
 # allocation flame graph (under OUT). Builds alternate within each round.
 #   JARS="a/dht.jar b/dht.jar"  the builds (default: this checkout's jar)
-#   RATE (default 30000), SECS (default 30), OUT (default /tmp/dht-put-alloc)
+#   RATE (default 30000), SECS (default 30), OUT (default /tmp/dht-put-alloc), PORT (default 19311)
 # Usage: bench/scripts/put-alloc.sh [ROUNDS]     (default 2)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -18,7 +18,7 @@ jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]%%@*}" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-put-alloc.XXXXXX)"
 mkdir -p "$out"
-port=19311
+port="${PORT:-19311}"
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 machine_line

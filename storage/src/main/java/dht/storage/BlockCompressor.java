@@ -1,6 +1,7 @@
 package dht.storage;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -31,7 +32,7 @@ final class BlockCompressor {
     void put(MemorySegment v) {
         int n = Math.toIntExact(v.byteSize());
         ensure(n);
-        MemorySegment.copy(v, 0, MemorySegment.ofArray(raw), rawLength, n);
+        MemorySegment.copy(v, ValueLayout.JAVA_BYTE, 0, raw, rawLength, n); // no segment made of raw per value
         rawLength += n;
     }
 

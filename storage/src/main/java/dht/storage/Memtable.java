@@ -2,7 +2,9 @@ package dht.storage;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -43,6 +45,9 @@ final class Memtable {
     private static final long HEAD = 0;
     private static final int HEAD_BYTES = NEXT + 8 * MAX_HEIGHT;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Eight key bytes as one big-endian word, from an array and from the arena. */
+    private static final VarHandle ARRAY_WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong SEGMENT_WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     final long logNumber;
     private final MemtableArena arena;
@@ -72,9 +77,8 @@ final class Memtable {
 
     synchronized void put(Entry e) {
         byte[] key = e.key();
-        MemorySegment k = MemorySegment.ofArray(key);
-        long found = seek(k, prev);
-        if (found != 0 && compare(k, found) == 0) {
+        long found = seek(key, prev);
+        if (found != 0 && compare(key, found) == 0) {
             MemorySegment s = arena.segment(found);
             long o = MemtableArena.offset(found);
             if (supersedes(e, s.get(ValueLayout.JAVA_LONG, o + VALUE))) {
@@ -144,26 +148,35 @@ final class Memtable {
     }
 
     /**
-     * Unsigned order of {@code key} (a key's array seen as a segment, made once per operation rather
-     * than once per comparison) against the key of {@code node}.
+     * Unsigned order of {@code key} against the key of {@code node}, eight bytes at a time as
+     * big-endian words (whose unsigned order is the bytes' order). Read from the array itself: a
+     * segment wrapping it was an object (and its session) per write that the JIT did not remove.
      */
-    private int compare(MemorySegment key, long node) {
+    private int compare(byte[] key, long node) {
         MemorySegment s = arena.segment(node);
         long o = MemtableArena.offset(node);
         long start = o + NEXT + 8L * s.get(ValueLayout.JAVA_INT, o + HEIGHT);
         int length = s.get(ValueLayout.JAVA_INT, o + KEY_LENGTH);
-        long m = MemorySegment.mismatch(key, 0, key.byteSize(), s, start, start + length);
-        if (m < 0) return 0;
-        if (m == key.byteSize()) return -1;
-        if (m == length) return 1;
-        return Integer.compare(key.get(ValueLayout.JAVA_BYTE, m) & 0xff, s.get(ValueLayout.JAVA_BYTE, start + m) & 0xff);
+        int n = Math.min(key.length, length);
+        int i = 0;
+        for (; i + Long.BYTES <= n; i += Long.BYTES) {
+            long a = (long) ARRAY_WORD.get(key, i);
+            long b = s.get(SEGMENT_WORD, start + i);
+            if (a != b) return Long.compareUnsigned(a, b);
+        }
+        for (; i < n; i++) {
+            int a = key[i] & 0xff;
+            int b = s.get(ValueLayout.JAVA_BYTE, start + i) & 0xff;
+            if (a != b) return a - b;
+        }
+        return Integer.compare(key.length, length);
     }
 
     /**
      * The first node whose key is at least {@code key}, or 0; with {@code predecessors} (the
      * writer's), also the last node before it on each level, where an insert links in.
      */
-    private long seek(MemorySegment key, long[] predecessors) {
+    private long seek(byte[] key, long[] predecessors) {
         long x = HEAD;
         for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
             while (true) {
@@ -227,9 +240,8 @@ final class Memtable {
      */
     Entry get(byte[] key, long hash, ReadBudget budget, long atLeast) throws ReadBudgetExceededException {
         if (!filter.mightContain(hash)) return null;
-        MemorySegment k = MemorySegment.ofArray(key);
-        long node = seek(k, null);
-        return node != 0 && compare(k, node) == 0 ? entryAt(node, budget, atLeast, false) : null;
+        long node = seek(key, null);
+        return node != 0 && compare(key, node) == 0 ? entryAt(node, budget, atLeast, false) : null;
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */
@@ -254,13 +266,12 @@ final class Memtable {
     private Iterator<Entry> iterator(byte[] from, byte[] to, boolean borrow) {
         byte[] start = from == null ? new byte[0] : from;
         if (to != null && Bytes.ORDER.compare(start, to) >= 0) return Collections.emptyIterator();
-        MemorySegment end = to == null ? null : MemorySegment.ofArray(to);
         return new Iterator<>() {
-            private long node = seek(MemorySegment.ofArray(start), null);
+            private long node = seek(start, null);
 
             @Override
             public boolean hasNext() {
-                return node != 0 && (end == null || compare(end, node) > 0);
+                return node != 0 && (to == null || compare(to, node) > 0);
             }
 
             @Override

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Many writers (group commit), readers and scans at once while memtables rotate, flush and compact
@@ -82,14 +84,16 @@ class ConcurrencyTest {
     /**
      * Batches (one call, queued together) and single writes from several threads at once, with a
      * memtable small enough that batches meet rotations and stalls: every entry lands, a newer
-     * version in the same batch included.
+     * version in the same batch included. Under both sync policies: without a sync per write,
+     * waiting writers spin before they park.
      */
-    @Test
-    void batchedAndSingleWritesFromManyThreadsAllLand() throws Exception {
+    @ParameterizedTest
+    @EnumSource(SyncPolicy.class)
+    void batchedAndSingleWritesFromManyThreadsAllLand(SyncPolicy policy) throws Exception {
         StoreOptions o = StoreOptions.defaults().withMemtableBytes(16 << 10).withMaxImmutableMemtables(1)
-                .withCompaction(2, 8);
+                .withCompaction(2, 8).withSyncPolicy(policy);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        int threads = 4, batches = 150, perBatch = 10;
+        int threads = 6, batches = 150, perBatch = 10;
         try (LsmStore s = LsmStore.open(dir, o)) {
             List<Thread> ts = new ArrayList<>();
             for (int w = 0; w < threads; w++) {

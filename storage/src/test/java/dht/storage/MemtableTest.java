@@ -83,6 +83,49 @@ class MemtableTest {
         m.release();
     }
 
+    /**
+     * Keys long enough to be compared a word at a time, sharing long prefixes, with bytes on both
+     * sides of the sign bit: the memtable's order, lookups and ranges are the unsigned byte order.
+     */
+    @Test
+    void ordersLongKeysWithSharedPrefixesAndHighBytesAsUnsignedBytes() {
+        Random r = new Random(7);
+        byte[] alphabet = {0x00, 0x01, 0x7f, (byte) 0x80, (byte) 0xfe, (byte) 0xff};
+        Memtable m = memtable();
+        TreeMap<byte[], Entry> model = new TreeMap<>(Bytes.ORDER);
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            byte[] key;
+            if (!keys.isEmpty() && r.nextBoolean()) {
+                byte[] base = keys.get(r.nextInt(keys.size())); // a near neighbour: same prefix, then differs or ends
+                key = java.util.Arrays.copyOf(base, Math.max(1, base.length + r.nextInt(5) - 2));
+                if (r.nextBoolean()) key[r.nextInt(key.length)] = alphabet[r.nextInt(alphabet.length)];
+            } else {
+                key = new byte[1 + r.nextInt(24)];
+                for (int j = 0; j < key.length; j++) key[j] = alphabet[r.nextInt(alphabet.length)];
+            }
+            keys.add(key);
+            Entry e = Entry.value(key, new byte[] {(byte) i}, i);
+            m.put(e);
+            model.put(key, e);
+        }
+        List<Entry> all = new ArrayList<>();
+        m.iterator(null, null).forEachRemaining(all::add);
+        assertThat(all).containsExactlyElementsOf(model.values());
+        for (byte[] k : keys) assertThat(m.get(k)).isEqualTo(model.get(k));
+        for (int i = 0; i < 200; i++) {
+            byte[] from = keys.get(r.nextInt(keys.size()));
+            byte[] to = keys.get(r.nextInt(keys.size()));
+            byte[] absent = java.util.Arrays.copyOf(from, from.length + 1); // one more byte: maybe in no entry
+            assertThat(m.get(absent)).isEqualTo(model.get(absent));
+            if (Bytes.ORDER.compare(from, to) >= 0) continue;
+            List<Entry> range = new ArrayList<>();
+            m.iterator(from, to).forEachRemaining(range::add);
+            assertThat(range).containsExactlyElementsOf(model.subMap(from, true, to, false).values());
+        }
+        m.release();
+    }
+
     @Test
     void readersSeeWholeEntriesInOrderWhileTheWriterInsertsAndReplaces() throws Exception {
         Memtable m = memtable();

@@ -42,7 +42,7 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Void> write(Entry entry) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        writes.submitWrite(result, store, entry, () -> result.complete(null));
+        writes.submitWrite(result, store, entry);
         return result;
     }
 }

@@ -17,6 +17,8 @@ import net.openhft.hashing.LongHashFunction;
 public final class Placement {
     private final String[] nodes;
     private final LongHashFunction[] hashes;
+    /** The order of every key on a single node. */
+    private final List<String> onlyNode;
 
     public Placement(List<String> nodes) {
         List<String> sorted = new ArrayList<>(nodes);
@@ -33,6 +35,7 @@ public final class Placement {
             long seed = LongHashFunction.xx3().hashBytes(this.nodes[i].getBytes(StandardCharsets.UTF_8));
             hashes[i] = LongHashFunction.xx3(seed);
         }
+        this.onlyNode = List.of(this.nodes[0]);
     }
 
     public int size() {
@@ -43,6 +46,7 @@ public final class Placement {
     public List<String> replicas(byte[] key, int count) {
         int n = nodes.length;
         int k = Math.min(count, n);
+        if (n == 1) return k < 1 ? List.of() : onlyNode; // a single node's order needs no hashing
         long[] scores = new long[n];
         for (int i = 0; i < n; i++) scores[i] = hashes[i].hashBytes(key);
         boolean[] taken = new boolean[n];

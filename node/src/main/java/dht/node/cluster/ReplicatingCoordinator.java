@@ -215,7 +215,10 @@ final class ReplicatingCoordinator implements Coordinator {
         } finally {
             if (!handedToStore && release != null) release.run();
         }
-        return QuorumCall.collect(calls, ack).handle((ok, failure) -> {
+        // One replica to hear from (a single node, or from=1 without a pending replica): its answer
+        // is the quorum's, without a quorum call to gather it.
+        CompletableFuture<?> quorumHeard = calls.size() == 1 && ack == 1 ? calls.getFirst() : QuorumCall.collect(calls, ack);
+        return quorumHeard.handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
                 return shortOfReplicas(calls);

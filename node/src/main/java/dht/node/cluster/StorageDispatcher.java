@@ -63,8 +63,13 @@ final class StorageDispatcher {
      * another in one batch go to the store as one {@link Store#write(List)} call: one group commit,
      * one log append, instead of one each.
      */
-    void submitWrite(CompletableFuture<?> result, Store store, Entry entry, Runnable written) {
-        submit(new Call(result, written::run, store, entry));
+    void submitWrite(CompletableFuture<?> result, Store store, Entry entry, StoreTask written) {
+        submit(new Call(result, written, store, entry));
+    }
+
+    /** The same, completing {@code result} (with null) once written: no task to make per write. */
+    void submitWrite(CompletableFuture<Void> result, Store store, Entry entry) {
+        submit(new Call(result, null, store, entry));
     }
 
     private void submit(Call call) {
@@ -157,12 +162,16 @@ final class StorageDispatcher {
         }
     }
 
-    /** A store call; a write also names its store and entry, and {@code task} runs once it is written. */
+    /**
+     * A store call; a write also names its store and entry, and {@code task} runs once it is
+     * written (a write without a task completes {@code result} with null).
+     */
     private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry) {
         /** Runs the task; never throws, so the calls after it in its batch still run. */
         void run() {
             try {
-                task.run();
+                if (task == null) result.complete(null);
+                else task.run();
             } catch (Throwable e) {
                 fail(e);
             }
