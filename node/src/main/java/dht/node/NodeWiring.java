@@ -14,6 +14,7 @@ import dht.node.cluster.MembershipFile;
 import dht.node.cluster.PurgeHorizon;
 import dht.node.cluster.Rebalancer;
 import dht.node.http.MembershipRoute;
+import dht.node.rpc.CaTrust;
 import dht.node.rpc.MembershipClient;
 import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
@@ -117,7 +118,6 @@ final class NodeWiring {
      * node joining, is what the node starts with (kept in the data directory by the caller).
      */
     private static Membership join(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
-        if (config.tls() != null) throw new JoinRefusedException("--join over HTTPS is not supported in this build");
         try {
             byte[] answer = calls.call(config.join(), "join",
                     "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
@@ -146,7 +146,8 @@ final class NodeWiring {
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         MembershipFile membershipFile = new MembershipFile(config.dataDir());
-        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret());
+        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(),
+                config.tls() == null ? null : CaTrust.context(config.tls().ca()));
         Membership membership;
         try {
             Membership kept = membershipFile.read();
