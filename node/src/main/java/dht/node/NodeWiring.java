@@ -74,8 +74,9 @@ final class NodeWiring {
     }
 
     /**
-     * The store, whose compactions forget a tombstone past the grace only before {@code horizon};
-     * in a cluster, wrapped so that it tells the horizon of the writes that reach it late.
+     * The store, whose compactions forget a tombstone past the grace only before {@code horizon},
+     * wrapped so that it tells the horizon of the writes that reach it late (none while the node
+     * is alone, but a node started alone may be joined).
      */
     static Store openStore(NodeConfig config, PurgeHorizon horizon) throws IOException {
         Tuning tuning = config.tuning();
@@ -96,7 +97,7 @@ final class NodeWiring {
                 .withCompression(config.compression());
         try {
             Store store = LsmStore.open(config.dataDir(), options);
-            return clustered ? new LateWriteReportingStore(store, horizon) : store;
+            return new LateWriteReportingStore(store, horizon);
         } catch (MissingFilesException e) {
             if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
