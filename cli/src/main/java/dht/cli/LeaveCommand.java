@@ -20,12 +20,16 @@ final class LeaveCommand implements Callable<Integer> {
     @Option(names = "--cluster-secret-file", paramLabel = "PATH", description = "The cluster's secret, as given to bin/dht serve.")
     Path secretFile;
 
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "CA certificates (PEM) an https:// node's certificate is checked against (default: the JDK's).")
+    Path tlsCa;
+
     @Option(names = "--timeout", defaultValue = "3600", paramLabel = "SECONDS",
             description = "How long to wait for the data to move (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
     @Override
     public Integer call() {
-        return MembershipCall.run("leave", "leave", url, url, secretFile, timeoutSeconds);
+        return MembershipCall.run("leave", "leave", url, url, secretFile, tlsCa, timeoutSeconds);
     }
 }

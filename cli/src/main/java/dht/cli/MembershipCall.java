@@ -17,7 +17,7 @@ final class MembershipCall {
     private MembershipCall() {
     }
 
-    static int run(String command, String op, String node, String url, Path secretFile, long timeoutSeconds) {
+    static int run(String command, String op, String node, String url, Path secretFile, Path tlsCa, long timeoutSeconds) {
         String target;
         String about;
         try {
@@ -38,7 +38,14 @@ final class MembershipCall {
             System.err.println("dht " + command + ": " + e.getMessage());
             return 2;
         }
-        MembershipClient client = new MembershipClient(Duration.ofSeconds(timeoutSeconds), secret);
+        javax.net.ssl.SSLContext tls;
+        try {
+            tls = tlsCa == null ? null : dht.node.rpc.CaTrust.context(tlsCa);
+        } catch (IllegalArgumentException e) {
+            System.err.println("dht " + command + ": --tls-ca: " + e.getMessage());
+            return 2;
+        }
+        MembershipClient client = new MembershipClient(Duration.ofSeconds(timeoutSeconds), secret, tls);
         try {
             byte[] answer = client.call(target, op, "url=" + URLEncoder.encode(about, StandardCharsets.UTF_8), new byte[0]);
             Membership m = Membership.decode(new String(answer, StandardCharsets.UTF_8));

@@ -24,12 +24,16 @@ final class RemoveCommand implements Callable<Integer> {
     @Option(names = "--cluster-secret-file", paramLabel = "PATH", description = "The cluster's secret, as given to bin/dht serve.")
     Path secretFile;
 
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "CA certificates (PEM) an https:// node's certificate is checked against (default: the JDK's).")
+    Path tlsCa;
+
     @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "How long to wait for the change (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
     @Override
     public Integer call() {
-        return MembershipCall.run("remove", "remove", via, url, secretFile, timeoutSeconds);
+        return MembershipCall.run("remove", "remove", via, url, secretFile, tlsCa, timeoutSeconds);
     }
 }

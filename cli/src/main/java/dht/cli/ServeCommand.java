@@ -407,7 +407,12 @@ public final class ServeCommand implements Callable<Integer> {
         if (replicationFactor != null) {
             throw new IllegalArgumentException("--replication-factor is the cluster's, fixed when it was created: a joining node takes it");
         }
-        return normalize(join);
+        String url = normalize(join);
+        String scheme = nodes.getFirst().substring(0, nodes.getFirst().indexOf("://") + 3);
+        if (!url.startsWith(scheme)) {
+            throw new IllegalArgumentException("--join " + url + " must be " + scheme + "..., as this node's own URL");
+        }
+        return url;
     }
 
     /** --replication-factor, checked against the cluster; 0 (not given) leaves it to the cluster's size. */

@@ -26,6 +26,8 @@ final class NodeProcess implements AutoCloseable {
     final List<String> extraArgs;
     private final List<String> launcher;
     private Process process;
+    /** Null: the node speaks plain HTTP; else HTTPS, its certificate checked with this context. */
+    private javax.net.ssl.SSLContext tls;
 
     NodeProcess(int port, Path data, List<String> extraArgs) {
         this("localhost", List.of(), port, data, extraArgs);
@@ -74,7 +76,13 @@ final class NodeProcess implements AutoCloseable {
     }
 
     String url() {
-        return "http://" + host + ":" + port;
+        return (tls == null ? "http://" : "https://") + host + ":" + port;
+    }
+
+    /** The node speaks HTTPS (its flags say so): its URL is https://, and readiness is checked with {@code trust}. */
+    NodeProcess https(javax.net.ssl.SSLContext trust) {
+        this.tls = trust;
+        return this;
     }
 
     /** Starts the process (not waiting for it to be ready). */
@@ -102,7 +110,9 @@ final class NodeProcess implements AutoCloseable {
     }
 
     void awaitReady(Duration timeout) throws Exception {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500));
+        if (tls != null) b.sslContext(tls);
+        HttpClient client = b.build();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {

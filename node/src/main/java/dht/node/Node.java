@@ -208,9 +208,10 @@ public final class Node implements AutoCloseable {
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
             routes.put("/ui", new UiRoute());
             Router router = new Router(routes, metrics.requests(), config.clusterSecret());
+            boolean writeRuns = cluster.writesOfOnePassInOrder();
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
-                    config.maxBodyBytes(), config.bodyTimeout(), router, admission, channels,
-                    cluster.writesOfOnePassInOrder(), config.tls() == null ? null : config.tls().serverContext()));
+                    config.maxBodyBytes(), config.bodyTimeout(), writeRuns ? whileAlone(router, cluster) : router,
+                    admission, channels, writeRuns, config.tls() == null ? null : config.tls().serverContext()));
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
@@ -399,5 +400,23 @@ public final class Node implements AutoCloseable {
         } catch (Exception e) {
             log.error("closing the {} failed", what, e);
         }
+    }
+
+    /**
+     * {@code router}, its writes starting together only while the cluster still says they reach
+     * the store in order: a node started alone stops once another joins it.
+     */
+    private static dht.node.http.RequestHandler whileAlone(Router router, ClusterServices cluster) {
+        return new dht.node.http.RequestHandler() {
+            @Override
+            public void handle(io.netty.handler.codec.http.FullHttpRequest request, dht.node.http.AnswerSlot slot) {
+                router.handle(request, slot);
+            }
+
+            @Override
+            public boolean mayShareGroupCommit(io.netty.handler.codec.http.FullHttpRequest request) {
+                return cluster.writesOfOnePassInOrder() && router.mayShareGroupCommit(request);
+            }
+        };
     }
 }

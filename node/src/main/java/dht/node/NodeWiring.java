@@ -14,6 +14,7 @@ import dht.node.cluster.MembershipFile;
 import dht.node.cluster.PurgeHorizon;
 import dht.node.cluster.Rebalancer;
 import dht.node.http.MembershipRoute;
+import dht.node.rpc.CaTrust;
 import dht.node.rpc.MembershipClient;
 import dht.node.rpc.PeerCallMeter;
 import dht.node.rpc.PeerClient;
@@ -73,8 +74,9 @@ final class NodeWiring {
     }
 
     /**
-     * The store, whose compactions forget a tombstone past the grace only before {@code horizon};
-     * in a cluster, wrapped so that it tells the horizon of the writes that reach it late.
+     * The store, whose compactions forget a tombstone past the grace only before {@code horizon},
+     * wrapped so that it tells the horizon of the writes that reach it late (none while the node
+     * is alone, but a node started alone may be joined).
      */
     static Store openStore(NodeConfig config, PurgeHorizon horizon) throws IOException {
         Tuning tuning = config.tuning();
@@ -95,7 +97,7 @@ final class NodeWiring {
                 .withCompression(config.compression());
         try {
             Store store = LsmStore.open(config.dataDir(), options);
-            return clustered ? new LateWriteReportingStore(store, horizon) : store;
+            return new LateWriteReportingStore(store, horizon);
         } catch (MissingFilesException e) {
             if (!e.acceptable()) throw e; // no setting opens it: a missing manifest must be put back
             throw new MissingFilesException(e.getMessage() + " (for bin/dht serve: DHT_JAVA_OPTS=-D" + JvmSettings.ACCEPT_MISSING_TABLES + "=true)", true);
@@ -117,7 +119,6 @@ final class NodeWiring {
      * node joining, is what the node starts with (kept in the data directory by the caller).
      */
     private static Membership join(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
-        if (config.tls() != null) throw new JoinRefusedException("--join over HTTPS is not supported in this build");
         try {
             byte[] answer = calls.call(config.join(), "join",
                     "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
@@ -146,7 +147,8 @@ final class NodeWiring {
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         MembershipFile membershipFile = new MembershipFile(config.dataDir());
-        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret());
+        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(),
+                config.tls() == null ? null : CaTrust.context(config.tls().ca()));
         Membership membership;
         try {
             Membership kept = membershipFile.read();

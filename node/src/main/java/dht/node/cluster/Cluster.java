@@ -62,9 +62,12 @@ public final class Cluster implements AutoCloseable {
      * Whether the coordinator's writes made from one event loop in one pass of its loop reach the
      * store in the order they were made, as one batch, with no other replica to reach: then a
      * connection's pipelined writes may start together ({@code dht.node.http.DispatchWindow}).
+     * Read per write: a node started alone stops answering true once another node joins it.
      */
     public boolean writesOfOnePassInOrder() {
-        return writesOfOnePassInOrder;
+        if (!writesOfOnePassInOrder) return false;
+        Membership m = membership.current();
+        return m.members().size() + m.joining().size() == 1;
     }
 
     /**
@@ -77,7 +80,7 @@ public final class Cluster implements AutoCloseable {
      * @param storageExecutor where store calls run (never an event loop)
      * @param replicaTimeout  how long to wait for one peer (connect and answer) before counting it failed
      * @param network         opens the connections to the peers; unused (may be null) when
-     *                        {@code nodes} is {@code self} alone
+     *                        {@code nodes} is {@code self} alone (such a cluster cannot grow)
      */
     public static Cluster start(String self, List<String> nodes, Store store, Executor storageExecutor,
                                 Duration replicaTimeout, PeerNetwork.Opener network) {
@@ -185,7 +188,10 @@ public final class Cluster implements AutoCloseable {
         // that leave (their hints are dropped); `replicas` keeps them, for calls still under way.
         Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
-        if (nodes.size() > 1) net = network.open(self, nodes, replicaTimeout, loops);
+        // A kept membership can change, so a node started alone opens its (empty) peer network too:
+        // another node may join it. Its cost until then: idle timers, and writes passing through
+        // the hash trees' gate untracked.
+        if (nodes.size() > 1 || membershipFile != null) net = network.open(self, nodes, replicaTimeout, loops);
         TreeTransport trees = net == null ? null : net.trees(self);
         // With peers, every path writes through the hash trees, so that they follow each version.
         // They start for the initial membership; anti-entropy retargets them as it changes, and the
@@ -197,7 +203,8 @@ public final class Cluster implements AutoCloseable {
         PeerNetwork c = net;
         boolean batch = loops != null && !peerBatching.equals("off");
         // A node joining later gets its replica (and its place in the peer network) before any
-        // topology names it. A cluster started as one node has no peer network and stays one.
+        // topology names it. A cluster started as one node without a kept membership (tests and
+        // tools) has no peer network and stays one.
         MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
             if (peer.equals(self)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
@@ -307,7 +314,8 @@ public final class Cluster implements AutoCloseable {
 
     /**
      * Starts moving data when the membership changes, and keeping it current from the peers
-     * ({@link Rebalancer}); null on a one-node cluster, which cannot change.
+     * ({@link Rebalancer}); null without a peer network (a one-node cluster whose membership is
+     * not kept), which cannot change.
      *
      * @param bytesPerSecond the budget of streamed and pushed bytes (0: no limit)
      * @param dataDir        where the join's progress and a pending cleanup are remembered
@@ -323,7 +331,7 @@ public final class Cluster implements AutoCloseable {
         return r;
     }
 
-    /** The peer network (null on a one-node cluster), for membership changes and data streaming. */
+    /** The peer network (null on a one-node cluster that cannot grow), for membership changes and data streaming. */
     public PeerNetwork network() {
         return network;
     }

@@ -86,10 +86,6 @@ public final class MembershipChanges {
     public Membership join(String url) throws MembershipChangeException {
         return change("join of " + url, cur -> {
             if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
-            if (cur.all().size() == 1) {
-                throw new MembershipChangeException(409, "a cluster of one node cannot grow in this build: "
-                        + "start it with --cluster listing at least two nodes");
-            }
             refuseWhileChanging(cur);
             return cur.withJoining(url);
         });

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 /**
  * Membership calls to other nodes over {@code /internal/v0/membership}, signed with the cluster
  * secret when there is one. Blocking (the JDK's HTTP client): changes are rare, and run on a
- * thread of their own. Plain HTTP only: a node with TLS cannot change its membership in this build.
+ * thread of their own. An {@code https://} node is reached over TLS with the given context, which
+ * checks its certificate and that it names the URL's host.
  */
 public final class MembershipClient implements MembershipTransport {
     private static final Pattern TABLE_BYTES = Pattern.compile("\"tableBytes\":(\\d+)");
@@ -24,10 +25,18 @@ public final class MembershipClient implements MembershipTransport {
     /** Null: requests go unsigned. */
     private final ClusterSecret secret;
 
+    /** Plain HTTP, or HTTPS checked against the JDK's default trust store. */
     public MembershipClient(Duration timeout, ClusterSecret secret) {
+        this(timeout, secret, null);
+    }
+
+    /** @param tls the context of {@code https://} calls ({@link CaTrust}); null: the JDK's default */
+    public MembershipClient(Duration timeout, ClusterSecret secret, javax.net.ssl.SSLContext tls) {
         this.timeout = timeout;
         this.secret = secret;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout);
+        if (tls != null) b.sslContext(tls);
+        this.client = b.build();
     }
 
     @Override
