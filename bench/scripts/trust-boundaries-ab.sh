@@ -119,6 +119,8 @@ for round in $(seq 1 "$rounds"); do
       wait_flame=0; while [ ! -s "$dir/flame-$round-$mode.html" ] && [ $wait_flame -lt 30 ]; do sleep 1; wait_flame=$((wait_flame + 1)); done
       B flame "$dir/flame-$round-$mode.html" | head -40 | sed "s/^/round $round $mode flame: /"
     fi
+    # the flushes and compactions of the closed-loop writes (more in a faster mode) end before it
+    wait_quiet ${urls//,/ } >/dev/null
     fresh_keys; echo "round $round $mode PUT at $rate: $(at_rate put "${put[@]}" --start "$start_at")"
     B fill --url "$urls" --count "$keys" --value-size 100 -c 64 "${bench_args[@]}" >/dev/null || echo "round $round $mode: the fill failed"
     wait_quiet ${urls//,/ } >/dev/null
