@@ -112,6 +112,16 @@ final class NodeWiring {
         }
     }
 
+    /** The trust of membership calls to {@code https://} peers, or null for plain HTTP. */
+    private static javax.net.ssl.SSLContext membershipTls(NodeConfig config) {
+        if (config.tls() == null) return null;
+        try {
+            return config.tls().jdkClientContext();
+        } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot set up TLS for membership calls: " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Asks the member {@code config.join()} to add this node; its answer, the membership with this
      * node joining, is what the node starts with (kept in the data directory by the caller).
@@ -146,7 +156,7 @@ final class NodeWiring {
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         MembershipFile membershipFile = new MembershipFile(config.dataDir());
-        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret());
+        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(), membershipTls(config));
         Membership membership;
         try {
             Membership kept = membershipFile.read();

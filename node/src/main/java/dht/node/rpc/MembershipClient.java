@@ -11,11 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 
 /**
  * Membership calls to other nodes over {@code /internal/v0/membership}, signed with the cluster
  * secret when there is one. Blocking (the JDK's HTTP client): changes are rare, and run on a
- * thread of their own. Plain HTTP only: a node with TLS cannot change its membership in this build.
+ * thread of their own. Over HTTPS the peer's certificate is checked against the node's CA; the
+ * client keeps its connections, so the periodic sync does not handshake each time.
  */
 public final class MembershipClient implements MembershipTransport {
     private static final Pattern TABLE_BYTES = Pattern.compile("\"tableBytes\":(\\d+)");
@@ -25,9 +27,16 @@ public final class MembershipClient implements MembershipTransport {
     private final ClusterSecret secret;
 
     public MembershipClient(Duration timeout, ClusterSecret secret) {
+        this(timeout, secret, null);
+    }
+
+    /** @param tls the trust of {@code https://} calls, or null for the JDK's default */
+    public MembershipClient(Duration timeout, ClusterSecret secret, SSLContext tls) {
         this.timeout = timeout;
         this.secret = secret;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout);
+        if (tls != null) b.sslContext(tls);
+        this.client = b.build();
     }
 
     @Override

@@ -2,8 +2,17 @@ package dht.node.rpc;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The PEM files of a node that speaks HTTPS only: its certificate chain and PKCS#8 private key,
@@ -32,5 +41,27 @@ public record TlsFiles(Path cert, Path key, Path ca, TlsProvider provider) {
                 .endpointIdentificationAlgorithm("HTTPS");
         if (ca != null) b.trustManager(ca.toFile());
         return b.build();
+    }
+
+    /**
+     * The same trust for the JDK's own HTTP client (membership calls): the CA certificates of
+     * {@link #ca}, or the JDK's default trust store when there are none. The client checks the
+     * host of the URL as the peer calls do.
+     */
+    public SSLContext jdkClientContext() throws IOException, GeneralSecurityException {
+        if (ca == null) return SSLContext.getDefault();
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            int i = 0;
+            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trust.setCertificateEntry("ca" + i++, c);
+            }
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return ssl;
     }
 }
