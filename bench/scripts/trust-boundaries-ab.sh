@@ -13,7 +13,7 @@
 # closed-loop PUT run and prints it read as text (`dht bench flame`), its top frames.
 # A mode naming an engine, tls-jdk or tls-openssl, gives --tls-provider to the nodes and the
 # generator alike (plain tls: auto, BoringSSL when it loads).
-# Each line ends with the CPU per request over SECS - 4 s (at most 10) of its measured window
+# Each line ends with the CPU per request over SECS - 6 s (at most 10) of its measured window
 # (/proc utime+stime, as thread-cpu.sh takes them, over the client requests the nodes' /metrics
 # counted): the three nodes', the generator's, and their sum, in microseconds; CPU per request,
 # unlike throughput, holds on a shared machine (closed loop: what the throughput of a quiet
@@ -75,16 +75,16 @@ B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trus
 line() { percentiles | sed 's/, max.*//'; }
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 # served OP: the client requests of that op (put, get) the three nodes have answered so far, by their /metrics.
-served() { local n=0 p; for p in "${ports[@]}"; do
-  n=$((n + $(curl -fs "$scheme://127.0.0.1:$p/metrics" | awk -v op="op=\"$1\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d", s}')))
-done; echo "$n"; }
+served() { local p; for p in "${ports[@]}"; do
+  curl -fs "$scheme://127.0.0.1:$p/metrics" | awk -v op="op=\"$1\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d\n", s}' &
+done | awk '{n += $1} END {print n + 0}'; }
 # measured OP RATE SECS WARMUP ARGS...: one generator run (ARGS, then RATE, SECS s after WARMUP s;
-# RATE 0: closed loop), its line, then the CPU per request over SECS - 4 s (at most 10) of wall
+# RATE 0: closed loop), its line, then the CPU per request over SECS - 6 s (at most 10) of wall
 # time from its first measured second: the CPU of the nodes and of the generator (/proc
 # utime+stime) over the client requests the nodes answered meanwhile (their /metrics).
 measured() {
   local op="$1" r="$2" d="$3" w="$4" out="$dir/run.out" err="$dir/run.err" gen l rc=0 n0 g0 r0 n1 g1 r1 win; shift 4
-  win=$((d - 4 < 10 ? d - 4 : 10)) # the snapshots' curls take time too: end well before the run
+  win=$((d - 6 < 10 ? d - 6 : 10)) # the snapshots' curls take seconds on a loaded machine: end well before the run
   "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
     -cp "$jar" dht.bench.BenchMain "$@" -R "$r" -d "${d}s" --warmup "${w}s" ${GEN_ARGS:-} >"$out" 2>"$err" &
   gen=$!
