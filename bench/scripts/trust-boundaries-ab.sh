@@ -84,6 +84,7 @@ done | awk '{n += $1} END {print n + 0}'; }
 # utime+stime) over the client requests the nodes answered meanwhile (their /metrics).
 measured() {
   local op="$1" r="$2" d="$3" w="$4" out="$dir/run.out" err="$dir/run.err" gen l rc=0 n0 g0 r0 n1 g1 r1 win; shift 4
+  rm -f "$out" "$err" # tail must not read the last run's progress lines
   win=$((d - 6 < 10 ? d - 6 : 10)) # the snapshots' curls take seconds on a loaded machine: end well before the run
   "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
     -cp "$jar" dht.bench.BenchMain "$@" -R "$r" -d "${d}s" --warmup "${w}s" ${GEN_ARGS:-} >"$out" 2>"$err" &
@@ -95,7 +96,7 @@ measured() {
     n1=$(ticks "${pids[@]}"); g1=$(ticks "$gen" 2>/dev/null || echo x); r1=$(served "$op")
   fi
   wait "$gen" || rc=$?
-  if [ -z "${g1:-}" ] || [ "$g1" = x ] || [ "$r1" -le "$r0" ]; then echo "$(line <"$out"), CPU per request not measured (generator exit $rc)"; return; fi
+  if [ -z "${g1:-}" ] || [ "$g1" = x ] || [ "$r1" -le "$r0" ]; then echo "$(line <"$out"), CPU per request not measured (generator exit $rc; its CPU ${g0:-?} -> ${g1:-?} ticks, requests ${r0:-?} -> ${r1:-?})"; return; fi
   awk -v n="$((n1 - n0))" -v g="$((g1 - g0))" -v t="$(getconf CLK_TCK)" -v ops="$((r1 - r0))" -v l="$(line <"$out")" \
     'BEGIN {printf "%s, CPU per request over %d requests: nodes %.0f us, generator %.0f us, total %.0f us\n", l, ops, 1e6*n/t/ops, 1e6*g/t/ops, 1e6*(n+g)/t/ops}'
 }
