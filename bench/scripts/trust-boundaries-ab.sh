@@ -13,6 +13,15 @@
 # closed-loop PUT run and prints it read as text (`dht bench flame`), its top frames.
 # A mode naming an engine, tls-jdk or tls-openssl, gives --tls-provider to the nodes and the
 # generator alike (plain tls: auto, BoringSSL when it loads).
+# Each line ends with the CPU per request over SECS - 6 s (at most 10) of its measured window
+# (/proc utime+stime, as thread-cpu.sh takes them, over the client requests the nodes' /metrics
+# counted): the three nodes', the generator's, and their sum, in microseconds; CPU per request,
+# unlike throughput, holds on a shared machine (closed loop: what the throughput of a quiet
+# machine would be inversely proportional to). GEN_ARGS: more options for the measured runs'
+# generator (--spin 0us: it sleeps instead of spinning before each send, so its CPU is its work).
+# CLOSED=0 skips the closed-loop runs (the warm-ups stay); GEN_JAVA_OPTS: the generator's JVM
+# options (e.g. -agentpath:.../libasyncProfiler.so=start,event=cpu,file=gen-%p.html).
+# JAR: the build to run (default: this checkout's cli/target/dht.jar).
 # Usage: bench/scripts/trust-boundaries-ab.sh
 #        env ROUNDS (3), MODES ("plain secret tls"), SECS (8), RATE (3000), KEYS (50000), WARMUP (20)
 set -euo pipefail
@@ -20,7 +29,7 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 rounds=${ROUNDS:-3} secs=${SECS:-8} rate=${RATE:-3000} keys=${KEYS:-50000} warmup=${WARMUP:-20}
 modes=(${MODES:-plain secret tls})
-jar="$root/cli/target/dht.jar"
+jar="${JAR:-$root/cli/target/dht.jar}"
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-trust-ab.XXXXXX)"
 pids=()
@@ -61,13 +70,40 @@ start() {
   for p in "${ports[@]}"; do wait_ready "$scheme://127.0.0.1:$p"; done
 }
 stop() { cleanup; pids=(); rm -rf "$dir"/data-*; }
-B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit \
+B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
         -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 line() { percentiles | sed 's/, max.*//'; }
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+# served OP: the client requests of that op (put, get) the three nodes have answered so far, by their /metrics.
+served() { local p; for p in "${ports[@]}"; do
+  curl -fs "$scheme://127.0.0.1:$p/metrics" | awk -v op="op=\"$1\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d\n", s}' &
+done | awk '{n += $1} END {print n + 0}'; }
+# measured OP RATE SECS WARMUP ARGS...: one generator run (ARGS, then RATE, SECS s after WARMUP s;
+# RATE 0: closed loop), its line, then the CPU per request over SECS - 6 s (at most 10) of wall
+# time from its first measured second: the CPU of the nodes and of the generator (/proc
+# utime+stime) over the client requests the nodes answered meanwhile (their /metrics).
+measured() {
+  local op="$1" r="$2" d="$3" w="$4" out="$dir/run.out" err="$dir/run.err" gen l rc=0 n0 g0 r0 n1 g1 r1 win; shift 4
+  rm -f "$out" "$err" # tail must not read the last run's progress lines
+  win=$((d - 6 < 10 ? d - 6 : 10)) # the snapshots' curls take seconds on a loaded machine: end well before the run
+  "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
+    -cp "$jar" dht.bench.BenchMain "$@" -R "$r" -d "${d}s" --warmup "${w}s" ${GEN_ARGS:-} >"$out" 2>"$err" &
+  gen=$!
+  while IFS= read -r l; do [[ "$l" == *" measure "* ]] && break; done < <(tail -n +1 -F --pid="$gen" "$err" 2>/dev/null)
+  if kill -0 "$gen" 2>/dev/null; then
+    n0=$(ticks "${pids[@]}"); g0=$(ticks "$gen"); r0=$(served "$op")
+    sleep "$win"
+    n1=$(ticks "${pids[@]}"); g1=$(ticks "$gen" 2>/dev/null || echo x); r1=$(served "$op")
+  fi
+  wait "$gen" || rc=$?
+  if [ -z "${g1:-}" ] || [ "$g1" = x ] || [ "$r1" -le "$r0" ]; then echo "$(line <"$out"), CPU per request not measured (generator exit $rc; its CPU ${g0:-?} -> ${g1:-?} ticks, requests ${r0:-?} -> ${r1:-?})"; return; fi
+  awk -v n="$((n1 - n0))" -v g="$((g1 - g0))" -v t="$(getconf CLK_TCK)" -v ops="$((r1 - r0))" -v l="$(line <"$out")" \
+    'BEGIN {printf "%s, CPU per request over %d requests: nodes %.0f us, generator %.0f us, total %.0f us\n", l, ops, 1e6*n/t/ops, 1e6*g/t/ops, 1e6*(n+g)/t/ops}'
+}
 export CURL_CA_BUNDLE="$dir/ca.pem" # wait_ready and wait_quiet ask /v0/status with curl
 
 machine_line
-echo "logs: $dir"
+echo "logs: $dir; build: $jar"
 echo "date: $(date -u +%FT%TZ); ${warmup}s warm-up, ${secs}s closed loop, $rate req/s for 15 s, $keys keys for GET, 64 connections"
 for round in $(seq 1 "$rounds"); do
   for mode in "${modes[@]}"; do
@@ -82,18 +118,20 @@ for round in $(seq 1 "$rounds"); do
       (sleep 3; curl -fs -o "$dir/flame-$round-$mode.html" \
         "$scheme://127.0.0.1:${ports[0]}/admin/profile?event=cpu&duration=$((secs > 5 ? secs - 4 : 1))s") &
     fi
-    fresh_keys; echo "round $round $mode PUT closed: $(B "${put[@]}" --start "$start_at" -R 0 -d "${secs}s" --warmup 2s | line)"
+    [ "${CLOSED:-1}" = 0 ] || { fresh_keys; echo "round $round $mode PUT closed: $(measured put 0 "$secs" 2 "${put[@]}" --start "$start_at")"; }
     if [ "${FLAME:-0}" = 1 ]; then
       wait_flame=0; while [ ! -s "$dir/flame-$round-$mode.html" ] && [ $wait_flame -lt 30 ]; do sleep 1; wait_flame=$((wait_flame + 1)); done
       B flame "$dir/flame-$round-$mode.html" | head -40 | sed "s/^/round $round $mode flame: /"
     fi
-    fresh_keys; echo "round $round $mode PUT at $rate: $(B "${put[@]}" --start "$start_at" -R "$rate" -d 15s --warmup 5s | line)"
+    # the flushes and compactions of the closed-loop writes (more in a faster mode) end before it
+    wait_quiet ${urls//,/ } >/dev/null
+    fresh_keys; echo "round $round $mode PUT at $rate: $(measured put "$rate" 15 5 "${put[@]}" --start "$start_at")"
     B fill --url "$urls" --count "$keys" --value-size 100 -c 64 "${bench_args[@]}" >/dev/null || echo "round $round $mode: the fill failed"
     wait_quiet ${urls//,/ } >/dev/null
     get=(--url "$urls" -w get --keys "$keys" -c 64 -t 2 "${bench_args[@]}")
     B "${get[@]}" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null || true
-    echo "round $round $mode GET closed: $(B "${get[@]}" -R 0 -d "${secs}s" --warmup 2s | line)"
-    echo "round $round $mode GET at $rate: $(B "${get[@]}" -R "$rate" -d 15s --warmup 5s | line)"
+    [ "${CLOSED:-1}" = 0 ] || echo "round $round $mode GET closed: $(measured get 0 "$secs" 2 "${get[@]}")"
+    echo "round $round $mode GET at $rate: $(measured get "$rate" 15 5 "${get[@]}")"
     echo "round $round $mode: load $(cut -d' ' -f1-3 /proc/loadavg)"
     stop
   done

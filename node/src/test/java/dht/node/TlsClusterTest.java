@@ -3,6 +3,9 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dht.node.cluster.MembershipChangeException;
+import dht.node.rpc.CaTrust;
+import dht.node.rpc.MembershipClient;
 import dht.node.rpc.TlsFiles;
 import dht.node.rpc.TlsProvider;
 import dht.testkit.TestPorts;
@@ -112,6 +115,12 @@ class TlsClusterTest {
         HttpResponse<String> scan = client.send(HttpRequest.newBuilder(URI.create(urls.get(1) + "/v0/entities?start=a&ack=3"))
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(scan.body()).isEqualTo("k\nv");
+        // membership calls check the peer against the node's CA as well; a client without it is refused
+        byte[] membership = new MembershipClient(Duration.ofSeconds(20), null, CaTrust.context(tls.ca()))
+                .call(urls.get(1), "get", "", new byte[0]);
+        assertThat(new String(membership, java.nio.charset.StandardCharsets.UTF_8)).contains(urls.get(2));
+        assertThatThrownBy(() -> new MembershipClient(Duration.ofSeconds(20), null, SSLContext.getDefault())
+                .call(urls.get(1), "get", "", new byte[0])).isInstanceOf(MembershipChangeException.class);
         // plain HTTP gets no answer on an HTTPS port
         HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create("http://localhost:" + ports.get(0) + "/v0/status"))
