@@ -5,8 +5,10 @@ dht_find_jdk
 java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 
 # The line each result file starts with: the machine, as the figures depend on it.
+# Autogroup (on by default on many distributions) shares the CPU between sessions before nice
+# values count, so a benchmark cannot out-prioritise niced work started from other sessions.
 machine_line() {
-  echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "machine: $(nproc) cores, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), sched_autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo n/a)"
 }
 
 # A JARS entry names a build, optionally with JVM options for its nodes: jar, or jar@-Dx=y,-Dz=w.
