@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.Stamp;
 import dht.storage.Store;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -20,7 +21,8 @@ import java.util.function.LongSupplier;
  * peer. Built once by a paced scan ({@link TreeBuild}), then every version the store takes through
  * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
  * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the store held for the key,
- * read just before the write (the engine's last-write-wins check does not tell what it replaced).
+ * read just before the write (the engine's last-write-wins check does not tell what it replaced)
+ * as a {@link Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
  * of the version the store holds for each shared key, that is, what a scan of the store would
@@ -41,7 +43,7 @@ import java.util.function.LongSupplier;
  * the same object across views, so the write paths keep it.
  *
  * <p>Until the first build starts, writes pass through untouched (anti-entropy off everywhere
- * costs nothing); from then on each tracked write costs a point read of its key.
+ * costs nothing); from then on each tracked write costs a stamp read of its key.
  */
 final class HashTrees {
     private static final int STRIPES = 1 << 14;
@@ -260,17 +262,56 @@ final class HashTrees {
         try {
             if (!tracking) {
                 inner.write(entries);
-                return;
-            }
-            int[] held = stripesOf(entries);
-            for (int s : held) stripes[s].lock();
-            try {
-                writeTracked(entries);
-            } finally {
-                for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
+            } else if (entries.size() == 1) {
+                writeOne(entries);
+            } else {
+                int[] held = stripesOf(entries);
+                for (int s : held) stripes[s].lock();
+                try {
+                    writeTracked(entries);
+                } finally {
+                    for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
+                }
             }
         } finally {
             gate.readLock().unlock();
+        }
+    }
+
+    /**
+     * {@link #writeTracked} for a batch of one entry, the common write (a client's, a replica's),
+     * without its maps: read the key's stamp, write, update by what changed, under its stripe.
+     */
+    private void writeOne(List<Entry> one) throws IOException {
+        Entry e = one.get(0);
+        byte[] key = e.key();
+        long keyHash = MerkleTree.keyHash(key);
+        ReentrantLock stripe = stripes[(int) keyHash & (STRIPES - 1)];
+        stripe.lock();
+        try {
+            Stamp old = inner.stamp(key);
+            try {
+                inner.write(one);
+            } catch (IOException | RuntimeException | Error x) {
+                readBack(key, keyHash, old); // it may be written: count what the key holds now
+                throw x;
+            }
+            if (old != null && old.timestamp() == e.timestamp()) {
+                readBack(key, keyHash, old); // a tie: see writeTracked
+            } else if (old == null || e.timestamp() > old.timestamp()) {
+                changed(key, keyHash, old, Stamp.of(e));
+            }
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /** Updates the trees from {@code old} to what the store holds for the key now; drifted if that cannot be read. */
+    private void readBack(byte[] key, long keyHash, Stamp old) {
+        try {
+            changed(key, keyHash, old, inner.stamp(key));
+        } catch (IOException | RuntimeException e) {
+            drifted();
         }
     }
 
@@ -286,59 +327,60 @@ final class HashTrees {
 
     /** Under the stripes of every key: read, write, then update by what changed. */
     private void writeTracked(List<Entry> entries) throws IOException {
-        Map<ByteBuffer, Entry> current = new HashMap<>(entries.size() * 2);
+        Map<ByteBuffer, Stamp> current = new HashMap<>(entries.size() * 2);
         for (Entry e : entries) {
             ByteBuffer k = ByteBuffer.wrap(e.key());
-            if (!current.containsKey(k)) current.put(k, inner.get(e.key()));
+            if (!current.containsKey(k)) current.put(k, inner.stamp(e.key()));
         }
         try {
             inner.write(entries);
         } catch (IOException | RuntimeException | Error e) {
             // Some of them may be written: count what each key holds now.
             try {
-                for (Map.Entry<ByteBuffer, Entry> c : current.entrySet()) {
+                for (Map.Entry<ByteBuffer, Stamp> c : current.entrySet()) {
                     byte[] key = c.getKey().array();
-                    changed(key, c.getValue(), inner.get(key));
+                    changed(key, MerkleTree.keyHash(key), c.getValue(), inner.stamp(key));
                 }
             } catch (IOException | RuntimeException again) {
                 drifted();
             }
             throw e;
         }
-        Map<ByteBuffer, Entry> tied = null;
+        Map<ByteBuffer, Stamp> tied = null;
         for (Entry e : entries) {
             ByteBuffer k = ByteBuffer.wrap(e.key());
-            Entry old = current.get(k);
+            Stamp old = current.get(k);
             if (old != null && old.timestamp() == e.timestamp()) {
-                // A tie is broken by the stored value, which a read of an expired one does not
-                // show: what the store holds now is read back below (rare: one timestamp is one write).
+                // A tie is broken by the stored value, which a stamp does not carry (nor a read of
+                // an expired one show): what the store holds now is read back below (rare: one
+                // timestamp is one write).
                 if (tied == null) tied = new HashMap<>();
                 tied.putIfAbsent(k, old);
-            } else if (e.supersedes(old)) {
-                if (tied == null || !tied.containsKey(k)) changed(e.key(), old, e);
-                current.put(k, e);
+            } else if (old == null || e.timestamp() > old.timestamp()) {
+                Stamp now = Stamp.of(e);
+                if (tied == null || !tied.containsKey(k)) changed(e.key(), MerkleTree.keyHash(e.key()), old, now);
+                current.put(k, now);
             }
         }
         if (tied == null) return;
-        for (Map.Entry<ByteBuffer, Entry> t : tied.entrySet()) {
+        // the trees hold the version before the tie: the batch's first tie kept it
+        for (Map.Entry<ByteBuffer, Stamp> t : tied.entrySet()) {
             byte[] key = t.getKey().array();
-            try {
-                // the trees hold the version before the tie: the batch's first tie kept it
-                changed(key, t.getValue(), inner.get(key));
-            } catch (IOException | RuntimeException e) {
-                drifted();
-            }
+            readBack(key, MerkleTree.keyHash(key), t.getValue());
         }
     }
 
-    /** The key's version went from {@code old} to {@code now} (either null: none); under its stripe and the read side. */
-    private void changed(byte[] key, Entry old, Entry now) {
-        long delta = MerkleTree.hashOf(old) ^ MerkleTree.hashOf(now);
+    /**
+     * The key's version went from {@code old} to {@code now} (either null: none); under its stripe
+     * and the read side. {@code keyHash}: {@link MerkleTree#keyHash} of the key.
+     */
+    private void changed(byte[] key, long keyHash, Stamp old, Stamp now) {
+        long delta = MerkleTree.hashOf(key, old) ^ MerkleTree.hashOf(key, now);
         long count = (now == null ? 0 : 1) - (old == null ? 0 : 1);
         if (delta == 0 && count == 0) return;
         int[] shared = sharers(view, peerIndex, key);
         if (shared.length == 0) return;
-        int leaf = MerkleTree.leafOf(key);
+        int leaf = MerkleTree.leafOfHash(keyHash);
         if (live != null) {
             for (int i : shared) {
                 SLOT.getAndBitwiseXor(live[i], leaf, delta);

@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.Stamp;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.BitSet;
@@ -65,6 +66,12 @@ public final class MerkleTree {
     static long hashOf(Entry entry) {
         if (entry == null) return 0;
         return entryHash(entry.key(), entry.timestamp(), entry.isTombstone() || entry.expiry() != 0);
+    }
+
+    /** {@link #hashOf(Entry)} of a version known by its stamp (null: none). */
+    static long hashOf(byte[] key, Stamp stamp) {
+        if (stamp == null) return 0;
+        return entryHash(key, stamp.timestamp(), stamp.tombstone() || stamp.expiry() != 0);
     }
 
     /** A tree over the given leaves (copied). */

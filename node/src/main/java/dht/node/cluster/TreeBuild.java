@@ -2,6 +2,7 @@ package dht.node.cluster;
 
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import dht.storage.Stamp;
 import dht.storage.ReadBudget;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -139,8 +140,8 @@ final class TreeBuild {
             for (ByteBuffer d : dirty) {
                 byte[] key = d.array();
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
-                Entry now = t.inner.get(key);
-                HashTrees.fold(p, key, MerkleTree.hashOf(now), now != null);
+                Stamp now = t.inner.stamp(key);
+                HashTrees.fold(p, key, MerkleTree.hashOf(key, now), now != null);
             }
             p.cursor = next;
         } finally {
