@@ -57,8 +57,8 @@ final class HashTrees {
 
     // Guarded by gate: changed under its write side, read under either.
     private ExchangePeers view;
-    /** The view's peers by index, the trees' order. */
-    private Map<String, Integer> peerIndex;
+    /** The view's peers by index, the trees' order, and which share each key. */
+    private SharedPeers shared;
     private boolean tracking;
     /** The live trees' leaves and key counts, by peer index; null before the first build completes. */
     private long[][] live;
@@ -77,7 +77,7 @@ final class HashTrees {
      */
     HashTrees(ExchangePeers view, Store store) {
         this.view = view;
-        this.peerIndex = indexOf(view);
+        this.shared = new SharedPeers(view);
         this.inner = store;
         for (int i = 0; i < STRIPES; i++) stripes[i] = new ReentrantLock();
         this.tracked = new TreeTrackingStore(store, this);
@@ -86,12 +86,6 @@ final class HashTrees {
     /** The store as every write path must use it, so that the trees follow each version it takes. */
     Store tracked() {
         return tracked;
-    }
-
-    private static Map<String, Integer> indexOf(ExchangePeers view) {
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < view.peers().size(); i++) index.put(view.peers().get(i), i);
-        return index;
     }
 
     /** The view the trees are for (or are being built for). */
@@ -115,7 +109,7 @@ final class HashTrees {
             if (next.version() == view.version()) return;
             synchronized (this) {
                 view = next;
-                peerIndex = indexOf(next);
+                shared = new SharedPeers(next);
                 live = null;
                 liveKeys = null;
                 building = null; // its run sees that it was dropped, and stops
@@ -182,8 +176,8 @@ final class HashTrees {
     }
 
     private int index(String peer) {
-        Integer i = peerIndex.get(peer);
-        if (i == null) throw new IllegalArgumentException("not a peer: " + peer);
+        int i = shared.indexOf(peer);
+        if (i < 0) throw new IllegalArgumentException("not a peer: " + peer);
         return i;
     }
 
@@ -192,7 +186,7 @@ final class HashTrees {
     /** A new build for the current view (under gate's write side): writes are tracked from now on. */
     synchronized TreeBuild.Progress beginBuild() {
         if (building != null) throw new IllegalStateException("a build is under way");
-        TreeBuild.Progress p = new TreeBuild.Progress(view, peerIndex, drift);
+        TreeBuild.Progress p = new TreeBuild.Progress(shared, drift);
         tracking = true;
         building = p;
         return p;
@@ -226,26 +220,13 @@ final class HashTrees {
      * by the replica sets of the view {@code p} is for.
      */
     static void fold(TreeBuild.Progress p, byte[] key, long hash, boolean present) {
-        int[] shared = sharers(p.view, p.peerIndex, key);
-        if (shared.length == 0) return;
+        int[] peers = p.shared.of(key);
+        if (peers.length == 0) return;
         int leaf = MerkleTree.leafOf(key);
-        for (int i : shared) {
+        for (int i : peers) {
             SLOT.getAndBitwiseXor(p.trees[i], leaf, hash);
             if (present) SLOT.getAndAdd(p.keys, i, 1L);
         }
-    }
-
-    /** The peers (by index) that share {@code key} with this node under {@code view}: none unless it is a replica. */
-    private static int[] sharers(ExchangePeers view, Map<String, Integer> peerIndex, byte[] key) {
-        List<String> holders = view.holders(key);
-        if (holders.isEmpty()) return new int[0];
-        int[] out = new int[holders.size() - 1];
-        int n = 0;
-        for (String h : holders) {
-            Integer i = peerIndex.get(h);
-            if (i != null) out[n++] = i;
-        }
-        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     // ------------------------------------------------------------ writes
@@ -378,11 +359,11 @@ final class HashTrees {
         long delta = MerkleTree.hashOf(key, old) ^ MerkleTree.hashOf(key, now);
         long count = (now == null ? 0 : 1) - (old == null ? 0 : 1);
         if (delta == 0 && count == 0) return;
-        int[] shared = sharers(view, peerIndex, key);
-        if (shared.length == 0) return;
+        int[] peers = shared.of(key);
+        if (peers.length == 0) return;
         int leaf = MerkleTree.leafOfHash(keyHash);
         if (live != null) {
-            for (int i : shared) {
+            for (int i : peers) {
                 SLOT.getAndBitwiseXor(live[i], leaf, delta);
                 if (count != 0) SLOT.getAndAdd(liveKeys, i, count);
             }
@@ -390,7 +371,7 @@ final class HashTrees {
         TreeBuild.Progress b = building;
         if (b == null) return;
         if (b.passed(key)) {
-            for (int i : shared) {
+            for (int i : peers) {
                 SLOT.getAndBitwiseXor(b.trees[i], leaf, delta);
                 if (count != 0) SLOT.getAndAdd(b.keys, i, count);
             }
