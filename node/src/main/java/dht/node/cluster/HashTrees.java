@@ -7,10 +7,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -246,10 +243,11 @@ final class HashTrees {
             } else if (entries.size() == 1) {
                 writeOne(entries);
             } else {
-                int[] held = stripesOf(entries);
+                BatchKeys keys = new BatchKeys(entries, STRIPES);
+                int[] held = keys.stripes;
                 for (int s : held) stripes[s].lock();
                 try {
-                    writeTracked(entries);
+                    writeTracked(entries, keys);
                 } finally {
                     for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
                 }
@@ -296,58 +294,50 @@ final class HashTrees {
         }
     }
 
-    /** The stripes of the entries' keys, sorted and distinct: taken in this order, two batches never deadlock. */
-    private static int[] stripesOf(List<Entry> entries) {
-        int[] s = new int[entries.size()];
-        for (int i = 0; i < s.length; i++) s[i] = (int) MerkleTree.keyHash(entries.get(i).key()) & (STRIPES - 1);
-        Arrays.sort(s);
-        int n = 0;
-        for (int i = 0; i < s.length; i++) if (n == 0 || s[n - 1] != s[i]) s[n++] = s[i];
-        return Arrays.copyOf(s, n);
-    }
-
-    /** Under the stripes of every key: read, write, then update by what changed. */
-    private void writeTracked(List<Entry> entries) throws IOException {
-        Map<ByteBuffer, Stamp> current = new HashMap<>(entries.size() * 2);
-        for (Entry e : entries) {
-            ByteBuffer k = ByteBuffer.wrap(e.key());
-            if (!current.containsKey(k)) current.put(k, inner.stamp(e.key()));
+    /** Under the stripes of every key ({@code keys}: the batch's): read, write, then update by what changed. */
+    private void writeTracked(List<Entry> entries, BatchKeys keys) throws IOException {
+        int n = entries.size();
+        // current[f], for a key's first entry f: the version the trees hold for the key
+        Stamp[] current = new Stamp[n];
+        for (int i = 0; i < n; i++) {
+            if (keys.first[i] == i) current[i] = inner.stamp(entries.get(i).key());
         }
         try {
             inner.write(entries);
         } catch (IOException | RuntimeException | Error e) {
             // Some of them may be written: count what each key holds now.
             try {
-                for (Map.Entry<ByteBuffer, Stamp> c : current.entrySet()) {
-                    byte[] key = c.getKey().array();
-                    changed(key, MerkleTree.keyHash(key), c.getValue(), inner.stamp(key));
+                for (int i = 0; i < n; i++) {
+                    if (keys.first[i] != i) continue;
+                    byte[] key = entries.get(i).key();
+                    changed(key, keys.hashes[i], current[i], inner.stamp(key));
                 }
             } catch (IOException | RuntimeException again) {
                 drifted();
             }
             throw e;
         }
-        Map<ByteBuffer, Stamp> tied = null;
-        for (Entry e : entries) {
-            ByteBuffer k = ByteBuffer.wrap(e.key());
-            Stamp old = current.get(k);
+        // tiedFrom[f]: the version the trees hold for a key whose entries tied with it; null: no tie
+        Stamp[] tiedFrom = null;
+        for (int i = 0; i < n; i++) {
+            Entry e = entries.get(i);
+            int f = keys.first[i];
+            Stamp old = current[f];
             if (old != null && old.timestamp() == e.timestamp()) {
                 // A tie is broken by the stored value, which a stamp does not carry (nor a read of
                 // an expired one show): what the store holds now is read back below (rare: one
-                // timestamp is one write).
-                if (tied == null) tied = new HashMap<>();
-                tied.putIfAbsent(k, old);
+                // timestamp is one write). The trees hold the version before the batch's first tie.
+                if (tiedFrom == null) tiedFrom = new Stamp[n];
+                if (tiedFrom[f] == null) tiedFrom[f] = old;
             } else if (old == null || e.timestamp() > old.timestamp()) {
                 Stamp now = Stamp.of(e);
-                if (tied == null || !tied.containsKey(k)) changed(e.key(), MerkleTree.keyHash(e.key()), old, now);
-                current.put(k, now);
+                if (tiedFrom == null || tiedFrom[f] == null) changed(e.key(), keys.hashes[i], old, now);
+                current[f] = now;
             }
         }
-        if (tied == null) return;
-        // the trees hold the version before the tie: the batch's first tie kept it
-        for (Map.Entry<ByteBuffer, Stamp> t : tied.entrySet()) {
-            byte[] key = t.getKey().array();
-            readBack(key, MerkleTree.keyHash(key), t.getValue());
+        if (tiedFrom == null) return;
+        for (int f = 0; f < n; f++) {
+            if (tiedFrom[f] != null) readBack(entries.get(f).key(), keys.hashes[f], tiedFrom[f]);
         }
     }
 
