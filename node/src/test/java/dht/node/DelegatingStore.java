@@ -78,6 +78,11 @@ class DelegatingStore implements Store {
     }
 
     @Override
+    public dht.storage.Stamp stamp(byte[] key) throws IOException {
+        return inner.stamp(key);
+    }
+
+    @Override
     public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
         return inner.scan(from, to);
     }

@@ -39,6 +39,11 @@ public abstract class ForwardingStore implements Store {
     }
 
     @Override
+    public Stamp stamp(byte[] key) throws IOException {
+        return inner.stamp(key);
+    }
+
+    @Override
     public Entry get(byte[] key, ReadBudget budget) throws IOException {
         return inner.get(key, budget);
     }

@@ -268,6 +268,41 @@ public final class LsmStore implements Store {
         }
     }
 
+    /**
+     * The newest version's stamp, found as {@link #get} finds the version (the same sources, the
+     * same early stop) but with no key or value copied. Two values of one timestamp compete by
+     * their bytes, which a stamp does not carry: they are one write and share their expiry, so
+     * either stamp is the winner's; should their expiries differ, the entry is read instead.
+     */
+    @Override
+    public Stamp stamp(byte[] key) throws IOException {
+        checkKey(key);
+        Version v = acquire();
+        Stamp best;
+        boolean tied = false;
+        try {
+            long hash = Bytes.hash(key);
+            best = v.active.stamp(key, hash);
+            for (Memtable m : v.immutables) {
+                Stamp s = m.stamp(key, hash);
+                tied |= Stamp.tiedApart(best, s);
+                best = Stamp.newer(best, s);
+            }
+            if (!v.tables.isEmpty()) {
+                for (Table t : v.newestFirst) {
+                    if (best != null && t.maxTimestamp < best.timestamp()) break;
+                    Stamp s = t.stamp(key, hash);
+                    tied |= Stamp.tiedApart(best, s);
+                    best = Stamp.newer(best, s);
+                }
+            }
+        } finally {
+            v.release();
+        }
+        if (tied) return Stamp.of(get(key));
+        return best == null ? null : best.readAt(System.currentTimeMillis());
+    }
+
     /** {@link Entry#readAt} now, by this node's clock: an expired value's reservation goes back. */
     private static Entry readNow(Entry best, ReadBudget budget) {
         if (best == null) return null;

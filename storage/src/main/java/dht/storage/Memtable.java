@@ -244,6 +244,20 @@ final class Memtable {
         return node != 0 && compare(key, node) == 0 ? entryAt(node, budget, atLeast, false) : null;
     }
 
+    /** The stamp of {@code key}'s entry (whose {@link Bytes#hash} is {@code hash}), or null: nothing copied. */
+    Stamp stamp(byte[] key, long hash) {
+        if (!filter.mightContain(hash)) return null;
+        MemorySegment k = MemorySegment.ofArray(key);
+        long node = seek(k, null);
+        if (node == 0 || compare(k, node) != 0) return null;
+        long record = (long) LONG.getAcquire(arena.segment(node), MemtableArena.offset(node) + VALUE);
+        MemorySegment r = arena.segment(record);
+        long ro = MemtableArena.offset(record);
+        long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
+        if (r.get(ValueLayout.JAVA_INT, ro + RECORD_LENGTH) < 0) return new Stamp(timestamp, true, 0);
+        return new Stamp(timestamp, false, r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY));
+    }
+
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */
     Iterator<Entry> iterator(byte[] from, byte[] to) {
         return iterator(from, to, false);

@@ -37,6 +37,15 @@ public interface Store extends AutoCloseable {
     Entry get(byte[] key) throws IOException;
 
     /**
+     * The newest version of the key as {@link #get(byte[])} returns it (an expired value: a
+     * tombstone with its timestamp), without its value, or {@code null} if none is known. An engine
+     * that can finds it without copying the value; this default reads the entry.
+     */
+    default Stamp stamp(byte[] key) throws IOException {
+        return Stamp.of(get(key));
+    }
+
+    /**
      * {@link #get(byte[])} with the returned value's length reserved in {@code budget} (see
      * {@link ReadBudget} for who gives it back). Throws {@link ReadBudgetExceededException}, with
      * nothing reserved, if the budget cannot take the value. An engine that can should reserve

@@ -348,6 +348,30 @@ final class Table {
         int b = findBlock(k);
         if (b < 0) return null;
         MemorySegment block = blockEntries(b);
+        long p = find(block, b, k);
+        if (p < 0 || block.get(Bytes.LONG, p + 8) < atLeast) return null;
+        return decode(block, p, block.get(Bytes.INT, p), block.get(Bytes.INT, p + 4), budget, false);
+    }
+
+    /**
+     * The stamp of {@code key}'s entry here (its bloom hash {@code hash}), or null: found as
+     * {@link #get} finds it, block checked, but neither key nor value copied.
+     */
+    Stamp stamp(byte[] key, long hash) throws CorruptionException {
+        if (!mightContain(hash)) return null;
+        MemorySegment k = MemorySegment.ofArray(key);
+        int b = findBlock(k);
+        if (b < 0) return null;
+        MemorySegment block = blockEntries(b);
+        long p = find(block, b, k);
+        if (p < 0) return null;
+        long ts = block.get(Bytes.LONG, p + 8);
+        if (block.get(Bytes.INT, p + 4) == TableFormat.TOMBSTONE_LEN) return new Stamp(ts, true, 0);
+        return new Stamp(ts, false, Math.max(0, block.get(Bytes.LONG, p + 16))); // as decode reads it
+    }
+
+    /** The offset of {@code key}'s entry in {@code block} (block {@code b}'s entries), or -1. */
+    private long find(MemorySegment block, int b, MemorySegment k) throws CorruptionException {
         long end = block.byteSize();
         long p = 0;
         while (p < end) {
@@ -356,11 +380,11 @@ final class Table {
             long entryEnd = p + TableFormat.ENTRY_HEADER + kl + Math.max(vl, 0);
             if (kl < 0 || vl < -1 || entryEnd > end) throw corrupt(blockOffset(b) + p, "malformed entry in block " + b);
             int c = Bytes.compare(k, block, p + TableFormat.ENTRY_HEADER, kl);
-            if (c == 0) return block.get(Bytes.LONG, p + 8) < atLeast ? null : decode(block, p, kl, vl, budget, false);
-            if (c < 0) return null;
+            if (c == 0) return p;
+            if (c < 0) return -1;
             p = entryEnd;
         }
-        return null;
+        return -1;
     }
 
     /** The entry at {@code p} of {@code block}, its value copied without a budget, or, with {@code borrow}, a view of the block. */

@@ -1,15 +1,13 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.Stamp;
 import dht.storage.Store;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -20,7 +18,8 @@ import java.util.function.LongSupplier;
  * peer. Built once by a paced scan ({@link TreeBuild}), then every version the store takes through
  * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
  * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the store held for the key,
- * read just before the write (the engine's last-write-wins check does not tell what it replaced).
+ * read just before the write (the engine's last-write-wins check does not tell what it replaced)
+ * as a {@link Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
  * of the version the store holds for each shared key, that is, what a scan of the store would
@@ -41,7 +40,7 @@ import java.util.function.LongSupplier;
  * the same object across views, so the write paths keep it.
  *
  * <p>Until the first build starts, writes pass through untouched (anti-entropy off everywhere
- * costs nothing); from then on each tracked write costs a point read of its key.
+ * costs nothing); from then on each tracked write costs a stamp read of its key.
  */
 final class HashTrees {
     private static final int STRIPES = 1 << 14;
@@ -55,8 +54,8 @@ final class HashTrees {
 
     // Guarded by gate: changed under its write side, read under either.
     private ExchangePeers view;
-    /** The view's peers by index, the trees' order. */
-    private Map<String, Integer> peerIndex;
+    /** The view's peers by index, the trees' order, and which share each key. */
+    private SharedPeers shared;
     private boolean tracking;
     /** The live trees' leaves and key counts, by peer index; null before the first build completes. */
     private long[][] live;
@@ -75,7 +74,7 @@ final class HashTrees {
      */
     HashTrees(ExchangePeers view, Store store) {
         this.view = view;
-        this.peerIndex = indexOf(view);
+        this.shared = new SharedPeers(view);
         this.inner = store;
         for (int i = 0; i < STRIPES; i++) stripes[i] = new ReentrantLock();
         this.tracked = new TreeTrackingStore(store, this);
@@ -84,12 +83,6 @@ final class HashTrees {
     /** The store as every write path must use it, so that the trees follow each version it takes. */
     Store tracked() {
         return tracked;
-    }
-
-    private static Map<String, Integer> indexOf(ExchangePeers view) {
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < view.peers().size(); i++) index.put(view.peers().get(i), i);
-        return index;
     }
 
     /** The view the trees are for (or are being built for). */
@@ -113,7 +106,7 @@ final class HashTrees {
             if (next.version() == view.version()) return;
             synchronized (this) {
                 view = next;
-                peerIndex = indexOf(next);
+                shared = new SharedPeers(next);
                 live = null;
                 liveKeys = null;
                 building = null; // its run sees that it was dropped, and stops
@@ -180,8 +173,8 @@ final class HashTrees {
     }
 
     private int index(String peer) {
-        Integer i = peerIndex.get(peer);
-        if (i == null) throw new IllegalArgumentException("not a peer: " + peer);
+        int i = shared.indexOf(peer);
+        if (i < 0) throw new IllegalArgumentException("not a peer: " + peer);
         return i;
     }
 
@@ -190,7 +183,7 @@ final class HashTrees {
     /** A new build for the current view (under gate's write side): writes are tracked from now on. */
     synchronized TreeBuild.Progress beginBuild() {
         if (building != null) throw new IllegalStateException("a build is under way");
-        TreeBuild.Progress p = new TreeBuild.Progress(view, peerIndex, drift);
+        TreeBuild.Progress p = new TreeBuild.Progress(shared, drift);
         tracking = true;
         building = p;
         return p;
@@ -224,26 +217,13 @@ final class HashTrees {
      * by the replica sets of the view {@code p} is for.
      */
     static void fold(TreeBuild.Progress p, byte[] key, long hash, boolean present) {
-        int[] shared = sharers(p.view, p.peerIndex, key);
-        if (shared.length == 0) return;
+        int[] peers = p.shared.of(key);
+        if (peers.length == 0) return;
         int leaf = MerkleTree.leafOf(key);
-        for (int i : shared) {
+        for (int i : peers) {
             SLOT.getAndBitwiseXor(p.trees[i], leaf, hash);
             if (present) SLOT.getAndAdd(p.keys, i, 1L);
         }
-    }
-
-    /** The peers (by index) that share {@code key} with this node under {@code view}: none unless it is a replica. */
-    private static int[] sharers(ExchangePeers view, Map<String, Integer> peerIndex, byte[] key) {
-        List<String> holders = view.holders(key);
-        if (holders.isEmpty()) return new int[0];
-        int[] out = new int[holders.size() - 1];
-        int n = 0;
-        for (String h : holders) {
-            Integer i = peerIndex.get(h);
-            if (i != null) out[n++] = i;
-        }
-        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     // ------------------------------------------------------------ writes
@@ -260,87 +240,120 @@ final class HashTrees {
         try {
             if (!tracking) {
                 inner.write(entries);
-                return;
-            }
-            int[] held = stripesOf(entries);
-            for (int s : held) stripes[s].lock();
-            try {
-                writeTracked(entries);
-            } finally {
-                for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
+            } else if (entries.size() == 1) {
+                writeOne(entries);
+            } else {
+                BatchKeys keys = new BatchKeys(entries, STRIPES);
+                int[] held = keys.stripes;
+                for (int s : held) stripes[s].lock();
+                try {
+                    writeTracked(entries, keys);
+                } finally {
+                    for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
+                }
             }
         } finally {
             gate.readLock().unlock();
         }
     }
 
-    /** The stripes of the entries' keys, sorted and distinct: taken in this order, two batches never deadlock. */
-    private static int[] stripesOf(List<Entry> entries) {
-        int[] s = new int[entries.size()];
-        for (int i = 0; i < s.length; i++) s[i] = (int) MerkleTree.keyHash(entries.get(i).key()) & (STRIPES - 1);
-        Arrays.sort(s);
-        int n = 0;
-        for (int i = 0; i < s.length; i++) if (n == 0 || s[n - 1] != s[i]) s[n++] = s[i];
-        return Arrays.copyOf(s, n);
+    /**
+     * {@link #writeTracked} for a batch of one entry, the common write (a client's, a replica's),
+     * without its maps: read the key's stamp, write, update by what changed, under its stripe.
+     */
+    private void writeOne(List<Entry> one) throws IOException {
+        Entry e = one.get(0);
+        byte[] key = e.key();
+        long keyHash = MerkleTree.keyHash(key);
+        ReentrantLock stripe = stripes[(int) keyHash & (STRIPES - 1)];
+        stripe.lock();
+        try {
+            Stamp old = inner.stamp(key);
+            try {
+                inner.write(one);
+            } catch (IOException | RuntimeException | Error x) {
+                readBack(key, keyHash, old); // it may be written: count what the key holds now
+                throw x;
+            }
+            if (old != null && old.timestamp() == e.timestamp()) {
+                readBack(key, keyHash, old); // a tie: see writeTracked
+            } else if (old == null || e.timestamp() > old.timestamp()) {
+                changed(key, keyHash, old, Stamp.of(e));
+            }
+        } finally {
+            stripe.unlock();
+        }
     }
 
-    /** Under the stripes of every key: read, write, then update by what changed. */
-    private void writeTracked(List<Entry> entries) throws IOException {
-        Map<ByteBuffer, Entry> current = new HashMap<>(entries.size() * 2);
-        for (Entry e : entries) {
-            ByteBuffer k = ByteBuffer.wrap(e.key());
-            if (!current.containsKey(k)) current.put(k, inner.get(e.key()));
+    /** Updates the trees from {@code old} to what the store holds for the key now; drifted if that cannot be read. */
+    private void readBack(byte[] key, long keyHash, Stamp old) {
+        try {
+            changed(key, keyHash, old, inner.stamp(key));
+        } catch (IOException | RuntimeException e) {
+            drifted();
+        }
+    }
+
+    /** Under the stripes of every key ({@code keys}: the batch's): read, write, then update by what changed. */
+    private void writeTracked(List<Entry> entries, BatchKeys keys) throws IOException {
+        int n = entries.size();
+        // current[f], for a key's first entry f: the version the trees hold for the key
+        Stamp[] current = new Stamp[n];
+        for (int i = 0; i < n; i++) {
+            if (keys.first[i] == i) current[i] = inner.stamp(entries.get(i).key());
         }
         try {
             inner.write(entries);
         } catch (IOException | RuntimeException | Error e) {
             // Some of them may be written: count what each key holds now.
             try {
-                for (Map.Entry<ByteBuffer, Entry> c : current.entrySet()) {
-                    byte[] key = c.getKey().array();
-                    changed(key, c.getValue(), inner.get(key));
+                for (int i = 0; i < n; i++) {
+                    if (keys.first[i] != i) continue;
+                    byte[] key = entries.get(i).key();
+                    changed(key, keys.hashes[i], current[i], inner.stamp(key));
                 }
             } catch (IOException | RuntimeException again) {
                 drifted();
             }
             throw e;
         }
-        Map<ByteBuffer, Entry> tied = null;
-        for (Entry e : entries) {
-            ByteBuffer k = ByteBuffer.wrap(e.key());
-            Entry old = current.get(k);
+        // tiedFrom[f]: the version the trees hold for a key whose entries tied with it; null: no tie
+        Stamp[] tiedFrom = null;
+        for (int i = 0; i < n; i++) {
+            Entry e = entries.get(i);
+            int f = keys.first[i];
+            Stamp old = current[f];
             if (old != null && old.timestamp() == e.timestamp()) {
-                // A tie is broken by the stored value, which a read of an expired one does not
-                // show: what the store holds now is read back below (rare: one timestamp is one write).
-                if (tied == null) tied = new HashMap<>();
-                tied.putIfAbsent(k, old);
-            } else if (e.supersedes(old)) {
-                if (tied == null || !tied.containsKey(k)) changed(e.key(), old, e);
-                current.put(k, e);
+                // A tie is broken by the stored value, which a stamp does not carry (nor a read of
+                // an expired one show): what the store holds now is read back below (rare: one
+                // timestamp is one write). The trees hold the version before the batch's first tie.
+                if (tiedFrom == null) tiedFrom = new Stamp[n];
+                if (tiedFrom[f] == null) tiedFrom[f] = old;
+            } else if (old == null || e.timestamp() > old.timestamp()) {
+                Stamp now = Stamp.of(e);
+                if (tiedFrom == null || tiedFrom[f] == null) changed(e.key(), keys.hashes[i], old, now);
+                current[f] = now;
             }
         }
-        if (tied == null) return;
-        for (Map.Entry<ByteBuffer, Entry> t : tied.entrySet()) {
-            byte[] key = t.getKey().array();
-            try {
-                // the trees hold the version before the tie: the batch's first tie kept it
-                changed(key, t.getValue(), inner.get(key));
-            } catch (IOException | RuntimeException e) {
-                drifted();
-            }
+        if (tiedFrom == null) return;
+        for (int f = 0; f < n; f++) {
+            if (tiedFrom[f] != null) readBack(entries.get(f).key(), keys.hashes[f], tiedFrom[f]);
         }
     }
 
-    /** The key's version went from {@code old} to {@code now} (either null: none); under its stripe and the read side. */
-    private void changed(byte[] key, Entry old, Entry now) {
-        long delta = MerkleTree.hashOf(old) ^ MerkleTree.hashOf(now);
+    /**
+     * The key's version went from {@code old} to {@code now} (either null: none); under its stripe
+     * and the read side. {@code keyHash}: {@link MerkleTree#keyHash} of the key.
+     */
+    private void changed(byte[] key, long keyHash, Stamp old, Stamp now) {
+        long delta = MerkleTree.hashOf(key, old) ^ MerkleTree.hashOf(key, now);
         long count = (now == null ? 0 : 1) - (old == null ? 0 : 1);
         if (delta == 0 && count == 0) return;
-        int[] shared = sharers(view, peerIndex, key);
-        if (shared.length == 0) return;
-        int leaf = MerkleTree.leafOf(key);
+        int[] peers = shared.of(key);
+        if (peers.length == 0) return;
+        int leaf = MerkleTree.leafOfHash(keyHash);
         if (live != null) {
-            for (int i : shared) {
+            for (int i : peers) {
                 SLOT.getAndBitwiseXor(live[i], leaf, delta);
                 if (count != 0) SLOT.getAndAdd(liveKeys, i, count);
             }
@@ -348,7 +361,7 @@ final class HashTrees {
         TreeBuild.Progress b = building;
         if (b == null) return;
         if (b.passed(key)) {
-            for (int i : shared) {
+            for (int i : peers) {
                 SLOT.getAndBitwiseXor(b.trees[i], leaf, delta);
                 if (count != 0) SLOT.getAndAdd(b.keys, i, count);
             }

@@ -1,6 +1,9 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
+import dht.storage.Stamp;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.BitSet;
@@ -51,12 +54,24 @@ public final class MerkleTree {
         return (int) (keyHash >>> (64 - LEAF_BITS));
     }
 
-    /** The hash of one version of one key: what a leaf folds in. */
+    /**
+     * The hash of one version of one key: what a leaf folds in. The XXH3 of the key, the timestamp
+     * (8 bytes, big-endian) and a byte 1 for a tombstone, else 0, laid out in a buffer of the
+     * calling thread's (taken on every tracked write: nothing allocated for a key of up to
+     * {@link #SCRATCH_BYTES} bytes less those 9).
+     */
     static long entryHash(byte[] key, long timestamp, boolean tombstone) {
-        ByteBuffer b = ByteBuffer.allocate(key.length + 9).order(ByteOrder.BIG_ENDIAN);
-        b.put(key).putLong(timestamp).put((byte) (tombstone ? 1 : 0));
-        return ENTRY_HASH.hashBytes(b.array());
+        int n = key.length + 9;
+        byte[] b = n <= SCRATCH_BYTES ? SCRATCH.get() : new byte[n];
+        System.arraycopy(key, 0, b, 0, key.length);
+        BIG_ENDIAN_LONG.set(b, key.length, timestamp);
+        b[key.length + 8] = (byte) (tombstone ? 1 : 0);
+        return ENTRY_HASH.hashBytes(b, 0, n);
     }
+
+    private static final int SCRATCH_BYTES = 256;
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /**
      * What {@code entry} contributes to its leaf; 0 for none (no version). A value with an expiry
@@ -65,6 +80,12 @@ public final class MerkleTree {
     static long hashOf(Entry entry) {
         if (entry == null) return 0;
         return entryHash(entry.key(), entry.timestamp(), entry.isTombstone() || entry.expiry() != 0);
+    }
+
+    /** {@link #hashOf(Entry)} of a version known by its stamp (null: none). */
+    static long hashOf(byte[] key, Stamp stamp) {
+        if (stamp == null) return 0;
+        return entryHash(key, stamp.timestamp(), stamp.tombstone() || stamp.expiry() != 0);
     }
 
     /** A tree over the given leaves (copied). */

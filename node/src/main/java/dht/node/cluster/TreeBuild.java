@@ -2,13 +2,13 @@ package dht.node.cluster;
 
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import dht.storage.Stamp;
 import dht.storage.ReadBudget;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -39,7 +39,7 @@ final class TreeBuild {
     static final class Progress {
         /** The view it builds for, and its peers by index. */
         final ExchangePeers view;
-        final Map<String, Integer> peerIndex;
+        final SharedPeers shared;
         final long driftAtStart;
         final long[][] trees;
         final long[] keys;
@@ -48,9 +48,9 @@ final class TreeBuild {
         /** Keys not yet passed written since the current chunk's scan may have opened. */
         Set<ByteBuffer> dirty = ConcurrentHashMap.newKeySet();
 
-        Progress(ExchangePeers view, Map<String, Integer> peerIndex, long driftAtStart) {
-            this.view = view;
-            this.peerIndex = peerIndex;
+        Progress(SharedPeers shared, long driftAtStart) {
+            this.view = shared.view;
+            this.shared = shared;
             this.driftAtStart = driftAtStart;
             int peers = view.peers().size();
             this.trees = new long[peers][MerkleTree.LEAVES];
@@ -139,8 +139,8 @@ final class TreeBuild {
             for (ByteBuffer d : dirty) {
                 byte[] key = d.array();
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
-                Entry now = t.inner.get(key);
-                HashTrees.fold(p, key, MerkleTree.hashOf(now), now != null);
+                Stamp now = t.inner.stamp(key);
+                HashTrees.fold(p, key, MerkleTree.hashOf(key, now), now != null);
             }
             p.cursor = next;
         } finally {

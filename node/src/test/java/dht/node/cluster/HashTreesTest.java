@@ -241,6 +241,34 @@ class HashTreesTest {
     }
 
     @Test
+    void aWriteThatFailsOnceWrittenIsCountedAndOneWhoseOutcomeCannotBeReadDrifts() throws Exception {
+        for (boolean batch : new boolean[] {false, true}) {
+            MemoryStore raw = new MemoryStore();
+            HashTrees trees = new HashTrees(VIEW, raw);
+            TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
+            for (int i = 0; i < 100; i++) trees.tracked().put(b("k" + i), b("v"), 10);
+            List<Entry> write = batch
+                    ? List.of(Entry.value(b("k1"), b("w"), 20), Entry.tombstone(b("k2"), 20), Entry.value(b("new"), b("w"), 20))
+                    : List.of(Entry.value(b("k1"), b("w"), 20));
+
+            raw.failAfterWriting = true;
+            assertThatThrownBy(() -> trees.tracked().write(write)).isInstanceOf(IOException.class);
+            assertEqualsAScan(trees, raw, "after a write that failed once written, batch " + batch);
+
+            raw.readsFailAfter = true;
+            List<Entry> next = batch
+                    ? List.of(Entry.value(b("k3"), b("w"), 30), Entry.value(b("k4"), b("w"), 30))
+                    : List.of(Entry.value(b("k3"), b("w"), 30));
+            assertThatThrownBy(() -> trees.tracked().write(next)).isInstanceOf(IOException.class);
+            raw.failing = false;
+            raw.failAfterWriting = false;
+            assertThat(trees.exact()).as("the outcome could not be read back, batch %s", batch).isFalse();
+            TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
+            assertEqualsAScan(trees, raw, "after the rebuild, batch " + batch);
+        }
+    }
+
+    @Test
     void aNewMembershipVersionMakesTheTreesFollowItsPeersAndReplicaSetsOnceRebuilt() throws Exception {
         MemoryStore raw = new MemoryStore();
         HashTrees trees = new HashTrees(VIEW, raw);

@@ -39,7 +39,16 @@ final class MemoryStore implements Store {
             }
         }
         for (Entry e : entries) apply(e);
+        if (failAfterWriting) {
+            failing = readsFailAfter;
+            throw new IOException("injected failure after the write");
+        }
     }
+
+    /** Whether {@link #write} fails once it has written everything (a lost acknowledgement) ... */
+    volatile boolean failAfterWriting;
+    /** ... and makes every call fail from then on. */
+    volatile boolean readsFailAfter;
 
     private void apply(Entry e) throws IOException {
         if (failing) throw new IOException("injected failure");

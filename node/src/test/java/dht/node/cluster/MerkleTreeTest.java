@@ -31,6 +31,22 @@ class MerkleTreeTest {
         return t;
     }
 
+    /**
+     * Nodes compare leaves, so an entry's hash must not change between builds: pinned values, a
+     * short key (hashed in the thread's buffer) and a long one (in an array of its own).
+     */
+    @Test
+    void anEntrysHashIsTheSameInEveryBuild() {
+        byte[] k = key("key000000042");
+        assertThat(MerkleTree.entryHash(k, 1_764_393_600_000_000L, false)).isEqualTo(1063252377881761809L);
+        assertThat(MerkleTree.entryHash(k, 1_764_393_600_000_000L, true)).isEqualTo(-4036309412646684445L);
+        assertThat(MerkleTree.entryHash(new byte[300], -1L, true)).isEqualTo(7344705827697241402L);
+        assertThat(MerkleTree.hashOf(k, new dht.storage.Stamp(1_764_393_600_000_000L, false, 5)))
+                .as("a value with an expiry hashes as the tombstone it becomes").isEqualTo(-4036309412646684445L)
+                .isEqualTo(MerkleTree.hashOf(Entry.value(k, key("v"), 1_764_393_600_000_000L, 5)));
+        assertThat(MerkleTree.hashOf(k, null)).isZero();
+    }
+
     @Test
     void equalContentsInAnyOrderGiveEqualTrees() {
         List<Entry> es = entries(5_000);
