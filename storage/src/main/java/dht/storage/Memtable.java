@@ -247,9 +247,8 @@ final class Memtable {
     /** The stamp of {@code key}'s entry (whose {@link Bytes#hash} is {@code hash}), or null: nothing copied. */
     Stamp stamp(byte[] key, long hash) {
         if (!filter.mightContain(hash)) return null;
-        MemorySegment k = MemorySegment.ofArray(key);
-        long node = seek(k, null);
-        if (node == 0 || compare(k, node) != 0) return null;
+        long node = seek(key, null);
+        if (node == 0 || compare(key, node) != 0) return null;
         long record = (long) LONG.getAcquire(arena.segment(node), MemtableArena.offset(node) + VALUE);
         MemorySegment r = arena.segment(record);
         long ro = MemtableArena.offset(record);
