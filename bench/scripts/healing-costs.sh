@@ -18,7 +18,8 @@
 #              -d HINT_SECS, default 10) while a HINT_MB MiB (default 100) hint backlog is being
 #              delivered to the node that missed it (paced, the default --hint-rate), against the
 #              same run with no backlog; none/backlog alternating for HINT_ROUNDS rounds (default 3).
-# KEYS (default 200000) is the cost phase's fill. Every node runs -Xmx256m, --sync periodic.
+# KEYS (default 200000) is the cost phase's fill; AE_WARMUP (default 15) its seconds of closed-loop PUT
+# after each start, before the measured runs (the first tree build runs then). Every node runs -Xmx256m, --sync periodic.
 # Usage: bench/scripts/healing-costs.sh        (JAR overrides cli/target/dht.jar; DIR the data root)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -116,7 +117,7 @@ if [[ "$phases" == *" cost "* ]]; then
     for mode in on off; do
       interval=0; [ "$mode" = on ] && interval="$ae_interval"
       for i in 0 1 2; do start_one $i --anti-entropy-interval "$interval"; done
-      bench --url "$urls" -w put --keys "$keys" -c 64 -t 2 -R 0 -d 15s --warmup 0s >/dev/null
+      bench --url "$urls" -w put --keys "$keys" -c 64 -t 2 -R 0 -d "${AE_WARMUP:-15}s" --warmup 0s >/dev/null
       for w in put get; do
         b0="$(ae_sum bytesSent)"; r0="$(ae_sum bytesReceived)"; x0="$(ae_sum exchanges)"
         line="$(closed_line --url "$urls" -w "$w" --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
