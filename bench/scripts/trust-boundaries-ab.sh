@@ -21,7 +21,9 @@
 # generator (--spin 0us: it sleeps instead of spinning before each send, so its CPU is its work).
 # CLOSED=0 skips the closed-loop runs (the warm-ups stay); GEN_JAVA_OPTS: the generator's JVM
 # options (e.g. -agentpath:.../libasyncProfiler.so=start,event=cpu,file=gen-%p.html).
-# JAR: the build to run (default: this checkout's cli/target/dht.jar).
+# JAR: the build to run (default: this checkout's cli/target/dht.jar). SWEEP=1 adds, per mode, the
+# highest constant rate with p99 under 10 ms (dht bench sweep) of PUT and GET; FIXED=0 skips the
+# fixed-rate runs.
 # Usage: bench/scripts/trust-boundaries-ab.sh
 #        env ROUNDS (3), MODES ("plain secret tls"), SECS (8), RATE (3000), KEYS (50000), WARMUP (20)
 set -euo pipefail
@@ -73,6 +75,8 @@ stop() { cleanup; pids=(); rm -rf "$dir"/data-*; }
 B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
         -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 line() { percentiles | sed 's/, max.*//'; }
+# sweep_line ARGS...: the highest constant rate with p99 under 10 ms (dht bench sweep, 5 s steps from 4,000/s).
+sweep_line() { B sweep "$@" --start-rate 4000 --max-steps 8 | awk '/highest stable rate/ {print $4" req/s"}'; }
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 # served OP: the client requests of that op (put, get) the three nodes have answered so far, by their /metrics.
 served() { local p; for p in "${ports[@]}"; do
@@ -125,13 +129,15 @@ for round in $(seq 1 "$rounds"); do
     fi
     # the flushes and compactions of the closed-loop writes (more in a faster mode) end before it
     wait_quiet ${urls//,/ } >/dev/null
-    fresh_keys; echo "round $round $mode PUT at $rate: $(measured put "$rate" 15 5 "${put[@]}" --start "$start_at")"
+    [ "${FIXED:-1}" = 0 ] || { fresh_keys; echo "round $round $mode PUT at $rate: $(measured put "$rate" 15 5 "${put[@]}" --start "$start_at")"; }
+    [ "${SWEEP:-0}" = 0 ] || { fresh_keys; echo "round $round $mode PUT sweep p99<10ms: $(sweep_line "${put[@]}" --start "$start_at")"; }
     B fill --url "$urls" --count "$keys" --value-size 100 -c 64 "${bench_args[@]}" >/dev/null || echo "round $round $mode: the fill failed"
     wait_quiet ${urls//,/ } >/dev/null
     get=(--url "$urls" -w get --keys "$keys" -c 64 -t 2 "${bench_args[@]}")
     B "${get[@]}" -R 0 -d "$((warmup / 2))s" --warmup 0s >/dev/null || true
     [ "${CLOSED:-1}" = 0 ] || echo "round $round $mode GET closed: $(measured get 0 "$secs" 2 "${get[@]}")"
-    echo "round $round $mode GET at $rate: $(measured get "$rate" 15 5 "${get[@]}")"
+    [ "${FIXED:-1}" = 0 ] || echo "round $round $mode GET at $rate: $(measured get "$rate" 15 5 "${get[@]}")"
+    [ "${SWEEP:-0}" = 0 ] || echo "round $round $mode GET sweep p99<10ms: $(sweep_line "${get[@]}")"
     echo "round $round $mode: load $(cut -d' ' -f1-3 /proc/loadavg)"
     stop
   done
