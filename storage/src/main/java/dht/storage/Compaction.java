@@ -68,9 +68,14 @@ final class Compaction {
         }
     }
 
-    /** How many size-tiered merges are due now (for the store's stats). */
+    /**
+     * Compactions not finished yet, for the store's stats: the one running (its inputs are no
+     * candidates, so {@link SizeTieredPicker#due} alone reads 0 while a merge of every due table
+     * runs, and a caller waiting for a settled store would stop waiting too soon) plus the
+     * size-tiered merges due among the other tables.
+     */
     int due() {
-        return SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
+        return (compacting.isEmpty() ? 0 : 1) + SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
     }
 
     /** The next size-tiered merge among the tables that are neither damaged nor being compacted. */

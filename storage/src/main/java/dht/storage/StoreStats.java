@@ -7,7 +7,7 @@ package dht.storage;
  * @param tableBytes      bytes in live sorted tables
  * @param memtableBytes   approximate bytes in the active and immutable memtables
  * @param pendingFlushes  immutable memtables not yet written to a table
- * @param pendingCompactions compactions the engine would like to run now
+ * @param pendingCompactions compactions not finished: the one running, if any, and those due now
  * @param walBytes        bytes in live write-ahead log files
  * @param damagedTables   live tables in which a read or a compaction found a block that fails its
  *                        checksum (each logged once with its file and offset): reads that need such

@@ -42,7 +42,7 @@ final class StorageMetrics {
         gauge(registry, stats, "storage.wal", "bytes", "Bytes in live write-ahead log files", StoreStats::walBytes);
         gauge(registry, stats, "storage.pending.flushes", null, "Immutable memtables not yet written to a table",
                 StoreStats::pendingFlushes);
-        gauge(registry, stats, "storage.pending.compactions", null, "Compactions the engine would like to run now",
+        gauge(registry, stats, "storage.pending.compactions", null, "Compactions not finished: the one running and those due",
                 StoreStats::pendingCompactions);
         gauge(registry, stats, "storage.damaged.tables", null, "Live tables with a block that fails its checksum",
                 StoreStats::damagedTables);
