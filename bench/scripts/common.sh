@@ -89,3 +89,15 @@ percentiles() {
 # a run that follows another on the same node rewrites its keys instead of writing new ones.
 start_at=-100000000
 fresh_keys() { start_at=$(( (start_at + 100000000) % 2000000000 )); }
+
+# ticks PID...: the CPU time (utime + stime, clock ticks) the processes have used so far.
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+
+# served OP PORT...: the client requests of that op (put, get) the nodes on those loopback ports
+# have answered so far, by their /metrics ($scheme, default http).
+served() {
+  local op="$1" p; shift
+  for p in "$@"; do
+    curl -fs "${scheme:-http}://127.0.0.1:$p/metrics" | awk -v op="op=\"$op\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d\n", s}' &
+  done | awk '{n += $1} END {print n + 0}'
+}

@@ -4,8 +4,9 @@
 #   cost       anti-entropy's cost at steady state: closed-loop PUT (overwrites within the filled
 #              keys) and GET, 64 connections over the three nodes, anti-entropy on (every
 #              AE_INTERVAL ms, default 10000) and off (interval 0), the same filled data restarted
-#              in turn, on/off/on/off for ROUNDS rounds (default 2); prints each run's rate and the
-#              anti-entropy bytes moved during it.
+#              in turn, on/off/on/off for ROUNDS rounds (default 2); prints each run's rate, the
+#              nodes' CPU per request (their /proc CPU time over the requests their /metrics
+#              counted, warm-up included) and the anti-entropy bytes moved during it.
 #   divergent  bytes exchanged when 1 key in DIV_KEYS (default 1,000,000) differs: fills DIV_KEYS
 #              keys into the first node alone (no cluster: faster than through three on a
 #              shared machine), copies its stopped data directory to the other two (every key's
@@ -120,8 +121,11 @@ if [[ "$phases" == *" cost "* ]]; then
       bench --url "$urls" -w put --keys "$keys" -c 64 -t 2 -R 0 -d "${AE_WARMUP:-15}s" --warmup 0s >/dev/null
       for w in put get; do
         b0="$(ae_sum bytesSent)"; r0="$(ae_sum bytesReceived)"; x0="$(ae_sum exchanges)"
+        c0="$(ticks "${pids[@]}")"; s0="$(served "$w" "${ports[@]}")"
         line="$(closed_line --url "$urls" -w "$w" --keys "$keys" -c 64 -t 2 -R 0 -d "${secs}s" --warmup 2s)"
+        c1="$(ticks "${pids[@]}")"; s1="$(served "$w" "${ports[@]}")"
         echo "round $round anti-entropy $mode (interval $interval ms) $w closed: $line;" \
+          "nodes' CPU per request $(awk -v c=$((c1 - c0)) -v n=$((s1 - s0)) -v t="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f us over %d requests", n ? 1e6 * c / t / n : 0, n}');" \
           "exchanges $(( $(ae_sum exchanges) - x0 )), bytes sent $(( $(ae_sum bytesSent) - b0 )), received $(( $(ae_sum bytesReceived) - r0 ))"
       done
       stop_nodes

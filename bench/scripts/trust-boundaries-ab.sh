@@ -22,8 +22,8 @@
 # CLOSED=0 skips the closed-loop runs (the warm-ups stay); GEN_JAVA_OPTS: the generator's JVM
 # options (e.g. -agentpath:.../libasyncProfiler.so=start,event=cpu,file=gen-%p.html).
 # JAR: the build to run (default: this checkout's cli/target/dht.jar). SWEEP=1 adds, per mode, the
-# highest constant rate with p99 under 10 ms (dht bench sweep) of PUT and GET; FIXED=0 skips the
-# fixed-rate runs.
+# highest constant rate with p99 under 10 ms (dht bench sweep) of PUT and GET (STEP, START_RATE,
+# MAX_STEPS, PRECISION: see sweep_line); FIXED=0 skips the fixed-rate runs.
 # Usage: bench/scripts/trust-boundaries-ab.sh
 #        env ROUNDS (3), MODES ("plain secret tls"), SECS (8), RATE (3000), KEYS (50000), WARMUP (20)
 set -euo pipefail
@@ -75,13 +75,14 @@ stop() { cleanup; pids=(); rm -rf "$dir"/data-*; }
 B() { "${java[@]}" -Djavax.net.ssl.trustStore="$dir/ca.p12" -Djavax.net.ssl.trustStorePassword=changeit ${GEN_JAVA_OPTS:-} \
         -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 line() { percentiles | sed 's/, max.*//'; }
-# sweep_line ARGS...: the highest constant rate with p99 under 10 ms (dht bench sweep, 5 s steps from 4,000/s).
-sweep_line() { B sweep "$@" --start-rate 4000 --max-steps 8 | awk '/highest stable rate/ {print $4" req/s"}'; }
-ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
-# served OP: the client requests of that op (put, get) the three nodes have answered so far, by their /metrics.
-served() { local p; for p in "${ports[@]}"; do
-  curl -fs "$scheme://127.0.0.1:$p/metrics" | awk -v op="op=\"$1\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d\n", s}' &
-done | awk '{n += $1} END {print n + 0}'; }
+# sweep_line ARGS...: the highest constant rate with p99 under 10 ms (dht bench sweep: steps of STEP,
+# default 5s, each after 2 s unmeasured, from START_RATE, default 4,000/s, at most MAX_STEPS, default 8),
+# with every step's rate and p99.
+sweep_line() {
+  B sweep "$@" --start-rate "${START_RATE:-4000}" --max-steps "${MAX_STEPS:-8}" --step-duration "${STEP:-5s}" \
+    --precision "${PRECISION:-0.05}" | awk '/highest stable rate/ {h=$4" req/s"}
+      $NF == "pass" || $NF == "FAIL" {s=s (s ? ", " : "") $1 " p99 " $4 " " $NF} END {print h " (steps: " s ")"}'
+}
 # measured OP RATE SECS WARMUP ARGS...: one generator run (ARGS, then RATE, SECS s after WARMUP s;
 # RATE 0: closed loop), its line, then the CPU per request over SECS - 6 s (at most 10) of wall
 # time from its first measured second: the CPU of the nodes and of the generator (/proc
@@ -95,9 +96,9 @@ measured() {
   gen=$!
   while IFS= read -r l; do [[ "$l" == *" measure "* ]] && break; done < <(tail -n +1 -F --pid="$gen" "$err" 2>/dev/null)
   if kill -0 "$gen" 2>/dev/null; then
-    n0=$(ticks "${pids[@]}"); g0=$(ticks "$gen"); r0=$(served "$op")
+    n0=$(ticks "${pids[@]}"); g0=$(ticks "$gen"); r0=$(served "$op" "${ports[@]}")
     sleep "$win"
-    n1=$(ticks "${pids[@]}"); g1=$(ticks "$gen" 2>/dev/null || echo x); r1=$(served "$op")
+    n1=$(ticks "${pids[@]}"); g1=$(ticks "$gen" 2>/dev/null || echo x); r1=$(served "$op" "${ports[@]}")
   fi
   wait "$gen" || rc=$?
   if [ -z "${g1:-}" ] || [ "$g1" = x ] || [ "$r1" -le "$r0" ]; then echo "$(line <"$out"), CPU per request not measured (generator exit $rc; its CPU ${g0:-?} -> ${g1:-?} ticks, requests ${r0:-?} -> ${r1:-?})"; return; fi
