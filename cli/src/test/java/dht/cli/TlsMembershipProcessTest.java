@@ -2,6 +2,8 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.node.rpc.CaTrust;
+import dht.testkit.TestCa;
 import dht.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +41,7 @@ class TlsMembershipProcessTest {
     @Test
     void aFourthNodeJoinsOverHttpsServesOldKeysAndLeavesAgain() throws Exception {
         TestCa ca = TestCa.create(tmp.resolve("ca"));
+        SSLContext trust = CaTrust.context(ca.ca());
         Path secret = tmp.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef\n");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
@@ -50,12 +54,12 @@ class TlsMembershipProcessTest {
         for (int i = 0; i < 3; i++) {
             List<String> args = new ArrayList<>(List.of("--cluster", cluster));
             args.addAll(flags);
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args).https(ca.trust()));
+            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args).https(trust));
         }
         for (NodeProcess n : nodes) n.start();
         for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
 
-        HttpClient https = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(ca.trust())
+        HttpClient https = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
                 .connectTimeout(Duration.ofSeconds(5)).build();
         for (int k = 0; k < 200; k++) {
             HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create(nodes.get(k % 3).url() + "/v0/entity?id=key" + k))
@@ -66,7 +70,7 @@ class TlsMembershipProcessTest {
 
         List<String> joinArgs = new ArrayList<>(List.of("--join", nodes.get(1).url()));
         joinArgs.addAll(flags);
-        NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), joinArgs).https(ca.trust());
+        NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), joinArgs).https(trust);
         nodes.add(fourth);
         fourth.startAndAwait();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
