@@ -3,20 +3,18 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,45 +28,36 @@ class AntiEntropyProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-
-    private final NodeRequests requests = new NodeRequests();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     private void startCluster(int n) throws Exception {
-        NodeProcess.startCluster(nodes, tmp, n, List.of("--anti-entropy-interval", "1000"), NO_HINTS);
+        NodeProcess.startCluster(cluster.nodes, tmp, n, List.of("--anti-entropy-interval", "1000"), NO_HINTS);
     }
 
     private int write(NodeProcess n, String key, String value) throws Exception {
-        return requests.write(n, key, value, 3, 3);
+        return cluster.requests.write(n, key, value, 3, 3);
     }
 
     /** The node's own data ({@code scope=local}), key to value. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        return requests.local(n);
+        return cluster.requests.local(n);
     }
 
     private String status(NodeProcess n) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return cluster.http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     @Test
     void aWipedNodeHoldsEveryKeyAgainWithoutAnyRead() throws Exception {
         startCluster(3);
-        NodeProcess a = nodes.get(0);
-        NodeProcess c = nodes.get(2);
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess c = cluster.nodes.get(2);
         Map<String, String> expected = new TreeMap<>();
         for (int i = 0; i < 3_000; i++) {
             String key = String.format("key%05d", i);
-            assertThat(write(nodes.get(i % 2), key, "v" + i)).isEqualTo(201);
+            assertThat(write(cluster.nodes.get(i % 2), key, "v" + i)).isEqualTo(201);
             expected.put(key, "v" + i);
         }
         for (int i = 0; i < 3_000; i += 10) {

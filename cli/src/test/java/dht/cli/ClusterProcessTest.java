@@ -9,7 +9,6 @@ import dht.client.ScanIterator;
 import dht.client.ScanOptions;
 import dht.node.cluster.Placement;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +19,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,39 +33,32 @@ class ClusterProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-    private final NodeRequests requests = new NodeRequests();
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
+
     private List<String> urls;
 
-    @AfterEach
-    void stopAll() throws Exception {
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
-
     private void startCluster(int n, String... jvmOptions) throws Exception {
-        NodeProcess.startCluster(nodes, tmp, n, jvmOptions);
-        urls = nodes.stream().map(NodeProcess::url).toList();
+        NodeProcess.startCluster(cluster.nodes, tmp, n, jvmOptions);
+        urls = cluster.nodes.stream().map(NodeProcess::url).toList();
     }
 
     private NodeProcess node(String url) {
-        return nodes.stream().filter(n -> n.url().equals(url)).findFirst().orElseThrow();
+        return cluster.nodes.stream().filter(n -> n.url().equals(url)).findFirst().orElseThrow();
     }
 
     /** ack 0: the node's defaults. */
     private int put(NodeProcess n, String key, String value, int ack, int from) {
-        return requests.write(n, key, value, ack, from);
+        return cluster.requests.write(n, key, value, ack, from);
     }
 
     private int delete(NodeProcess n, String key, int ack, int from) {
-        return requests.write(n, key, null, ack, from);
+        return cluster.requests.write(n, key, null, ack, from);
     }
 
     /** "404", "504" or the value. */
     private String get(NodeProcess n, String key, int ack, int from) {
-        return requests.get(n, key, ack, from);
+        return cluster.requests.get(n, key, ack, from);
     }
 
     /** The nodes in the key's placement order. */
@@ -100,9 +92,9 @@ class ClusterProcessTest {
         // GET 2/3 sees a PUT or DELETE done with 2/3, even with one replica down (before or after the write)
         for (int down = 0; down < 3; down++) {
             String key = "two-of-three-" + down;
-            NodeProcess d = nodes.get(down);
-            NodeProcess a = nodes.get((down + 1) % 3);
-            NodeProcess b = nodes.get((down + 2) % 3);
+            NodeProcess d = cluster.nodes.get(down);
+            NodeProcess a = cluster.nodes.get((down + 1) % 3);
+            NodeProcess b = cluster.nodes.get((down + 2) % 3);
             assertThat(put(a, key, "v1", 2, 3)).isEqualTo(201);
             d.kill();
             assertThat(get(b, key, 2, 3)).isEqualTo("v1");
@@ -119,24 +111,24 @@ class ClusterProcessTest {
             b.startAndAwait();
         }
         // defaults (2/3) and a PUT stores nothing beyond `from`
-        assertThat(put(nodes.get(0), "defaults", "d", 0, 0)).isEqualTo(201);
-        nodes.get(1).kill();
-        assertThat(get(nodes.get(2), "defaults", 0, 0)).isEqualTo("d");
-        nodes.get(2).kill();
-        assertThat(get(nodes.get(0), "defaults", 0, 0)).isEqualTo("504");
-        assertThat(put(nodes.get(0), "defaults", "e", 0, 0)).isEqualTo(504);
+        assertThat(put(cluster.nodes.get(0), "defaults", "d", 0, 0)).isEqualTo(201);
+        cluster.nodes.get(1).kill();
+        assertThat(get(cluster.nodes.get(2), "defaults", 0, 0)).isEqualTo("d");
+        cluster.nodes.get(2).kill();
+        assertThat(get(cluster.nodes.get(0), "defaults", 0, 0)).isEqualTo("504");
+        assertThat(put(cluster.nodes.get(0), "defaults", "e", 0, 0)).isEqualTo(504);
     }
 
     @Test
     void frozenReplicaAnswersQuicklyWithTwoOfThreeAnd504WithThreeOfThree() throws Exception {
         startCluster(3);
-        NodeProcess frozen = nodes.get(2);
+        NodeProcess frozen = cluster.nodes.get(2);
         frozen.freeze();
         try {
             List<Long> millis = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
-                NodeProcess via = nodes.get(i % 2);
-                NodeProcess other = nodes.get((i + 1) % 2);
+                NodeProcess via = cluster.nodes.get(i % 2);
+                NodeProcess other = cluster.nodes.get((i + 1) % 2);
                 String key = "frozen" + i;
                 long t0 = System.nanoTime();
                 assertThat(put(via, key, "v" + i, 2, 3)).isEqualTo(201);
@@ -157,9 +149,9 @@ class ClusterProcessTest {
             assertThat(sorted.getLast()).as("max ms of %s", millis).isLessThan(1000);
             for (int i = 0; i < 5; i++) {
                 long t0 = System.nanoTime();
-                assertThat(put(nodes.get(i % 2), "all" + i, "v", 3, 3)).isEqualTo(504);
-                assertThat(get(nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo("504");
-                assertThat(delete(nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo(504);
+                assertThat(put(cluster.nodes.get(i % 2), "all" + i, "v", 3, 3)).isEqualTo(504);
+                assertThat(get(cluster.nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo("504");
+                assertThat(delete(cluster.nodes.get(i % 2), "all" + i, 3, 3)).isEqualTo(504);
                 assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(6));
             }
         } finally {
@@ -167,7 +159,7 @@ class ClusterProcessTest {
         }
         // thawed: back in service (its late answers must not confuse the coordinators' connections)
         // every coordinator notices by its own probe (or the pending one being answered)
-        for (NodeProcess via : nodes) {
+        for (NodeProcess via : cluster.nodes) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             int status;
             do {
@@ -176,8 +168,8 @@ class ClusterProcessTest {
             assertThat(status).as("3/3 via %s after the thaw", via.url()).isEqualTo(201);
         }
         for (int i = 0; i < 30; i++) {
-            assertThat(put(nodes.get(i % 3), "after" + i, "a" + i, 3, 3)).isEqualTo(201);
-            assertThat(get(nodes.get((i + 1) % 3), "after" + i, 3, 3)).isEqualTo("a" + i);
+            assertThat(put(cluster.nodes.get(i % 3), "after" + i, "a" + i, 3, 3)).isEqualTo(201);
+            assertThat(get(cluster.nodes.get((i + 1) % 3), "after" + i, 3, 3)).isEqualTo("a" + i);
         }
     }
 
@@ -192,9 +184,9 @@ class ClusterProcessTest {
         int wrong = 0;
         List<String> failures = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            NodeProcess a = nodes.get(i % 3);
-            NodeProcess b = nodes.get((i + 1) % 3);
-            NodeProcess c = nodes.get((i + 2) % 3);
+            NodeProcess a = cluster.nodes.get(i % 3);
+            NodeProcess b = cluster.nodes.get((i + 1) % 3);
+            NodeProcess c = cluster.nodes.get((i + 2) % 3);
             assertThat(put(a, "same", "v1-" + i, 2, 3)).isEqualTo(201);
             assertThat(put(b, "same", "v2-" + i, 2, 3)).isEqualTo(201);
             String got = get(c, "same", 2, 3);
@@ -209,23 +201,25 @@ class ClusterProcessTest {
     @Test
     void statusShowsPeersUpAndDown() throws Exception {
         startCluster(3);
-        nodes.get(2).kill();
+        cluster.nodes.get(2).kill();
         // no request goes to it: a quiet peer is probed, so its death is noticed all the same
         long down = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!status(nodes.get(0)).contains("\"" + nodes.get(2).url() + "\":\"down\"") && System.nanoTime() < down) {
+        while (!status(cluster.nodes.get(0)).contains("\"" + cluster.nodes.get(2).url() + "\":\"down\"")
+                && System.nanoTime() < down) {
             Thread.sleep(100);
         }
-        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(1).url() + "\":\"up\"")
-                .contains("\"" + nodes.get(2).url() + "\":\"down\"");
-        put(nodes.get(0), "k", "v", 2, 3);
-        nodes.get(2).startAndAwait();
+        assertThat(status(cluster.nodes.get(0))).contains("\"" + cluster.nodes.get(1).url() + "\":\"up\"")
+                .contains("\"" + cluster.nodes.get(2).url() + "\":\"down\"");
+        put(cluster.nodes.get(0), "k", "v", 2, 3);
+        cluster.nodes.get(2).startAndAwait();
         // the background probe notices it without any request needing it
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!status(nodes.get(0)).contains("\"" + nodes.get(2).url() + "\":\"up\"") && System.nanoTime() < deadline) {
+        while (!status(cluster.nodes.get(0)).contains("\"" + cluster.nodes.get(2).url() + "\":\"up\"")
+                && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(status(nodes.get(0))).contains("\"" + nodes.get(2).url() + "\":\"up\"");
-        assertThat(put(nodes.get(0), "k3", "v", 3, 3)).as("3/3 after the killed node restarted").isEqualTo(201);
+        assertThat(status(cluster.nodes.get(0))).contains("\"" + cluster.nodes.get(2).url() + "\":\"up\"");
+        assertThat(put(cluster.nodes.get(0), "k3", "v", 3, 3)).as("3/3 after the killed node restarted").isEqualTo(201);
     }
 
     // ---- a node that was down catches up ----
@@ -233,8 +227,8 @@ class ClusterProcessTest {
     @Test
     void writesANodeMissedWhileDownReachItFromHintsWithoutAnyRead() throws Exception {
         startCluster(3);
-        NodeProcess a = nodes.get(0);
-        NodeProcess c = nodes.get(2);
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess c = cluster.nodes.get(2);
         assertThat(put(a, "gone", "x", 3, 3)).isEqualTo(201);
         c.kill();
         for (int i = 0; i < 50; i++) assertThat(put(a, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
@@ -245,7 +239,7 @@ class ClusterProcessTest {
 
         // only c is left: what it answers alone is what it holds
         a.kill();
-        nodes.get(1).kill();
+        cluster.nodes.get(1).kill();
         for (int i = 0; i < 50; i++) assertThat(get(c, "missed" + i, 1, 3)).as("missed%d", i).isEqualTo("m" + i);
         assertThat(get(c, "gone", 1, 3)).as("the delete it missed").isEqualTo("404");
     }
@@ -254,8 +248,8 @@ class ClusterProcessTest {
     void aReadRepairsTheReplicasItsVersionsWriteTargetedAndNoOther() throws Exception {
         String noHints = "-Ddht.hints.bytes=0";
         startCluster(3, noHints);
-        NodeProcess a = nodes.get(0);
-        NodeProcess c = nodes.get(2);
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess c = cluster.nodes.get(2);
         // c before another replica in a key's order: any 2/3 write of it targeted c, so a read may
         // repair c; c last: the write may have had from=2, and a read must not add to its copies
         List<String> early = new ArrayList<>();
@@ -291,7 +285,7 @@ class ClusterProcessTest {
 
         // only c is left: what it answers alone is what it holds
         a.kill();
-        nodes.get(1).kill();
+        cluster.nodes.get(1).kill();
         for (String k : early) assertThat(get(c, k, 1, 3)).as("%s, repaired", k).isEqualTo("new-" + k);
         assertThat(get(c, gone, 1, 3)).as("the delete it missed").isEqualTo("404");
         assertThat(get(c, goneLast, 1, 3)).as("a missed delete reaches a stale value wherever it is placed").isEqualTo("404");
@@ -311,7 +305,7 @@ class ClusterProcessTest {
         assertThat(put(o.get(2), key, "v", 1, 1)).isEqualTo(201);
         assertThat(put(p.get(1), overwritten, "v1", 3, 3)).isEqualTo(201);
         assertThat(put(p.get(2), overwritten, "v2", 1, 1)).isEqualTo(201);
-        for (NodeProcess n : nodes) {
+        for (NodeProcess n : cluster.nodes) {
             assertThat(get(n, key, 3, 3)).as("via %s", n.url()).isEqualTo("v");
             assertThat(get(n, overwritten, 3, 3)).as("via %s", n.url()).isEqualTo("v2");
         }
@@ -342,8 +336,8 @@ class ClusterProcessTest {
     }
 
     private String status(NodeProcess n) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return cluster.http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     // ---- cluster scan ----
@@ -351,7 +345,7 @@ class ClusterProcessTest {
     /** A cluster scan ({@code scope=cluster}) through the client; ack 0: the node's default. */
     private Stream<Entry> scanStream(NodeProcess n, String start, String end, int ack) {
         ScanOptions options = ack > 0 ? ScanOptions.defaults().cluster().ack(ack) : ScanOptions.defaults().cluster();
-        return requests.of(n).scan(start, end, options);
+        return cluster.requests.of(n).scan(start, end, options);
     }
 
     /** The scan's entries as "key=value" lines; throws the client's exception if the answer was cut short. */
@@ -380,7 +374,7 @@ class ClusterProcessTest {
         Random r = new Random(17);
         for (int i = 0; i < 300; i++) {
             String key = String.format("s%03d", r.nextInt(120));
-            NodeProcess via = nodes.get(r.nextInt(3));
+            NodeProcess via = cluster.nodes.get(r.nextInt(3));
             if (r.nextInt(4) == 0) {
                 assertThat(delete(via, key, 2, 3)).isEqualTo(202);
                 model.remove(key);
@@ -392,17 +386,17 @@ class ClusterProcessTest {
         }
         List<String> expected = new ArrayList<>();
         model.forEach((k, v) -> expected.add(k + "=" + v));
-        for (NodeProcess n : nodes) assertThat(scan(n, "s", null, 0)).isEqualTo(expected);
+        for (NodeProcess n : cluster.nodes) assertThat(scan(n, "s", null, 0)).isEqualTo(expected);
         List<String> sub = expected.stream().filter(e -> e.compareTo("s030") >= 0 && e.compareTo("s060") < 0).toList();
-        assertThat(scan(nodes.get(1), "s030", "s060", 3)).isEqualTo(sub);
+        assertThat(scan(cluster.nodes.get(1), "s030", "s060", 3)).isEqualTo(sub);
 
-        nodes.get(2).kill();
-        assertThat(scan(nodes.get(0), "s", null, 2)).isEqualTo(expected);
+        cluster.nodes.get(2).kill();
+        assertThat(scan(cluster.nodes.get(0), "s", null, 2)).isEqualTo(expected);
         // too few nodes before the first byte: the node may answer 504 outright; after it, the
         // response must be cut short (no terminating chunk), which the client reports as a failure
-        assertThat(scanFails(nodes.get(0), "s", null, 3)).isTrue();
+        assertThat(scanFails(cluster.nodes.get(0), "s", null, 3)).isTrue();
         // the node keeps serving after the aborted response
-        assertThat(scan(nodes.get(1), "s", null, 2)).isEqualTo(expected);
+        assertThat(scan(cluster.nodes.get(1), "s", null, 2)).isEqualTo(expected);
     }
 
     @Test
@@ -410,24 +404,26 @@ class ClusterProcessTest {
         startCluster(3);
         String big = "x".repeat(8000);
         // 24 MB per node: more than socket buffers and the coordinator's per-peer queue hold
-        for (int i = 0; i < 3000; i++) assertThat(put(nodes.get(i % 3), String.format("b%05d", i), big, 3, 3)).isEqualTo(201);
+        for (int i = 0; i < 3000; i++) {
+            assertThat(put(cluster.nodes.get(i % 3), String.format("b%05d", i), big, 3, 3)).isEqualTo(201);
+        }
         for (int round = 0; round < 5; round++) {
-            try (Stream<Entry> entries = scanStream(nodes.get(round % 3), "b", null, 0)) {
+            try (Stream<Entry> entries = scanStream(cluster.nodes.get(round % 3), "b", null, 0)) {
                 assertThat(entries.limit(2).count()).isEqualTo(2); // a little, then hang up
             }
         }
-        for (NodeProcess n : nodes) {
+        for (NodeProcess n : cluster.nodes) {
             assertThat(get(n, "b00007", 2, 3)).isEqualTo(big);
             assertThat(scan(n, "b00100", "b00110", 0)).hasSize(10);
         }
         // a node killed while a slow client reads a scan that needs all three: cut short
         long read = 0;
         boolean cut = false;
-        try (ScanIterator entries = requests.of(nodes.get(0)).scanIterator("b".getBytes(StandardCharsets.UTF_8), null,
-                ScanOptions.defaults().cluster().ack(3))) {
+        try (ScanIterator entries = cluster.requests.of(cluster.nodes.get(0)).scanIterator(
+                "b".getBytes(StandardCharsets.UTF_8), null, ScanOptions.defaults().cluster().ack(3))) {
             entries.next();
             read++;
-            nodes.get(2).kill();
+            cluster.nodes.get(2).kill();
             for (; entries.hasNext(); entries.next()) read++;
         } catch (DhtException e) {
             cut = true;
@@ -435,7 +431,7 @@ class ClusterProcessTest {
         assertThat(cut).as("scan needing 3 nodes with one killed mid-way must be cut short (read %d entries)", read).isTrue();
         assertThat(read).isLessThan(3000);
         // and with ack 2 the same scan completes
-        assertThat(scan(nodes.get(1), "b", null, 2)).hasSize(3000);
+        assertThat(scan(cluster.nodes.get(1), "b", null, 2)).hasSize(3000);
     }
 
     @Test
@@ -462,16 +458,16 @@ class ClusterProcessTest {
             if (r.nextInt(40) == 0) {
                 int i = r.nextInt(3);
                 if (down[i]) {
-                    nodes.get(i).startAndAwait();
+                    cluster.nodes.get(i).startAndAwait();
                     down[i] = false;
                 } else if (!down[0] && !down[1] && !down[2]) {
-                    if (r.nextBoolean()) nodes.get(i).kill(); else nodes.get(i).terminate(Duration.ofSeconds(10));
+                    if (r.nextBoolean()) cluster.nodes.get(i).kill(); else cluster.nodes.get(i).terminate(Duration.ofSeconds(10));
                     down[i] = true;
                 }
             }
             int c;
             do c = r.nextInt(3); while (down[c]);
-            NodeProcess via = nodes.get(c);
+            NodeProcess via = cluster.nodes.get(c);
             String key = "r" + r.nextInt(6);
             int from = 1 + r.nextInt(3);
             int ack = r.nextInt(3) == 0 ? 1 + r.nextInt(from) : from / 2 + 1;

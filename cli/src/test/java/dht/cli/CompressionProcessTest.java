@@ -15,8 +15,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,12 +31,8 @@ class CompressionProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     /** About 2 KB of JSON event records: field names repeat, values vary. */
     private static String text(Random r) {
@@ -59,7 +55,7 @@ class CompressionProcessTest {
         for (String codec : List.of("none", "lz4", "zstd")) {
             Path dir = tmp.resolve(codec);
             NodeProcess n = new NodeProcess(TestPorts.free(), dir, List.of("--compression", codec, "--memtable-size", "1048576"));
-            nodes.add(n);
+            cluster.nodes.add(n);
             n.startAndAwait();
             try (DhtClient client = DhtClient.builder().nodes(n.url()).requestTimeout(Duration.ofSeconds(30)).build()) {
                 List<CompletableFuture<Void>> puts = new ArrayList<>();

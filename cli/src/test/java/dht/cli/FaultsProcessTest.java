@@ -2,11 +2,10 @@ package dht.cli;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,12 +17,8 @@ class FaultsProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     @Test
     void killedAndFrozenNodesLoseNoAcknowledgedWrite() throws Exception {
@@ -38,8 +33,8 @@ class FaultsProcessTest {
 
     private void run(Duration length) throws Exception {
         // anti-entropy every 5 s, so that exchanges run during the faults too
-        NodeProcess.startCluster(nodes, tmp, 3, List.of("--anti-entropy-interval", "5000"));
-        FaultRun.run(nodes.stream().map(NodeProcess::url).toList(), new ProcessFaults(nodes), 1_000, length,
+        NodeProcess.startCluster(cluster.nodes, tmp, 3, List.of("--anti-entropy-interval", "5000"));
+        FaultRun.run(cluster.nodes.stream().map(NodeProcess::url).toList(), new ProcessFaults(cluster.nodes), 1_000, length,
                 Long.getLong("dht.seed", System.nanoTime()));
     }
 }

@@ -13,9 +13,9 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,23 +31,15 @@ class GrowShrinkProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final NodeRequests requests = new NodeRequests();
-    private MembershipTraffic traffic;
-
-    @AfterEach
-    void stopAll() throws Exception {
-        if (traffic != null) traffic.close();
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     /** Starts a node that joins through {@code via}, and waits until every member is on {@code version}, where it is one. */
     private NodeProcess join(NodeProcess via, String name, List<NodeProcess> members, long version) throws Exception {
         List<String> args = new ArrayList<>(List.of("--join", via.url()));
         args.addAll(ANTI_ENTROPY);
         NodeProcess n = new NodeProcess(TestPorts.free(), tmp.resolve(name), args);
-        nodes.add(n);
+        cluster.nodes.add(n);
         n.startAndAwait();
         List<NodeProcess> all = new ArrayList<>(members);
         all.add(n);
@@ -80,7 +72,7 @@ class GrowShrinkProcessTest {
         for (int k = 0; k < MembershipTraffic.KEYS; k++) {
             String key = MembershipTraffic.key(k);
             History.Invocation inv = history.get(process, key);
-            String value = requests.get(via, key, 0, 0);
+            String value = cluster.requests.get(via, key, 0, 0);
             if (value.equals("404")) inv.read(null);
             else if (value.matches("[0-9]{3}")) inv.unknown();
             else inv.read(value);
@@ -100,7 +92,7 @@ class GrowShrinkProcessTest {
         List<NodeProcess> again = new ArrayList<>();
         for (NodeProcess n : members) {
             NodeProcess r = new NodeProcess(n.port, n.data, List.of());
-            nodes.add(r);
+            cluster.nodes.add(r);
             again.add(r.start());
         }
         for (NodeProcess r : again) r.awaitReady(Duration.ofSeconds(60));
@@ -119,10 +111,10 @@ class GrowShrinkProcessTest {
     @Test
     @Tag("slow")
     void growsToFiveAndShrinksBackToThreeUnderTrafficThenEveryMemberRestarts() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3, ANTI_ENTROPY);
-        List<NodeProcess> members = new ArrayList<>(nodes);
-        traffic = new MembershipTraffic(members);
-        traffic.preload(requests, 2, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3, ANTI_ENTROPY);
+        List<NodeProcess> members = new ArrayList<>(cluster.nodes);
+        MembershipTraffic traffic = cluster.traffic(members);
+        traffic.preload(cluster.requests, 2, 3);
         traffic.start(4);
 
         NodeProcess fourth = join(members.get(1), "n3", members, 3);
@@ -145,7 +137,7 @@ class GrowShrinkProcessTest {
         assertThat(ackedGrowing).as("writes acknowledged while the cluster grew").isGreaterThan(20);
         assertThat(traffic.acked()).as("writes acknowledged while it shrank too").isGreaterThan(ackedGrowing);
 
-        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(requests, members, MembershipTraffic.KEYS, 3);
+        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(cluster.requests, members, MembershipTraffic.KEYS, 3);
         assertThat(copies).hasSize(MembershipTraffic.KEYS);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
         for (NodeProcess n : members) {
@@ -153,7 +145,7 @@ class GrowShrinkProcessTest {
             for (NodeProcess other : members) assertThat(members(status)).contains("\"" + other.url() + "\"");
             // anti-entropy exchanges with the members now, and no longer with those that left
             assertThat(status).doesNotContain("\"" + fourth.url() + "\":{\"lastExchangeMillis\"");
-            assertThat(status).doesNotContain("\"" + nodes.get(1).url() + "\":{\"lastExchangeMillis\"");
+            assertThat(status).doesNotContain("\"" + cluster.nodes.get(1).url() + "\":{\"lastExchangeMillis\"");
             for (NodeProcess other : members) {
                 if (other != n) assertThat(status).contains("\"" + other.url() + "\":{\"lastExchangeMillis\"");
             }
@@ -162,25 +154,25 @@ class GrowShrinkProcessTest {
         Map<String, String> before = readAll(members.getFirst(), traffic.history, 98);
         List<NodeProcess> again = restartAll(members, 9, before, traffic.history);
         traffic.assertHistoryValid();
-        copies = MembershipTraffic.copiesOnceSettled(requests, again, MembershipTraffic.KEYS, 3);
+        copies = MembershipTraffic.copiesOnceSettled(cluster.requests, again, MembershipTraffic.KEYS, 3);
         assertThat(copies.values()).as("copies per key after the restart").containsOnly(3);
     }
 
     @Test
     void everyMemberRestartedAfterAJoinAgreesOnTheMembershipAndServesEveryKey() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3, ANTI_ENTROPY);
-        List<NodeProcess> members = new ArrayList<>(nodes);
-        traffic = new MembershipTraffic(members);
-        traffic.preload(requests, 3, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3, ANTI_ENTROPY);
+        List<NodeProcess> members = new ArrayList<>(cluster.nodes);
+        MembershipTraffic traffic = cluster.traffic(members);
+        traffic.preload(cluster.requests, 3, 3);
         members.add(join(members.get(2), "n3", members, 3));
-        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(requests, members, MembershipTraffic.KEYS, 3);
+        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(cluster.requests, members, MembershipTraffic.KEYS, 3);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
 
         Map<String, String> before = readAll(members.get(3), traffic.history, 98);
         assertThat(before.values()).as("every key written before").noneMatch(v -> v.matches("[0-9]{3}"));
         List<NodeProcess> again = restartAll(members, 3, before, traffic.history);
         traffic.assertHistoryValid();
-        copies = MembershipTraffic.copiesOnceSettled(requests, again, MembershipTraffic.KEYS, 3);
+        copies = MembershipTraffic.copiesOnceSettled(cluster.requests, again, MembershipTraffic.KEYS, 3);
         assertThat(copies.values()).as("copies per key after the restart").containsOnly(3);
     }
 }

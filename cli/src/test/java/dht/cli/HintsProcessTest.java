@@ -3,18 +3,15 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,26 +25,17 @@ class HintsProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-
-    private final NodeRequests requests = new NodeRequests();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     /** "404", another answer's status, or the value: what {@code n} answers with ack 1 of 3. */
     private String get(NodeProcess n, String key) {
-        return requests.get(n, key, 1, 3);
+        return cluster.requests.get(n, key, 1, 3);
     }
 
     private String status(NodeProcess n) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return cluster.http.send(HttpRequest.newBuilder(URI.create(n.url() + "/v0/status")).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     /** The count {@code name} of {@code peer}'s hints in {@code n}'s status, or -1 if it has none. */
@@ -67,15 +55,15 @@ class HintsProcessTest {
 
     @Test
     void aReplicaGetsTheWritesItMissedFromACoordinatorKilledAndRestartedMeanwhile() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3);
-        NodeProcess coordinator = nodes.get(0);
-        NodeProcess replica = nodes.get(2);
-        assertThat(requests.write(coordinator, "gone", "x", 3, 3)).isEqualTo(201);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
+        NodeProcess coordinator = cluster.nodes.get(0);
+        NodeProcess replica = cluster.nodes.get(2);
+        assertThat(cluster.requests.write(coordinator, "gone", "x", 3, 3)).isEqualTo(201);
         replica.kill();
         for (int i = 0; i < KEYS; i++) {
-            assertThat(requests.write(coordinator, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
+            assertThat(cluster.requests.write(coordinator, "missed" + i, "m" + i, 2, 3)).isEqualTo(201);
         }
-        assertThat(requests.write(coordinator, "gone", null, 2, 3)).isEqualTo(202);
+        assertThat(cluster.requests.write(coordinator, "gone", null, 2, 3)).isEqualTo(202);
         await("every missed write hinted", Duration.ofSeconds(20), () -> hintCount(coordinator, replica, "pending") == KEYS + 1);
         Thread.sleep(300); // written to the hint file by its own thread: handed to the OS well within this
 
@@ -97,7 +85,7 @@ class HintsProcessTest {
 
         // only the replica is left: what it answers alone is what it holds
         coordinator.kill();
-        nodes.get(1).kill();
+        cluster.nodes.get(1).kill();
         for (int i = 0; i < KEYS; i++) assertThat(get(replica, "missed" + i)).as("missed%d", i).isEqualTo("m" + i);
         assertThat(get(replica, "gone")).as("the delete it missed").isEqualTo("404");
     }
@@ -111,14 +99,14 @@ class HintsProcessTest {
     void aBacklogLargerThanTheHeapIsKeptOnDiskAndDeliveredWhole() throws Exception {
         int keys = 400;
         int size = 256 << 10;
-        NodeProcess.startCluster(nodes, tmp, 3, "-Xmx64m");
-        NodeProcess coordinator = nodes.get(0);
-        NodeProcess replica = nodes.get(2);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3, "-Xmx64m");
+        NodeProcess coordinator = cluster.nodes.get(0);
+        NodeProcess replica = cluster.nodes.get(2);
         replica.kill();
         for (int i = 0; i < keys; i++) {
             HttpRequest put = HttpRequest.newBuilder(URI.create(coordinator.url() + "/v0/entity?id=big" + i + "&ack=2&from=3"))
                     .timeout(Duration.ofSeconds(20)).PUT(HttpRequest.BodyPublishers.ofByteArray(value(i, size))).build();
-            assertThat(http.send(put, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(201);
+            assertThat(cluster.http.send(put, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(201);
         }
         await("every missed write hinted", Duration.ofSeconds(30), () -> hintCount(coordinator, replica, "pending") == keys);
         assertThat(hintCount(coordinator, replica, "droppedFull")).isZero();
@@ -132,9 +120,10 @@ class HintsProcessTest {
         assertThat(hintCount(coordinator, replica, "droppedLost")).isZero();
 
         coordinator.kill();
-        nodes.get(1).kill();
+        cluster.nodes.get(1).kill();
         for (int i = 0; i < keys; i++) {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(replica.url() + "/v0/entity?id=big" + i + "&ack=1&from=3"))
+            HttpResponse<byte[]> r = cluster.http.send(HttpRequest.newBuilder(
+                    URI.create(replica.url() + "/v0/entity?id=big" + i + "&ack=1&from=3"))
                     .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofByteArray());
             assertThat(r.statusCode()).as("big%d", i).isEqualTo(200);
             assertThat(r.body()).as("big%d", i).isEqualTo(value(i, size));

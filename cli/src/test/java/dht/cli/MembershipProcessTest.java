@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.testkit.TestPorts;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -13,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,19 +27,8 @@ class MembershipProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-    private final NodeRequests requests = new NodeRequests();
-    /** The client traffic of the test, if it has any: stopped first. */
-    private MembershipTraffic traffic;
-
-    @AfterEach
-    void stopAll() throws Exception {
-        if (traffic != null) traffic.close();
-        for (NodeProcess n : nodes) n.close();
-        requests.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     private String status(NodeProcess n) throws Exception {
         return NodeStatus.of(n);
@@ -48,15 +36,15 @@ class MembershipProcessTest {
 
     @Test
     void aFourthNodeJoinsUnderTrafficAndEveryKeyEndsWithThreeCopies() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3);
-        traffic = new MembershipTraffic(nodes);
-        traffic.preload(requests, 2, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 2, 3);
         traffic.start(4);
 
         Thread.sleep(1_000);
         NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"),
-                List.of("--join", nodes.get(1).url(), "--anti-entropy-interval", "0"));
-        nodes.add(fourth);
+                List.of("--join", cluster.nodes.get(1).url(), "--anti-entropy-interval", "0"));
+        cluster.nodes.add(fourth);
         fourth.startAndAwait();
         NodeStatus.await(List.of(fourth), "\"joining\":[]", Duration.ofSeconds(60));
         String joined = status(fourth);
@@ -69,29 +57,29 @@ class MembershipProcessTest {
 
         traffic.assertHistoryValid();
         assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
-        for (NodeProcess n : nodes) {
+        for (NodeProcess n : cluster.nodes) {
             assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
         }
 
         // Once the old owners have cleaned up, each key is on exactly three nodes.
-        Map<String, Integer> copies = copiesOnceSettled(nodes, 200, 3);
+        Map<String, Integer> copies = copiesOnceSettled(cluster.nodes, 200, 3);
         assertThat(copies).hasSize(200);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
-        assertThat(requests.local(fourth)).as("the new node holds its share").hasSizeBetween(100, 200);
+        assertThat(cluster.requests.local(fourth)).as("the new node holds its share").hasSizeBetween(100, 200);
     }
 
     private Map<String, Integer> copiesOnceSettled(List<NodeProcess> among, int keys, int expected) throws Exception {
-        return MembershipTraffic.copiesOnceSettled(requests, among, keys, expected);
+        return MembershipTraffic.copiesOnceSettled(cluster.requests, among, keys, expected);
     }
 
     @Test
     void aMemberLeavesUnderTrafficItsDataMovesAndItsProcessExits() throws Exception {
         // Four nodes, three copies of each key: one can leave.
         startFourWithThreeCopies();
-        NodeProcess leaving = nodes.get(3);
-        List<NodeProcess> stay = List.copyOf(nodes.subList(0, 3));
-        traffic = new MembershipTraffic(nodes);
-        traffic.preload(requests, 3, 3);
+        NodeProcess leaving = cluster.nodes.get(3);
+        List<NodeProcess> stay = List.copyOf(cluster.nodes.subList(0, 3));
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 3, 3);
         traffic.targets.remove(leaving);
         traffic.start(3);
         Thread.sleep(500);
@@ -116,80 +104,87 @@ class MembershipProcessTest {
     private void startFourWithThreeCopies() throws Exception {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < 4; i++) ports.add(TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
+        String members = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
         for (int i = 0; i < 4; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), List.of("--cluster", cluster,
+            cluster.nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), List.of("--cluster", members,
                     "--replication-factor", "3", "--anti-entropy-interval", "0")));
         }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+        for (NodeProcess n : cluster.nodes) n.start();
+        for (NodeProcess n : cluster.nodes) n.awaitReady(Duration.ofSeconds(60));
     }
 
     @Test
     void aDeadMemberIsRemovedAndItsCopiesAreMadeAgain() throws Exception {
         startFourWithThreeCopies();
         for (int k = 0; k < 200; k++) {
-            assertThat(requests.write(nodes.get(k % 4), "key" + k, "v" + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.write(cluster.nodes.get(k % 4), "key" + k, "v" + k + ";", 3, 3)).isEqualTo(201);
         }
-        DhtRun live = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", nodes.get(3).url(), "--via", nodes.get(0).url());
+        DhtRun live = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", cluster.nodes.get(3).url(),
+                "--via", cluster.nodes.get(0).url());
         assertThat(live.exitCode()).isEqualTo(1);
         assertThat(live.stderr()).contains("is up");
-        DhtRun stranger = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", "http://localhost:1", "--via", nodes.get(0).url());
+        DhtRun stranger = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", "http://localhost:1",
+                "--via", cluster.nodes.get(0).url());
         assertThat(stranger.exitCode()).isEqualTo(1);
         assertThat(stranger.stderr()).contains("is not a member");
 
-        nodes.get(3).kill();
+        cluster.nodes.get(3).kill();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!status(nodes.get(0)).contains("\"" + nodes.get(3).url() + "\":\"down\"") && System.nanoTime() < deadline) {
+        while (!status(cluster.nodes.get(0)).contains("\"" + cluster.nodes.get(3).url() + "\":\"down\"")
+                && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
-        DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", nodes.get(3).url(), "--via", nodes.get(0).url());
+        DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", cluster.nodes.get(3).url(),
+                "--via", cluster.nodes.get(0).url());
         assertThat(removed.exitCode()).as(removed.stderr()).isZero();
-        List<NodeProcess> stay = List.copyOf(nodes.subList(0, 3));
+        List<NodeProcess> stay = List.copyOf(cluster.nodes.subList(0, 3));
         Map<String, Integer> copies = copiesOnceSettled(stay, 200, 3);
         assertThat(copies).hasSize(200);
         assertThat(copies.values()).as("every key on all three survivors").containsOnly(3);
         for (NodeProcess n : stay) assertThat(status(n)).contains("\"membershipVersion\":2");
         for (int k = 0; k < 200; k += 7) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stay.get(k % 3).url() + "/v0/entity?id=key" + k))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(
+                    URI.create(stay.get(k % 3).url() + "/v0/entity?id=key" + k)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo("v" + k + ";");
         }
     }
 
     @Test
     void aJoiningNodeKilledMidStreamResumesAfterARestartWithNeitherFlag() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
         String big = "x".repeat(1000);
         for (int k = 0; k < 1500; k++) {
-            assertThat(requests.write(nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
         // About 1.5 MB on each of three sources at 300 KB/s: the stream takes about 15 s.
         int port = TestPorts.free();
-        NodeProcess joining = new NodeProcess(port, tmp.resolve("n3"), List.of("--join", nodes.get(0).url(),
+        NodeProcess joining = new NodeProcess(port, tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
                 "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "300000"));
-        nodes.add(joining);
+        cluster.nodes.add(joining);
         joining.startAndAwait();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!status(joining).matches("(?s).*\"keysMoved\":[1-9].*") && System.nanoTime() < deadline) Thread.sleep(100);
         assertThat(status(joining)).contains("\"rebalancing\":true");
         joining.kill();
-        assertThat(status(nodes.get(0))).as("still joining while it is down").contains("\"joining\":[\"" + joining.url() + "\"]");
+        assertThat(status(cluster.nodes.get(0))).as("still joining while it is down")
+                .contains("\"joining\":[\"" + joining.url() + "\"]");
 
         NodeProcess restarted = new NodeProcess(port, tmp.resolve("n3"), List.of("--anti-entropy-interval", "0"));
-        nodes.add(restarted);
+        cluster.nodes.add(restarted);
         restarted.startAndAwait();
         deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (!status(restarted).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
         assertThat(status(restarted)).contains("\"membershipVersion\":3", "\"joining\":[]");
         assertThat(restarted.output()).contains("resuming the stream from");
-        List<NodeProcess> members = List.of(nodes.get(0), nodes.get(1), nodes.get(2), restarted);
+        List<NodeProcess> members = List.of(cluster.nodes.get(0), cluster.nodes.get(1), cluster.nodes.get(2), restarted);
         Map<String, Integer> copies = copiesOnceSettled(members, 1500, 3);
         assertThat(copies).hasSize(1500);
         assertThat(copies.values()).containsOnly(3);
         for (int k = 0; k < 1500; k += 37) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(restarted.url() + "/v0/entity?id=key" + k))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(
+                    URI.create(restarted.url() + "/v0/entity?id=key" + k)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo(big + k + ";");
         }
     }
@@ -203,22 +198,23 @@ class MembershipProcessTest {
     @Test
     @Tag("slow")
     void aMemberKilledWhileItStreamsToAJoinerIsRestartedAndTheJoinCompletes() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
         String big = "x".repeat(10_000);
         for (int k = 0; k < 400; k++) {
-            assertThat(requests.write(nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
-        traffic = new MembershipTraffic(nodes);
-        traffic.preload(requests, 2, 3);
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 2, 3);
         traffic.start(3);
         // About 4 MB on each of three sources at 1 MB/s: each source's stream takes about 4 s, one
         // after the other in URL order, and the first is killed some 0.1 s into its stream, while
         // more of it is still to come than the joiner's read-ahead (1 MiB) and the sockets hold.
-        NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", nodes.get(0).url(),
+        NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
                 "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "1000000"));
-        nodes.add(joining);
+        cluster.nodes.add(joining);
         joining.startAndAwait();
-        NodeProcess sender = nodes.subList(0, 3).stream().min(java.util.Comparator.comparing(NodeProcess::url)).orElseThrow();
+        NodeProcess sender = cluster.nodes.subList(0, 3).stream().min(java.util.Comparator.comparing(NodeProcess::url))
+                .orElseThrow();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!status(joining).matches("(?s).*\"bytesScanned\":[1-9][0-9]{5,}.*") && System.nanoTime() < deadline) {
             Thread.sleep(50);
@@ -228,7 +224,7 @@ class MembershipProcessTest {
         assertThat(status(joining)).as("still joining").contains("\"rebalancing\":true");
         Thread.sleep(3_000);
         NodeProcess restarted = new NodeProcess(sender.port, sender.data, sender.extraArgs);
-        nodes.add(restarted);
+        cluster.nodes.add(restarted);
         restarted.startAndAwait();
         traffic.targets.add(restarted);
 
@@ -243,7 +239,7 @@ class MembershipProcessTest {
         traffic.assertHistoryValid();
         assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
 
-        List<NodeProcess> members = new ArrayList<>(nodes.subList(0, 3));
+        List<NodeProcess> members = new ArrayList<>(cluster.nodes.subList(0, 3));
         members.remove(sender);
         members.add(restarted);
         members.add(joining);
@@ -252,7 +248,7 @@ class MembershipProcessTest {
         assertThat(copies).hasSize(400 + MembershipTraffic.KEYS);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
         for (int k = 0; k < 400; k += 7) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
+            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo(big + k + ";");
         }
@@ -260,22 +256,22 @@ class MembershipProcessTest {
 
     @Test
     void aJoinThroughNoMemberOrOfAMemberFailsAndChangesNothing() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
         NodeProcess nowhere = new NodeProcess(TestPorts.free(), tmp.resolve("x"),
                 List.of("--join", "http://localhost:" + TestPorts.free()));
-        nodes.add(nowhere);
+        cluster.nodes.add(nowhere);
         nowhere.start();
         assertThat(nowhere.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(nowhere.process().exitValue()).isEqualTo(1);
         assertThat(nowhere.output()).contains("cannot join through");
 
         NodeProcess twice = new NodeProcess(TestPorts.free(), tmp.resolve("y"),
-                List.of("--join", nodes.get(0).url(), "--self", nodes.get(2).url()));
-        nodes.add(twice);
+                List.of("--join", cluster.nodes.get(0).url(), "--self", cluster.nodes.get(2).url()));
+        cluster.nodes.add(twice);
         twice.start();
         assertThat(twice.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(twice.process().exitValue()).isEqualTo(1);
         assertThat(twice.output()).contains("is already a member");
-        for (int i = 0; i < 3; i++) assertThat(status(nodes.get(i))).contains("\"membershipVersion\":1");
+        for (int i = 0; i < 3; i++) assertThat(status(cluster.nodes.get(i))).contains("\"membershipVersion\":1");
     }
 }

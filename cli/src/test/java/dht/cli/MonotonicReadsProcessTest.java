@@ -7,10 +7,9 @@ import dht.testkit.Operation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,20 +25,16 @@ class MonotonicReadsProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     @Test
     void aValueOnlyItsFirstReplicaHoldsIsNotReadUntilAQuorumCanHoldIt() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 3, NO_HINTS);
-        List<String> urls = nodes.stream().map(NodeProcess::url).toList();
-        NodeProcess a = nodes.get(0);
-        NodeProcess b = nodes.get(1);
-        NodeProcess c = nodes.get(2);
+        NodeProcess.startCluster(cluster.nodes, tmp, 3, NO_HINTS);
+        List<String> urls = cluster.nodes.stream().map(NodeProcess::url).toList();
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess b = cluster.nodes.get(1);
+        NodeProcess c = cluster.nodes.get(2);
         Placement placement = new Placement(urls);
         String key = "m";
         for (int i = 0; !placement.order(key.getBytes(StandardCharsets.UTF_8)).getFirst().equals(a.url()); i++) key = "m" + i;

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dht.testkit.TestPorts;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,33 +21,25 @@ class OneNodeGrowsProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-    private final NodeRequests requests = new NodeRequests();
-    private MembershipTraffic traffic;
-
-    @AfterEach
-    void stopAll() throws Exception {
-        if (traffic != null) traffic.close();
-        for (NodeProcess n : nodes) n.close();
-        requests.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     @Test
     void aSecondNodeJoinsANodeStartedAloneUnderTraffic() throws Exception {
         NodeProcess first = new NodeProcess(TestPorts.free(), tmp.resolve("n0"), List.of("--anti-entropy-interval", "0"));
-        nodes.add(first);
+        cluster.nodes.add(first);
         first.startAndAwait();
-        traffic = new MembershipTraffic(nodes);
-        traffic.preload(requests, 1, 1);
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 1, 1);
         traffic.start(3);
 
         Thread.sleep(1_000);
         NodeProcess second = new NodeProcess(TestPorts.free(), tmp.resolve("n1"),
                 List.of("--join", first.url(), "--anti-entropy-interval", "0"));
-        nodes.add(second);
+        cluster.nodes.add(second);
         second.startAndAwait();
         assertThat(NodeStatus.await(List.of(first, second), "\"joining\":[]", Duration.ofSeconds(60))).isTrue();
-        for (NodeProcess n : nodes) {
+        for (NodeProcess n : cluster.nodes) {
             assertThat(NodeStatus.of(n)).as(n.url()).contains("\"membershipVersion\":3", "\"replicationFactor\":1",
                     "\"members\":[\"" + String.join("\",\"", List.of(first.url(), second.url()).stream().sorted().toList()) + "\"]");
         }
@@ -60,9 +51,10 @@ class OneNodeGrowsProcessTest {
         traffic.assertHistoryValid();
         assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
         // Once the first node has cleaned up, each key is on exactly one node, about half on each.
-        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(requests, nodes, MembershipTraffic.KEYS, 1);
+        Map<String, Integer> copies =
+                MembershipTraffic.copiesOnceSettled(cluster.requests, cluster.nodes, MembershipTraffic.KEYS, 1);
         assertThat(copies).hasSize(MembershipTraffic.KEYS);
         assertThat(copies.values()).as("copies per key").containsOnly(1);
-        assertThat(requests.local(second)).as("the new node holds its share").hasSizeBetween(50, 150);
+        assertThat(cluster.requests.local(second)).as("the new node holds its share").hasSizeBetween(50, 150);
     }
 }

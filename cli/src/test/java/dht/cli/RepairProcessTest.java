@@ -7,12 +7,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,29 +26,23 @@ class RepairProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
+
     private List<String> urls;
 
-    private final NodeRequests requests = new NodeRequests();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
-
     private void startCluster(int n) throws Exception {
-        NodeProcess.startCluster(nodes, tmp, n, NO_HINTS);
-        urls = nodes.stream().map(NodeProcess::url).toList();
+        NodeProcess.startCluster(cluster.nodes, tmp, n, NO_HINTS);
+        urls = cluster.nodes.stream().map(NodeProcess::url).toList();
     }
 
     private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
-        return requests.write(n, key, value, ack, from);
+        return cluster.requests.write(n, key, value, ack, from);
     }
 
     /** The node's own data ({@code scope=local}), key to value. */
     private Map<String, String> local(NodeProcess n) throws Exception {
-        return requests.local(n);
+        return cluster.requests.local(n);
     }
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {
@@ -59,9 +52,9 @@ class RepairProcessTest {
     @Test
     void aNodeThatMissedWritesHoldsEveryNewestVersionAfterARepairWithoutAnyRead() throws Exception {
         startCluster(3);
-        NodeProcess a = nodes.get(0);
-        NodeProcess b = nodes.get(1);
-        NodeProcess c = nodes.get(2);
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess b = cluster.nodes.get(1);
+        NodeProcess c = cluster.nodes.get(2);
         Map<String, String> expected = new TreeMap<>();
         for (int i = 0; i < 60; i++) {
             assertThat(write(a, "PUT", "r" + i, "old", 3, 3)).isEqualTo(201);
@@ -111,8 +104,8 @@ class RepairProcessTest {
     @Test
     void aNodeDownOrFrozenDuringTheRepairMakesItIncomplete() throws Exception {
         startCluster(3);
-        NodeProcess a = nodes.get(0);
-        NodeProcess c = nodes.get(2);
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess c = cluster.nodes.get(2);
         for (int i = 0; i < 20; i++) assertThat(write(a, "PUT", "k" + i, "v", 3, 3)).isEqualTo(201);
 
         c.freeze();

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code dht serve} as a real process: start, stop, kill, restart, refuse bad starts. */
@@ -24,31 +24,25 @@ class ServeProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    private final NodeRequests requests = new NodeRequests();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        requests.close();
-        for (NodeProcess n : nodes) n.close();
-    }
 
     private NodeProcess node(Path data, String... args) throws Exception {
         NodeProcess n = new NodeProcess(TestPorts.free(), data, List.of(args));
-        nodes.add(n);
+        cluster.nodes.add(n);
         return n;
     }
 
     /** The answer's status; an exception when none came (the node died under the request). */
     private int put(NodeProcess n, String key, String value) {
-        return requests.write(n, key, value, 0, 0);
+        return cluster.requests.write(n, key, value, 0, 0);
     }
 
     /** The value, "404", or another answer's status. */
     private String get(NodeProcess n, String key) {
-        return requests.get(n, key, 0, 0);
+        return cluster.requests.get(n, key, 0, 0);
     }
 
     @Test
@@ -132,7 +126,7 @@ class ServeProcessTest {
         Path data = tmp.resolve("twice");
         NodeProcess first = node(data).startAndAwait();
         NodeProcess second = new NodeProcess(first.port, data, List.of());
-        nodes.add(second);
+        cluster.nodes.add(second);
         second.start();
         assertThat(second.process().waitFor(20, TimeUnit.SECONDS)).as("second node exits by itself").isTrue();
         assertThat(second.process().exitValue()).isNotZero();
@@ -145,7 +139,7 @@ class ServeProcessTest {
     void aPortInUseIsSaidInWords() throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(TestPorts.free())) {
             NodeProcess n = new NodeProcess(taken.getLocalPort(), tmp.resolve("d"), List.of());
-            nodes.add(n);
+            cluster.nodes.add(n);
             n.start();
             assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(n.process().exitValue()).isEqualTo(1);

@@ -2,6 +2,8 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.node.rpc.CaTrust;
+import dht.testkit.TestCa;
 import dht.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,8 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,16 +31,13 @@ class TlsMembershipProcessTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeProcess> nodes = new ArrayList<>();
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (NodeProcess n : nodes) n.close();
-    }
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
 
     @Test
     void aFourthNodeJoinsOverHttpsServesOldKeysAndLeavesAgain() throws Exception {
         TestCa ca = TestCa.create(tmp.resolve("ca"));
+        SSLContext trust = CaTrust.context(ca.ca());
         Path secret = tmp.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef\n");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
@@ -46,28 +46,29 @@ class TlsMembershipProcessTest {
 
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < 3; i++) ports.add(TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "https://localhost:" + p).toList());
+        String members = String.join(",", ports.stream().map(p -> "https://localhost:" + p).toList());
         for (int i = 0; i < 3; i++) {
-            List<String> args = new ArrayList<>(List.of("--cluster", cluster));
+            List<String> args = new ArrayList<>(List.of("--cluster", members));
             args.addAll(flags);
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args).https(ca.trust()));
+            cluster.nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args).https(trust));
         }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+        for (NodeProcess n : cluster.nodes) n.start();
+        for (NodeProcess n : cluster.nodes) n.awaitReady(Duration.ofSeconds(60));
 
-        HttpClient https = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(ca.trust())
+        HttpClient https = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
                 .connectTimeout(Duration.ofSeconds(5)).build();
         for (int k = 0; k < 200; k++) {
-            HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create(nodes.get(k % 3).url() + "/v0/entity?id=key" + k))
+            HttpResponse<String> r = https.send(HttpRequest.newBuilder(
+                    URI.create(cluster.nodes.get(k % 3).url() + "/v0/entity?id=key" + k))
                     .timeout(Duration.ofSeconds(10)).PUT(HttpRequest.BodyPublishers.ofString("v" + k)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
         }
 
-        List<String> joinArgs = new ArrayList<>(List.of("--join", nodes.get(1).url()));
+        List<String> joinArgs = new ArrayList<>(List.of("--join", cluster.nodes.get(1).url()));
         joinArgs.addAll(flags);
-        NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), joinArgs).https(ca.trust());
-        nodes.add(fourth);
+        NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), joinArgs).https(trust);
+        cluster.nodes.add(fourth);
         fourth.startAndAwait();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!status(https, fourth).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
@@ -86,7 +87,7 @@ class TlsMembershipProcessTest {
         assertThat(untrusted.exitCode()).isEqualTo(1);
         assertThat(untrusted.stderr()).contains("did not answer", "nothing changed");
         DhtRun stranger = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", "https://localhost:1",
-                "--via", nodes.get(0).url(), "--tls-ca", ca.ca().toString(), "--cluster-secret-file", secret.toString());
+                "--via", cluster.nodes.get(0).url(), "--tls-ca", ca.ca().toString(), "--cluster-secret-file", secret.toString());
         assertThat(stranger.exitCode()).isEqualTo(1);
         assertThat(stranger.stderr()).contains("is not a member");
 
@@ -95,9 +96,10 @@ class TlsMembershipProcessTest {
         assertThat(left.exitCode()).as(left.stderr()).isZero();
         assertThat(left.stdout()).contains("membership version 5");
         assertThat(fourth.process().waitFor(30, TimeUnit.SECONDS)).as("the process of the node that left ends").isTrue();
-        for (int i = 0; i < 3; i++) assertThat(status(https, nodes.get(i))).contains("\"membershipVersion\":5");
+        for (int i = 0; i < 3; i++) assertThat(status(https, cluster.nodes.get(i))).contains("\"membershipVersion\":5");
         for (int k = 0; k < 200; k += 3) {
-            HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create(nodes.get(k % 3).url() + "/v0/entity?id=key" + k))
+            HttpResponse<String> r = https.send(HttpRequest.newBuilder(
+                    URI.create(cluster.nodes.get(k % 3).url() + "/v0/entity?id=key" + k))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo("v" + k);
         }

@@ -11,24 +11,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real {@code dht serve} processes: the cluster secret, the admin token, and the cut after a 413. */
 class TrustBoundariesProcessTest {
     @TempDir
     Path tmp;
-    private final List<NodeProcess> nodes = new ArrayList<>();
+
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
+
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (NodeProcess n : nodes) n.close();
-    }
 
     private Path secretFile(String name, String perms) throws Exception {
         Path f = tmp.resolve(name);
@@ -71,14 +68,14 @@ class TrustBoundariesProcessTest {
     void internalRequestsWithoutTheSecretChangeNothing() throws Exception {
         Path secret = secretFile("secret", "rw-------");
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
+        String members = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
         for (int i = 0; i < 3; i++) {
-            nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
-                    List.of("--cluster", cluster, "--cluster-secret-file", secret.toString())));
+            cluster.nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i),
+                    List.of("--cluster", members, "--cluster-secret-file", secret.toString())));
         }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
-        String url = nodes.get(0).url();
+        for (NodeProcess n : cluster.nodes) n.start();
+        for (NodeProcess n : cluster.nodes) n.awaitReady(Duration.ofSeconds(60));
+        String url = cluster.nodes.get(0).url();
         String ts = Long.toString(System.currentTimeMillis() * 1000);
         assertThat(send(url, "PUT", "/internal/v0/entity?id=k", "forged", "X-Dht-Timestamp", ts).statusCode()).isEqualTo(401);
         assertThat(send(url, "PUT", "/internal/v0/entity?id=k", "forged", "X-Dht-Timestamp", ts,
@@ -87,9 +84,9 @@ class TrustBoundariesProcessTest {
         assertThat(send(url, "GET", "/v0/entity?id=k&ack=3", null).statusCode()).isEqualTo(404);
         // the nodes themselves replicate with it
         assertThat(send(url, "PUT", "/v0/entity?id=k&ack=3", "v").statusCode()).isEqualTo(201);
-        assertThat(send(nodes.get(2).url(), "GET", "/v0/entity?id=k&ack=3", null).body()).isEqualTo("v");
+        assertThat(send(cluster.nodes.get(2).url(), "GET", "/v0/entity?id=k&ack=3", null).body()).isEqualTo("v");
         assertThat(send(url, "GET", "/v0/status", null).body()).contains("\"clusterSecret\":true");
-        assertThat(nodes.get(0).output()).doesNotContain("no --cluster-secret-file");
+        assertThat(cluster.nodes.get(0).output()).doesNotContain("no --cluster-secret-file");
         // the operator's repair reads the nodes' internal streams: with the secret only
         assertThat(DhtRun.of(Duration.ofSeconds(60), "repair", "--url", url).exitCode()).isEqualTo(1);
         DhtRun repair = DhtRun.of(Duration.ofSeconds(60), "repair", "--url", url, "--cluster-secret-file", secret.toString());
@@ -99,7 +96,7 @@ class TrustBoundariesProcessTest {
     @Test
     void anAdminTokenHoldsForLoopbackClientsToo() throws Exception {
         NodeProcess n = new NodeProcess(TestPorts.free(), tmp.resolve("admin"), List.of("--admin-token", "s3cret"));
-        nodes.add(n);
+        cluster.nodes.add(n);
         n.startAndAwait();
         String profile = "/admin/profile?event=cpu&duration=100ms";
         assertThat(send(n.url(), "GET", profile, null).statusCode()).isEqualTo(403);
@@ -112,7 +109,7 @@ class TrustBoundariesProcessTest {
     @Test
     void anOversizedChunkedBodyIsCutOff() throws Exception {
         NodeProcess n = new NodeProcess(TestPorts.free(), tmp.resolve("cut"), List.of("--max-body", "1024"));
-        nodes.add(n);
+        cluster.nodes.add(n);
         n.startAndAwait();
         long total = 64L << 20;
         long sent = 0;
@@ -138,8 +135,8 @@ class TrustBoundariesProcessTest {
 
     @Test
     void aClusterNodeWithoutASecretSaysSo() throws Exception {
-        NodeProcess.startCluster(nodes, tmp, 2);
-        assertThat(send(nodes.get(0).url(), "GET", "/v0/status", null).body()).contains("\"clusterSecret\":false");
-        assertThat(nodes.get(0).output()).contains("no --cluster-secret-file");
+        NodeProcess.startCluster(cluster.nodes, tmp, 2);
+        assertThat(send(cluster.nodes.get(0).url(), "GET", "/v0/status", null).body()).contains("\"clusterSecret\":false");
+        assertThat(cluster.nodes.get(0).output()).contains("no --cluster-secret-file");
     }
 }

@@ -8,16 +8,13 @@ import dht.node.rpc.CaTrust;
 import dht.node.rpc.MembershipClient;
 import dht.node.rpc.TlsFiles;
 import dht.node.rpc.TlsProvider;
+import dht.testkit.TestCa;
 import dht.testkit.TestPorts;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,37 +42,14 @@ class TlsClusterTest {
         for (Node n : nodes) n.close();
     }
 
-    private void openssl(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("openssl"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("openssl %s: %s", cmd, out).isZero();
-    }
-
-    /** A CA, and a certificate for localhost it signed; the key in PKCS#8 PEM. */
+    /** A CA, and a certificate for localhost it signed, made in the test's directory. */
     private TlsFiles certificates() throws Exception {
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-                "-subj", "/CN=dht test CA");
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=localhost");
-        Files.writeString(dir.resolve("ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-        openssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", "node.pem", "-days", "2", "-extfile", "ext.cnf");
-        return new TlsFiles(dir.resolve("node.pem"), dir.resolve("node.key"), dir.resolve("ca.pem"));
+        TestCa ca = TestCa.create(dir);
+        return new TlsFiles(ca.cert(), ca.key(), ca.ca());
     }
 
-    private HttpClient client(Path ca) throws Exception {
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(ca)) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(ssl)
+    private static HttpClient client(Path ca) {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(CaTrust.context(ca))
                 .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -177,9 +150,9 @@ class TlsClusterTest {
     void aPeerWithAnUntrustedCertificateIsNoReplica(TlsProvider provider) throws Exception {
         TlsFiles files = certificates();
         TlsFiles tls = new TlsFiles(files.cert(), files.key(), files.ca(), provider);
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem", "-days", "2",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost");
-        TlsFiles stranger = new TlsFiles(dir.resolve("self.pem"), dir.resolve("self.key"), dir.resolve("ca.pem"), provider);
+        TestCa.openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem",
+                "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost");
+        TlsFiles stranger = new TlsFiles(dir.resolve("self.pem"), dir.resolve("self.key"), files.ca(), provider);
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "https://localhost:" + p).toList();
         for (int i = 0; i < 2; i++) {

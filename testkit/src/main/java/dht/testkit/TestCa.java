@@ -1,21 +1,20 @@
-package dht.cli;
+package dht.testkit;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dht.node.rpc.CaTrust;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
 
 /**
  * A test CA made with openssl in a directory, and one certificate for localhost (127.0.0.1) it
- * signed, its key in PKCS#8 PEM: what a TLS cluster's nodes are started with.
+ * signed, its key in PKCS#8 PEM: what the nodes of a TLS test are started with. Paths only; a
+ * test builds its client's trust from {@link #ca()} itself.
  */
-record TestCa(Path ca, Path cert, Path key) {
-    static TestCa create(Path dir) throws Exception {
+public record TestCa(Path ca, Path cert, Path key) {
+    /** Makes the CA and the certificate in {@code dir}: ca.pem, node.pem and node.key, among others. */
+    public static TestCa create(Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         openssl(dir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
                 "-subj", "/CN=dht test CA");
@@ -26,22 +25,23 @@ record TestCa(Path ca, Path cert, Path key) {
         return new TestCa(dir.resolve("ca.pem"), dir.resolve("node.pem"), dir.resolve("node.key"));
     }
 
-    private static void openssl(Path dir, String... args) throws Exception {
+    /** Runs {@code openssl args} in {@code dir}; fails with its output unless it exits 0 within a minute. */
+    public static void openssl(Path dir, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("openssl"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("openssl %s: %s", cmd, out).isZero();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", cmd) + " did not end within 60 s: " + out);
+        }
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", cmd) + " exited with " + p.exitValue() + ": " + out);
+        }
     }
 
     /** The flags of {@code bin/dht serve} for a node with this certificate, checking peers with the CA. */
-    List<String> serveFlags() {
+    public List<String> serveFlags() {
         return List.of("--tls-cert", cert.toString(), "--tls-key", key.toString(), "--tls-ca", ca.toString());
-    }
-
-    /** A client context that trusts this CA alone. */
-    SSLContext trust() {
-        return CaTrust.context(ca);
     }
 }
