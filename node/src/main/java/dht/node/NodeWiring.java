@@ -75,8 +75,8 @@ final class NodeWiring {
 
     /**
      * The store, whose compactions forget a tombstone past the grace only before {@code horizon},
-     * wrapped so that it tells the horizon of the writes that reach it late (none while the node
-     * is alone, but a node started alone may be joined).
+     * wrapped so that it tells the horizon of the writes that reach it late (a node started alone
+     * may be joined; until then its cluster writes past the wrapper: none can be late).
      */
     static Store openStore(NodeConfig config, PurgeHorizon horizon) throws IOException {
         Tuning tuning = config.tuning();

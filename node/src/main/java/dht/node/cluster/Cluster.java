@@ -35,15 +35,21 @@ public final class Cluster implements AutoCloseable {
 
     /** See {@link #writesOfOnePassInOrder()}. */
     private final boolean writesOfOnePassInOrder;
-    /** The store as given, and as every path here writes it (through the hash trees, with peers). */
+    /**
+     * The store as given, and as every path here writes it: through the hash trees with a peer
+     * network, through a {@link LoneNodeStore} on a node started alone.
+     */
     private final Store rawStore;
     private final Store trackedStore;
+    /** The tracked store of a node started alone, which says whether it still is; null otherwise. */
+    private final LoneNodeStore lone;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
                     AntiEntropy antiEntropy, MembershipState membership,
                     java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer, Store rawStore,
-                    Store trackedStore) {
+                    Store trackedStore, LoneNodeStore lone) {
+        this.lone = lone;
         this.rawStore = rawStore;
         this.trackedStore = trackedStore;
         this.rebalancer = rebalancer;
@@ -66,6 +72,7 @@ public final class Cluster implements AutoCloseable {
      */
     public boolean writesOfOnePassInOrder() {
         if (!writesOfOnePassInOrder) return false;
+        if (lone != null && lone.alone()) return true;
         Membership m = membership.current();
         return m.members().size() + m.joining().size() == 1;
     }
@@ -189,8 +196,8 @@ public final class Cluster implements AutoCloseable {
         Map<String, Replica> peerReplicas = new java.util.concurrent.ConcurrentHashMap<>();
         PeerNetwork net = null;
         // A kept membership can change, so a node started alone opens its (empty) peer network too:
-        // another node may join it. Its cost until then: idle timers, and writes passing through
-        // the hash trees' gate untracked.
+        // another node may join it. Its cost until then: idle timers; its writes pass the trees'
+        // gate and the late-write reports only once it grows (LoneNodeStore).
         if (nodes.size() > 1 || membershipFile != null) net = network.open(self, nodes, replicaTimeout, loops);
         TreeTransport trees = net == null ? null : net.trees(self);
         // With peers, every path writes through the hash trees, so that they follow each version.
@@ -199,6 +206,12 @@ public final class Cluster implements AutoCloseable {
         HashTrees hashTrees = trees == null ? null : new HashTrees(ExchangePeers.of(self, initial), store);
         Store raw = store;
         if (hashTrees != null) store = hashTrees.tracked();
+        LoneNodeStore lone = null;
+        if (hashTrees != null && nodes.size() == 1) {
+            lone = new LoneNodeStore(raw instanceof LateWriteReportingStore r ? r.unreported() : raw, hashTrees);
+            store = lone;
+        }
+        LoneNodeStore grows = lone;
         replicas.put(self, new LocalReplica(self, store, reads, writes));
         PeerNetwork c = net;
         boolean batch = loops != null && !peerBatching.equals("off");
@@ -208,6 +221,7 @@ public final class Cluster implements AutoCloseable {
         MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
             if (peer.equals(self)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
+            if (grows != null) grows.grow(); // before any topology, trees' view or horizon names the peer
             c.addPeer(peer); // known peers are left as they are; a retired one is probed again
             Replica r = replicas.computeIfAbsent(peer, p -> c.replica(p, clock, batch, peerBatching.equals("all")));
             peerReplicas.put(peer, r);
@@ -265,7 +279,7 @@ public final class Cluster implements AutoCloseable {
             });
         }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer,
-                raw, store);
+                raw, store, lone);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {

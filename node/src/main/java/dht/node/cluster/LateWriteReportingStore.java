@@ -20,6 +20,11 @@ public final class LateWriteReportingStore extends ForwardingStore {
         this.horizon = horizon;
     }
 
+    /** The store below the reports, for a node's writes while it is alone: no peer to be late for ({@link LoneNodeStore}). */
+    Store unreported() {
+        return inner;
+    }
+
     /** The oldest timestamp (ms) among {@code entries} that arrive late, or {@code Long.MAX_VALUE}. */
     private long oldestLate(List<Entry> entries) {
         long now = horizon.nowMillis();

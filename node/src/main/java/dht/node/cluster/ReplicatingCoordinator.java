@@ -205,7 +205,8 @@ final class ReplicatingCoordinator implements Coordinator {
                 }
                 Entry sent = owned;
                 CompletableFuture<Void> call = callOf(replica, sent);
-                if (hints != null) {
+                // Hints are kept for peers only: this node's own write needs no callback.
+                if (hints != null && !(replica instanceof LocalReplica)) {
                     call.whenComplete((ok, failure) -> {
                         if (failure != null) hints.hold(url, sent);
                     });

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StoreWrappersTest {
 
     @ParameterizedTest
-    @ValueSource(classes = {LateWriteReportingStore.class, TreeTrackingStore.class})
+    @ValueSource(classes = {LateWriteReportingStore.class, TreeTrackingStore.class, LoneNodeStore.class})
     void everyStoreMethodIsPassedThroughNotLeftToItsDefault(Class<?> wrapper) {
         List<String> missing = new ArrayList<>();
         for (Method m : Store.class.getMethods()) {
