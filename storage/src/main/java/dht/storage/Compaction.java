@@ -74,7 +74,7 @@ final class Compaction {
      * runs, and a caller waiting for a settled store would stop waiting too soon) plus the
      * size-tiered merges due among the other tables.
      */
-    int due() {
+    int pending() {
         return (compacting.isEmpty() ? 0 : 1) + SizeTieredPicker.due(compactable(), t -> t.sizeBytes, opt.compactionMinTables());
     }
 

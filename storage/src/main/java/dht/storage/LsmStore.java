@@ -423,7 +423,7 @@ public final class LsmStore implements Store {
                 walBytes += m.walBytes;
             }
             return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    compaction.due(), walBytes, damaged);
+                    compaction.pending(), walBytes, damaged);
         } finally {
             v.release();
         }
