@@ -5,7 +5,6 @@ import dht.storage.LsmStore;
 import dht.storage.Store;
 import dht.storage.StoreOptions;
 import dht.storage.SyncPolicy;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,12 +32,6 @@ import java.util.concurrent.atomic.LongAdder;
  * dht.node.cluster.LoneWriteCost DIR [SECONDS] [THREADS]}.
  */
 public final class LoneWriteCost {
-    /** Heap bytes the threads have allocated so far. */
-    private static long allocated(com.sun.management.ThreadMXBean tmx, List<Thread> threads) {
-        long sum = 0;
-        for (Thread t : threads) sum += tmx.getThreadAllocatedBytes(t.threadId());
-        return sum;
-    }
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
@@ -85,24 +78,20 @@ public final class LoneWriteCost {
                 clients.add(c);
             }
             Thread.sleep(seconds * 1_000L); // warm-up: JIT, memtables, flushes
-            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-            var tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             List<Thread> path = new ArrayList<>(clients);
             path.addAll(storageThreads);
-            long ops0 = ops.sum(), cpu0 = os.getProcessCpuTime(), alloc0 = tmx.getTotalThreadAllocatedBytes();
-            long path0 = allocated(tmx, path);
-            long t0 = System.nanoTime();
+            CostWindow window = new CostWindow(ops, path);
             Thread.sleep(seconds * 1_000L);
-            long n = ops.sum() - ops0, cpu = os.getProcessCpuTime() - cpu0, alloc = tmx.getTotalThreadAllocatedBytes() - alloc0;
-            long pathAlloc = allocated(tmx, path) - path0;
-            double secs = (System.nanoTime() - t0) / 1e9;
+            CostWindow.Figures f = window.end();
+            long n = f.ops();
             stop.set(true);
             for (Thread c : clients) c.join();
             cluster.close();
             if (failed.get()) throw new IllegalStateException("a client failed");
             System.out.printf("lone node: %.0f puts/s, %.2f us CPU/put, %.0f bytes allocated/put, %.0f of them by "
                             + "clients and storage threads (%d puts, %d clients)%n",
-                    n / secs, cpu / 1e3 / n, (double) alloc / n, (double) pathAlloc / n, n, threads);
+                    n / f.seconds(), f.cpuNanos() / 1e3 / n, (double) f.allocatedBytes() / n,
+                    (double) f.threadsAllocatedBytes() / n, n, threads);
         } finally {
             storage.shutdownNow();
             try (var files = Files.walk(dir)) {

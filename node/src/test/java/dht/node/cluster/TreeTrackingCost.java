@@ -5,7 +5,6 @@ import dht.storage.LsmStore;
 import dht.storage.Store;
 import dht.storage.StoreOptions;
 import dht.storage.SyncPolicy;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,13 +33,6 @@ public final class TreeTrackingCost {
     private static final List<String> NODES = List.of("http://a", "http://b", "http://c");
     private static final ExchangePeers VIEW = new ExchangePeers(1, "http://a", List.of("http://b", "http://c"),
             new Placement(NODES), 3);
-
-    /** CPU time the writer threads have used so far, in nanoseconds. */
-    private static long writerCpu(java.lang.management.ThreadMXBean tmx, List<Thread> writers) {
-        long sum = 0;
-        for (Thread w : writers) sum += tmx.getThreadCpuTime(w.threadId());
-        return sum;
-    }
 
     public static void main(String[] args) throws Exception {
         boolean on = switch (args[0]) {
@@ -104,27 +96,23 @@ public final class TreeTrackingCost {
                 writers.add(w);
             }
             Thread.sleep(seconds * 1_000L); // warm-up as long as the run: JIT, memtable fill, flushes
-            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-            var tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             // PROFILE: cpu:FILE (itimer, 1 ms) or alloc:FILE, collapsed stacks
             String[] prof = profile == null ? null : profile.split(":", 2);
             if (prof != null) {
                 one.profiler.AsyncProfiler.getInstance().execute(prof[0].equals("alloc")
                         ? "start,event=alloc,alloc=64k" : "start,event=itimer,interval=1ms");
             }
-            long ops0 = ops.sum(), cpu0 = os.getProcessCpuTime(), alloc0 = tmx.getTotalThreadAllocatedBytes();
-            long writers0 = writerCpu(tmx, writers);
-            long t0 = System.nanoTime();
+            CostWindow window = new CostWindow(ops, writers);
             Thread.sleep(seconds * 1_000L);
-            long n = ops.sum() - ops0, cpu = os.getProcessCpuTime() - cpu0, alloc = tmx.getTotalThreadAllocatedBytes() - alloc0;
-            long writerCpu = writerCpu(tmx, writers) - writers0;
-            double secs = (System.nanoTime() - t0) / 1e9;
+            CostWindow.Figures f = window.end();
+            long n = f.ops();
             if (prof != null) one.profiler.AsyncProfiler.getInstance().execute("stop,collapsed,file=" + prof[1]);
             stop.set(true);
             for (Thread w : writers) w.join();
             if (failed.get()) throw new IllegalStateException("a writer failed");
             System.out.printf("tracking %s: %.0f ops/s, %.2f us CPU/op (writers %.2f), %.0f bytes allocated/op (%d ops, %d threads, %d keys, exact %s)%n",
-                    on ? "on" : "off", n / secs, cpu / 1e3 / n, writerCpu / 1e3 / n, (double) alloc / n, n, threads,
+                    on ? "on" : "off", n / f.seconds(), f.cpuNanos() / 1e3 / n, f.threadsCpuNanos() / 1e3 / n,
+                    (double) f.allocatedBytes() / n, n, threads,
                     keyCount, trees.exact());
             System.out.printf("  (batches of %d entries per write call)%n", batch);
         } finally {
