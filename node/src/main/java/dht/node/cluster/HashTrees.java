@@ -16,14 +16,15 @@ import java.util.function.LongSupplier;
  * {@link MerkleTree}'s leaves per peer, over the keys whose replica set holds this node and that
  * peer. Built once by a paced scan ({@link TreeBuild}), then every version the store takes through
  * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
- * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the store held for the key,
- * read just before the write (the engine's last-write-wins check does not tell what it replaced)
- * as a {@link Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
+ * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the trees hold for the key (the
+ * engine's last-write-wins check does not tell what it replaced), taken from {@link HeldVersions}
+ * and, for a key it does not know, read from the store just before the write as a {@link
+ * Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
  * of the version the store holds for each shared key, that is, what a scan of the store would
  * build now, but for tombstones the engine forgot past the purge horizon (their hash stays; see
- * {@link PurgeHorizon}). It holds because (1) a key's read, write and tree update run under the
+ * {@link PurgeHorizon}). It holds because (1) a key's lookup, write and tree update run under the
  * key's stripe lock, so two writes of one key never interleave between read and update, and
  * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
  * side) sees no write half done: the trees it copies are the store's state at that instant. A
@@ -39,7 +40,8 @@ import java.util.function.LongSupplier;
  * the same object across views, so the write paths keep it.
  *
  * <p>Until the first build starts, writes pass through untouched (anti-entropy off everywhere
- * costs nothing); from then on each tracked write costs a stamp read of its key.
+ * costs nothing); from then on each tracked write costs a probe of {@link HeldVersions} (a store
+ * read only for a key it cannot tell).
  */
 final class HashTrees {
     private static final int STRIPES = 1 << 14;
