@@ -76,7 +76,7 @@ final class HashTrees {
      * @param store this node's store; write to it only through {@link #tracked()}
      */
     HashTrees(ExchangePeers view, Store store) {
-        this(view, store, HeldVersions.DEFAULT_BYTES);
+        this(view, store, HeldVersions.defaultBytes());
     }
 
     /**

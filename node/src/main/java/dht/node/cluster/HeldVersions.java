@@ -5,6 +5,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * For each key, the version {@link HashTrees} hold for it, so that a tracked write learns what it
@@ -27,21 +29,33 @@ import java.lang.invoke.VarHandle;
  * at once under their own stripes; {@link #grow} and {@link #clear} need every writer excluded.
  */
 final class HeldVersions {
+    private static final Logger log = LoggerFactory.getLogger(HeldVersions.class);
+
     /** The key is known to hold no version. */
     static final long NONE = 0;
     /** The key's version is not known: read the store. */
     static final long UNKNOWN = Long.MIN_VALUE;
     /** What {@link #get} returns for a key without a slot. */
     static final long ABSENT = Long.MIN_VALUE + 1;
-    /** The default budget: 64 MiB, some four million keys at most. */
+    /** The most the default budget gives: 64 MiB, some 3.6 million keys. */
     static final long DEFAULT_BYTES = 64L << 20;
+
+    /**
+     * The budget when none is given: an eighth of the heap's maximum, at most {@link
+     * #DEFAULT_BYTES}. Native memory counts against the JVM's direct memory limit, which is the
+     * heap's maximum unless set, and the memtables take theirs from it too.
+     */
+    static long defaultBytes() {
+        return Math.min(DEFAULT_BYTES, Runtime.getRuntime().maxMemory() / 8);
+    }
 
     private static final long TOMBSTONE_BIT = Long.MIN_VALUE;
     private static final int SLOT_BYTES = 16;
     private static final int MIN_SLOTS = 1 << 12;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private final long maxSlots;
+    private long maxSlots;
+    private Arena arena;
     private MemorySegment table;
     private long mask;
     /** Slots taken, across every writer. */
@@ -57,12 +71,23 @@ final class HeldVersions {
         allocate(maxSlots == 0 ? 0 : MIN_SLOTS);
     }
 
+    /** A new, empty table of {@code slots} slots; the old one, if any, is the caller's to {@link #free}. */
     private void allocate(long slots) {
-        // Freed by the garbage collector once unreachable: a table replaced by grow or clear, with
-        // every writer excluded, is reachable by nobody.
-        table = slots == 0 ? MemorySegment.NULL : Arena.ofAuto().allocate(slots * SLOT_BYTES, 8);
+        Arena a = slots == 0 ? null : Arena.ofShared();
+        try {
+            table = slots == 0 ? MemorySegment.NULL : a.allocate(slots * SLOT_BYTES, 8);
+        } catch (RuntimeException | Error e) {
+            a.close();
+            throw e;
+        }
+        arena = a;
         mask = slots - 1;
         used.set(0);
+    }
+
+    /** Frees a table replaced with every writer excluded: nobody can reach it any more. */
+    private static void free(Arena a) {
+        if (a != null) a.close();
     }
 
     /** The word of a version by its stamp (null: none); {@link #UNKNOWN} for a timestamp it cannot hold. */
@@ -138,16 +163,32 @@ final class HeldVersions {
         return slots > 0 && slots < maxSlots && used.get() > slots * 3 / 4;
     }
 
-    /** Doubles the table (every writer excluded). */
+    /**
+     * Doubles the table (every writer excluded). Should the JVM refuse the memory (its direct
+     * memory limit is shared with the memtables), the table stays as it is and grows no more.
+     */
     void grow() {
         if (!wantsToGrow()) return;
         MemorySegment old = table;
+        Arena oldArena = arena;
         long oldSlots = mask + 1;
-        allocate(Math.min(maxSlots, oldSlots * 2));
+        long oldUsed = used.get();
+        try {
+            allocate(Math.min(maxSlots, oldSlots * 2));
+        } catch (OutOfMemoryError e) { // "Cannot reserve direct memory": a budget past what the JVM allows
+            log.warn("held versions stay at {} keys: the JVM refused {} more bytes ({})", oldUsed,
+                    oldSlots * SLOT_BYTES, e.getMessage());
+            table = old;
+            mask = oldSlots - 1;
+            used.set(oldUsed);
+            maxSlots = oldSlots;
+            return;
+        }
         for (long i = 0; i < oldSlots; i++) {
             long k = old.get(ValueLayout.JAVA_LONG, i * SLOT_BYTES);
             if (k != 0) putFresh(k, old.get(ValueLayout.JAVA_LONG, i * SLOT_BYTES + 8));
         }
+        free(oldArena);
     }
 
     private void putFresh(long k, long word) {
@@ -166,7 +207,9 @@ final class HeldVersions {
     void clear() {
         lose();
         if (maxSlots == 0) return;
+        Arena oldArena = arena;
         allocate(MIN_SLOTS);
+        free(oldArena);
     }
 
     private void lose() {
