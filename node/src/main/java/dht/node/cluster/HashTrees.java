@@ -1,7 +1,6 @@
 package dht.node.cluster;
 
 import dht.storage.Entry;
-import dht.storage.Stamp;
 import dht.storage.Store;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -17,14 +16,15 @@ import java.util.function.LongSupplier;
  * {@link MerkleTree}'s leaves per peer, over the keys whose replica set holds this node and that
  * peer. Built once by a paced scan ({@link TreeBuild}), then every version the store takes through
  * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
- * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the store held for the key,
- * read just before the write (the engine's last-write-wins check does not tell what it replaced)
- * as a {@link Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
+ * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the trees hold for the key (the
+ * engine's last-write-wins check does not tell what it replaced), taken from {@link HeldVersions}
+ * and, for a key it does not know, read from the store just before the write as a {@link
+ * Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
  * of the version the store holds for each shared key, that is, what a scan of the store would
  * build now, but for tombstones the engine forgot past the purge horizon (their hash stays; see
- * {@link PurgeHorizon}). It holds because (1) a key's read, write and tree update run under the
+ * {@link PurgeHorizon}). It holds because (1) a key's lookup, write and tree update run under the
  * key's stripe lock, so two writes of one key never interleave between read and update, and
  * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
  * side) sees no write half done: the trees it copies are the store's state at that instant. A
@@ -40,7 +40,8 @@ import java.util.function.LongSupplier;
  * the same object across views, so the write paths keep it.
  *
  * <p>Until the first build starts, writes pass through untouched (anti-entropy off everywhere
- * costs nothing); from then on each tracked write costs a stamp read of its key.
+ * costs nothing); from then on each tracked write costs a probe of {@link HeldVersions} (a store
+ * read only for a key it cannot tell).
  */
 final class HashTrees {
     private static final int STRIPES = 1 << 14;
@@ -51,6 +52,8 @@ final class HashTrees {
     /** Tracked writes take the read side for their whole read-write-update; snapshots and build steps the write side. */
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    /** What the trees hold for each key, so that a write need not read the store to learn it. */
+    final HeldVersions versions;
 
     // Guarded by gate: changed under its write side, read under either.
     private ExchangePeers view;
@@ -73,6 +76,15 @@ final class HashTrees {
      * @param store this node's store; write to it only through {@link #tracked()}
      */
     HashTrees(ExchangePeers view, Store store) {
+        this(view, store, HeldVersions.defaultBytes());
+    }
+
+    /**
+     * @param heldBytes the most off-heap bytes for {@link HeldVersions} (16 a key); past it, writes
+     *                  of the keys it could not take read the store first
+     */
+    HashTrees(ExchangePeers view, Store store, long heldBytes) {
+        this.versions = new HeldVersions(heldBytes);
         this.view = view;
         this.shared = new SharedPeers(view);
         this.inner = store;
@@ -183,7 +195,7 @@ final class HashTrees {
     /** A new build for the current view (under gate's write side): writes are tracked from now on. */
     synchronized TreeBuild.Progress beginBuild() {
         if (building != null) throw new IllegalStateException("a build is under way");
-        TreeBuild.Progress p = new TreeBuild.Progress(shared, drift);
+        TreeBuild.Progress p = new TreeBuild.Progress(shared, drift, versions.losses());
         tracking = true;
         building = p;
         return p;
@@ -204,6 +216,7 @@ final class HashTrees {
         liveKeys = p.keys;
         building = null;
         exact = drift == p.driftAtStart;
+        versions.markComplete(p.heldLossesAtStart); // every key was passed, and each one passed has a word
         builtNanos = System.nanoTime();
         return true;
     }
@@ -234,6 +247,45 @@ final class HashTrees {
         exact = false;
     }
 
+    /**
+     * Keys may have left the store behind the trees' back (a purge): the trees have drifted, and
+     * no key's word is trusted any more. Takes the write side: call it with no gate held.
+     */
+    void forgetAll() {
+        gate.writeLock().lock();
+        try {
+            versions.clear();
+            drifted();
+        } finally {
+            gate.writeLock().unlock();
+        }
+    }
+
+    /**
+     * These keys were written past the trees ({@link LoneNodeStore}, as it grew): the trees have
+     * drifted, and the keys' words are not known. Call it with no gate held.
+     */
+    void forget(List<Entry> written) {
+        gate.readLock().lock();
+        try {
+            for (Entry e : written) {
+                long keyHash = MerkleTree.keyHash(e.key());
+                ReentrantLock stripe = stripes[(int) keyHash & (STRIPES - 1)];
+                stripe.lock();
+                try {
+                    if (versions.get(keyHash) != HeldVersions.ABSENT || versions.complete()) {
+                        versions.put(keyHash, HeldVersions.UNKNOWN);
+                    }
+                } finally {
+                    stripe.unlock();
+                }
+            }
+            drifted();
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
     /** Writes {@code entries} through to the store, updating the trees by what each key held before. */
     void write(List<Entry> entries) throws IOException {
         gate.readLock().lock();
@@ -255,11 +307,19 @@ final class HashTrees {
         } finally {
             gate.readLock().unlock();
         }
+        if (versions.wantsToGrow()) {
+            gate.writeLock().lock();
+            try {
+                versions.grow();
+            } finally {
+                gate.writeLock().unlock();
+            }
+        }
     }
 
     /**
      * {@link #writeTracked} for a batch of one entry, the common write (a client's, a replica's),
-     * without its maps: read the key's stamp, write, update by what changed, under its stripe.
+     * without its arrays: learn what the key holds, write, update by what changed, under its stripe.
      */
     private void writeOne(List<Entry> one) throws IOException {
         Entry e = one.get(0);
@@ -268,86 +328,110 @@ final class HashTrees {
         ReentrantLock stripe = stripes[(int) keyHash & (STRIPES - 1)];
         stripe.lock();
         try {
-            Stamp old = inner.stamp(key);
+            long old = held(key, keyHash);
             try {
                 inner.write(one);
             } catch (IOException | RuntimeException | Error x) {
                 readBack(key, keyHash, old); // it may be written: count what the key holds now
                 throw x;
             }
-            if (old != null && old.timestamp() == e.timestamp()) {
-                readBack(key, keyHash, old); // a tie: see writeTracked
-            } else if (old == null || e.timestamp() > old.timestamp()) {
-                changed(key, keyHash, old, Stamp.of(e));
+            long now = HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
+            if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
+                    || old != HeldVersions.NONE && HeldVersions.timestamp(old) == e.timestamp()) {
+                readBack(key, keyHash, old); // a tie (see writeTracked), or a timestamp a word cannot hold
+            } else if (old == HeldVersions.NONE || e.timestamp() > HeldVersions.timestamp(old)) {
+                changed(key, keyHash, old, now);
             }
         } finally {
             stripe.unlock();
         }
     }
 
-    /** Updates the trees from {@code old} to what the store holds for the key now; drifted if that cannot be read. */
-    private void readBack(byte[] key, long keyHash, Stamp old) {
+    /**
+     * The word of what the trees hold for the key (under its stripe and the read side): from
+     * {@link #versions} when it knows, else read from the store. {@link HeldVersions#UNKNOWN} when
+     * the store's version has a timestamp no word holds.
+     */
+    private long held(byte[] key, long keyHash) throws IOException {
+        long w = versions.get(keyHash);
+        if (w == HeldVersions.ABSENT && versions.complete()) return HeldVersions.NONE;
+        if (w != HeldVersions.ABSENT && w != HeldVersions.UNKNOWN) return w;
+        return HeldVersions.word(inner.stamp(key));
+    }
+
+    /**
+     * Updates the trees from {@code old} (a word) to what the store holds for the key now; if that
+     * cannot be read, or {@code old} is not known, the trees have drifted and the key's word is
+     * {@link HeldVersions#UNKNOWN}.
+     */
+    private void readBack(byte[] key, long keyHash, long old) {
         try {
-            changed(key, keyHash, old, inner.stamp(key));
+            long now = HeldVersions.word(inner.stamp(key));
+            if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN) {
+                versions.put(keyHash, HeldVersions.UNKNOWN);
+                drifted();
+            } else {
+                changed(key, keyHash, old, now);
+            }
         } catch (IOException | RuntimeException e) {
+            versions.put(keyHash, HeldVersions.UNKNOWN);
             drifted();
         }
     }
 
-    /** Under the stripes of every key ({@code keys}: the batch's): read, write, then update by what changed. */
+    /** Under the stripes of every key ({@code keys}: the batch's): learn, write, then update by what changed. */
     private void writeTracked(List<Entry> entries, BatchKeys keys) throws IOException {
         int n = entries.size();
-        // current[f], for a key's first entry f: the version the trees hold for the key
-        Stamp[] current = new Stamp[n];
+        // current[f], for a key's first entry f: the word of the version the trees hold for the key
+        long[] current = new long[n];
         for (int i = 0; i < n; i++) {
-            if (keys.first[i] == i) current[i] = inner.stamp(entries.get(i).key());
+            if (keys.first[i] == i) current[i] = held(entries.get(i).key(), keys.hashes[i]);
         }
         try {
             inner.write(entries);
         } catch (IOException | RuntimeException | Error e) {
             // Some of them may be written: count what each key holds now.
-            try {
-                for (int i = 0; i < n; i++) {
-                    if (keys.first[i] != i) continue;
-                    byte[] key = entries.get(i).key();
-                    changed(key, keys.hashes[i], current[i], inner.stamp(key));
-                }
-            } catch (IOException | RuntimeException again) {
-                drifted();
+            for (int i = 0; i < n; i++) {
+                if (keys.first[i] == i) readBack(entries.get(i).key(), keys.hashes[i], current[i]);
             }
             throw e;
         }
-        // tiedFrom[f]: the version the trees hold for a key whose entries tied with it; null: no tie
-        Stamp[] tiedFrom = null;
+        // tied[f]: a key whose entries tied with what it held, or whose words are not known: its
+        // trees keep current[f] as it was before that entry, and it is read back below (rare: one
+        // timestamp is one write).
+        boolean[] tied = null;
         for (int i = 0; i < n; i++) {
             Entry e = entries.get(i);
             int f = keys.first[i];
-            Stamp old = current[f];
-            if (old != null && old.timestamp() == e.timestamp()) {
-                // A tie is broken by the stored value, which a stamp does not carry (nor a read of
-                // an expired one show): what the store holds now is read back below (rare: one
-                // timestamp is one write). The trees hold the version before the batch's first tie.
-                if (tiedFrom == null) tiedFrom = new Stamp[n];
-                if (tiedFrom[f] == null) tiedFrom[f] = old;
-            } else if (old == null || e.timestamp() > old.timestamp()) {
-                Stamp now = Stamp.of(e);
-                if (tiedFrom == null || tiedFrom[f] == null) changed(e.key(), keys.hashes[i], old, now);
+            if (tied != null && tied[f]) continue;
+            long old = current[f];
+            long now = HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
+            if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
+                    || old != HeldVersions.NONE && HeldVersions.timestamp(old) == e.timestamp()) {
+                // A tie is broken by the stored value, which a word does not carry (nor a read of
+                // an expired one show): what the store holds now is read back below.
+                if (tied == null) tied = new boolean[n];
+                tied[f] = true;
+            } else if (old == HeldVersions.NONE || e.timestamp() > HeldVersions.timestamp(old)) {
+                changed(e.key(), keys.hashes[i], old, now);
                 current[f] = now;
             }
         }
-        if (tiedFrom == null) return;
+        if (tied == null) return;
         for (int f = 0; f < n; f++) {
-            if (tiedFrom[f] != null) readBack(entries.get(f).key(), keys.hashes[f], tiedFrom[f]);
+            if (tied[f]) readBack(entries.get(f).key(), keys.hashes[f], current[f]);
         }
     }
 
     /**
-     * The key's version went from {@code old} to {@code now} (either null: none); under its stripe
-     * and the read side. {@code keyHash}: {@link MerkleTree#keyHash} of the key.
+     * The key's version went from word {@code old} to word {@code now} (neither {@link
+     * HeldVersions#UNKNOWN}); under its stripe and the read side. {@code keyHash}: {@link
+     * MerkleTree#keyHash} of the key.
      */
-    private void changed(byte[] key, long keyHash, Stamp old, Stamp now) {
-        long delta = MerkleTree.hashOf(key, old) ^ MerkleTree.hashOf(key, now);
-        long count = (now == null ? 0 : 1) - (old == null ? 0 : 1);
+    private void changed(byte[] key, long keyHash, long old, long now) {
+        versions.put(keyHash, now);
+        long delta = HeldVersions.hash(key, old) ^ HeldVersions.hash(key, now);
+        long count = (now == HeldVersions.NONE ? 0 : 1) - (old == HeldVersions.NONE ? 0 : 1);
         if (delta == 0 && count == 0) return;
         int[] peers = shared.of(key);
         if (peers.length == 0) return;

@@ -59,7 +59,7 @@ final class LoneNodeStore extends ForwardingStore {
         try {
             inner.put(key, value, timestamp);
         } finally {
-            if (!alone) trees.drifted();
+            if (!alone) trees.forget(List.of(Entry.value(key, value, timestamp)));
         }
     }
 
@@ -72,7 +72,7 @@ final class LoneNodeStore extends ForwardingStore {
         try {
             inner.delete(key, timestamp);
         } finally {
-            if (!alone) trees.drifted();
+            if (!alone) trees.forget(List.of(Entry.tombstone(key, timestamp)));
         }
     }
 
@@ -85,7 +85,7 @@ final class LoneNodeStore extends ForwardingStore {
         try {
             inner.write(entries);
         } finally {
-            if (!alone) trees.drifted();
+            if (!alone) trees.forget(entries);
         }
     }
 

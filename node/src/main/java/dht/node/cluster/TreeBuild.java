@@ -41,6 +41,8 @@ final class TreeBuild {
         final ExchangePeers view;
         final SharedPeers shared;
         final long driftAtStart;
+        /** {@link HeldVersions#losses()} when it began: it makes the held versions complete unless a key was lost since. */
+        final long heldLossesAtStart;
         final long[][] trees;
         final long[] keys;
         /** Keys before it have been passed; null: every key. Changed under the gate's write side. */
@@ -48,10 +50,11 @@ final class TreeBuild {
         /** Keys not yet passed written since the current chunk's scan may have opened. */
         Set<ByteBuffer> dirty = ConcurrentHashMap.newKeySet();
 
-        Progress(SharedPeers shared, long driftAtStart) {
+        Progress(SharedPeers shared, long driftAtStart, long heldLossesAtStart) {
             this.view = shared.view;
             this.shared = shared;
             this.driftAtStart = driftAtStart;
+            this.heldLossesAtStart = heldLossesAtStart;
             int peers = view.peers().size();
             this.trees = new long[peers][MerkleTree.LEAVES];
             this.keys = new long[peers];
@@ -115,6 +118,7 @@ final class TreeBuild {
             throws IOException, InterruptedException, Dropped {
         List<byte[]> keys = new ArrayList<>();
         List<Long> hashes = new ArrayList<>();
+        List<Long> words = new ArrayList<>();
         byte[] next = null;
         long bytes = 0;
         try (CloseableIterator<Entry> it = t.inner.scan(from, null, ReadBudget.UNLIMITED)) {
@@ -122,6 +126,7 @@ final class TreeBuild {
                 Entry e = it.next();
                 keys.add(e.key());
                 hashes.add(MerkleTree.hashOf(e));
+                words.add(HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0));
                 bytes += AntiEntropy.wireSize(e);
                 if (keys.size() >= CHUNK_ENTRIES || bytes >= CHUNK_BYTES) {
                     if (it.hasNext()) next = Arrays.copyOf(e.key(), e.key().length + 1);
@@ -141,6 +146,16 @@ final class TreeBuild {
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
                 Stamp now = t.inner.stamp(key);
                 HashTrees.fold(p, key, MerkleTree.hashOf(key, now), now != null);
+                t.versions.grow();
+                t.versions.put(MerkleTree.keyHash(key), HeldVersions.word(now));
+            }
+            // Each key of the chunk holds, at this instant, what the scan read (or, if dirty, what
+            // was read just above): with no writer running, its word is set to that.
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i);
+                if (!dirty.isEmpty() && dirty.contains(ByteBuffer.wrap(key))) continue;
+                t.versions.grow();
+                t.versions.put(MerkleTree.keyHash(key), words.get(i));
             }
             p.cursor = next;
         } finally {

@@ -37,11 +37,11 @@ final class TreeTrackingStore extends ForwardingStore {
 
     @Override
     public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
-        trees.drifted();
+        trees.forgetAll();
         try {
             return inner.purge(drop);
         } finally {
-            trees.drifted(); // a build that overlapped the purge is not exact either
+            trees.forgetAll(); // nor is a build that overlapped the purge, nor a word taken during it
         }
     }
 }

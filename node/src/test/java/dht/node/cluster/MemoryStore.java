@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class MemoryStore implements Store {
     final ConcurrentSkipListMap<byte[], Entry> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     volatile boolean failing;
+    /** Point reads (a {@code stamp} is one) so far. */
+    final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
     @Override
     public void put(byte[] key, byte[] value, long timestamp) throws IOException {
@@ -59,6 +61,7 @@ final class MemoryStore implements Store {
 
     @Override
     public Entry get(byte[] key) throws IOException {
+        reads.incrementAndGet();
         if (failing) throw new IOException("injected failure");
         return map.get(key);
     }

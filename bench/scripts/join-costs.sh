@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Issue #39's "How fast" for a join (docs/benchmarks.md, "Adding a node while it serves"): a
+# 3-node cluster (replication factor 3) holding DATA_MB of VALUE-byte values, filled into one node
+# alone and copied to the other two (faster than through three on a shared machine). Phases, chosen
+# with PHASES (default both):
+#   p99   per round, from fresh copies of the filled data: RATE req/s of mixed traffic (READ_RATIO
+#         gets, the rest overwrites of filled keys) through the three nodes for SECS s with no
+#         change ("steady"), then the same while a fourth node joins at the default
+#         --rebalance-bytes-per-second ("move"); prints each run's rate and tail, and when the
+#         join ended, so that a window that outlasted the move is seen as such.
+#   time  the time to add a fourth node, no client traffic: from its start until it is a member
+#         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
+# Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
+set -euo pipefail
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+. "$root/bench/scripts/common.sh"
+phases=" ${PHASES:-p99 time} "
+data_mb="${DATA_MB:-1024}"
+value="${VALUE:-1000}"
+rate="${RATE:-2000}"
+read_ratio="${READ_RATIO:-0.5}"
+secs="${SECS:-30}"
+rounds="${ROUNDS:-2}"
+jar="${JAR:-$root/cli/target/dht.jar}"
+[ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
+keys=$(( data_mb * 1024 * 1024 / value ))
+dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
+ports=(18610 18611 18612 18613)
+url() { echo "http://127.0.0.1:${ports[$1]}"; }
+urls="$(node_urls "${ports[@]:0:3}")"
+pids=()
+stop_nodes() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+trap 'stop_nodes' EXIT
+bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+start_member() {
+  local i="$1" p="${ports[$1]}"
+  "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
+    --self "$(url "$i")" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
+  pids+=($!)
+}
+start_joiner() {
+  local p="${ports[3]}"
+  "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
+    --join "$(url 0)" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
+  pids+=($!)
+}
+# Fresh copies of the filled data for the three members; the joiner starts empty.
+fresh_data() {
+  rm -rf "$dir"/data-*
+  for p in "${ports[@]:0:3}"; do cp -a "$dir/filled" "$dir/data-$p"; done
+}
+# Whether the join is over: the fourth node a member on node 0, and no node rebalancing.
+joined() {
+  local s i
+  s="$(curl -fs "$(url 0)/v0/status" || true)"
+  [[ "$s" == *"\"$(url 3)\""* ]] || return 1
+  jq -e --arg u "$(url 3)" '(.members | index($u)) != null and (.joining | length) == 0' <<<"$s" >/dev/null || return 1
+  for i in 0 1 2 3; do
+    s="$(curl -fs "$(url "$i")/v0/status" || echo '{"rebalancing":true}')"
+    [ "$(jq -r .rebalancing <<<"$s")" = false ] || return 1
+  done
+}
+# Polls joined() every second in the background; writes the seconds since $1 to $dir/joined-at.
+watch_join() {
+  local t0="$1"
+  rm -f "$dir/joined-at"
+  ( until joined; do sleep 1; done; echo "$(echo "$(date +%s.%N) - $t0" | bc)" >"$dir/joined-at" ) &
+  watcher=$!
+}
+
+echo "data and logs under $dir"
+machine_line
+echo "build: $jar ($(cd "$root" && git rev-parse --short HEAD)); $data_mb MB as $keys keys of $value bytes"
+p="${ports[0]}"
+"${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/filled" >>"$dir/node-fill.log" 2>&1 &
+pids=($!)
+wait_ready "$(url 0)"
+t0=$SECONDS
+bench fill --url "$(url 0)" --count "$keys" --value-size "$value" -c 64 | grep -E '^(filled|Filled)' || true
+echo "filled in $((SECONDS - t0)) s; $(wait_quiet "$(url 0)")"
+stop_nodes
+echo "filled data: $(du -sm "$dir/filled" | cut -f1) MB on disk"
+
+if [[ "$phases" == *" p99 "* ]]; then
+  for round in $(seq 1 "$rounds"); do
+    fresh_data
+    for i in 0 1 2; do start_member "$i"; done
+    for i in 0 1 2; do wait_ready "$(url "$i")"; done
+    bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R 0 -d 10s --warmup 0s >/dev/null
+    echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s | percentiles)"
+    t0="$(date +%s.%N)"
+    start_joiner
+    watch_join "$t0"
+    line="$(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s | percentiles)"
+    window_end="$(echo "$(date +%s.%N) - $t0" | bc)"
+    echo "round $round move: $line; window ended $window_end s after the joiner's start, join $( [ -f "$dir/joined-at" ] && echo "ended $(cat "$dir/joined-at") s after it" || echo "still under way")"
+    kill "$watcher" 2>/dev/null || true
+    stop_nodes
+  done
+fi
+
+if [[ "$phases" == *" time "* ]]; then
+  fresh_data
+  for i in 0 1 2; do start_member "$i"; done
+  for i in 0 1 2; do wait_ready "$(url "$i")"; done
+  t0="$(date +%s.%N)"
+  start_joiner
+  wait_ready "$(url 3)"
+  while ! joined; do
+    sleep 10
+    moved="$(curl -fs "$(url 3)/v0/status" | jq -c '.rebalance // {}' || echo '{}')"
+    echo "$(echo "$(date +%s.%N) - $t0" | bc | cut -d. -f1) s: joiner's rebalance $moved"
+  done
+  echo "time: the fourth node joined $data_mb MB in $(echo "$(date +%s.%N) - $t0" | bc) s; joiner holds $(du -sm "$dir/data-${ports[3]}" | cut -f1) MB on disk"
+  stop_nodes
+fi
+rm -rf "$dir"/data-* "$dir/filled"
