@@ -51,6 +51,11 @@ class MembershipProcessTest {
         assertThat(joined).contains("\"membershipVersion\":3", "\"joining\":[]", "\"replicationFactor\":3",
                 "\"" + fourth.url() + "\"");
         assertThat(joined).contains("\"keysMoved\":");
+        // The members send only the keys the new node gains, each once: it received no more than
+        // it kept, and no more keys than it holds.
+        assertThat(field(joined, "bytesScanned")).as("bytes received").isEqualTo(field(joined, "bytesMoved"));
+        assertThat(field(joined, "keysMoved")).as("keys received")
+                .isLessThanOrEqualTo(cluster.requests.local(fourth).size());
         traffic.targets.add(fourth);
         Thread.sleep(2_000);
         traffic.stop();
@@ -66,6 +71,12 @@ class MembershipProcessTest {
         assertThat(copies).hasSize(200);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
         assertThat(cluster.requests.local(fourth)).as("the new node holds its share").hasSizeBetween(100, 200);
+    }
+
+    private static long field(String status, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\":(-?[0-9]+)").matcher(status);
+        assertThat(m.find()).as(name + " in " + status).isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     private Map<String, Integer> copiesOnceSettled(List<NodeProcess> among, int keys, int expected) throws Exception {
@@ -153,14 +164,16 @@ class MembershipProcessTest {
     @Test
     void aJoiningNodeKilledMidStreamResumesAfterARestartWithNeitherFlag() throws Exception {
         NodeProcess.startCluster(cluster.nodes, tmp, 3);
-        String big = "x".repeat(1000);
+        String big = "x".repeat(8000);
         for (int k = 0; k < 1500; k++) {
             assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
-        // About 1.5 MB on each of three sources at 300 KB/s: the stream takes about 15 s.
+        // About 12 MB on each of three sources; each sends the joiner the quarter of the keys it
+        // is the one to send (3 MB) at 600 KB/s, about 5 s a source, one after the other: the
+        // kill comes after the first 1 MiB batch was written and before the first source is done.
         int port = TestPorts.free();
         NodeProcess joining = new NodeProcess(port, tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
-                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "300000"));
+                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "600000"));
         cluster.nodes.add(joining);
         joining.startAndAwait();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -200,15 +213,17 @@ class MembershipProcessTest {
     void aMemberKilledWhileItStreamsToAJoinerIsRestartedAndTheJoinCompletes() throws Exception {
         NodeProcess.startCluster(cluster.nodes, tmp, 3);
         String big = "x".repeat(10_000);
-        for (int k = 0; k < 400; k++) {
+        int bigKeys = 1600;
+        for (int k = 0; k < bigKeys; k++) {
             assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
         MembershipTraffic traffic = cluster.traffic(cluster.nodes);
         traffic.preload(cluster.requests, 2, 3);
         traffic.start(3);
-        // About 4 MB on each of three sources at 1 MB/s: each source's stream takes about 4 s, one
-        // after the other in URL order, and the first is killed some 0.1 s into its stream, while
-        // more of it is still to come than the joiner's read-ahead (1 MiB) and the sockets hold.
+        // About 16 MB on each of three sources, each sending the joiner the quarter of the keys it
+        // is the one to send, 4 MB, at 1 MB/s: each source's stream takes about 4 s, one after the
+        // other in URL order, and the first is killed some 0.1 s into its stream, while more of it
+        // is still to come than the joiner's read-ahead (1 MiB) and the sockets hold.
         NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
                 "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "1000000"));
         cluster.nodes.add(joining);
@@ -244,10 +259,10 @@ class MembershipProcessTest {
         members.add(restarted);
         members.add(joining);
         for (NodeProcess n : members) assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
-        Map<String, Integer> copies = copiesOnceSettled(members, 400 + MembershipTraffic.KEYS, 3);
-        assertThat(copies).hasSize(400 + MembershipTraffic.KEYS);
+        Map<String, Integer> copies = copiesOnceSettled(members, bigKeys + MembershipTraffic.KEYS, 3);
+        assertThat(copies).hasSize(bigKeys + MembershipTraffic.KEYS);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
-        for (int k = 0; k < 400; k += 7) {
+        for (int k = 0; k < bigKeys; k += 28) {
             HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo(big + k + ";");

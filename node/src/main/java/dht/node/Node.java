@@ -256,7 +256,8 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.BATCH_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
-        routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers));
+        routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers,
+                cluster.membershipChanges() == null ? null : cluster.membershipChanges().state()));
         AdminRoute admin = new AdminRoute(profiler, config.adminToken());
         routes.put("/admin/profile", admin);
         routes.put("/admin/compact", new CompactRoute(store, admin));

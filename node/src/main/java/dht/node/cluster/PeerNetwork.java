@@ -43,6 +43,18 @@ public interface PeerNetwork extends AutoCloseable {
     ScanSource openScan(String peer, byte[] start, byte[] end, int limit);
 
     /**
+     * Opens {@code peer}'s stream to {@code joiner}, a node joining in membership {@code version},
+     * from {@code start} to the end: the versions of the keys {@code peer} sends it
+     * ({@link JoinStreamKeys}), sorted. This default reads the peer's whole store from
+     * {@code start}, a superset: the joiner keeps only its keys either way.
+     *
+     * @throws ScanSource.ScanSourceException when the stream cannot be opened
+     */
+    default ScanSource openJoinStream(String peer, byte[] start, String joiner, long version) {
+        return openScan(peer, start, null);
+    }
+
+    /**
      * Anti-entropy's transport to the peers, asking as {@code self}; null when the network has
      * none (then no exchanges start).
      */

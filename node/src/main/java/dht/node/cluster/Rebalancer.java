@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Moves data when the membership changes, and keeps this node's membership current:
  * <ul>
- *   <li>joining: reads every member's whole store as its internal scan stream (sorted table data,
- *       not a request per key), keeps the versions of the keys it will own, writes them to its
- *       store in batches paced by the bytes/s budget, remembering per source how far it came
+ *   <li>joining: reads each member's join stream (its sorted table data, not a request per key,
+ *       holding only the keys that member sends this node: {@link JoinStreamKeys}), writes them to
+ *       its store in batches paced by the bytes/s budget, remembering per source how far it came
  *       ({@link JoinProgress}); then ends the join ({@link MembershipChanges#joined});</li>
  *   <li>leaving ({@link #leave}): pushes each version of its store to the nodes that gain the key
  *       (internal batches of writes), then ends the leave;</li>
@@ -136,12 +136,14 @@ public final class Rebalancer implements AutoCloseable {
                 long b = transport.storedBytes(s);
                 total = b < 0 || total < 0 ? -1 : total + b;
             }
+            // Each member sends about one owner's share of what it holds (JoinStreamKeys).
+            if (total > 0) total /= m.owners().size();
             counts.begin(total);
             log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
             for (String source : sources) {
                 while (!closed && !progress.done(source)) {
                     try {
-                        stream(source, progress, m.replicationFactor());
+                        stream(source, progress, m.replicationFactor(), changes.state().current().version());
                         progress.finished(source);
                     } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
                         log.warn("joining: the stream from {} failed ({}); resuming in 1 s", source, e.getMessage());
@@ -173,19 +175,28 @@ public final class Rebalancer implements AutoCloseable {
         }
     }
 
-    /** One source's whole store, from where it stopped, the versions this node will own written here. */
-    private void stream(String source, JoinProgress progress, int replicationFactor) throws IOException, InterruptedException {
+    /**
+     * One source's join stream under membership {@code version}, from where it stopped, written
+     * here. The source sends only keys this node gains; those it would not own are still left out,
+     * in case a source sent more.
+     */
+    private void stream(String source, JoinProgress progress, int replicationFactor, long version)
+            throws IOException, InterruptedException {
         byte[] from = progress.resumeAt(source);
         if (from != null) log.info("joining: resuming the stream from {} at the last key written before", source);
         List<Entry> batch = new ArrayList<>();
         long batchBytes = 0;
         byte[] last = null;
         long unpaid = 0;
-        try (ScanSource scan = net.openScan(source, from == null ? new byte[0] : from, null)) {
+        long keys = 0;
+        long bytes = 0;
+        try (ScanSource scan = net.openJoinStream(source, from == null ? new byte[0] : from, self, version)) {
             while (!closed && scan.hasNext()) {
                 Entry e = scan.next();
                 long size = e.key().length + (long) e.valueLength() + 24;
                 counts.bytesScanned.addAndGet(size);
+                keys++;
+                bytes += size;
                 unpaid += size;
                 if (unpaid >= 64 << 10) {
                     rate.spend(unpaid);
@@ -205,6 +216,8 @@ public final class Rebalancer implements AutoCloseable {
             if (closed) return;
             write(batch, batchBytes);
         }
+        log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", source, keys, bytes,
+                from == null ? "" : " since the resume");
     }
 
     private void write(List<Entry> batch, long bytes) throws IOException {

@@ -1,12 +1,16 @@
 package dht.node.http;
 
 import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.JoinStreamKeys;
+import dht.node.cluster.MembershipChangeException;
+import dht.node.cluster.MembershipState;
 import dht.node.cluster.Quorum;
 import dht.node.text.Plural;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -17,7 +21,8 @@ import java.util.concurrent.Executor;
  * {@code scope=local} this node's store alone; on a single node always its store) and the internal {@code /internal/v0/entities} (this node's store in the wire
  * format, tombstones included). All are streamed by {@link ScanStream} on a scan worker under a scan
  * permit. With {@code limit=N} either ends, complete, after N entries (the internal one after N
- * values, the tombstones among them not counted).
+ * values, the tombstones among them not counted). With {@code joiner=URL&version=V} the internal one
+ * is a join stream: only the keys this node sends to that joining node ({@link JoinStreamKeys}).
  */
 public final class ScanRoute implements Route {
     private final boolean internal;
@@ -26,10 +31,14 @@ public final class ScanRoute implements Route {
     private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
     private final Executor workers;
+    /** The membership a join stream's keys are picked by; null when this node takes no changes. */
+    private final MembershipState membership;
 
     private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner,
-                      java.util.function.Supplier<ClusterSizes> sizes, Admission admission, Executor workers) {
+                      java.util.function.Supplier<ClusterSizes> sizes, Admission admission, Executor workers,
+                      MembershipState membership) {
         this.internal = internal;
+        this.membership = membership;
         this.store = store;
         this.clusterScanner = clusterScanner;
         this.sizes = sizes;
@@ -39,18 +48,24 @@ public final class ScanRoute implements Route {
 
     public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner, int clusterSize,
                                        Admission admission, Executor workers) {
-        return new ScanRoute(false, store, clusterScanner, () -> ClusterSizes.everyNode(clusterSize), admission, workers);
+        return new ScanRoute(false, store, clusterScanner, () -> ClusterSizes.everyNode(clusterSize), admission, workers,
+                null);
     }
 
     /** As above, with the sizes read for each request: the membership may change. */
     public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner,
                                        java.util.function.Supplier<ClusterSizes> sizes, Admission admission,
                                        Executor workers) {
-        return new ScanRoute(false, store, clusterScanner, sizes, admission, workers);
+        return new ScanRoute(false, store, clusterScanner, sizes, admission, workers, null);
     }
 
     public static ScanRoute internalScan(Store store, Admission admission, Executor workers) {
-        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers);
+        return internalScan(store, admission, workers, null);
+    }
+
+    /** As above, serving join streams by {@code membership} (null: a join stream is refused). */
+    public static ScanRoute internalScan(Store store, Admission admission, Executor workers, MembershipState membership) {
+        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers, membership);
     }
 
     @Override
@@ -97,6 +112,13 @@ public final class ScanRoute implements Route {
         // At most this many entries (0: no limit), the first of the range in key order; on the
         // internal route it counts the values sent, tombstones not (EntryFormat.countsTowardLimit).
         int limit = params.positiveInt("limit", 0);
+        JoinStreamKeys joinKeys;
+        try {
+            joinKeys = internal ? joinKeys(params) : null;
+        } catch (MembershipChangeException e) {
+            slot.respond(Responses.text(HttpResponseStatus.valueOf(e.status()), e.getMessage()));
+            return;
+        }
         // An empty range is still answered as a stream, chunked like any other (no entries, then
         // the terminating chunk), so a client needs no special case.
         boolean empty = end != null && Arrays.compareUnsigned(end, start) <= 0;
@@ -118,12 +140,26 @@ public final class ScanRoute implements Route {
         String description = (internal ? "internal " : cluster ? "cluster " : "")
                 + "[" + new String(start, StandardCharsets.UTF_8) + ", "
                 + (end == null ? "end" : new String(end, StandardCharsets.UTF_8)) + ")"
-                + (limit > 0 ? " limit " + limit : "");
+                + (limit > 0 ? " limit " + limit : "") + (joinKeys != null ? " for a joiner" : "");
+        JoinStreamKeys keys = joinKeys;
         ScanStream.Source source = empty ? ScanRoute::nothing
                 : cluster ? () -> clusterScanner.scan(from, end, quorum, limit)
+                : keys != null ? () -> new SelectedEntries(store.scan(from, end, admission.scanMemory()), keys::sends)
                 : () -> store.scan(from, end, admission.scanMemory());
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
                 admission::releaseScan, description, limit));
+    }
+
+    /** The keys of a join stream ({@code joiner=URL&version=V}), or null for a plain internal scan. */
+    private JoinStreamKeys joinKeys(QueryParams params) throws BadRequestException, MembershipChangeException {
+        if (params.bytes("joiner") == null && params.bytes("version") == null) return null;
+        String joiner = params.string("joiner");
+        long version = params.longInRange("version", 1, Long.MAX_VALUE, -1);
+        if (joiner == null || joiner.isEmpty() || version < 0) {
+            throw new BadRequestException("a join stream needs both 'joiner' and 'version'");
+        }
+        if (membership == null) throw new MembershipChangeException(409, "this node takes no membership changes");
+        return JoinStreamKeys.forRequest(membership, joiner, version);
     }
 
     private static CloseableIterator<Entry> nothing() {

@@ -69,6 +69,15 @@ public final class InternalProtocol {
         return uri.toString();
     }
 
+    /**
+     * A join stream: from {@code start} (inclusive; empty for the first key) to the end, only the
+     * keys the peer sends to {@code joiner} under membership {@code version}.
+     */
+    static String joinScanUri(byte[] start, String joiner, long version) {
+        return scanUri(start, null, 0) + "joiner=" + encode(joiner.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "&version=" + version;
+    }
+
     /** Percent-encodes every byte outside the unreserved set (RFC 3986). */
     static String encode(byte[] key) {
         StringBuilder sb = new StringBuilder(key.length * 3);

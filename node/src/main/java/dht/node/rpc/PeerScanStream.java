@@ -80,10 +80,14 @@ final class PeerScanStream implements ScanSource {
 
     static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader,
                                byte[] start, byte[] end, int limit) {
+        return open(client, peer, host, port, hostHeader, InternalProtocol.scanUri(start, end, limit));
+    }
+
+    /** The stream {@code uri} names (a range stream's, with its parameters). */
+    static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader, String uri) {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
         PeerScanStream s = new PeerScanStream(peer, client.timeout(), idle);
-        String uri = InternalProtocol.scanUri(start, end, limit);
         Bootstrap b = new Bootstrap().group(client.pool().group()).channel(client.pool().channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)

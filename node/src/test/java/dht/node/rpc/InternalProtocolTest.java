@@ -28,4 +28,15 @@ class InternalProtocolTest {
         assertThat(InternalProtocol.paramOf(next, "start")).containsExactly('k', 0xFF, 0);
         assertThat(InternalProtocol.paramOf(next, "limit")).isEqualTo(b("2147483647"));
     }
+
+    @Test
+    void aJoinStreamNamesTheJoinerAndTheVersionAfterWhereItResumes() {
+        String first = InternalProtocol.joinScanUri(new byte[0], "http://localhost:7001", 4);
+        assertThat(first).isEqualTo("/internal/v0/entities?joiner=http%3A%2F%2Flocalhost%3A7001&version=4");
+        String resumed = InternalProtocol.joinScanUri(new byte[] {'k', (byte) 0xFF}, "http://h:1", 12);
+        assertThat(InternalProtocol.paramOf(resumed, "start")).containsExactly('k', 0xFF);
+        assertThat(InternalProtocol.paramOf(resumed, "joiner")).isEqualTo(b("http://h:1"));
+        assertThat(InternalProtocol.paramOf(resumed, "version")).isEqualTo(b("12"));
+        assertThat(InternalProtocol.paramOf(resumed, "end")).isNull();
+    }
 }

@@ -1,0 +1,69 @@
+package dht.node.cluster;
+
+import java.util.List;
+
+/**
+ * Which keys a member sends in its stream to a joining node: those the joiner holds once the join
+ * is done, each sent only by the old replica the joiner displaces from the key's replica set (the
+ * node that will drop its copy), so that each key crosses the wire once, not once per replica.
+ *
+ * <p>Why the displaced replica: a write acknowledged by {@code ack} old replicas is either on it,
+ * and then the joiner gets it, or on {@code ack} replicas that all stay; either way {@code ack} of
+ * the new replicas hold it (Cassandra streams from the replica losing the range for the same
+ * reason). Where a joiner displaces no one (fewer old replicas than the factor) every old replica
+ * sends the key. Both sides compute this with the same membership version (the joiner names it in
+ * its request), so the senders' selections together are every key the joiner gains.
+ */
+public final class JoinStreamKeys {
+    private final String sender;
+    private final String joiner;
+    private final Placement before;
+    private final Placement after;
+    private final int replicationFactor;
+
+    private JoinStreamKeys(Membership m, String sender, String joiner) {
+        this.sender = sender;
+        this.joiner = joiner;
+        this.before = new Placement(m.members());
+        this.after = new Placement(m.owners());
+        this.replicationFactor = m.replicationFactor();
+    }
+
+    /** What {@code sender} sends to {@code joiner} under {@code m}, a membership in which {@code joiner} joins. */
+    public static JoinStreamKeys of(Membership m, String sender, String joiner) {
+        if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());
+        return new JoinStreamKeys(m, sender, joiner);
+    }
+
+    /**
+     * What this node sends to {@code joiner}, asked for under membership {@code version}.
+     *
+     * @throws MembershipChangeException 409 when this node is at another version, or {@code joiner}
+     *         is not joining in it: the joiner retries once the versions agree
+     */
+    public static JoinStreamKeys forRequest(MembershipState state, String joiner, long version)
+            throws MembershipChangeException {
+        Membership m = state.current();
+        if (m.version() != version) {
+            throw new MembershipChangeException(409, state.self() + " is at membership version " + m.version()
+                    + ", not " + version);
+        }
+        if (!m.joining().contains(joiner)) {
+            throw new MembershipChangeException(409, joiner + " is not joining in membership version " + version);
+        }
+        return new JoinStreamKeys(m, state.self(), joiner);
+    }
+
+    /** Whether the sender sends {@code key}'s version to the joiner. */
+    public boolean sends(byte[] key) {
+        List<String> next = after.replicas(key, replicationFactor);
+        if (!next.contains(joiner)) return false;
+        List<String> old = before.replicas(key, replicationFactor);
+        if (!old.contains(sender)) return false;
+        if (!next.contains(sender)) return true; // the sender is displaced: it hands its copy over
+        for (String o : old) {
+            if (!next.contains(o)) return false; // another old replica is displaced and sends it
+        }
+        return true; // no one displaced: every old replica sends
+    }
+}

@@ -1,0 +1,76 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which member sends which key to a joining node: every key the joiner gains is sent by exactly
+ * one member, the old replica it displaces, and no member sends a key the joiner does not gain.
+ */
+class JoinStreamKeysTest {
+    static final String JOINER = "http://j:9";
+
+    private static List<String> members(int n) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) out.add("http://m" + i + ":" + (1000 + i));
+        return out;
+    }
+
+    private static byte[] key(int k) {
+        return ("key" + k).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void checkEachGainedKeySentOnceByTheDisplacedReplica(int memberCount, int replicationFactor) {
+        Membership m = Membership.initial(members(memberCount), replicationFactor).withJoining(JOINER);
+        Placement before = new Placement(m.members());
+        Placement after = new Placement(m.owners());
+        List<JoinStreamKeys> senders = new ArrayList<>();
+        for (String s : m.members()) senders.add(JoinStreamKeys.of(m, s, JOINER));
+        int gained = 0;
+        for (int k = 0; k < 20_000; k++) {
+            byte[] key = key(k);
+            List<String> next = after.replicas(key, replicationFactor);
+            List<String> sentBy = new ArrayList<>();
+            for (int i = 0; i < senders.size(); i++) if (senders.get(i).sends(key)) sentBy.add(m.members().get(i));
+            if (!next.contains(JOINER)) {
+                assertThat(sentBy).as("key%d, not gained by the joiner", k).isEmpty();
+                continue;
+            }
+            gained++;
+            List<String> displaced = new ArrayList<>(before.replicas(key, replicationFactor));
+            displaced.removeAll(next);
+            assertThat(sentBy).as("key%d's senders", k).isEqualTo(displaced).hasSize(1);
+        }
+        // The joiner gains about replicationFactor / (members + 1) of the keys.
+        double share = (double) replicationFactor / (memberCount + 1);
+        assertThat(gained).isBetween((int) (20_000 * share * 0.9), (int) (20_000 * share * 1.1));
+    }
+
+    @Test
+    void threeMembersEveryKeyOnEachOneSenderPerGainedKey() {
+        checkEachGainedKeySentOnceByTheDisplacedReplica(3, 3);
+    }
+
+    @Test
+    void fiveMembersTwoCopiesOneSenderPerGainedKey() {
+        checkEachGainedKeySentOnceByTheDisplacedReplica(5, 2);
+    }
+
+    @Test
+    void aLoneNodeSendsEveryKeyTheSecondGains() {
+        checkEachGainedKeySentOnceByTheDisplacedReplica(1, 1);
+    }
+
+    @Test
+    void whereTheJoinerDisplacesNoOneEveryOldReplicaSends() {
+        // Two members, three copies once the third joins: every key gains the joiner, no one drops out.
+        Membership m = new Membership(2, members(2), List.of(JOINER), List.of(), 3);
+        for (int k = 0; k < 1_000; k++) {
+            for (String s : m.members()) assertThat(JoinStreamKeys.of(m, s, JOINER).sends(key(k))).isTrue();
+        }
+    }
+}
