@@ -35,7 +35,7 @@ class ClusterAddProcessTest {
         for (int i = 0; i < 4; i++) nodes.add(new NodeProcess(base + i, tmp.resolve("unused"), List.of()));
         List<String> urls = nodes.stream().map(NodeProcess::url).sorted().toList();
         Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(base, data, log);
+        Process launcher = launch(3, base, data, log);
         Process again = null;
         try {
             awaitLine(log, "3 nodes ready");
@@ -67,7 +67,7 @@ class ClusterAddProcessTest {
 
             // The same command again: the added node is started with the others and is a member on its kept membership.
             Path log2 = tmp.resolve("cluster2.log");
-            again = launch(base, data, log2);
+            again = launch(3, base, data, log2);
             awaitLine(log2, "4 nodes ready");
             assertThat(Files.readString(log2)).contains("  " + fourth.url() + " (added)");
             for (NodeProcess n : nodes) {
@@ -90,6 +90,37 @@ class ClusterAddProcessTest {
         }
     }
 
+    /** A join the cluster refuses (a member is down, so not every member can agree): exit 1 with the reason, nothing left behind. */
+    @Test
+    void aRefusedAddLeavesNeitherRecordNorDirectoryAndTheClusterGoesOn() throws Exception {
+        int base = TestPorts.run(3);
+        Path data = tmp.resolve("c");
+        Path log = tmp.resolve("cluster.log");
+        Process launcher = launch(2, base, data, log);
+        try {
+            awaitLine(log, "2 nodes ready");
+            NodeProcess second = new NodeProcess(base + 1, tmp.resolve("unused"), List.of());
+            ProcessHandle victim = ProcessHandle.of(pid(second)).orElseThrow();
+            victim.destroyForcibly();
+            assertThat(victim.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
+
+            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
+            assertThat(add.exitCode()).as("stdout: %s", add.stdout()).isEqualTo(1);
+            assertThat(add.stderr()).contains("dht cluster add: node http://localhost:" + (base + 2) + " was not added: cannot join through");
+            assertThat(data.resolve("node-" + (base + 2))).doesNotExist();
+            assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
+            assertThat(launcher.isAlive()).as("the launcher goes on with the node it has").isTrue();
+            assertThat(launcher.children().count()).isEqualTo(1);
+
+            launcher.destroy();
+            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(launcher.exitValue()).isZero();
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
     @Test
     void anAddWithNoClusterRunningOnTheDataSaysSo() throws Exception {
         Path data = tmp.resolve("none");
@@ -105,12 +136,12 @@ class ClusterAddProcessTest {
         return Long.parseLong(m.group(1));
     }
 
-    /** {@code dht cluster --nodes 3} in {@code tmp}, with {@code data} relative to it, as a user types it. */
-    private Process launch(int base, Path data, Path log) throws Exception {
+    /** {@code dht cluster --nodes N} in {@code tmp}, with {@code data} relative to it, as a user types it. */
+    private Process launch(int nodes, int base, Path data, Path log) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
-                "--nodes", "3", "--base-port", String.valueOf(base), "--data", tmp.relativize(data).toString()));
+                "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(base), "--data", tmp.relativize(data).toString()));
         return new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
