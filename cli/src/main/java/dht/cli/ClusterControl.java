@@ -73,7 +73,14 @@ final class ClusterControl implements AutoCloseable {
                 PrintWriter out = new PrintWriter(Channels.newOutputStream(c), true, StandardCharsets.UTF_8);
                 String request = in.readLine();
                 if (request == null) continue;
-                out.println(handler.handle(request.strip(), out));
+                String answer;
+                try {
+                    answer = handler.handle(request.strip(), out);
+                } catch (RuntimeException e) {
+                    // answered, so that this thread goes on serving: the next add would otherwise wait forever
+                    answer = "error " + e;
+                }
+                out.println(answer);
             } catch (IOException e) {
                 // the socket closed (the launcher stops), or the asker went away: its answer is lost, nothing else
             }
