@@ -121,6 +121,37 @@ class ClusterAddProcessTest {
         }
     }
 
+    /** An added node that leaves has left for good: the launcher says so and the next start does not bring it back. */
+    @Test
+    void anAddedNodeThatLeavesIsNoLongerRecorded() throws Exception {
+        int base = TestPorts.run(3);
+        Path data = tmp.resolve("c");
+        Path log = tmp.resolve("cluster.log");
+        Process launcher = launch(2, base, data, log);
+        try {
+            awaitLine(log, "2 nodes ready");
+            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
+            assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
+            String url = add.stdout().strip();
+            assertThat(url).isEqualTo("http://localhost:" + (base + 2));
+
+            DhtRun leave = DhtRun.of(Duration.ofSeconds(90), "leave", "--url", url,
+                    "--cluster-secret-file", data.resolve(ClusterSecretFile.NAME).toString());
+            assertThat(leave.exitCode()).as("stderr: %s", leave.stderr()).isZero();
+            awaitLine(log, "node " + url + " (pid ");
+            awaitLine(log, ") left the cluster; the next start will not bring it back");
+            assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
+            assertThat(launcher.isAlive()).isTrue();
+
+            launcher.destroy();
+            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(launcher.exitValue()).isZero();
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
     @Test
     void anAddWithNoClusterRunningOnTheDataSaysSo() throws Exception {
         Path data = tmp.resolve("none");
