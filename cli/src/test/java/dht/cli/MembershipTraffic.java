@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Client traffic for the membership process tests: threads that PUT and GET {@link #KEYS} keys
  * (each PUT a value of its own) through the nodes in {@link #targets}, which a test grows and
- * shrinks as members come and go, every operation recorded into {@link #history}. A 201
- * acknowledges a write, 200/404 answer a read; a 4xx fails a write, anything else leaves its
- * outcome unknown. Also each key's copies, once they settle.
+ * shrinks as members come and go (while it is empty they wait), every operation recorded into
+ * {@link #history}. A 201 acknowledges a write, 200/404 answer a read; a 4xx fails a write,
+ * anything else leaves its outcome unknown. Also each key's copies, once they settle.
  */
 final class MembershipTraffic implements AutoCloseable {
     static final int KEYS = 200;
@@ -68,6 +68,14 @@ final class MembershipTraffic implements AutoCloseable {
         int n = 0;
         while (!stop.get()) {
             List<NodeProcess> now = List.copyOf(targets);
+            if (now.isEmpty()) { // every node down for a moment
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                continue;
+            }
             NodeProcess target = now.get(random.nextInt(now.size()));
             String key = key(random.nextInt(KEYS));
             if (random.nextBoolean()) {

@@ -150,9 +150,10 @@ final class NodeWiring {
         MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(),
                 config.tls() == null ? null : CaTrust.context(config.tls().ca()));
         Membership membership;
+        Membership stored;
         try {
             Membership kept = membershipFile.read();
-            Membership stored = kept;
+            stored = kept;
             if (kept == null && config.join() != null) kept = join(config, membershipCalls);
             membership = StartingMembership.choose(config, kept);
             if (!membership.equals(stored)) membershipFile.write(membership);
@@ -170,6 +171,9 @@ final class NodeWiring {
                 peer -> cluster.network() != null && cluster.network().isUp(peer));
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
                 config.dataDir(), store);
+        // A restart (a membership was kept) may have missed a commit while it was down: learn it
+        // before the server answers anything, not at the first pull (MembershipChanges#catchUp).
+        if (rebalancer != null && stored != null) changes.catchUp(MembershipChanges.SYNC_MILLIS);
         ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());
         ReplicaEndpoint trees = cluster.antiEntropy() == null ? null : new TreeEndpoint(cluster.antiEntropy());
         ReplicaEndpoint endpoint = trees == null ? replicas

@@ -5,6 +5,10 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -219,14 +223,57 @@ public final class MembershipChanges {
         if (peers.isEmpty()) return;
         String peer = peers.get(Math.floorMod(syncTurn++, peers.size()));
         try {
-            Membership theirs = Membership.decode(new String(transport.call(peer, "get", "", new byte[0]),
-                    StandardCharsets.UTF_8));
-            if (theirs.version() > cur.version()) {
-                log.info("membership version {} learned from {}", theirs.version(), peer);
-                state.apply(theirs);
-            }
+            takeIfNewer(ask(peer), peer);
         } catch (MembershipChangeException | IOException | IllegalArgumentException e) {
             log.debug("membership sync with {}: {}", peer, e.getMessage());
+        }
+    }
+
+    /**
+     * Asks every peer at once for its version and takes the newest of those that answer within
+     * {@code waitMillis}; a starting node does this before it serves. Invariant: a node that
+     * restarts after missing a commit (it was down between the change's prepare and its commit)
+     * does not answer with the version before, as far as a peer that has the commit answers in
+     * time: with it, a read would go to the old replicas, and a write acknowledged by the new
+     * ones need not be among those it asks. Peers that do not answer in time (starting too) are
+     * left to the pull every {@link #SYNC_MILLIS}.
+     */
+    public void catchUp(long waitMillis) {
+        Membership cur = state.current();
+        List<String> peers = new ArrayList<>(cur.all());
+        peers.remove(state.self());
+        List<CompletableFuture<Membership>> answers = new ArrayList<>();
+        for (String peer : peers) {
+            CompletableFuture<Membership> answer = new CompletableFuture<>();
+            Thread.ofVirtual().name("membership-catch-up").start(() -> {
+                try {
+                    answer.complete(ask(peer));
+                } catch (MembershipChangeException | RuntimeException e) {
+                    answer.completeExceptionally(e);
+                }
+            });
+            answers.add(answer);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        for (int i = 0; i < peers.size(); i++) {
+            try {
+                takeIfNewer(answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS), peers.get(i));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException | IOException e) {
+                log.debug("membership catch-up with {}: {}", peers.get(i), e.toString());
+            }
+        }
+    }
+
+    private Membership ask(String peer) throws MembershipChangeException {
+        return Membership.decode(new String(transport.call(peer, "get", "", new byte[0]), StandardCharsets.UTF_8));
+    }
+
+    private void takeIfNewer(Membership theirs, String peer) throws IOException {
+        if (theirs.version() > state.current().version() && state.apply(theirs)) {
+            log.info("membership version {} learned from {}", theirs.version(), peer);
         }
     }
 }
