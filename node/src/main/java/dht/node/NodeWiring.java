@@ -167,7 +167,7 @@ final class NodeWiring {
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
         MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
-                peer -> cluster.network() != null && cluster.network().isUp(peer));
+                peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
                 config.dataDir(), store);
         ReplicaEndpoint replicas = new StoreReplicaEndpoint(cluster.replicaService());

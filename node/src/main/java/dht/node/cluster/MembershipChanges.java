@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.Entry;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,7 @@ public final class MembershipChanges {
     private final MembershipState state;
     private final MembershipTransport transport;
     private final Predicate<String> isUp;
+    private final HandOver handOver;
     private final Object coordinating = new Object();
     private final AtomicLong changes = new AtomicLong();
     /** The change this node has prepared, and until when; guarded by this. */
@@ -43,9 +45,22 @@ public final class MembershipChanges {
     private int syncTurn;
 
     public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp) {
+        this(state, transport, isUp, null);
+    }
+
+    /** @param handOver where versions handed over for a member that is down are kept (null: refused) */
+    public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp,
+                             HandOver handOver) {
         this.state = state;
         this.transport = transport;
         this.isUp = isUp;
+        this.handOver = handOver;
+    }
+
+    /** Keeps versions handed over for a member, until it can take them ({@link HandedOverHints}). */
+    @FunctionalInterface
+    public interface HandOver {
+        void hold(String member, List<Entry> entries) throws IOException;
     }
 
     public MembershipState state() {
@@ -80,6 +95,23 @@ public final class MembershipChanges {
 
     public synchronized void abort(String id) {
         if (id.equals(preparedId)) preparedId = null;
+    }
+
+    /**
+     * A leaving node hands this node the versions of the keys {@code member} gains, because the
+     * leave went on while it was down (the version's laggard): kept here until it takes them.
+     */
+    public void handOver(String member, List<Entry> entries) throws MembershipChangeException {
+        if (member.equals(state.self()) || !state.current().all().contains(member)) {
+            throw new MembershipChangeException(409, member + " is not another member of " + state.self() + "'s cluster");
+        }
+        if (handOver == null) throw new MembershipChangeException(409, state.self() + " keeps no hand-over");
+        try {
+            handOver.hold(member, entries);
+        } catch (IOException e) {
+            throw new MembershipChangeException(503, "hand-over for " + member + " not kept on " + state.self() + ": "
+                    + e.getMessage());
+        }
     }
 
     // ------------------------------------------------------------------ coordinator
