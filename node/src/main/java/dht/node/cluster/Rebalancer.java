@@ -257,9 +257,10 @@ public final class Rebalancer implements AutoCloseable {
         } catch (IOException e) {
             log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
         }
-        log.info("left the cluster: {} keys, {} bytes sent ({} kept by a member for {}, which was down); membership "
-                + "version {}", counts.keysMoved.get(), counts.bytesMoved.get(), counts.keysHandedOver.get(), m.laggards(),
-                done.version());
+        String handed = m.laggards().isEmpty() ? ""
+                : " (" + counts.keysHandedOver.get() + " kept by a member for " + m.laggards() + ", which was down)";
+        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get(),
+                counts.bytesMoved.get(), handed, done.version());
         left.complete(null);
         return done;
     }
@@ -336,11 +337,11 @@ public final class Rebalancer implements AutoCloseable {
     }
 
     /** The member that keeps the versions for the laggards of {@code m}: a live owner that did not miss it. */
-    private String holder(Membership m) throws MembershipChangeException {
+    private String holder(Membership m) throws IOException {
         for (String o : m.owners()) {
             if (!o.equals(self) && !m.laggards().contains(o) && net.isUp(o)) return o;
         }
-        throw new MembershipChangeException(503, "no live member to keep the keys of " + m.laggards() + " for it");
+        throw new IOException("no live member to keep the keys of " + m.laggards() + " for it");
     }
 
     /** Hands {@code batch}, the versions {@code member} gains, to {@code holder}, which keeps them on disk for it. */
