@@ -8,8 +8,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code bin/dht leave --url URL}: the node at URL leaves its cluster. It first pushes its data to
  * the keys' new owners, then leaves the membership, and its process exits 0; this command waits
- * for all of it. Refused (exit 1, nothing changed): a URL that is not a member, a leave that would
- * leave fewer members than the replication factor, another change in progress, a member down.
+ * for all of it. With one other member down it goes on: a live member keeps that member's new
+ * keys for it until it is back. Refused (exit 1, nothing changed): a URL that is not a member, a
+ * leave that would leave fewer members than the replication factor, another change in progress,
+ * two members down, a member that missed the last change and has not caught up.
  */
 @Command(name = "leave", mixinStandardHelpOptions = true, sortOptions = false,
         description = "A node leaves its cluster: its data moves to the new owners, then its process exits.")

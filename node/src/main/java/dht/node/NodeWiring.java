@@ -168,7 +168,7 @@ final class NodeWiring {
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
                         peerCalls, config.clusterSecret(), peerTls(config)));
         MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
-                peer -> cluster.network() != null && cluster.network().isUp(peer));
+                peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
                 config.dataDir(), store);
         // A restart (a membership was kept) may have missed a commit while it was down: learn it

@@ -153,7 +153,7 @@ final class StatusReport {
     }
 
     /**
-     * {@code ,"members":[...],"membershipVersion":n,"joining":[...],"leaving":[...],"rebalancing":bool,
+     * {@code ,"members":[...],"membershipVersion":n,"joining":[...],"leaving":[...],"laggards":[...],"rebalancing":bool,
      * "rebalance":{...}}: the agreed membership and the data moving because it changed.
      */
     private static void membership(StringBuilder b, ClusterView view) {
@@ -165,6 +165,8 @@ final class StatusReport {
         urls(b, m.joining());
         b.append(",\"leaving\":");
         urls(b, m.leaving());
+        b.append(",\"laggards\":");
+        urls(b, m.laggards());
         Map<String, Long> r = view.rebalancing();
         b.append(",\"rebalancing\":").append(r.getOrDefault("rebalancing", 0L) != 0);
         b.append(",\"rebalance\":{");

@@ -43,13 +43,16 @@ public final class Cluster implements AutoCloseable {
     private final Store trackedStore;
     /** The tracked store of a node started alone, which says whether it still is; null otherwise. */
     private final LoneNodeStore lone;
+    /** Versions handed over for a member that was down when a leave was agreed; null without peers. */
+    private final HandedOverHints handedOver;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
                     AntiEntropy antiEntropy, MembershipState membership,
                     java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer, Store rawStore,
-                    Store trackedStore, LoneNodeStore lone) {
+                    Store trackedStore, LoneNodeStore lone, HandedOverHints handedOver) {
         this.lone = lone;
+        this.handedOver = handedOver;
         this.rawStore = rawStore;
         this.trackedStore = trackedStore;
         this.rebalancer = rebalancer;
@@ -235,6 +238,8 @@ public final class Cluster implements AutoCloseable {
                     hintStorage.settings(), hintStorage.tombstoneGrace(),
                     new HintFiles(hintStorage.dir(), hintStorage.syncEveryWrite()), System::currentTimeMillis);
         }
+        HandedOverHints handedOver = net == null ? null : new HandedOverHints(peerReplicas, net::isUp, net.scheduler(),
+                hintBytes > 0 ? hintBytes : 32L << 20, hintStorage);
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(membership::topology, replicas, clock,
                 readRepair, fullRepair, hints);
         ReplicaService served = new ReplicaService(store, reads, writes, clock);
@@ -251,7 +256,7 @@ public final class Cluster implements AutoCloseable {
         java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer = new java.util.concurrent.atomic.AtomicReference<>();
         StaticClusterView view = new StaticClusterView(self, () -> membership.current().members(),
                 peer -> c != null && c.isUp(peer),
-                () -> repairCounts(readRepair, fullRepair, h), () -> clockState(clock),
+                () -> repairCounts(readRepair, fullRepair, h, handedOver), () -> clockState(clock),
                 () -> h == null ? Map.of() : h.peerCounts(),
                 () -> antiEntropy == null ? Map.of() : antiEntropy.counts(),
                 () -> membership.current().replicationFactor(), membership::current,
@@ -279,10 +284,11 @@ public final class Cluster implements AutoCloseable {
             });
         }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer,
-                raw, store, lone);
+                raw, store, lone, handedOver);
     }
 
-    private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
+    private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints,
+                                                  HandedOverHints handedOver) {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         m.put("readRepairsSent", readRepair.sent());
         m.put("readRepairsFailed", readRepair.failed());
@@ -293,6 +299,11 @@ public final class Cluster implements AutoCloseable {
         m.put("hintsDropped", h.dropped());
         m.put("hintsSuperseded", h.superseded());
         m.put("hintsWaiting", h.waiting());
+        HintedHandoff.Counts o = handedOver == null ? new HintedHandoff.Counts(0, 0, 0, 0, 0) : handedOver.counts();
+        m.put("handOverHintsHeld", o.held());
+        m.put("handOverHintsDelivered", o.delivered());
+        m.put("handOverHintsDropped", o.dropped());
+        m.put("handOverHintsWaiting", o.waiting());
         m.put("fullRepairKeys", fullRepair.keys());
         m.put("fullRepairsSent", fullRepair.sent());
         m.put("fullRepairsFailed", fullRepair.failed());
@@ -362,10 +373,20 @@ public final class Cluster implements AutoCloseable {
         return clock;
     }
 
+    /**
+     * Keeps versions a leaving node handed over for {@code member}, down when the leave was agreed,
+     * until it can take them ({@link HandedOverHints}); returns once they are on disk.
+     */
+    public void handOver(String member, List<dht.storage.Entry> entries) throws java.io.IOException {
+        if (handedOver == null) throw new java.io.IOException("a cluster of one node keeps no hand-over");
+        handedOver.hold(member, entries);
+    }
+
     @Override
     public void close() {
         Rebalancer r = rebalancer.get();
         if (r != null) r.close();
+        if (handedOver != null) handedOver.close();
         if (antiEntropy != null) antiEntropy.close();
         coordinator.close();
         if (network != null) network.close();

@@ -265,7 +265,21 @@ final class HintFiles implements AutoCloseable {
         }
     }
 
-    /** For tests: waits until everything queued so far is written. */
+    /** Completes once everything appended so far is written and synced; fails once closed. */
+    CompletableFuture<Void> synced() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            writer.execute(() -> {
+                syncAll();
+                done.complete(null);
+            });
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+        /** For tests: waits until everything queued so far is written. */
     void awaitWritten() throws Exception {
         writer.submit(() -> null).get();
     }

@@ -141,16 +141,18 @@ final class HintedHandoff implements AutoCloseable {
 
     private PeerHints peer(String url) { return state.computeIfAbsent(url, u -> new PeerHints()); }
 
-    /** Keeps {@code entry} for {@code peer}, whose write of it failed; no-op for a URL that is not a peer. */
-    void hold(String peer, Entry entry) {
-        if (!peers.containsKey(peer)) return;
-        boolean firstOverflow;
+    /** Keeps {@code entry} for {@code peer}, whose write of it failed; false if not a peer or no room. */
+    boolean hold(String peer, Entry entry) {
+        if (!peers.containsKey(peer)) return false;
+        boolean kept, firstOverflow;
         synchronized (this) {
-            firstOverflow = !keep(peer, peer(peer), entry, -1) && !overflowing;
+            kept = keep(peer, peer(peer), entry, -1);
+            firstOverflow = !kept && !overflowing;
             if (firstOverflow) overflowing = true;
         }
         if (firstOverflow) log.warn("hints for down peers exceed {} bytes in memory or {} bytes on disk for one peer: dropping new ones "
                     + "(first for {}); read repair remains", maxBytes, settings.bytesPerPeer(), peer);
+        return kept;
     }
 
     /**

@@ -10,17 +10,20 @@ import java.util.TreeSet;
  * ({@link #joining}: it gets writes, not reads, while data streams to it) or retired
  * ({@link #leaving}: it still serves reads until its data has moved), and the replication factor,
  * which stays when the members change. Every change makes a new version, one higher.
+ * {@link #laggards} are the nodes that did not prepare this version (down when it was agreed,
+ * {@link MembershipChanges}): they may still serve an older one until they pull this.
  *
  * <p>Invariants: URLs are sorted and unique across {@code members} and {@code joining};
- * {@code leaving} is a subset of {@code members}; the owners after the change
- * ({@link #owners()}) are at least {@code replicationFactor}.
+ * {@code leaving} is a subset of {@code members}; {@code laggards} of {@link #all()}; the owners
+ * after the change ({@link #owners()}) are at least {@code replicationFactor}.
  */
 public record Membership(long version, List<String> members, List<String> joining, List<String> leaving,
-                         int replicationFactor) {
+                         int replicationFactor, List<String> laggards) {
     public Membership {
         members = sorted(members);
         joining = sorted(joining);
         leaving = sorted(leaving);
+        laggards = sorted(laggards);
         if (version < 1) throw new IllegalArgumentException("membership version must be positive, got " + version);
         if (members.isEmpty()) throw new IllegalArgumentException("a membership needs at least one member");
         for (String j : joining) {
@@ -32,6 +35,20 @@ public record Membership(long version, List<String> members, List<String> joinin
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside 1.." + owners
                     + " (the members after the change)");
         }
+        for (String l : laggards) {
+            if (!members.contains(l) && !joining.contains(l)) throw new IllegalArgumentException("laggard " + l + " not a member");
+        }
+    }
+
+    /** A version no node missed. */
+    public Membership(long version, List<String> members, List<String> joining, List<String> leaving,
+                      int replicationFactor) {
+        this(version, members, joining, leaving, replicationFactor, List.of());
+    }
+
+    /** This version, recording {@code missed} as the nodes that did not prepare it. */
+    public Membership withLaggards(List<String> missed) {
+        return new Membership(version, members, joining, leaving, replicationFactor, missed);
     }
 
     /** The first version of a cluster created with a static list. */
@@ -103,6 +120,7 @@ public record Membership(long version, List<String> members, List<String> joinin
         for (String m : members) b.append("member=").append(m).append('\n');
         for (String j : joining) b.append("joining=").append(j).append('\n');
         for (String l : leaving) b.append("leaving=").append(l).append('\n');
+        for (String l : laggards) b.append("laggard=").append(l).append('\n');
         return b.toString();
     }
 
@@ -117,6 +135,7 @@ public record Membership(long version, List<String> members, List<String> joinin
         List<String> members = new ArrayList<>();
         List<String> joining = new ArrayList<>();
         List<String> leaving = new ArrayList<>();
+        List<String> laggards = new ArrayList<>();
         for (String line : text.split("\n")) {
             if (line.isBlank()) continue;
             int eq = line.indexOf('=');
@@ -129,12 +148,13 @@ public record Membership(long version, List<String> members, List<String> joinin
                 case "member" -> members.add(value);
                 case "joining" -> joining.add(value);
                 case "leaving" -> leaving.add(value);
+                case "laggard" -> laggards.add(value);
                 default -> {
                     // a field of a later build
                 }
             }
         }
         if (version < 0 || rf < 0) throw new IllegalArgumentException("membership without version or replicationFactor");
-        return new Membership(version, members, joining, leaving, rf);
+        return new Membership(version, members, joining, leaving, rf, laggards);
     }
 }

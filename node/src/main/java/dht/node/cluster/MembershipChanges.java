@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.Entry;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * reaches it later: every node asks its peers for their version every {@link #SYNC_MILLIS} and
  * takes a newer one.
  *
- * <p>This is not consensus: it needs every remaining member up to change anything, and a
- * coordinator that dies between the phases leaves the prepared nodes locked until the lease ends
- * (docs/design.md, "Membership").
+ * <p>A leave may go on with one member down: a majority prepared, the version records the one
+ * that did not (its laggard), and no other change is agreed until it has caught up ({@code change}
+ * states the invariant). This is not consensus: any other change needs every remaining member up,
+ * and a coordinator that dies between the phases leaves the prepared nodes locked until the lease
+ * ends (docs/design.md, "Membership").
  */
 public final class MembershipChanges {
     private static final Logger log = LoggerFactory.getLogger(MembershipChanges.class);
@@ -37,6 +40,7 @@ public final class MembershipChanges {
     private final MembershipState state;
     private final MembershipTransport transport;
     private final Predicate<String> isUp;
+    private final HandOver handOver;
     private final Object coordinating = new Object();
     private final AtomicLong changes = new AtomicLong();
     /** The change this node has prepared, and until when; guarded by this. */
@@ -45,9 +49,22 @@ public final class MembershipChanges {
     private int syncTurn;
 
     public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp) {
+        this(state, transport, isUp, null);
+    }
+
+    /** @param handOver where versions handed over for a member that is down are kept (null: refused) */
+    public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp,
+                             HandOver handOver) {
         this.state = state;
         this.transport = transport;
         this.isUp = isUp;
+        this.handOver = handOver;
+    }
+
+    /** Keeps versions handed over for a member, until it can take them ({@link HandedOverHints}). */
+    @FunctionalInterface
+    public interface HandOver {
+        void hold(String member, List<Entry> entries) throws IOException;
     }
 
     public MembershipState state() {
@@ -84,11 +101,28 @@ public final class MembershipChanges {
         if (id.equals(preparedId)) preparedId = null;
     }
 
+    /**
+     * A leaving node hands this node the versions of the keys {@code member} gains, because the
+     * leave went on while it was down (the version's laggard): kept here until it takes them.
+     */
+    public void handOver(String member, List<Entry> entries) throws MembershipChangeException {
+        if (member.equals(state.self()) || !state.current().all().contains(member)) {
+            throw new MembershipChangeException(409, member + " is not another member of " + state.self() + "'s cluster");
+        }
+        if (handOver == null) throw new MembershipChangeException(409, state.self() + " keeps no hand-over");
+        try {
+            handOver.hold(member, entries);
+        } catch (IOException e) {
+            throw new MembershipChangeException(503, "hand-over for " + member + " not kept on " + state.self() + ": "
+                    + e.getMessage());
+        }
+    }
+
     // ------------------------------------------------------------------ coordinator
 
     /** {@code url} joins: it will get writes at once, and reads once its data has arrived ({@link #joined}). */
     public Membership join(String url) throws MembershipChangeException {
-        return change("join of " + url, cur -> {
+        return change("join of " + url, Missing.NONE, cur -> {
             if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
             refuseWhileChanging(cur);
             return cur.withJoining(url);
@@ -97,7 +131,7 @@ public final class MembershipChanges {
 
     /** {@code url}'s data has arrived: it becomes a member that serves reads. Repeating it is harmless. */
     public Membership joined(String url) throws MembershipChangeException {
-        return change("end of the join of " + url, cur -> {
+        return change("end of the join of " + url, Missing.NONE, cur -> {
             if (cur.members().contains(url) && !cur.joining().contains(url)) return null;
             if (!cur.joining().contains(url)) throw new MembershipChangeException(409, url + " is not joining");
             return cur.settled();
@@ -106,7 +140,7 @@ public final class MembershipChanges {
 
     /** {@code url} starts leaving: it keeps serving reads while its data moves to the new owners. */
     public Membership leave(String url) throws MembershipChangeException {
-        return change("leave of " + url, cur -> {
+        return change("leave of " + url, Missing.ONE_NEW, cur -> {
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             if (cur.leaving().contains(url)) return null;
             refuseWhileChanging(cur);
@@ -117,7 +151,7 @@ public final class MembershipChanges {
 
     /** {@code url}'s data has moved: it is no longer a member. */
     public Membership left(String url) throws MembershipChangeException {
-        return change("end of the leave of " + url, cur -> {
+        return change("end of the leave of " + url, Missing.ONE_CONTINUING, cur -> {
             if (!cur.all().contains(url)) return null;
             if (!cur.leaving().contains(url)) throw new MembershipChangeException(409, url + " is not leaving");
             return cur.settled();
@@ -126,7 +160,7 @@ public final class MembershipChanges {
 
     /** Drops {@code url}, a member dead for good; the others re-create the copies it held. */
     public Membership remove(String url) throws MembershipChangeException {
-        return change("removal of " + url, cur -> {
+        return change("removal of " + url, Missing.NONE, cur -> {
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             if (url.equals(state.self()) || isUp.test(url)) {
                 throw new MembershipChangeException(409, url + " is up: a live node leaves with bin/dht leave");
@@ -156,7 +190,30 @@ public final class MembershipChanges {
         Membership next(Membership current) throws MembershipChangeException;
     }
 
-    private Membership change(String what, Step step) throws MembershipChangeException {
+    /** Whether a change may go on without one node that stays. */
+    private enum Missing {
+        /** Every node that stays prepares. */
+        NONE,
+        /** A new change (a leave): one that does not answer may be missed, but not a recorded laggard. */
+        ONE_NEW,
+        /** The end of the change that recorded the laggards: one may be missed, a recorded laggard included. */
+        ONE_CONTINUING
+    }
+
+    /**
+     * Runs a change: prepares, then commits. With {@code missing} other than NONE, a change may go
+     * on without one node that stays (it does not answer: down), when a majority of the current
+     * version's members prepared (this node included); the version committed records it as its
+     * laggard, and the commits skip it: it pulls the version when it is back.
+     *
+     * <p>Invariant: every node is at most one change behind the agreed version. A new change
+     * (join, leave, remove) over a version that records laggards needs each of them still in the
+     * cluster to prepare it, which it can only do once it has that version (prepare checks it);
+     * only the end of the change that recorded them ({@link #left}) may miss them again. The
+     * record is cleared by the next version: it lists only who missed that one. A majority of
+     * the members preparing keeps two changes from both being agreed on one version.
+     */
+    private Membership change(String what, Missing missing, Step step) throws MembershipChangeException {
         synchronized (coordinating) {
             Membership cur = state.current();
             Membership next = step.next(cur);
@@ -165,21 +222,38 @@ public final class MembershipChanges {
             List<String> participants = new ArrayList<>(cur.all());
             participants.retainAll(next.all());
             List<String> prepared = new ArrayList<>();
+            List<String> missed = new ArrayList<>();
             try {
-                for (String p : participants) {
-                    if (p.equals(state.self())) {
-                        prepare(cur.version(), id, next);
-                    } else {
-                        transport.call(p, "prepare", "expect=" + cur.version() + "&id=" + enc(id), next.bytes());
-                    }
-                    prepared.add(p);
+                // The coordinator holds the change too when it is a member that does not stay (the
+                // end of its own leave): it counts toward the majority as a node that prepared.
+                if (!participants.contains(state.self()) && cur.all().contains(state.self())) {
+                    prepare(cur.version(), id, next);
+                    prepared.add(state.self());
                 }
+                for (String p : participants) {
+                    try {
+                        if (p.equals(state.self())) {
+                            prepare(cur.version(), id, next);
+                        } else {
+                            transport.call(p, "prepare", "expect=" + cur.version() + "&id=" + enc(id), next.bytes());
+                        }
+                        prepared.add(p);
+                    } catch (MembershipChangeException e) {
+                        boolean mayMiss = missing != Missing.NONE && !p.equals(state.self())
+                                && (e.status() == 503 || missing == Missing.ONE_CONTINUING && cur.laggards().contains(p));
+                        if (!mayMiss) throw behind(cur, p, e);
+                        missed.add(p);
+                    }
+                }
+                refuseMissing(cur, missing, prepared, missed);
             } catch (MembershipChangeException e) {
                 for (String p : prepared) abortQuietly(p, id);
                 log.warn("membership change ({}) refused, nothing changed: {}", what, e.getMessage());
                 throw e;
             }
+            next = next.withLaggards(missed);
             for (String p : participants) {
+                if (missed.contains(p)) continue; // it learns the version from a peer once back
                 try {
                     if (p.equals(state.self())) {
                         commit(id, next);
@@ -192,8 +266,40 @@ public final class MembershipChanges {
                             next.version(), p, e.getMessage());
                 }
             }
-            log.info("membership change ({}) agreed: version {}", what, next.version());
+            if (!participants.contains(state.self())) abort(id);
+            if (missed.isEmpty()) {
+                log.info("membership change ({}) agreed: version {}", what, next.version());
+            } else {
+                log.warn("membership change ({}) agreed: version {} without {}, which did not answer: it takes the "
+                        + "version when back, and no other change is agreed until it has", what, next.version(), missed);
+            }
             return next;
+        }
+    }
+
+    /** The refusal of a recorded laggard, which says why it matters; else {@code e} as it is. */
+    private static MembershipChangeException behind(Membership cur, String node, MembershipChangeException e) {
+        if (!cur.laggards().contains(node)) return e;
+        return new MembershipChangeException(409, node + " missed membership version " + cur.version()
+                + " (it was down) and has not taken it yet (" + e.getMessage() + "); no other change until it has: "
+                + "bring it back (it takes the version within " + SYNC_MILLIS / 1000 + " s), or remove it with bin/dht remove");
+    }
+
+    private static void refuseMissing(Membership cur, Missing missing, List<String> prepared, List<String> missed)
+            throws MembershipChangeException {
+        if (missed.isEmpty()) return;
+        if (missed.size() > 1) {
+            throw new MembershipChangeException(503, missed + " did not answer: a change may go on without one "
+                    + "member at most; bring them back, or remove the dead ones with bin/dht remove");
+        }
+        String m = missed.getFirst();
+        if (missing == Missing.ONE_NEW && cur.laggards().contains(m)) {
+            throw behind(cur, m, new MembershipChangeException(503, m + " did not answer"));
+        }
+        long members = prepared.stream().filter(cur.members()::contains).count();
+        if (members <= cur.members().size() / 2) {
+            throw new MembershipChangeException(503, m + " did not answer, and only " + members + " of the "
+                    + cur.members().size() + " members prepared: not a majority");
         }
     }
 

@@ -16,6 +16,8 @@ final class RebalanceCounts {
     /** What the sources said they hold when the move began; -1 unknown. */
     final AtomicLong totalBytes = new AtomicLong(-1);
     final AtomicLong keysCleanedUp = new AtomicLong();
+    /** Of {@link #keysMoved}, those a leave handed to a live member for one that was down. */
+    final AtomicLong keysHandedOver = new AtomicLong();
     private volatile long startedNanos = System.nanoTime();
 
     void begin(long total) {
@@ -33,6 +35,7 @@ final class RebalanceCounts {
         m.put("totalBytes", totalBytes.get());
         m.put("etaMillis", eta());
         m.put("keysCleanedUp", keysCleanedUp.get());
+        m.put("keysHandedOver", keysHandedOver.get());
         return m;
     }
 

@@ -244,10 +244,17 @@ public final class Rebalancer implements AutoCloseable {
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
+            // A member that missed this version (down) cannot take its keys now: a live member
+            // keeps them for it as hints, delivered once it is back (HandedOverHints).
+            List<String> behind = m.laggards();
+            String holder = behind.isEmpty() ? null : holder(m);
             pushAll(key -> {
                 List<String> gain = new ArrayList<>(after.replicas(key, rf));
                 gain.removeAll(before.replicas(key, rf));
                 return gain;
+            }, (peer, batch, bytes) -> {
+                if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
+                else send(peer, batch, bytes);
             });
         } catch (IOException | RuntimeException e) {
             throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
@@ -263,8 +270,10 @@ public final class Rebalancer implements AutoCloseable {
         } catch (IOException e) {
             log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
         }
-        log.info("left the cluster: {} keys, {} bytes sent; membership version {}", counts.keysMoved.get(),
-                counts.bytesMoved.get(), done.version());
+        String handed = m.laggards().isEmpty() ? ""
+                : " (" + counts.keysHandedOver.get() + " kept by a member for " + m.laggards() + ", which was down)";
+        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get(),
+                counts.bytesMoved.get(), handed, done.version());
         left.complete(null);
         return done;
     }
@@ -286,7 +295,7 @@ public final class Rebalancer implements AutoCloseable {
                 List<String> gain = new ArrayList<>(now.replicas(key, rf));
                 gain.removeAll(o);
                 return gain;
-            });
+            }, this::send);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone, counts.keysMoved.get());
         } catch (IOException | RuntimeException e) {
             log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
@@ -299,7 +308,11 @@ public final class Rebalancer implements AutoCloseable {
         List<String> of(byte[] key);
     }
 
-    private void pushAll(Gainers gainers) throws IOException {
+    private interface Sender {
+        void send(String peer, List<Entry> batch, long bytes) throws IOException;
+    }
+
+    private void pushAll(Gainers gainers, Sender sender) throws IOException {
         Map<String, List<Entry>> batches = new HashMap<>();
         Map<String, Long> sizes = new HashMap<>();
         try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
@@ -312,14 +325,14 @@ public final class Rebalancer implements AutoCloseable {
                     b.add(e);
                     long s = sizes.merge(g, size, Long::sum);
                     if (b.size() >= PUSH_ENTRIES || s >= PUSH_BYTES) {
-                        send(g, b, s);
+                        sender.send(g, b, s);
                         batches.remove(g);
                         sizes.remove(g);
                     }
                 }
             }
         }
-        for (Map.Entry<String, List<Entry>> b : batches.entrySet()) send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
+        for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
     }
 
     private void send(String peer, List<Entry> batch, long bytes) throws IOException {
@@ -334,6 +347,31 @@ public final class Rebalancer implements AutoCloseable {
         }
         counts.keysMoved.addAndGet(batch.size());
         counts.bytesMoved.addAndGet(bytes);
+    }
+
+    /** The member that keeps the versions for the laggards of {@code m}: a live owner that did not miss it. */
+    private String holder(Membership m) throws IOException {
+        for (String o : m.owners()) {
+            if (!o.equals(self) && !m.laggards().contains(o) && net.isUp(o)) return o;
+        }
+        throw new IOException("no live member to keep the keys of " + m.laggards() + " for it");
+    }
+
+    /** Hands {@code batch}, the versions {@code member} gains, to {@code holder}, which keeps them on disk for it. */
+    private void handOver(String holder, String member, List<Entry> batch, long bytes) throws IOException {
+        try {
+            rate.spend(bytes);
+            transport.call(holder, "handover", "url=" + java.net.URLEncoder.encode(member, java.nio.charset.StandardCharsets.UTF_8),
+                    HandOverBatch.encode(batch));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (MembershipChangeException e) {
+            throw new IOException("handing the keys of " + member + " to " + holder + ": " + e.getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+        counts.keysHandedOver.addAndGet(batch.size());
     }
 
     // ------------------------------------------------------------------ cleanup

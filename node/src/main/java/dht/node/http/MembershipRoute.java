@@ -1,18 +1,23 @@
 package dht.node.http;
 
+import dht.node.cluster.HandOverBatch;
 import dht.node.cluster.Membership;
 import dht.node.cluster.MembershipChangeException;
 import dht.node.cluster.MembershipChanges;
+import dht.storage.Entry;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
  * {@code /internal/v0/membership}: this node's membership version ({@code op=get}), the two phases
  * of a change other nodes coordinate ({@code prepare}, {@code commit}, {@code abort}), and the
  * changes this node coordinates when asked ({@code join}, {@code joined}, {@code leave},
- * {@code remove}). Everything but {@code get} runs on {@code workers} (it may wait for other nodes
+ * {@code remove}), and the versions a leaving node hands over for a member that is down
+ * ({@code handover}, {@link HandOverBatch}). Everything but {@code get} runs on {@code workers} (it may wait for other nodes
  * or for data to move), never on the event loop. A refused change answers its status (400, 404,
  * 409, 503) with the reason, and changed nothing.
  */
@@ -57,10 +62,10 @@ public final class MembershipRoute implements Route {
             case "prepare", "commit", "abort" -> {
                 if (id == null) throw new BadRequestException("missing 'id'");
             }
-            case "join", "joined", "leave", "remove" -> {
+            case "join", "joined", "leave", "remove", "handover" -> {
                 if (url == null || url.isEmpty()) throw new BadRequestException("missing 'url'");
             }
-            default -> throw new BadRequestException("'op' must be get, prepare, commit, abort, join, joined, leave or remove");
+            default -> throw new BadRequestException("'op' must be get, prepare, commit, abort, join, joined, leave, remove or handover");
         }
         Membership proposal = null;
         if (op.equals("prepare") || op.equals("commit")) {
@@ -70,8 +75,17 @@ public final class MembershipRoute implements Route {
                 throw new BadRequestException("not a membership: " + e.getMessage());
             }
         }
+        List<Entry> handed = null;
+        if (op.equals("handover")) {
+            try {
+                handed = HandOverBatch.decode(ByteBufUtil.getBytes(request.http().content()));
+            } catch (IllegalArgumentException e) {
+                throw new BadRequestException(e.getMessage());
+            }
+        }
         if (slot.refuseIfStopping(admission)) return;
         Membership p = proposal;
+        List<Entry> h = handed;
         workers.execute(() -> {
             try {
                 Membership answer = switch (op) {
@@ -90,6 +104,10 @@ public final class MembershipRoute implements Route {
                     case "join" -> changes.join(url);
                     case "joined" -> changes.joined(url);
                     case "leave" -> leaving.leave(url);
+                    case "handover" -> {
+                        changes.handOver(url, h);
+                        yield changes.state().current();
+                    }
                     default -> changes.remove(url);
                 };
                 slot.respond(() -> Responses.bytes(HttpResponseStatus.OK, answer.bytes()));

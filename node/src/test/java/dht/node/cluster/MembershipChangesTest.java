@@ -1,0 +1,168 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agreement of membership changes among in-process nodes whose calls to each other go through
+ * a fake transport that can take a node down: a leave that goes on with one member down, the
+ * laggard it records, and the refusal of any other change until that laggard has the version.
+ */
+class MembershipChangesTest {
+    private final Map<String, MembershipChanges> nodes = new LinkedHashMap<>();
+    private final Set<String> down = ConcurrentHashMap.newKeySet();
+
+    private void cluster(int n, int rf) {
+        List<String> urls = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) urls.add("http://" + (char) ('a' + i) + ":1");
+        Membership initial = Membership.initial(urls, rf);
+        for (String u : urls) {
+            MembershipState state = new MembershipState(u, initial, null, x -> { });
+            nodes.put(u, new MembershipChanges(state, new MembershipTransport() {
+                @Override
+                public byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
+                    return MembershipChangesTest.this.call(node, op, params, body);
+                }
+
+                @Override
+                public long storedBytes(String node) {
+                    return -1;
+                }
+            }, p -> !down.contains(p)));
+        }
+    }
+
+    private byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
+        if (down.contains(node)) throw new MembershipChangeException(503, node + " did not answer");
+        MembershipChanges c = nodes.get(node);
+        Map<String, String> q = new HashMap<>();
+        for (String kv : params.split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) q.put(kv.substring(0, eq), URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        try {
+            switch (op) {
+                case "get" -> { }
+                case "prepare" -> c.prepare(Long.parseLong(q.get("expect")), q.get("id"), decode(body));
+                case "commit" -> c.commit(q.get("id"), decode(body));
+                case "abort" -> c.abort(q.get("id"));
+                default -> throw new MembershipChangeException(400, op);
+            }
+        } catch (IOException e) {
+            throw new MembershipChangeException(500, e.toString());
+        }
+        return c.state().current().bytes();
+    }
+
+    private static Membership decode(byte[] body) {
+        return Membership.decode(new String(body, StandardCharsets.UTF_8));
+    }
+
+    private MembershipChanges node(char c) {
+        return nodes.get("http://" + c + ":1");
+    }
+
+    private static String url(char c) {
+        return "http://" + c + ":1";
+    }
+
+    private long version(char c) {
+        return node(c).state().current().version();
+    }
+
+    @Test
+    void aLeaveGoesOnWithOneMemberDownAndRecordsItAsTheLaggardOfBothVersions() throws Exception {
+        cluster(4, 3);
+        down.add(url('d'));
+        Membership leaving = node('a').leave(url('a'));
+        assertThat(leaving.version()).isEqualTo(2);
+        assertThat(leaving.leaving()).containsExactly(url('a'));
+        assertThat(leaving.laggards()).containsExactly(url('d'));
+        assertThat(node('b').state().current()).isEqualTo(leaving);
+        Membership left = node('a').left(url('a'));
+        assertThat(left.members()).containsExactly(url('b'), url('c'), url('d'));
+        assertThat(left.laggards()).containsExactly(url('d'));
+        assertThat(node('c').state().current()).isEqualTo(left);
+        assertThat(version('d')).isEqualTo(1);
+        assertThat(Membership.decode(left.encode())).isEqualTo(left);
+
+        // back: it pulls the version from a peer (a, gone, may be asked first)
+        down.remove(url('d'));
+        node('d').syncOnce();
+        node('d').syncOnce();
+        assertThat(node('d').state().current()).isEqualTo(left);
+    }
+
+    @Test
+    void noOtherChangeWhileTheLaggardHasNotTheVersionThenOneThatClearsTheRecord() throws Exception {
+        cluster(5, 3);
+        down.add(url('e'));
+        node('a').leave(url('a'));
+        node('a').left(url('a'));
+        Membership agreed = node('b').state().current();
+        assertThat(agreed.laggards()).containsExactly(url('e'));
+
+        assertThatThrownBy(() -> node('b').leave(url('b')))
+                .isInstanceOf(MembershipChangeException.class)
+                .hasMessageContaining(url('e') + " missed membership version 3")
+                .satisfies(e -> assertThat(((MembershipChangeException) e).status()).isEqualTo(409));
+        assertThatThrownBy(() -> node('c').join("http://f:1")).hasMessageContaining("missed membership version 3");
+        for (char n : new char[] {'b', 'c', 'd'}) assertThat(node(n).state().current()).isEqualTo(agreed);
+
+        // back but not yet synced: still refused (its prepare sees an older version)
+        down.remove(url('e'));
+        assertThatThrownBy(() -> node('b').leave(url('b'))).hasMessageContaining("missed membership version 3");
+        for (int i = 0; i < 4 && version('e') < 3; i++) node('e').syncOnce();
+        assertThat(version('e')).isEqualTo(3);
+
+        // no lease was left behind by the refusals: the next change goes through and clears the record
+        Membership next = node('b').leave(url('b'));
+        assertThat(next.laggards()).isEmpty();
+        assertThat(node('e').state().current()).isEqualTo(next);
+    }
+
+    @Test
+    void twoMembersDownOrAChangeOtherThanALeaveIsRefusedAndNothingChanges() throws Exception {
+        cluster(5, 3);
+        down.add(url('d'));
+        down.add(url('e'));
+        assertThatThrownBy(() -> node('a').leave(url('a'))).hasMessageContaining("one member at most");
+        down.remove(url('e'));
+        assertThatThrownBy(() -> node('a').join("http://f:1")).hasMessageContaining("did not answer");
+        for (char n : new char[] {'a', 'b', 'c', 'e'}) {
+            assertThat(version(n)).isEqualTo(1);
+        }
+        // and the refusals held no lease: a leave with one down goes on
+        assertThat(node('a').leave(url('a')).laggards()).containsExactly(url('d'));
+    }
+
+    @Test
+    void withoutAMajorityOfTheMembersPreparedTheLeaveIsRefused() {
+        cluster(2, 1);
+        down.add(url('b'));
+        assertThatThrownBy(() -> node('a').leave(url('a'))).hasMessageContaining("not a majority");
+        assertThat(version('a')).isEqualTo(1);
+    }
+
+    @Test
+    void theLaggardCanBeRemovedInstead() throws Exception {
+        cluster(5, 3);
+        down.add(url('e'));
+        node('a').leave(url('a'));
+        node('a').left(url('a'));
+        Membership removed = node('b').remove(url('e'));
+        assertThat(removed.members()).containsExactly(url('b'), url('c'), url('d'));
+        assertThat(removed.laggards()).isEmpty();
+    }
+}
