@@ -44,7 +44,7 @@ jars=(${JARS:-$root/cli/target/dht.jar})
 [ -f "${jars[0]%%@*}" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-vs-node.XXXXXX)"
 pids=()
-cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { kill_pids; }
 trap cleanup EXIT
 
 stop_nodes() { cleanup; pids=(); rm -rf "$dir"/data-*; }

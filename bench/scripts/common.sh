@@ -101,3 +101,13 @@ served() {
     curl -fs "${scheme:-http}://127.0.0.1:$p/metrics" | awk -v op="op=\"$op\"" 'index($0, "dht_http_requests_seconds_count{" op) == 1 {s += $NF} END {printf "%d\n", s}' &
   done | awk '{n += $1} END {print n + 0}'
 }
+
+# kill_pids: stops the processes in $pids (the nodes a script started) and waits for every child.
+kill_pids() {
+  local p
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+
+# free_port: a loopback TCP port that is free now.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -25,13 +25,8 @@ jar="${JAR:-$root/cli/target/dht.jar}"
 dir="${DIR:-$(mktemp -d /tmp/dht-join-stream.XXXXXX)}"
 mkdir -p "$dir"
 pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
+cleanup() { kill_pids; }
 trap 'cleanup; rm -rf "$dir"/data-*' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ports=($(free_port) $(free_port) $(free_port) $(free_port))
 urls="$(node_urls "${ports[@]:0:3}")"
 url() { echo "http://127.0.0.1:${ports[$1]}"; }

@@ -35,7 +35,7 @@ jar="${JAR:-$root/cli/target/dht.jar}"
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-trust-ab.XXXXXX)"
 pids=()
-cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { kill_pids; }
 trap 'cleanup; rm -rf "$dir"/data-*' EXIT
 
 # The secret, and a CA with a certificate for 127.0.0.1 it signed (as TlsClusterTest makes them).

@@ -41,10 +41,7 @@ fi
 mkdir -p "$out"
 dir="$(mktemp -d /tmp/dht-ycsb.XXXXXX)"
 pids=()
-cleanup() {
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
+cleanup() { kill_pids; }
 trap 'cleanup; rm -rf "$dir"' EXIT
 
 # ycsb PHASE-FLAG WORKLOAD OUTFILE ARGS...: one YCSB client run against the current setup.
