@@ -335,9 +335,8 @@ final class HashTrees {
                 readBack(key, keyHash, old); // it may be written: count what the key holds now
                 throw x;
             }
-            long now = HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
-            if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
-                    || old != HeldVersions.NONE && HeldVersions.timestamp(old) == e.timestamp()) {
+            long now = HeldVersions.wordOf(e);
+            if (mustReadBack(old, now, e.timestamp())) {
                 readBack(key, keyHash, old); // a tie (see writeTracked), or a timestamp a word cannot hold
             } else if (old == HeldVersions.NONE || e.timestamp() > HeldVersions.timestamp(old)) {
                 changed(key, keyHash, old, now);
@@ -345,6 +344,16 @@ final class HashTrees {
         } finally {
             stripe.unlock();
         }
+    }
+
+    /**
+     * Whether a write of a version with word {@code now} and timestamp {@code ts} over word
+     * {@code old} cannot be judged from the words: either is unknown, or the timestamps tie (the
+     * stored value breaks a tie, and a word does not carry it). The store is then read back.
+     */
+    private static boolean mustReadBack(long old, long now, long ts) {
+        return old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
+                || old != HeldVersions.NONE && HeldVersions.timestamp(old) == ts;
     }
 
     /**
@@ -405,9 +414,8 @@ final class HashTrees {
             int f = keys.first[i];
             if (tied != null && tied[f]) continue;
             long old = current[f];
-            long now = HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
-            if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
-                    || old != HeldVersions.NONE && HeldVersions.timestamp(old) == e.timestamp()) {
+            long now = HeldVersions.wordOf(e);
+            if (mustReadBack(old, now, e.timestamp())) {
                 // A tie is broken by the stored value, which a word does not carry (nor a read of
                 // an expired one show): what the store holds now is read back below.
                 if (tied == null) tied = new boolean[n];

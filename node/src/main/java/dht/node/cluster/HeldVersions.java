@@ -96,6 +96,11 @@ final class HeldVersions {
         return word(s.timestamp(), s.tombstone() || s.expiry() != 0);
     }
 
+    /** The word of the version {@code e} (a value with an expiry hashes as a tombstone, as in {@link MerkleTree#hashOf}). */
+    static long wordOf(dht.storage.Entry e) {
+        return word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
+    }
+
     /** The word of a version: {@code timestamp + 1} with the top bit for "hashes as a tombstone". */
     static long word(long timestamp, boolean tombstoneish) {
         if (timestamp < 0 || timestamp == Long.MAX_VALUE) return UNKNOWN;

@@ -126,7 +126,7 @@ final class TreeBuild {
                 Entry e = it.next();
                 keys.add(e.key());
                 hashes.add(MerkleTree.hashOf(e));
-                words.add(HeldVersions.word(e.timestamp(), e.isTombstone() || e.expiry() != 0));
+                words.add(HeldVersions.wordOf(e));
                 bytes += AntiEntropy.wireSize(e);
                 if (keys.size() >= CHUNK_ENTRIES || bytes >= CHUNK_BYTES) {
                     if (it.hasNext()) next = Arrays.copyOf(e.key(), e.key().length + 1);
