@@ -438,7 +438,7 @@ final class HashTrees {
      */
     private void changed(byte[] key, long keyHash, long old, long now) {
         versions.put(keyHash, now);
-        long delta = HeldVersions.hash(key, old) ^ HeldVersions.hash(key, now);
+        long delta = HeldVersions.hash(keyHash, old) ^ HeldVersions.hash(keyHash, now);
         long count = (now == HeldVersions.NONE ? 0 : 1) - (old == HeldVersions.NONE ? 0 : 1);
         if (delta == 0 && count == 0) return;
         int[] peers = shared.of(key);

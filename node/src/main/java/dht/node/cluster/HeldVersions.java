@@ -112,10 +112,13 @@ final class HeldVersions {
         return (word & ~TOMBSTONE_BIT) - 1;
     }
 
-    /** {@link MerkleTree#hashOf} of the version a word stands for (0 for {@link #NONE}). */
-    static long hash(byte[] key, long word) {
+    /**
+     * {@link MerkleTree#hashOf} of the version a word stands for (0 for {@link #NONE}), by the
+     * key's {@link MerkleTree#keyHash}.
+     */
+    static long hash(long keyHash, long word) {
         if (word == NONE) return 0;
-        return MerkleTree.entryHash(key, timestamp(word), (word & TOMBSTONE_BIT) != 0);
+        return MerkleTree.entryHash(keyHash, timestamp(word), (word & TOMBSTONE_BIT) != 0);
     }
 
     /** The key's word, or {@link #ABSENT}: then, while {@link #complete()}, it holds nothing. */

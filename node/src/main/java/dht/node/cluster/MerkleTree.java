@@ -29,6 +29,7 @@ public final class MerkleTree {
 
     private static final LongHashFunction KEY_HASH = LongHashFunction.xx3();
     private static final LongHashFunction ENTRY_HASH = LongHashFunction.xx3(0x5EED_A17E_0000_0001L);
+    private static final LongHashFunction VERSION_HASH = LongHashFunction.xx3(0x5EED_A17E_0000_0002L);
 
     private final long[] leaves;
 
@@ -55,23 +56,21 @@ public final class MerkleTree {
     }
 
     /**
-     * The hash of one version of one key: what a leaf folds in. The XXH3 of the key, the timestamp
-     * (8 bytes, big-endian) and a byte 1 for a tombstone, else 0, laid out in a buffer of the
-     * calling thread's (taken on every tracked write: nothing allocated for a key of up to
-     * {@link #SCRATCH_BYTES} bytes less those 9).
+     * The hash of one version of one key: what a leaf folds in. Made from the key's {@link
+     * #keyHash} and the version, (timestamp, whether it hashes as a tombstone), each through
+     * XXH3 of one long, so a write that has hashed the key for its leaf hashes no key bytes again.
+     * For one key, two versions never share a hash: each step is a bijection of 64-bit words
+     * (for timestamps below 2^63, as every stored one is).
      */
-    static long entryHash(byte[] key, long timestamp, boolean tombstone) {
-        int n = key.length + 9;
-        byte[] b = n <= SCRATCH_BYTES ? SCRATCH.get() : new byte[n];
-        System.arraycopy(key, 0, b, 0, key.length);
-        BIG_ENDIAN_LONG.set(b, key.length, timestamp);
-        b[key.length + 8] = (byte) (tombstone ? 1 : 0);
-        return ENTRY_HASH.hashBytes(b, 0, n);
+    static long entryHash(long keyHash, long timestamp, boolean tombstone) {
+        long version = VERSION_HASH.hashLong(timestamp << 1 | (tombstone ? 1 : 0));
+        return ENTRY_HASH.hashLong(keyHash + version);
     }
 
-    private static final int SCRATCH_BYTES = 256;
-    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
-    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** {@link #entryHash(long, long, boolean)} of the key's bytes. */
+    static long entryHash(byte[] key, long timestamp, boolean tombstone) {
+        return entryHash(keyHash(key), timestamp, tombstone);
+    }
 
     /**
      * What {@code entry} contributes to its leaf; 0 for none (no version). A value with an expiry

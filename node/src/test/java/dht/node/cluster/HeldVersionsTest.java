@@ -22,11 +22,11 @@ class HeldVersionsTest {
         };
         for (Entry e : versions) {
             long w = HeldVersions.word(Stamp.of(e));
-            assertThat(HeldVersions.hash(key, w)).as("%s", e).isEqualTo(MerkleTree.hashOf(e));
+            assertThat(HeldVersions.hash(MerkleTree.keyHash(key), w)).as("%s", e).isEqualTo(MerkleTree.hashOf(e));
             assertThat(HeldVersions.timestamp(w)).isEqualTo(e.timestamp());
         }
         assertThat(HeldVersions.word(null)).isEqualTo(HeldVersions.NONE);
-        assertThat(HeldVersions.hash(key, HeldVersions.NONE)).isZero();
+        assertThat(HeldVersions.hash(MerkleTree.keyHash(key), HeldVersions.NONE)).isZero();
         assertThat(HeldVersions.word(Long.MAX_VALUE, false)).isEqualTo(HeldVersions.UNKNOWN);
         assertThat(HeldVersions.word(-1, true)).isEqualTo(HeldVersions.UNKNOWN);
     }
