@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a join done: removes the keys this node no longer owns ({@link Store#purge}), a few
  *       seconds after, once every coordinator reads from the new owners.</li>
  * </ul>
+ * The join streams a member sends are served by the scan route; they count here ({@link #joinStreams}).
  * Every {@link MembershipChanges#SYNC_MILLIS} it asks a peer for its membership version.
  */
 public final class Rebalancer implements AutoCloseable {
@@ -52,6 +53,7 @@ public final class Rebalancer implements AutoCloseable {
     private final MembershipTransport transport;
     private final Path dataDir;
     private final RebalanceCounts counts = new RebalanceCounts();
+    private final JoinStreams joinStreams;
     private final ScheduledExecutorService timer;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
@@ -70,6 +72,7 @@ public final class Rebalancer implements AutoCloseable {
         this.transport = transport;
         this.dataDir = dataDir;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
+        this.joinStreams = new JoinStreams(changes.state(), counts, () -> store.stats().tableBytes());
     }
 
     public void start() {
@@ -92,6 +95,11 @@ public final class Rebalancer implements AutoCloseable {
 
     public Map<String, Long> counts() {
         return counts.snapshot();
+    }
+
+    /** The join streams this node sends as a member, counted in {@link #counts}. */
+    public JoinStreams joinStreams() {
+        return joinStreams;
     }
 
     private void applied(Membership m) {
@@ -238,6 +246,9 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(400, "a leave goes to the node that leaves: ask " + url + " itself");
         }
         Membership m = changes.leave(self);
+        long keysBefore = counts.keysMoved.get();
+        long bytesBefore = counts.bytesMoved.get();
+        long handedBefore = counts.keysHandedOver.get();
         counts.active.incrementAndGet();
         try {
             counts.begin(store.stats().tableBytes());
@@ -271,15 +282,17 @@ public final class Rebalancer implements AutoCloseable {
             log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
         }
         String handed = m.laggards().isEmpty() ? ""
-                : " (" + counts.keysHandedOver.get() + " kept by a member for " + m.laggards() + ", which was down)";
-        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get(),
-                counts.bytesMoved.get(), handed, done.version());
+                : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
+                + ", which was down)";
+        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
+                counts.bytesMoved.get() - bytesBefore, handed, done.version());
         left.complete(null);
         return done;
     }
 
     /** After {@code gone} was removed: this node pushes the keys it is the first surviving old replica of. */
     private void reReplicate(Membership before, Membership after, String gone) {
+        long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
         try {
             counts.begin(store.stats().tableBytes());
@@ -296,7 +309,8 @@ public final class Rebalancer implements AutoCloseable {
                 gain.removeAll(o);
                 return gain;
             }, this::send);
-            log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone, counts.keysMoved.get());
+            log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
+                    counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
             log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
         } finally {
