@@ -110,11 +110,15 @@ final class HintedHandoff implements AutoCloseable {
         this.checker = loop.scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
     }
 
-    /** Takes back the hints of the files left by the last run; files left with none are deleted. */
+    /**
+     * Takes back the hints of the files left by the last run, those of nodes no longer peers
+     * dropped as removed; files left with none are deleted.
+     */
     private void replay() {
         Map<String, List<Long>> found;
         try {
             synchronized (this) {
+                files.dropOthers(peers.keySet()).forEach((url, n) -> { dropped += n; peer(url).drop(HintDrop.REMOVED, n); });
                 found = files.replay(peers.keySet(), (peer, file, offset, e) -> {
                     PeerHints p = peer(peer);
                     p.file = file;
