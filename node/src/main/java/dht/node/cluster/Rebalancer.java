@@ -54,6 +54,8 @@ public final class Rebalancer implements AutoCloseable {
     private final Path dataDir;
     private final RebalanceCounts counts = new RebalanceCounts();
     private final JoinStreams joinStreams;
+    /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
+    private final HintedHandoff ownHints;
     private final ScheduledExecutorService timer;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
@@ -62,6 +64,13 @@ public final class Rebalancer implements AutoCloseable {
 
     public Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
                       long bytesPerSecond, MembershipTransport transport, Path dataDir) {
+        this(self, changes, net, store, clock, bytesPerSecond, transport, dataDir, null);
+    }
+
+    /** As above; a leave hands this node's {@code ownHints} for a member that is down over with its keys (null: none). */
+    Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
+               long bytesPerSecond, MembershipTransport transport, Path dataDir, HintedHandoff ownHints) {
+        this.ownHints = ownHints;
         this.self = self;
         this.changes = changes;
         this.net = net;
@@ -267,6 +276,9 @@ public final class Rebalancer implements AutoCloseable {
                 if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
                 else send(peer, batch, bytes);
             });
+            // The writes this node coordinated while that member was down, kept here as hints,
+            // would leave with it: they go the same way (newest wins on delivery).
+            for (String member : behind) handOverOwnHints(holder, member);
         } catch (IOException | RuntimeException e) {
             throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
                     + "); the node is still leaving: repeat the leave to go on");
@@ -386,6 +398,27 @@ public final class Rebalancer implements AutoCloseable {
         counts.keysMoved.addAndGet(batch.size());
         counts.bytesMoved.addAndGet(bytes);
         counts.keysHandedOver.addAndGet(batch.size());
+    }
+
+    /** Hands this node's hints for {@code member} to {@code holder}, as {@link #handOver}; they stay held here too. */
+    private void handOverOwnHints(String holder, String member) throws IOException {
+        if (ownHints == null) return;
+        long handed = 0;
+        for (HintBatch b : ownHints.held(member)) {
+            List<Entry> entries;
+            try {
+                entries = b.entries();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted");
+            }
+            if (entries.isEmpty()) continue;
+            long bytes = 0;
+            for (Entry e : entries) bytes += e.key().length + (long) e.valueLength() + 24;
+            handOver(holder, member, entries, bytes);
+            handed += entries.size();
+        }
+        if (handed > 0) log.info("leaving: {} hinted write(s) this node held for {} handed to {}", handed, member, holder);
     }
 
     // ------------------------------------------------------------------ cleanup
