@@ -40,6 +40,11 @@ public interface ClusterServices extends AutoCloseable {
         return null;
     }
 
+    /** The join streams this node sends as a member; null when its membership cannot change. */
+    default dht.node.cluster.JoinStreams joinStreams() {
+        return null;
+    }
+
     /** What a leave asked of this node does; null when it cannot leave. */
     default dht.node.http.MembershipRoute.Leaving leaving() {
         return null;

@@ -257,7 +257,7 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.TREE_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers,
-                cluster.membershipChanges() == null ? null : cluster.membershipChanges().state()));
+                cluster.joinStreams()));
         AdminRoute admin = new AdminRoute(profiler, config.adminToken());
         routes.put("/admin/profile", admin);
         routes.put("/admin/compact", new CompactRoute(store, admin));

@@ -215,6 +215,11 @@ final class NodeWiring {
             }
 
             @Override
+            public dht.node.cluster.JoinStreams joinStreams() {
+                return rebalancer == null ? null : rebalancer.joinStreams();
+            }
+
+            @Override
             public MembershipRoute.Leaving leaving() {
                 return rebalancer == null ? url -> {
                     throw new MembershipChangeException(409, "a cluster of one node cannot change");

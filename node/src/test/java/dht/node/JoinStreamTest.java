@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.AntiEntropySettings;
 import dht.node.cluster.HintSettings;
+import dht.node.cluster.JoinStreamKeys;
+import dht.node.cluster.Membership;
 import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
 import java.net.URI;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A fourth node joins three real nodes in-process (three copies of each key): the members send it
  * only the keys it gains, each once (by the replica it displaces), so the joiner receives exactly
- * what it keeps; and the join stream's parameters are checked on the members' internal route.
+ * what it keeps; and the join stream's parameters are checked on the members' internal route. A
+ * member shows {@code rebalancing} while it sends a join stream, and not once the stream ends or
+ * its reader goes away.
  */
 class JoinStreamTest {
     static final int KEYS = 600;
@@ -111,5 +115,85 @@ class JoinStreamTest {
         for (int k = 0; k < KEYS; k += 17) {
             assertThat(send(joiner, "GET", "/v0/entity?id=key" + k, null).body()).isEqualTo(value + k);
         }
+    }
+
+    private void writeEveryCopy(List<String> urls, int keys, String value) throws Exception {
+        for (int k = 0; k < keys; k++) {
+            // every copy written, so each member holds every key; a replica slow past the timeout
+            // on a busy machine is asked again
+            int code = 0;
+            for (int attempt = 0; attempt < 5 && code != 201; attempt++) {
+                code = send(urls.get(k % urls.size()), "PUT", "/v0/entity?id=key" + k + "&ack=3", value + k).statusCode();
+            }
+            assertThat(code).as("PUT key%d", k).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void aMemberShowsRebalancingWhileItSendsAJoinStreamAndNotOnceItEnds() throws Exception {
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < 3; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls, null)));
+        int keys = 1_500;
+        String value = "w".repeat(2_000);
+        writeEveryCopy(urls, keys, value);
+        String member = urls.get(0);
+        // The joiner is never started: the test reads the member's join stream itself.
+        String joiner = "http://localhost:" + TestPorts.free();
+        HttpResponse<String> joined = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner, "");
+        assertThat(joined.statusCode()).as(joined.body()).isEqualTo(200);
+        Membership m = Membership.decode(joined.body());
+        JoinStreamKeys sent = JoinStreamKeys.of(m, member, joiner);
+        long expectedKeys = 0;
+        long expectedBytes = 0;
+        for (int k = 0; k < keys; k++) {
+            byte[] key = ("key" + k).getBytes(StandardCharsets.UTF_8);
+            if (!sent.sends(key)) continue;
+            expectedKeys++;
+            expectedBytes += key.length + (value + k).length() + 24;
+        }
+        String stream = "/internal/v0/entities?joiner=" + joiner + "&version=" + m.version();
+        String status = send(member, "GET", "/v0/status", null).body();
+        assertThat(status).contains("\"rebalancing\":false");
+        assertThat(field(status, "keysMoved")).isZero();
+
+        // A reader that takes the head and nothing more, far less than the stream (about
+        // expectedBytes): the member's stream stays open, and it shows it.
+        try (RawHttp slow = new RawHttp(ports.get(0), 4096)) {
+            slow.send("GET " + stream + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            assertThat(slow.line()).startsWith("HTTP/1.1 200");
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (field(status = send(member, "GET", "/v0/status", null).body(), "keysMoved") == 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(status).as("while %d bytes wait to be sent", expectedBytes).contains("\"rebalancing\":true");
+            assertThat(field(status, "keysMoved")).isBetween(1L, expectedKeys - 1);
+            assertThat(field(status, "bytesScanned")).isPositive();
+            assertThat(field(status, "totalBytes")).isPositive();
+        }
+        // The reader went away: the stream ends at the member, and so does its rebalancing.
+        status = awaitNotRebalancing(member);
+        long keysBefore = field(status, "keysMoved");
+        long bytesBefore = field(status, "bytesMoved");
+
+        HttpResponse<byte[]> whole = http.send(HttpRequest.newBuilder(URI.create(member + stream))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(whole.statusCode()).isEqualTo(200);
+        status = awaitNotRebalancing(member);
+        assertThat(field(status, "keysMoved") - keysBefore).as("keys sent by a whole stream").isEqualTo(expectedKeys);
+        assertThat(field(status, "bytesMoved") - bytesBefore).as("bytes sent by a whole stream").isEqualTo(expectedBytes);
+        assertThat(field(status, "etaMillis")).isZero();
+    }
+
+    private String awaitNotRebalancing(String url) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        String status = send(url, "GET", "/v0/status", null).body();
+        while (!status.contains("\"rebalancing\":false") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            status = send(url, "GET", "/v0/status", null).body();
+        }
+        assertThat(status).contains("\"rebalancing\":false");
+        return status;
     }
 }

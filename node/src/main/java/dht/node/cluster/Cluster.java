@@ -45,13 +45,16 @@ public final class Cluster implements AutoCloseable {
     private final LoneNodeStore lone;
     /** Versions handed over for a member that was down when a leave was agreed; null without peers. */
     private final HandedOverHints handedOver;
+    /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
+    private final HintedHandoff hints;
 
     private Cluster(Coordinator coordinator, ReplicaService replicaService, ClusterView view,
                     ClusterScanner scanner, PeerNetwork network, HybridLogicalClock clock, boolean writesOfOnePassInOrder,
                     AntiEntropy antiEntropy, MembershipState membership,
                     java.util.concurrent.atomic.AtomicReference<Rebalancer> rebalancer, Store rawStore,
-                    Store trackedStore, LoneNodeStore lone, HandedOverHints handedOver) {
+                    Store trackedStore, LoneNodeStore lone, HandedOverHints handedOver, HintedHandoff hints) {
         this.lone = lone;
+        this.hints = hints;
         this.handedOver = handedOver;
         this.rawStore = rawStore;
         this.trackedStore = trackedStore;
@@ -284,7 +287,7 @@ public final class Cluster implements AutoCloseable {
             });
         }
         return new Cluster(coordinator, served, view, scanner, net, clock, inOrder, antiEntropy, membership, rebalancer,
-                raw, store, lone, handedOver);
+                raw, store, lone, handedOver, hints);
     }
 
     private static Map<String, Long> repairCounts(ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints,
@@ -350,7 +353,8 @@ public final class Cluster implements AutoCloseable {
         if (network == null) return null;
         // Its writes and purges go through the hash trees, as every other path's.
         Store s = store == rawStore ? trackedStore : store;
-        Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir);
+        Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
+                hints);
         rebalancer.set(r);
         r.start();
         return r;

@@ -106,6 +106,43 @@ final class HintFiles implements AutoCloseable {
     }
 
     /**
+     * Deletes the hint files of every node not in {@code peers}: it left or was removed from the
+     * cluster while this node was down, so they can never be delivered. Returns, per such node,
+     * the records its files held (what a start that read them would have dropped as removed), and
+     * logs them in one line. Called at start, before {@link #replay}; a file that cannot be read
+     * or deleted is reported and left.
+     */
+    Map<String, Long> dropOthers(java.util.Set<String> peers) {
+        Map<String, Long> dropped = new TreeMap<>();
+        if (!Files.isDirectory(dir)) return dropped;
+        try (Stream<Path> peerDirs = Files.list(dir)) {
+            for (Path pd : (Iterable<Path>) peerDirs::iterator) {
+                String peer = URLDecoder.decode(pd.getFileName().toString(), StandardCharsets.UTF_8);
+                if (peers.contains(peer) || !Files.isDirectory(pd)) continue;
+                long records = 0;
+                try (Stream<Path> files = Files.list(pd)) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        if (number(f) < 0) continue;
+                        records += RecordLog.read(f, e -> { }).records();
+                        Files.delete(f);
+                    }
+                    Files.deleteIfExists(pd);
+                } catch (IOException | RuntimeException e) {
+                    log.warn("hints in {} are for {}, no longer in the cluster, and not all deleted: {}", pd, peer, e.toString());
+                }
+                dropped.merge(peer, records, Long::sum);
+            }
+        } catch (IOException e) {
+            log.warn("hint files in {} not listed: {}", dir, e.toString());
+        }
+        if (!dropped.isEmpty()) {
+            log.info("dropped the hint files in {} of {}, no longer in the cluster: {} hinted write(s)", dir,
+                    dropped.keySet(), dropped.values().stream().mapToLong(Long::longValue).sum());
+        }
+        return dropped;
+    }
+
+    /**
      * Writes {@code e} at the end of file {@code segment} of {@code peer} (created if new), then
      * tells {@code written} where; not at all once closed.
      */

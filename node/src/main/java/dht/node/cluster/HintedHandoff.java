@@ -7,7 +7,6 @@ import java.util.function.LongSupplier;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,11 +109,15 @@ final class HintedHandoff implements AutoCloseable {
         this.checker = loop.scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
     }
 
-    /** Takes back the hints of the files left by the last run; files left with none are deleted. */
+    /**
+     * Takes back the hints of the files left by the last run, those of nodes no longer peers
+     * dropped as removed; files left with none are deleted.
+     */
     private void replay() {
         Map<String, List<Long>> found;
         try {
             synchronized (this) {
+                files.dropOthers(peers.keySet()).forEach((url, n) -> { dropped += n; peer(url).drop(HintDrop.REMOVED, n); });
                 found = files.replay(peers.keySet(), (peer, file, offset, e) -> {
                     PeerHints p = peer(peer);
                     p.file = file;
@@ -258,8 +261,7 @@ final class HintedHandoff implements AutoCloseable {
         long started = System.nanoTime();
         long batchBytes = 0;
         try {
-            Entry[] values;
-            long[] segments, offsets;
+            HintBatch taken;
             synchronized (this) {
                 PeerHints p = state.get(peer);
                 Iterator<Hint> oldest = p.queue.values().iterator();
@@ -276,20 +278,13 @@ final class HintedHandoff implements AutoCloseable {
                     batchBytes += h.diskBytes;
                 }
                 p.inFlight = batch.size();
-                values = new Entry[batch.size()];
-                segments = new long[batch.size()];
-                offsets = new long[batch.size()];
-                for (int i = 0; i < batch.size(); i++) {
-                    values[i] = batch.get(i).entry;
-                    segments[i] = batch.get(i).file;
-                    offsets[i] = batch.get(i).offset;
-                }
+                taken = new HintBatch(peer, batch, files);
             }
-            if (files == null || !Arrays.asList(values).contains(null)) {
-                send(peer, batch, values, started);
+            if (files == null || taken.inMemory()) {
+                send(peer, batch, taken.values, started);
                 return;
             }
-            files.read(peer, segments, offsets, values).whenComplete((ignored, failure) -> {
+            taken.read().whenComplete((values, failure) -> {
                 try {
                     if (failure != null) throw failure;
                     loop.execute(() -> send(peer, batch, values, started));
@@ -456,6 +451,14 @@ final class HintedHandoff implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** The hints held for {@code peer} now (none in flight), oldest first, in batches of at most {@link #BATCH}; they stay held. */
+    synchronized List<HintBatch> held(String peer) {
+        List<Hint> all = state.containsKey(peer) ? new ArrayList<>(state.get(peer).queue.values()) : List.of();
+        List<HintBatch> out = new ArrayList<>();
+        for (int i = 0; i < all.size(); i += BATCH) out.add(new HintBatch(peer, all.subList(i, Math.min(all.size(), i + BATCH)), files));
+        return out;
     }
 
     /**

@@ -81,7 +81,11 @@ final class PeerHints {
     }
 
     void drop(HintDrop why) {
-        dropped.merge(why, 1L, Long::sum);
+        drop(why, 1);
+    }
+
+    void drop(HintDrop why, long n) {
+        dropped.merge(why, n, Long::sum);
     }
 
     /** The peer answered busy: the next batch waits, twice as long as last time, within bounds. */

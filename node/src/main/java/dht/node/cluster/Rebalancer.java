@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a join done: removes the keys this node no longer owns ({@link Store#purge}), a few
  *       seconds after, once every coordinator reads from the new owners.</li>
  * </ul>
+ * The join streams a member sends are served by the scan route; they count here ({@link #joinStreams}).
  * Every {@link MembershipChanges#SYNC_MILLIS} it asks a peer for its membership version.
  */
 public final class Rebalancer implements AutoCloseable {
@@ -52,6 +53,9 @@ public final class Rebalancer implements AutoCloseable {
     private final MembershipTransport transport;
     private final Path dataDir;
     private final RebalanceCounts counts = new RebalanceCounts();
+    private final JoinStreams joinStreams;
+    /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
+    private final HintedHandoff ownHints;
     private final ScheduledExecutorService timer;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
@@ -60,6 +64,13 @@ public final class Rebalancer implements AutoCloseable {
 
     public Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
                       long bytesPerSecond, MembershipTransport transport, Path dataDir) {
+        this(self, changes, net, store, clock, bytesPerSecond, transport, dataDir, null);
+    }
+
+    /** As above; a leave hands this node's {@code ownHints} for a member that is down over with its keys (null: none). */
+    Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
+               long bytesPerSecond, MembershipTransport transport, Path dataDir, HintedHandoff ownHints) {
+        this.ownHints = ownHints;
         this.self = self;
         this.changes = changes;
         this.net = net;
@@ -70,6 +81,7 @@ public final class Rebalancer implements AutoCloseable {
         this.transport = transport;
         this.dataDir = dataDir;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
+        this.joinStreams = new JoinStreams(changes.state(), counts, () -> store.stats().tableBytes());
     }
 
     public void start() {
@@ -92,6 +104,11 @@ public final class Rebalancer implements AutoCloseable {
 
     public Map<String, Long> counts() {
         return counts.snapshot();
+    }
+
+    /** The join streams this node sends as a member, counted in {@link #counts}. */
+    public JoinStreams joinStreams() {
+        return joinStreams;
     }
 
     private void applied(Membership m) {
@@ -238,6 +255,9 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(400, "a leave goes to the node that leaves: ask " + url + " itself");
         }
         Membership m = changes.leave(self);
+        long keysBefore = counts.keysMoved.get();
+        long bytesBefore = counts.bytesMoved.get();
+        long handedBefore = counts.keysHandedOver.get();
         counts.active.incrementAndGet();
         try {
             counts.begin(store.stats().tableBytes());
@@ -256,6 +276,9 @@ public final class Rebalancer implements AutoCloseable {
                 if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
                 else send(peer, batch, bytes);
             });
+            // The writes this node coordinated while that member was down, kept here as hints,
+            // would leave with it: they go the same way (newest wins on delivery).
+            for (String member : behind) handOverOwnHints(holder, member);
         } catch (IOException | RuntimeException e) {
             throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
                     + "); the node is still leaving: repeat the leave to go on");
@@ -271,15 +294,17 @@ public final class Rebalancer implements AutoCloseable {
             log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
         }
         String handed = m.laggards().isEmpty() ? ""
-                : " (" + counts.keysHandedOver.get() + " kept by a member for " + m.laggards() + ", which was down)";
-        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get(),
-                counts.bytesMoved.get(), handed, done.version());
+                : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
+                + ", which was down)";
+        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
+                counts.bytesMoved.get() - bytesBefore, handed, done.version());
         left.complete(null);
         return done;
     }
 
     /** After {@code gone} was removed: this node pushes the keys it is the first surviving old replica of. */
     private void reReplicate(Membership before, Membership after, String gone) {
+        long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
         try {
             counts.begin(store.stats().tableBytes());
@@ -296,7 +321,8 @@ public final class Rebalancer implements AutoCloseable {
                 gain.removeAll(o);
                 return gain;
             }, this::send);
-            log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone, counts.keysMoved.get());
+            log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
+                    counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
             log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
         } finally {
@@ -372,6 +398,27 @@ public final class Rebalancer implements AutoCloseable {
         counts.keysMoved.addAndGet(batch.size());
         counts.bytesMoved.addAndGet(bytes);
         counts.keysHandedOver.addAndGet(batch.size());
+    }
+
+    /** Hands this node's hints for {@code member} to {@code holder}, as {@link #handOver}; they stay held here too. */
+    private void handOverOwnHints(String holder, String member) throws IOException {
+        if (ownHints == null) return;
+        long handed = 0;
+        for (HintBatch b : ownHints.held(member)) {
+            List<Entry> entries;
+            try {
+                entries = b.entries();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted");
+            }
+            if (entries.isEmpty()) continue;
+            long bytes = 0;
+            for (Entry e : entries) bytes += e.key().length + (long) e.valueLength() + 24;
+            handOver(holder, member, entries, bytes);
+            handed += entries.size();
+        }
+        if (handed > 0) log.info("leaving: {} hinted write(s) this node held for {} handed to {}", handed, member, holder);
     }
 
     // ------------------------------------------------------------------ cleanup

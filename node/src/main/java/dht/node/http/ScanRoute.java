@@ -2,8 +2,8 @@ package dht.node.http;
 
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.JoinStreamKeys;
+import dht.node.cluster.JoinStreams;
 import dht.node.cluster.MembershipChangeException;
-import dht.node.cluster.MembershipState;
 import dht.node.cluster.Quorum;
 import dht.node.text.Plural;
 import dht.storage.CloseableIterator;
@@ -22,7 +22,8 @@ import java.util.concurrent.Executor;
  * format, tombstones included). All are streamed by {@link ScanStream} on a scan worker under a scan
  * permit. With {@code limit=N} either ends, complete, after N entries (the internal one after N
  * values, the tombstones among them not counted). With {@code joiner=URL&version=V} the internal one
- * is a join stream: only the keys this node sends to that joining node ({@link JoinStreamKeys}).
+ * is a join stream: only the keys this node sends to that joining node ({@link JoinStreamKeys}),
+ * counted in this node's rebalance status until the stream is closed ({@link JoinStreams}).
  */
 public final class ScanRoute implements Route {
     private final boolean internal;
@@ -31,14 +32,14 @@ public final class ScanRoute implements Route {
     private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
     private final Executor workers;
-    /** The membership a join stream's keys are picked by; null when this node takes no changes. */
-    private final MembershipState membership;
+    /** The join streams this node serves; null when it takes no membership changes. */
+    private final JoinStreams joinStreams;
 
     private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner,
                       java.util.function.Supplier<ClusterSizes> sizes, Admission admission, Executor workers,
-                      MembershipState membership) {
+                      JoinStreams joinStreams) {
         this.internal = internal;
-        this.membership = membership;
+        this.joinStreams = joinStreams;
         this.store = store;
         this.clusterScanner = clusterScanner;
         this.sizes = sizes;
@@ -63,9 +64,9 @@ public final class ScanRoute implements Route {
         return internalScan(store, admission, workers, null);
     }
 
-    /** As above, serving join streams by {@code membership} (null: a join stream is refused). */
-    public static ScanRoute internalScan(Store store, Admission admission, Executor workers, MembershipState membership) {
-        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers, membership);
+    /** As above, serving join streams by {@code joinStreams} (null: a join stream is refused). */
+    public static ScanRoute internalScan(Store store, Admission admission, Executor workers, JoinStreams joinStreams) {
+        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers, joinStreams);
     }
 
     @Override
@@ -144,7 +145,7 @@ public final class ScanRoute implements Route {
         JoinStreamKeys keys = joinKeys;
         ScanStream.Source source = empty ? ScanRoute::nothing
                 : cluster ? () -> clusterScanner.scan(from, end, quorum, limit)
-                : keys != null ? () -> new SelectedEntries(store.scan(from, end, admission.scanMemory()), keys::sends)
+                : keys != null ? () -> joinStreams.send(store.scan(from, end, admission.scanMemory()), keys)
                 : () -> store.scan(from, end, admission.scanMemory());
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
                 admission::releaseScan, description, limit));
@@ -158,8 +159,8 @@ public final class ScanRoute implements Route {
         if (joiner == null || joiner.isEmpty() || version < 0) {
             throw new BadRequestException("a join stream needs both 'joiner' and 'version'");
         }
-        if (membership == null) throw new MembershipChangeException(409, "this node takes no membership changes");
-        return JoinStreamKeys.forRequest(membership, joiner, version);
+        if (joinStreams == null) throw new MembershipChangeException(409, "this node takes no membership changes");
+        return joinStreams.keys(joiner, version);
     }
 
     private static CloseableIterator<Entry> nothing() {

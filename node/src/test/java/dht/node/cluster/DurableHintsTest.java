@@ -263,6 +263,31 @@ class DurableHintsTest {
         assertThat(peer.written).isEmpty();
     }
 
+    @Test
+    void theHintFilesOfANodeNoLongerAPeerAreDroppedAtStartAsRemoved() throws Exception {
+        RecordingReplica gone = new RecordingReplica("http://gone:1");
+        files = new HintFiles(dir, false);
+        HintedHandoff first = new HintedHandoff(Map.of(peer.url, peer, gone.url, gone), up::contains, loops.next(),
+                64L << 20, HintedHandoff.REFUSAL_WINDOW, HintSettings.DEFAULTS, GRACE, files, now::get);
+        open.add(first);
+        for (int i = 0; i < 20; i++) first.hold(peer.url, entry(i, 0));
+        for (int i = 0; i < 30; i++) first.hold(gone.url, entry(i, 0));
+        stop(first);
+        assertThat(hintFiles()).hasSize(2);
+
+        // Started again with `gone` out of the cluster (removed while this node was down).
+        HintedHandoff second = start(HintSettings.DEFAULTS);
+        assertThat(second.counts()).isEqualTo(new HintedHandoff.Counts(20, 0, 30, 0, 20));
+        assertThat(second.peerCounts().get(gone.url)).containsEntry("droppedRemoved", 30L).containsEntry("pending", 0L);
+        assertThat(second.peerCounts().get(peer.url)).containsEntry("droppedRemoved", 0L).containsEntry("pending", 20L);
+        assertThat(files.peerDir(gone.url)).doesNotExist();
+        assertThat(hintFiles()).hasSize(1).allMatch(f -> f.startsWith(files.peerDir(peer.url)));
+        up.add(peer.url);
+        up.add(gone.url);
+        eventually(() -> assertThat(peer.written).hasSize(20));
+        assertThat(gone.written).isEmpty();
+    }
+
     private static byte[] value(int i, int length) {
         byte[] v = new byte[length];
         java.util.Arrays.fill(v, (byte) i);

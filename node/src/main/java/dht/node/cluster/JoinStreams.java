@@ -1,0 +1,87 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * The join streams this member sends (the internal range stream with {@code joiner=URL&version=V}):
+ * which keys each holds ({@link JoinStreamKeys}), and what they count toward this node's
+ * {@code rebalance} status. The node shows {@code rebalancing} from a stream's open to its close,
+ * which the server side of a scan does however the stream ends (complete, failed, or its reader
+ * gone or stalled past the scan's timeout), so an abandoned stream does not keep it shown.
+ */
+public final class JoinStreams {
+    private final MembershipState membership;
+    private final RebalanceCounts counts;
+    private final LongSupplier storedBytes;
+
+    JoinStreams(MembershipState membership, RebalanceCounts counts, LongSupplier storedBytes) {
+        this.membership = membership;
+        this.counts = counts;
+        this.storedBytes = storedBytes;
+    }
+
+    /** The keys this node sends {@code joiner}, asked for under membership {@code version} ({@link JoinStreamKeys#forRequest}). */
+    public JoinStreamKeys keys(String joiner, long version) throws MembershipChangeException {
+        return JoinStreamKeys.forRequest(membership, joiner, version);
+    }
+
+    /**
+     * The entries of {@code scan} that {@code keys} sends, counted as they go: every entry read
+     * toward {@code bytesScanned} (against the store's size, for the ETA), those sent toward
+     * {@code keysMoved} and {@code bytesMoved}. Closing it closes the scan and ends its count.
+     */
+    public CloseableIterator<Entry> send(CloseableIterator<Entry> scan, JoinStreamKeys keys) {
+        if (counts.active.getAndIncrement() == 0) counts.begin(storedBytes.getAsLong());
+        return new Sending(scan, keys);
+    }
+
+    private static long size(Entry e) {
+        return e.key().length + (long) e.valueLength() + 24;
+    }
+
+    private final class Sending implements CloseableIterator<Entry> {
+        private final CloseableIterator<Entry> scan;
+        private final JoinStreamKeys keys;
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private Entry next;
+
+        Sending(CloseableIterator<Entry> scan, JoinStreamKeys keys) {
+            this.scan = scan;
+            this.keys = keys;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && scan.hasNext()) {
+                Entry e = scan.next();
+                counts.bytesScanned.addAndGet(size(e));
+                if (keys.sends(e.key())) next = e;
+            }
+            return next != null;
+        }
+
+        @Override
+        public Entry next() {
+            if (!hasNext()) throw new NoSuchElementException();
+            Entry e = next;
+            next = null;
+            counts.keysMoved.incrementAndGet();
+            counts.bytesMoved.addAndGet(size(e));
+            return e;
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) return;
+            try {
+                scan.close();
+            } finally {
+                counts.active.decrementAndGet();
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.node.cluster.AntiEntropySettings;
+import dht.node.cluster.HintSettings;
+import dht.node.cluster.Placement;
+import dht.testkit.TestPorts;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Four real nodes in-process, three copies of each key, anti-entropy off: one member is stopped,
+ * another coordinates writes (keeping hints for the stopped one) and then leaves. Its own hints
+ * for the stopped member are handed over with the keys that member gains, so once back it holds
+ * every key written while it was down, with no read and no anti-entropy to repair it.
+ */
+class LeaveHandsOverOwnHintsTest {
+    static final int KEYS = 120;
+
+    @TempDir
+    Path dir;
+    final List<Node> nodes = new ArrayList<>();
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @AfterEach
+    void stop() {
+        for (Node n : nodes) n.close();
+    }
+
+    private static NodeConfig config(int port, Path data, List<String> cluster) {
+        String self = "http://localhost:" + port;
+        return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
+                NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
+                1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
+                NodeConfig.DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS,
+                new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
+                NodeConfig.DEFAULT_TOMBSTONE_GRACE, 3, null, 0);
+    }
+
+    private HttpResponse<String> send(String url, String method, String pathAndQuery, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private long field(String url, String name) throws Exception {
+        String status = send(url, "GET", "/v0/status", null).body();
+        Matcher m = Pattern.compile("\"" + name + "\":(-?[0-9]+)").matcher(status);
+        assertThat(m.find()).as(name + " in " + status).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    /** The keys whose copy node {@code url}'s own store lacks. */
+    private List<String> missing(String url) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < KEYS; k++) {
+            String key = "key" + k;
+            HttpResponse<String> r = send(url, "GET", "/v0/entities?scope=local&start=" + key + "&end=" + key + "%00", null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            if (!r.body().contains("value" + k)) out.add(key);
+        }
+        return out;
+    }
+
+    @Test
+    void aLeavingNodeHandsOverItsOwnHintsForTheMemberThatIsDown() throws Exception {
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < 4; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls)));
+        String leaving = urls.get(0);
+        String down = urls.get(3);
+        nodes.get(3).close();
+
+        Placement before = new Placement(urls);
+        int hinted = 0;
+        for (int k = 0; k < KEYS; k++) {
+            String key = "key" + k;
+            assertThat(send(leaving, "PUT", "/v0/entity?id=" + key, "value" + k).statusCode()).as(key).isEqualTo(201);
+            if (before.replicas(key.getBytes(StandardCharsets.UTF_8), 3).contains(down)) hinted++;
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (field(leaving, "hintsWaiting") < hinted && System.nanoTime() < deadline) Thread.sleep(50);
+        assertThat(field(leaving, "hintsWaiting")).as("the leaving node's hints for the member that is down")
+                .isEqualTo(hinted);
+
+        HttpResponse<String> left = send(leaving, "POST", "/internal/v0/membership?op=leave&url=" + leaving, "");
+        assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
+        assertThat(left.body()).contains("laggard=" + down);
+        nodes.get(0).close(); // its process would exit now, its hints with it
+        // What the member gains from the leave, and what it missed while down: every key, as the
+        // three that stay hold all of them.
+        assertThat(field(urls.get(1), "handOverHintsHeld") + field(urls.get(2), "handOverHintsHeld"))
+                .as("versions kept for the member that is down").isEqualTo(KEYS);
+
+        nodes.set(3, Node.start(config(ports.get(3), dir.resolve("n3"), urls)));
+        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        List<String> lacking = missing(down);
+        while (!lacking.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            lacking = missing(down);
+        }
+        assertThat(lacking).as("keys the member that was down still lacks").isEmpty();
+    }
+}
