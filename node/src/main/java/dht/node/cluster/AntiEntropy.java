@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * every {@code interval} exchanges with each peer in turn: it fetches the peer's tree, compares it
  * with a snapshot of its own, and for the leaves that differ pages through the peer's entries
  * beside its own, writing locally what the peer has newer or alone and pushing to the peer what
- * this node has newer or alone. Leaves that differ are compared once more a moment later, and only
- * those that still differ are paged: writes in flight between the two snapshots (a replica write
- * that reached one node a few milliseconds before the other) make leaves differ that agree then.
+ * this node has newer or alone. Leaves that differ are compared again a moment later, until the
+ * set stops shrinking, and only those that still differ are paged: writes in flight between two
+ * snapshots (a replica write that reached one node a few milliseconds before the other) make
+ * leaves differ that agree at the next comparison.
  * Both nodes of a pair run exchanges, so a pair is compared at least once per interval from each side.
  *
  * <p>Invariants: only versions some replica holds travel, with their original timestamps, through
@@ -66,6 +67,10 @@ public final class AntiEntropy implements AutoCloseable {
     static final Duration REBUILD_EVERY = Duration.ofHours(1);
     /** How long after a first comparison that differs the trees are compared again. */
     static final Duration CONFIRM_DELAY = Duration.ofMillis(500);
+    /** The comparisons of the trees in one exchange while leaves differ, the first included ... */
+    static final int MIN_COMPARISONS = 3;
+    /** ... and the most, when each one still takes some leaves away. */
+    static final int MAX_COMPARISONS = 6;
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 512L << 10;
     private static final long CALL_TIMEOUT_SECONDS = 60;
@@ -236,11 +241,7 @@ public final class AntiEntropy implements AutoCloseable {
         long version = view.version();
         try {
             HashTrees.Snapshot mine = snapshot(view, peer);
-            BitSet differing = mine.tree().diff(fetchTree(peer, version, c));
-            if (!differing.isEmpty()) {
-                TimeUnit.NANOSECONDS.sleep(CONFIRM_DELAY.toNanos());
-                differing.and(snapshot(view, peer).tree().diff(fetchTree(peer, version, c)));
-            }
+            BitSet differing = confirmed(view, peer, mine.tree().diff(fetchTree(peer, version, c)), c);
             c.keysCompared.add(mine.keys());
             c.differingLeaves.add(differing.cardinality());
             byte[] start = differing.isEmpty() ? null : FIRST;
@@ -266,6 +267,26 @@ public final class AntiEntropy implements AutoCloseable {
             c.lastExchangeMillis.set(System.currentTimeMillis());
             c.lastExchangeDurationMillis.set((System.nanoTime() - t0) / 1_000_000);
         }
+    }
+
+    /**
+     * The leaves of {@code differing} that still differ when compared again, {@link
+     * #CONFIRM_DELAY} apart, until none is left: {@link #MIN_COMPARISONS} comparisons in all, and
+     * past those more only while the last took some leaves away, up to {@link #MAX_COMPARISONS}. A leaf that differs only by writes in flight at one comparison
+     * (hundreds of leaves under a steady write load) agrees at the next, while one a replica missed
+     * differs at every one; each leaf paged costs a scan of both stores, as a leaf's keys are
+     * spread over the whole key range.
+     */
+    private BitSet confirmed(ExchangePeers view, String peer, BitSet differing, ExchangeCounts c)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        boolean shrank = true;
+        for (int n = 1; n < MAX_COMPARISONS && !differing.isEmpty() && (n < MIN_COMPARISONS || shrank); n++) {
+            TimeUnit.NANOSECONDS.sleep(CONFIRM_DELAY.toNanos());
+            int before = differing.cardinality();
+            differing.and(snapshot(view, peer).tree().diff(fetchTree(peer, view.version(), c)));
+            shrank = differing.cardinality() < before;
+        }
+        return differing;
     }
 
     /** Throws {@link MembershipMoved} when this node is no longer on membership {@code version}. */
