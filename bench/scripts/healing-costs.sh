@@ -20,7 +20,8 @@
 #              delivered to the node that missed it (paced, the default --hint-rate), against the
 #              same run with no backlog; none/backlog alternating for HINT_ROUNDS rounds (default 3).
 # KEYS (default 200000) is the cost phase's fill; AE_WARMUP (default 15) its seconds of closed-loop PUT
-# after each start, before the measured runs (the first tree build runs then). Every node runs -Xmx256m, --sync periodic.
+# after each start, before the measured runs; those then wait for every node's first tree build
+# (when on) and for flushes and compactions to end. Every node runs -Xmx256m, --sync periodic.
 # Usage: bench/scripts/healing-costs.sh        (JAR overrides cli/target/dht.jar; DIR the data root)
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -96,6 +97,16 @@ await_round() {
   echo "no whole round within 900 s" >&2
   return 1
 }
+# How many tree builds all three nodes' logs have reported, and a wait for three more than $1.
+trees_built() { cat "$dir"/node-*.log 2>/dev/null | grep -c "anti-entropy trees built" || true; }
+await_builds() {
+  local t0=$SECONDS
+  while [ "$(trees_built)" -lt $(($1 + 3)) ]; do
+    [ $((SECONDS - t0)) -lt 300 ] || { echo "trees not built within 300 s" >&2; return 1; }
+    sleep 1
+  done
+  echo "trees built $((SECONDS - t0)) s after the warm-up" >&2
+}
 # Keys node I holds itself (a local scan: one newline per entry, as values have none).
 local_keys() { curl -fs "$(url "$1")/v0/entities?start=%00&scope=local" | tr -cd '\n' | wc -c; }
 
@@ -112,8 +123,12 @@ if [[ "$phases" == *" cost "* ]]; then
   for round in $(seq 1 "$rounds"); do
     for mode in on off; do
       interval=0; [ "$mode" = on ] && interval="$ae_interval"
+      built0="$(trees_built)"
       for i in 0 1 2; do start_one $i --anti-entropy-interval "$interval"; done
       bench --url "$urls" -w put --keys "$keys" -c 64 -t 2 -R 0 -d "${AE_WARMUP:-15}s" --warmup 0s >/dev/null
+      # Steady state: with anti-entropy on, every node's first build done; flushes and compactions settled.
+      if [ "$mode" = on ]; then await_builds "$built0"; fi
+      wait_quiet ${urls//,/ } >/dev/null
       for w in put get; do
         b0="$(ae_sum bytesSent)"; r0="$(ae_sum bytesReceived)"; x0="$(ae_sum exchanges)"
         c0="$(ticks "${pids[@]}")"; s0="$(served "$w" "${ports[@]}")"
