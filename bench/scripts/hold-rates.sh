@@ -5,7 +5,10 @@
 #   nginx (static 200), GET at each of NGINX_RATES, 64 connections;
 #   one node -Xmx128m: GET over KEYS filled keys at GET_RATES; PUT of unique keys at PUT_RATES;
 #     then at 1 connection PUT and GET at ONE_RATE;
-#   one node with the default heap: PUT at BIG_PUT_RATES.
+#   one node with the default heap: PUT at BIG_PUT_RATES;
+#   with CLUSTER=1, a 3-node cluster (three JVMs, default heaps, --io-threads 1, 2/3 quorums),
+#     CLUSTER_KEYS (default 300000) filled, all traffic through its first node: GET at
+#     CLUSTER_GET_RATES, then PUT of unique keys at CLUSTER_PUT_RATES.
 # Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held.
 # Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
 # Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
@@ -22,6 +25,9 @@ get_rates="${GET_RATES:-70000}"
 put_rates="${PUT_RATES:-50000 60000}"
 big_put_rates="${BIG_PUT_RATES:-70000}"
 one_rate="${ONE_RATE:-12000}"
+cluster_keys="${CLUSTER_KEYS:-300000}"
+cluster_get_rates="${CLUSTER_GET_RATES:-25000 30000}"
+cluster_put_rates="${CLUSTER_PUT_RATES:-20000 25000}"
 jar="${JAR:-$root/cli/target/dht.jar}"
 [ -x "$wrk2" ] || { echo "needs wrk2 at $wrk2 (WRK2=...)" >&2; exit 1; }
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
@@ -60,6 +66,19 @@ start_node() { # HEAP (or "default") NAME
   wait_ready "$url" || { kill "$pid"; exit 1; }
 }
 stop_node() { kill "$pid"; wait "$pid" || true; rm -rf "$dir/data-$1"; }
+cluster_ports=(18091 18092 18093)
+start_cluster() { # three nodes, default heaps, their pids in cluster_pids
+  local list p
+  list="$(node_urls "${cluster_ports[@]}")"
+  cluster_pids=()
+  for p in "${cluster_ports[@]}"; do
+    "${java[@]}" -jar "$jar" serve --port "$p" --data "$dir/cdata-$p" --cluster "$list" \
+      --self "http://127.0.0.1:$p" --io-threads 1 >"$dir/cnode-$p.log" 2>&1 &
+    cluster_pids+=($!)
+  done
+  for p in "${cluster_ports[@]}"; do wait_ready "http://127.0.0.1:$p" || { kill "${cluster_pids[@]}"; exit 1; }; done
+}
+stop_cluster() { kill "${cluster_pids[@]}"; wait "${cluster_pids[@]}" || true; rm -rf "$dir"/cdata-*; }
 start=0
 put_env() { start=$((start + 100000000)); echo "KEYS=2000000000 DISTRIBUTION=sequential START=$start SEED=$RANDOM"; }
 
@@ -87,5 +106,17 @@ for r in $(seq "$rounds"); do
   warmup put 64 "$url" $(put_env)
   for rate in $big_put_rates; do step "node-default" put 64 "$rate" "$url" $(put_env); done
   stop_node big
+
+  if [ "${CLUSTER:-0}" = 1 ]; then
+    start_cluster
+    curl_url="http://127.0.0.1:${cluster_ports[0]}"
+    bench fill --url "$(node_urls "${cluster_ports[@]}")" --count "$cluster_keys" --value-size 100 -c 64 | tail -n 1
+    wait_quiet $(for p in "${cluster_ports[@]}"; do echo "http://127.0.0.1:$p"; done) >/dev/null
+    warmup get 64 "$curl_url" KEYS="$cluster_keys"
+    for rate in $cluster_get_rates; do step "cluster-3" get 64 "$rate" "$curl_url" KEYS="$cluster_keys"; done
+    warmup put 64 "$curl_url" $(put_env)
+    for rate in $cluster_put_rates; do step "cluster-3" put 64 "$rate" "$curl_url" $(put_env); done
+    stop_cluster
+  fi
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
