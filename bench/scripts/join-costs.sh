@@ -7,7 +7,9 @@
 #         gets, the rest overwrites of filled keys) through the three nodes for SECS s with no
 #         change ("steady"), then the same while a fourth node joins at the default
 #         --rebalance-bytes-per-second ("move"); prints each run's rate and tail, and when the
-#         join ended, so that a window that outlasted the move is seen as such.
+#         join ended, so that a window that outlasted the move is seen as such. Both windows
+#         follow a 10 s closed-loop warm-up and a wait for the members' first anti-entropy tree
+#         builds and for their flushes and compactions to end.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -49,6 +51,8 @@ start_joiner() {
     --join "$(url 0)" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
+# Tree builds the three members' logs have reported so far.
+members_built() { cat "$dir"/node-{${ports[0]},${ports[1]},${ports[2]}}.log 2>/dev/null | grep -c "anti-entropy trees built" || true; }
 # Fresh copies of the filled data for the three members; the joiner starts empty.
 fresh_data() {
   rm -rf "$dir"/data-*
@@ -89,9 +93,14 @@ echo "filled data: $(du -sm "$dir/filled" | cut -f1) MB on disk"
 if [[ "$phases" == *" p99 "* ]]; then
   for round in $(seq 1 "$rounds"); do
     fresh_data
+    built0="$(members_built)"
     for i in 0 1 2; do start_member "$i"; done
     for i in 0 1 2; do wait_ready "$(url "$i")"; done
     bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R 0 -d 10s --warmup 0s >/dev/null
+    # Steady state first: every member's anti-entropy trees built, flushes and compactions done.
+    t1=$SECONDS
+    until [ "$(members_built)" -ge $((built0 + 3)) ] || [ $((SECONDS - t1)) -ge 600 ]; do sleep 1; done
+    echo "round $round: trees built $((SECONDS - t1)) s after the warm-up; $(wait_quiet ${urls//,/ })"
     echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s | percentiles)"
     t0="$(date +%s.%N)"
     start_joiner
