@@ -2,8 +2,6 @@ package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dht.node.cluster.AntiEntropySettings;
-import dht.node.cluster.HintSettings;
 import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
 import java.net.URI;
@@ -41,13 +39,7 @@ class LeaveHandsOverOwnHintsTest {
     }
 
     private static NodeConfig config(int port, Path data, List<String> cluster) {
-        String self = "http://localhost:" + port;
-        return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
-                NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
-                1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
-                NodeConfig.DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS,
-                new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
-                NodeConfig.DEFAULT_TOMBSTONE_GRACE, 3, null, 0);
+        return InProcessNodeConfigs.of(port, data, cluster, 3, null);
     }
 
     private HttpResponse<String> send(String url, String method, String pathAndQuery, String body) throws Exception {

@@ -1,0 +1,31 @@
+package dht.node;
+
+import dht.node.cluster.AntiEntropySettings;
+import dht.node.cluster.HintSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The configuration of an in-process cluster node for the membership tests: defaults throughout,
+ * a 2 s replica timeout, 1 MiB/s rebalancing, and anti-entropy off, so that only the path under
+ * test moves data.
+ */
+final class InProcessNodeConfigs {
+    private InProcessNodeConfigs() {
+    }
+
+    /**
+     * @param replicationFactor 0: the cluster's size
+     * @param join              a member's URL to join through, or null
+     */
+    static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join) {
+        String self = "http://localhost:" + port;
+        return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
+                NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
+                1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
+                NodeConfig.DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS,
+                new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
+                NodeConfig.DEFAULT_TOMBSTONE_GRACE, replicationFactor, join, 0);
+    }
+}
