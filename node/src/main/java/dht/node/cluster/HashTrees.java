@@ -227,12 +227,13 @@ final class HashTrees {
 
     /**
      * Folds a key's version (its hash; {@code present}: not none) into build {@code p}'s trees,
-     * by the replica sets of the view {@code p} is for.
+     * by the replica sets of the view {@code p} is for. {@code keyHash}: {@link MerkleTree#keyHash}
+     * of the key.
      */
-    static void fold(TreeBuild.Progress p, byte[] key, long hash, boolean present) {
+    static void fold(TreeBuild.Progress p, byte[] key, long keyHash, long hash, boolean present) {
         int[] peers = p.shared.of(key);
         if (peers.length == 0) return;
-        int leaf = MerkleTree.leafOf(key);
+        int leaf = MerkleTree.leafOfHash(keyHash);
         for (int i : peers) {
             SLOT.getAndBitwiseXor(p.trees[i], leaf, hash);
             if (present) SLOT.getAndAdd(p.keys, i, 1L);

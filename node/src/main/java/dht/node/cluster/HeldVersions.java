@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.Entry;
 import dht.storage.Stamp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -97,7 +98,7 @@ final class HeldVersions {
     }
 
     /** The word of the version {@code e} (a value with an expiry hashes as a tombstone, as in {@link MerkleTree#hashOf}). */
-    static long wordOf(dht.storage.Entry e) {
+    static long wordOf(Entry e) {
         return word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
     }
 

@@ -2,8 +2,6 @@ package dht.node.cluster;
 
 import dht.storage.Entry;
 import dht.storage.Stamp;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.BitSet;
@@ -78,13 +76,18 @@ public final class MerkleTree {
      */
     static long hashOf(Entry entry) {
         if (entry == null) return 0;
-        return entryHash(entry.key(), entry.timestamp(), entry.isTombstone() || entry.expiry() != 0);
+        return hashOf(keyHash(entry.key()), entry);
     }
 
-    /** {@link #hashOf(Entry)} of a version known by its stamp (null: none). */
-    static long hashOf(byte[] key, Stamp stamp) {
+    /** {@link #hashOf(Entry)} of a present version, by its key's {@link #keyHash}. */
+    static long hashOf(long keyHash, Entry entry) {
+        return entryHash(keyHash, entry.timestamp(), entry.isTombstone() || entry.expiry() != 0);
+    }
+
+    /** {@link #hashOf(Entry)} of a version known by its stamp (null: none), by its key's {@link #keyHash}. */
+    static long hashOf(long keyHash, Stamp stamp) {
         if (stamp == null) return 0;
-        return entryHash(key, stamp.timestamp(), stamp.tombstone() || stamp.expiry() != 0);
+        return entryHash(keyHash, stamp.timestamp(), stamp.tombstone() || stamp.expiry() != 0);
     }
 
     /** A tree over the given leaves (copied). */
@@ -95,7 +98,8 @@ public final class MerkleTree {
 
     /** Folds {@code entry} into its leaf (folding it in again takes it out). */
     public void add(Entry entry) {
-        leaves[leafOf(entry.key())] ^= hashOf(entry);
+        long keyHash = keyHash(entry.key());
+        leaves[leafOfHash(keyHash)] ^= hashOf(keyHash, entry);
     }
 
     public long leaf(int index) {

@@ -117,6 +117,7 @@ final class TreeBuild {
     private static byte[] chunk(HashTrees t, Progress p, byte[] from, ByteRate rate)
             throws IOException, InterruptedException, Dropped {
         List<byte[]> keys = new ArrayList<>();
+        List<Long> keyHashes = new ArrayList<>();
         List<Long> hashes = new ArrayList<>();
         List<Long> words = new ArrayList<>();
         byte[] next = null;
@@ -124,8 +125,10 @@ final class TreeBuild {
         try (CloseableIterator<Entry> it = t.inner.scan(from, null, ReadBudget.UNLIMITED)) {
             while (it.hasNext()) {
                 Entry e = it.next();
+                long keyHash = MerkleTree.keyHash(e.key());
                 keys.add(e.key());
-                hashes.add(MerkleTree.hashOf(e));
+                keyHashes.add(keyHash);
+                hashes.add(MerkleTree.hashOf(keyHash, e));
                 words.add(HeldVersions.wordOf(e));
                 bytes += AntiEntropy.wireSize(e);
                 if (keys.size() >= CHUNK_ENTRIES || bytes >= CHUNK_BYTES) {
@@ -145,9 +148,10 @@ final class TreeBuild {
                 byte[] key = d.array();
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
                 Stamp now = t.inner.stamp(key);
-                HashTrees.fold(p, key, MerkleTree.hashOf(key, now), now != null);
+                long keyHash = MerkleTree.keyHash(key);
+                HashTrees.fold(p, key, keyHash, MerkleTree.hashOf(keyHash, now), now != null);
                 t.versions.grow();
-                t.versions.put(MerkleTree.keyHash(key), HeldVersions.word(now));
+                t.versions.put(keyHash, HeldVersions.word(now));
             }
             // Each key of the chunk holds, at this instant, what the scan read (or, if dirty, what
             // was read just above): with no writer running, its word is set to that.
@@ -155,7 +159,7 @@ final class TreeBuild {
                 byte[] key = keys.get(i);
                 if (!dirty.isEmpty() && dirty.contains(ByteBuffer.wrap(key))) continue;
                 t.versions.grow();
-                t.versions.put(MerkleTree.keyHash(key), words.get(i));
+                t.versions.put(keyHashes.get(i), words.get(i));
             }
             p.cursor = next;
         } finally {
@@ -164,7 +168,7 @@ final class TreeBuild {
         for (int i = 0; i < keys.size(); i++) {
             byte[] key = keys.get(i);
             if (!dirty.isEmpty() && dirty.contains(ByteBuffer.wrap(key))) continue;
-            HashTrees.fold(p, key, hashes.get(i), true);
+            HashTrees.fold(p, key, keyHashes.get(i), hashes.get(i), true);
         }
         return next;
     }
