@@ -272,10 +272,10 @@ public final class AntiEntropy implements AutoCloseable {
     /**
      * The leaves of {@code differing} that still differ when compared again, {@link
      * #CONFIRM_DELAY} apart, until none is left: {@link #MIN_COMPARISONS} comparisons in all, and
-     * past those more only while the last took some leaves away, up to {@link #MAX_COMPARISONS}. A leaf that differs only by writes in flight at one comparison
-     * (hundreds of leaves under a steady write load) agrees at the next, while one a replica missed
-     * differs at every one; each leaf paged costs a scan of both stores, as a leaf's keys are
-     * spread over the whole key range.
+     * past those more only while the last took some leaves away, up to {@link #MAX_COMPARISONS}.
+     * A leaf that differs only by writes in flight at one comparison (hundreds of leaves under a
+     * steady write load) agrees at the next, while one a replica missed differs at every one; each
+     * leaf paged costs a scan of both stores, as a leaf's keys are spread over the whole key range.
      */
     private BitSet confirmed(ExchangePeers view, String peer, BitSet differing, ExchangeCounts c)
             throws InterruptedException, ExecutionException, TimeoutException {
