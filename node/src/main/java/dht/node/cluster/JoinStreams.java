@@ -39,10 +39,6 @@ public final class JoinStreams {
         return new Sending(scan, keys);
     }
 
-    private static long size(Entry e) {
-        return e.key().length + (long) e.valueLength() + 24;
-    }
-
     private final class Sending implements CloseableIterator<Entry> {
         private final CloseableIterator<Entry> scan;
         private final JoinStreamKeys keys;
@@ -58,7 +54,7 @@ public final class JoinStreams {
         public boolean hasNext() {
             while (next == null && scan.hasNext()) {
                 Entry e = scan.next();
-                counts.bytesScanned.addAndGet(size(e));
+                counts.bytesScanned.addAndGet(RebalanceCounts.bytesOf(e));
                 if (keys.sends(e.key())) next = e;
             }
             return next != null;
@@ -70,7 +66,7 @@ public final class JoinStreams {
             Entry e = next;
             next = null;
             counts.keysMoved.incrementAndGet();
-            counts.bytesMoved.addAndGet(size(e));
+            counts.bytesMoved.addAndGet(RebalanceCounts.bytesOf(e));
             return e;
         }
 

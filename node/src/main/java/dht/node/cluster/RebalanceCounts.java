@@ -20,6 +20,11 @@ final class RebalanceCounts {
     final AtomicLong keysHandedOver = new AtomicLong();
     private volatile long startedNanos = System.nanoTime();
 
+    /** What an entry counts for in the bytes moved and scanned: its key, value and about its framing. */
+    static long bytesOf(dht.storage.Entry e) {
+        return e.key().length + (long) e.valueLength() + 24;
+    }
+
     void begin(long total) {
         startedNanos = System.nanoTime();
         bytesScanned.set(0);

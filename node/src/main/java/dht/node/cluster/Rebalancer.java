@@ -210,7 +210,7 @@ public final class Rebalancer implements AutoCloseable {
         try (ScanSource scan = net.openJoinStream(source, from == null ? new byte[0] : from, self, version)) {
             while (!closed && scan.hasNext()) {
                 Entry e = scan.next();
-                long size = e.key().length + (long) e.valueLength() + 24;
+                long size = RebalanceCounts.bytesOf(e);
                 counts.bytesScanned.addAndGet(size);
                 keys++;
                 bytes += size;
@@ -344,7 +344,7 @@ public final class Rebalancer implements AutoCloseable {
         try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
             while (it.hasNext() && !closed) {
                 Entry e = it.next();
-                long size = e.key().length + (long) e.valueLength() + 24;
+                long size = RebalanceCounts.bytesOf(e);
                 counts.bytesScanned.addAndGet(size);
                 for (String g : gainers.of(e.key())) {
                     List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
@@ -414,7 +414,7 @@ public final class Rebalancer implements AutoCloseable {
             }
             if (entries.isEmpty()) continue;
             long bytes = 0;
-            for (Entry e : entries) bytes += e.key().length + (long) e.valueLength() + 24;
+            for (Entry e : entries) bytes += RebalanceCounts.bytesOf(e);
             handOver(holder, member, entries, bytes);
             handed += entries.size();
         }
