@@ -184,13 +184,7 @@ class AntiEntropyTest {
         }
         // The replica write of k reached a and is about to reach b: b's tree is taken without it.
         stores.get("http://a").put(b("k"), b("v"), 20);
-        afterTree.set(() -> {
-            try {
-                stores.get("http://b").put(b("k"), b("v"), 20);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        afterTree.set(lands("http://b", b("k"), 20));
         nodes.get("http://a").round();
         Map<String, Long> c = nodes.get("http://a").counts().get("http://b");
         assertThat(c.get("differingLeaves")).as("differs at the first comparison only").isZero();
@@ -198,6 +192,17 @@ class AntiEntropyTest {
         assertThat(c.get("keysSent") + c.get("keysReceived")).isZero();
         assertThat(c.get("lastFullExchangeScanMillis")).isPositive();
         assertThat(contents("http://a")).isEqualTo(contents("http://b"));
+    }
+
+    /** A replica write of {@code key} at {@code timestamp} landing on {@code node}'s store, for a hook. */
+    private Runnable lands(String node, byte[] key, long timestamp) {
+        return () -> {
+            try {
+                stores.get(node).put(key, b("v"), timestamp);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
     }
 
     /**
@@ -220,19 +225,9 @@ class AntiEntropyTest {
         byte[] second = k2;
         stores.get("http://a").put(k1, b("v"), 20);
         afterTree.set(() -> {
-            try {
-                stores.get("http://b").put(k1, b("v"), 20); // k1 lands on b after b's first tree
-                stores.get("http://a").put(second, b("v"), 21); // and k2, same leaf, is in flight
-                afterTree.set(() -> {
-                    try {
-                        stores.get("http://b").put(second, b("v"), 21);
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            lands("http://b", k1, 20).run(); // k1 lands on b after b's first tree
+            lands("http://a", second, 21).run(); // and k2, same leaf, is in flight
+            afterTree.set(lands("http://b", second, 21));
         });
         nodes.get("http://a").round();
         Map<String, Long> c = nodes.get("http://a").counts().get("http://b");
