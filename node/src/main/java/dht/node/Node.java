@@ -306,12 +306,12 @@ public final class Node implements AutoCloseable {
         try {
             serverChannel.close().awaitUninterruptibly();
             admission.close();
-            int waiting = admission.inFlight();
+            int waiting = admission.busy();
             long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-            while (admission.inFlight() > 0 && System.nanoTime() < deadline) {
+            while (admission.busy() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            int left = admission.inFlight();
+            int left = admission.busy();
             if (left > 0) log.warn("stopping with {} requests still in flight after {} ms", left, DRAIN_TIMEOUT.toMillis());
             // Everything answered is written or queued on its connection. Each connection closes
             // after it; one whose request body is still arriving is answered 503 first

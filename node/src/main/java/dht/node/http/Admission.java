@@ -36,6 +36,12 @@ public final class Admission {
      */
     private final AtomicLong waitingAnswerBytes = new AtomicLong();
     private volatile boolean closed;
+    /**
+     * Membership changes in progress here: never refused for load (a refused prepare would abort a
+     * join under traffic), but a graceful stop drains them like requests, so that a node stopping
+     * as soon as it has left still writes out the answer to its leave.
+     */
+    private final AtomicInteger changes = new AtomicInteger();
     private final AtomicInteger writingOut = new AtomicInteger();
     /** What scans take of the heap for the blocks they decompress. */
     private final ScanMemory scanMemory = ScanMemory.forHeap(Runtime.getRuntime().maxMemory());
@@ -130,6 +136,23 @@ public final class Admission {
 
     public void release() {
         inFlight.decrementAndGet();
+    }
+
+    /** A membership change begins, unless a graceful stop has begun (false). Not bounded by load. */
+    public boolean tryAcquireChange() {
+        changes.incrementAndGet();
+        if (!closed) return true;
+        changes.decrementAndGet();
+        return false;
+    }
+
+    public void releaseChange() {
+        changes.decrementAndGet();
+    }
+
+    /** Work a graceful stop waits for: requests in flight and membership changes. */
+    public int busy() {
+        return inFlight.get() + changes.get();
     }
 
     public boolean tryAcquireScan() {

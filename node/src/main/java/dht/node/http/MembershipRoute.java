@@ -84,6 +84,11 @@ public final class MembershipRoute implements Route {
             }
         }
         if (slot.refuseIfStopping(admission)) return;
+        if (!admission.tryAcquireChange()) { // the stop began just now
+            slot.refuseIfStopping(admission);
+            return;
+        }
+        slot.onRelease(admission::releaseChange);
         Membership p = proposal;
         List<Entry> h = handed;
         workers.execute(() -> {
