@@ -25,4 +25,12 @@ public interface Replica {
 
     /** Applies a timestamped value or tombstone; the replica keeps the newer of it and what it has. */
     CompletableFuture<Void> write(Entry entry);
+
+    /**
+     * Whether this replica is known down now (a peer whose failure detector marks it down): a
+     * write that could not reach its quorum without it is refused before anything is written.
+     */
+    default boolean knownDown() {
+        return false;
+    }
 }

@@ -184,6 +184,13 @@ final class ReplicatingCoordinator implements Coordinator {
             List<String> targets = writeTargets(entry.key(), quorum);
             // Pending replicas (data moving to them) must hold it too: see Topology.
             ack += targets.size() - quorum.from();
+            if (targets.size() - knownDown(targets) < ack) {
+                // Refused before anything is written (Cassandra's "unavailable"): a write the client
+                // is told failed then leaves no copy behind on this node, or hints of it, for a
+                // later read to find on one replica and answer without a quorum holding it.
+                log.debug("{} refused: fewer than {} of its replicas are up", entry.isTombstone() ? "DELETE" : "PUT", ack);
+                return CompletableFuture.completedFuture(Answer.NOT_ENOUGH_REPLICAS);
+            }
             calls = new ArrayList<>(targets.size());
             Entry owned = entry;
             if (entry.isBorrowed()) {
@@ -226,6 +233,12 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             return success;
         });
+    }
+
+    private int knownDown(List<String> targets) {
+        int down = 0;
+        for (String url : targets) if (replicas.get(url).knownDown()) down++;
+        return down;
     }
 
     /** The replica's write, a failed future if it threw: once this node's store has a borrowed entry, nothing else may throw past its release. */

@@ -59,6 +59,11 @@ final class RemoteReplica implements Replica {
     }
 
     @Override
+    public boolean knownDown() {
+        return !client.isUp(url);
+    }
+
+    @Override
     public CompletableFuture<Entry> read(byte[] key) {
         return call(Op.read(key)).thenApply(r -> switch (r.status()) {
             case ReplicaBatch.FOUND -> Entry.value(key, r.value(), r.timestamp(), r.expiry());

@@ -8,13 +8,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A replica for unit tests: remembers the writes it was sent; fails them all while {@link #failing},
- * and always fails those in {@link #refused}.
+ * A replica for unit tests: remembers the writes it was sent; fails them all while {@link #failing}
+ * or {@link #down} (known down, as a failure detector would say), and always fails those in {@link #refused}.
  */
 final class RecordingReplica implements Replica {
     final String url;
     final List<Entry> written = new CopyOnWriteArrayList<>();
     volatile boolean failing;
+    volatile boolean down;
     final Set<Entry> refused = ConcurrentHashMap.newKeySet();
 
     RecordingReplica(String url) {
@@ -32,8 +33,13 @@ final class RecordingReplica implements Replica {
     }
 
     @Override
+    public boolean knownDown() {
+        return down;
+    }
+
+    @Override
     public CompletableFuture<Void> write(Entry entry) {
-        if (failing || refused.contains(entry)) return CompletableFuture.failedFuture(new IllegalStateException(url + " is down"));
+        if (failing || down || refused.contains(entry)) return CompletableFuture.failedFuture(new IllegalStateException(url + " is down"));
         written.add(entry);
         return CompletableFuture.completedFuture(null);
     }
