@@ -9,7 +9,9 @@
 #         --rebalance-bytes-per-second ("move"); prints each run's rate and tail, and when the
 #         join ended, so that a window that outlasted the move is seen as such. Both windows
 #         follow a 10 s closed-loop warm-up and a wait for the members' first anti-entropy tree
-#         builds and for their flushes and compactions to end.
+#         builds and for their flushes and compactions to end. Each window's summary, latency.hgrm
+#         and timeline.txt (the worst latency of each 100 ms, by wall-clock time, to lay beside
+#         the nodes' logs) are kept under the run's directory, round-N-steady and round-N-move.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -24,6 +26,8 @@ read_ratio="${READ_RATIO:-0.5}"
 secs="${SECS:-30}"
 rounds="${ROUNDS:-2}"
 jar="${JAR:-$root/cli/target/dht.jar}"
+# Extra flags for every node, e.g. NODE_FLAGS="--rebalance-bytes-per-second 8388608".
+read -r -a node_flags <<<"${NODE_FLAGS:-}"
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 keys=$(( data_mb * 1024 * 1024 / value ))
 dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
@@ -42,13 +46,16 @@ bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
   "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
-    --self "$(url "$i")" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
+    --self "$(url "$i")" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
+# JOINER=alone starts the fourth node as a cluster of its own instead (a control: the cost of a
+# fourth JVM starting beside the members, without the join).
 start_joiner() {
-  local p="${ports[3]}"
+  local p="${ports[3]}" how=(--join "$(url 0)")
+  [ "${JOINER:-join}" = alone ] && how=(--cluster "$(url 3)")
   "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
-    --join "$(url 0)" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
+    "${how[@]}" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
 # Tree builds the three members' logs have reported so far.
@@ -99,13 +106,16 @@ if [[ "$phases" == *" p99 "* ]]; then
     bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R 0 -d 10s --warmup 0s >/dev/null
     # Steady state first: every member's anti-entropy trees built, flushes and compactions done.
     t1=$SECONDS
-    until [ "$(members_built)" -ge $((built0 + 3)) ] || [ $((SECONDS - t1)) -ge 600 ]; do sleep 1; done
+    # (none to wait for with anti-entropy off)
+    if [[ " ${NODE_FLAGS:-} " != *" --anti-entropy-interval 0 "* ]]; then
+      until [ "$(members_built)" -ge $((built0 + 3)) ] || [ $((SECONDS - t1)) -ge 600 ]; do sleep 1; done
+    fi
     echo "round $round: trees built $((SECONDS - t1)) s after the warm-up; $(wait_quiet ${urls//,/ })"
-    echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s | percentiles)"
+    echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
     t0="$(date +%s.%N)"
     start_joiner
     watch_join "$t0"
-    line="$(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s | percentiles)"
+    line="$(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-move" | percentiles)"
     window_end="$(echo "$(date +%s.%N) - $t0" | bc)"
     echo "round $round move: $line; window ended $window_end s after the joiner's start, join $( [ -f "$dir/joined-at" ] && echo "ended $(cat "$dir/joined-at") s after it" || echo "still under way")"
     kill "$watcher" 2>/dev/null || true
