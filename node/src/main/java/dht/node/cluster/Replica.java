@@ -27,8 +27,9 @@ public interface Replica {
     CompletableFuture<Void> write(Entry entry);
 
     /**
-     * Whether this replica is known down now (a peer whose failure detector marks it down): a
-     * write that could not reach its quorum without it is refused before anything is written.
+     * Whether a call to this replica would fail now without being sent (a peer the failure
+     * detector holds silent): a write that could not reach its quorum without it is refused before
+     * anything is written.
      */
     default boolean knownDown() {
         return false;

@@ -106,6 +106,12 @@ public final class PeerClient implements PeerNetwork {
         return p != null && p.detector.isUp();
     }
 
+    /** Down and silent: a call to it now fails at once, without being sent ({@link FailureDetector#isSilent}). */
+    boolean isSilent(String peer) {
+        Peer p = peers.get(peer);
+        return p != null && p.detector.isSilent();
+    }
+
     Duration timeout() {
         return timeout;
     }

@@ -58,9 +58,13 @@ final class RemoteReplica implements Replica {
         return url;
     }
 
+    /**
+     * Only a silent peer: a call to it fails at once anyway. One down because it refused
+     * connections is still tried (the first call after its restart succeeds), so it is not.
+     */
     @Override
     public boolean knownDown() {
-        return !client.isUp(url);
+        return client.isSilent(url);
     }
 
     @Override
