@@ -66,7 +66,7 @@ class RepairAllTest {
 
     /**
      * What node {@code n} holds of {@code key} on its own: "value:V", "tombstone" or "none", read
-     * from its internal range stream (wire-format.md: flags, timestamp, key, value).
+     * from its internal range stream (wire-format.md: flags, timestamp, expiry word, key, value).
      */
     String held(int n, String key) throws Exception {
         String k = URLEncoder.encode(key, StandardCharsets.UTF_8);
@@ -79,6 +79,7 @@ class RepairAllTest {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(body);
         byte flags = b.get();
         b.getLong();
+        if ((flags & 2) != 0) b.getLong(); // an expiry word: the write's copies, here
         int keyLength = b.getInt();
         b.position(b.position() + keyLength);
         byte[] value = new byte[b.getInt()];

@@ -20,8 +20,16 @@ import java.util.Arrays;
  * the reading node's clock, the value reads as a tombstone with its own timestamp ({@link #readAt}),
  * so it shadows older versions exactly as a delete at that timestamp would.
  *
+ * <p>A version also records how many copies its write asked for (the write's {@code from}, its
+ * {@link #copies()}; 0 when not known: a tombstone, or a version written before it was recorded), so
+ * that read repair knows which replicas the write targeted. The stored and sent formats carry it in
+ * the expiry field's high bits, the <em>expiry word</em> ({@link #expiryWord()}; bits 0-47 the
+ * expiry, 48-55 the copies, 56-63 zero): every format that carries an expiry carries it, and one
+ * written before it existed reads as 0, not known. Factories taking an expiry take an expiry word.
+ *
  * <p>Invariant: {@code array == null && segment == null} exactly when this is a tombstone; a
- * tombstone's expiry is 0. Arrays are owned by the entry once it is built; callers must not mutate them.
+ * tombstone's expiry and copies are 0; {@code 0 <= expiry < 2^48}, {@code 0 <= copies <= 255}.
+ * Arrays are owned by the entry once it is built; callers must not mutate them.
  */
 public final class Entry {
     private final byte[] key;
@@ -29,13 +37,40 @@ public final class Entry {
     private final MemorySegment segment;
     private final long timestamp;
     private final long expiry;
+    private final int copies;
 
-    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp, long expiry) {
+    /** The bits of an expiry word that hold the expiry (epoch milliseconds: past the year 10000). */
+    public static final long EXPIRY_MASK = (1L << 48) - 1;
+    /** The most copies an expiry word records; a write asking for more records 0, not known. */
+    public static final int MAX_COPIES = 255;
+
+    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp, long expiry, int copies) {
         this.key = key;
         this.array = array;
         this.segment = segment;
         this.timestamp = timestamp;
         this.expiry = expiry;
+        this.copies = copies;
+    }
+
+    private Entry(byte[] key, byte[] array, MemorySegment segment, long timestamp, long word) {
+        this(key, array, segment, timestamp, expiryOf(word), copiesOf(word));
+    }
+
+    /** The expiry held in an expiry word; throws if the word is not one (negative, or bits 56-63 set). */
+    public static long expiryOf(long word) {
+        if (word >>> 56 != 0) throw new IllegalArgumentException("not an expiry word: " + word);
+        return word & EXPIRY_MASK;
+    }
+
+    /** {@code raw} if it is an expiry word, else 0 (never expires, copies not known): for fields the engine wrote itself. */
+    public static long wordOrNever(long raw) {
+        return raw < 0 || raw >>> 56 != 0 ? 0 : raw;
+    }
+
+    /** The copies held in an expiry word (0: not known). */
+    public static int copiesOf(long word) {
+        return (int) (word >>> 48) & 0xFF;
     }
 
     public static Entry value(byte[] key, byte[] value, long timestamp) {
@@ -64,12 +99,31 @@ public final class Entry {
     }
 
     public static Entry tombstone(byte[] key, long timestamp) {
-        return new Entry(key, null, null, timestamp, 0);
+        return new Entry(key, null, null, timestamp, 0, 0);
     }
 
-    private static long checkExpiry(long expiry) {
-        if (expiry < 0) throw new IllegalArgumentException("negative expiry " + expiry);
-        return expiry;
+    private static long checkExpiry(long word) {
+        if (word < 0) throw new IllegalArgumentException("negative expiry " + word);
+        expiryOf(word);
+        return word;
+    }
+
+    /**
+     * This version recording that its write asked for {@code copies} copies (its {@code from});
+     * more than {@link #MAX_COPIES} is recorded as 0, not known. A tombstone records none.
+     */
+    public Entry withCopies(int copies) {
+        if (copies < 0) throw new IllegalArgumentException("negative copies " + copies);
+        int c = isTombstone() || copies > MAX_COPIES ? 0 : copies;
+        return c == this.copies ? this : new Entry(key, array, segment, timestamp, expiry, c);
+    }
+
+    /** How many copies this version's write asked for (its {@code from}); 0 when not known. */
+    public int copies() { return copies; }
+
+    /** The expiry and the copies in one word, as the formats store and send them (see the class comment). */
+    public long expiryWord() {
+        return expiry | (long) copies << 48;
     }
 
     public byte[] key() { return key; }
@@ -100,7 +154,7 @@ public final class Entry {
 
     /** This entry, or, if its value is borrowed, the same entry with the value copied into an array it owns. */
     public Entry owned() {
-        return segment == null ? this : new Entry(key, segment.toArray(ValueLayout.JAVA_BYTE), null, timestamp, expiry);
+        return segment == null ? this : new Entry(key, segment.toArray(ValueLayout.JAVA_BYTE), null, timestamp, expiry, copies);
     }
 
     public long timestamp() { return timestamp; }
@@ -142,7 +196,8 @@ public final class Entry {
 
     @Override
     public boolean equals(Object o) {
-        if (!(o instanceof Entry e) || timestamp != e.timestamp || expiry != e.expiry || !Arrays.equals(key, e.key)) {
+        if (!(o instanceof Entry e) || timestamp != e.timestamp || expiry != e.expiry || copies != e.copies
+                || !Arrays.equals(key, e.key)) {
             return false;
         }
         if (isTombstone() || e.isTombstone()) return isTombstone() == e.isTombstone();
@@ -159,6 +214,7 @@ public final class Entry {
     @Override
     public String toString() {
         return "Entry[" + new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + timestamp
-                + (isTombstone() ? " tombstone" : " " + valueLength() + " bytes") + (expiry != 0 ? " expires " + expiry : "") + "]";
+                + (isTombstone() ? " tombstone" : " " + valueLength() + " bytes") + (expiry != 0 ? " expires " + expiry : "")
+                + (copies != 0 ? " copies " + copies : "") + "]";
     }
 }

@@ -38,7 +38,7 @@ final class LogRecord {
         byte[] k = e.key();
         r[0] = e.isTombstone() ? DELETE : PUT;
         Bytes.putLong(r, 1, e.timestamp());
-        Bytes.putLong(r, 9, e.expiry());
+        Bytes.putLong(r, 9, e.expiryWord());
         Bytes.putInt(r, 17, k.length);
         System.arraycopy(k, 0, r, BODY_FIXED, k.length);
     }
@@ -66,7 +66,7 @@ final class LogRecord {
         byte[] key = java.util.Arrays.copyOfRange(b, BODY_FIXED, BODY_FIXED + kl);
         int vl = len - BODY_FIXED - kl;
         if (type == DELETE) return vl == 0 ? Entry.tombstone(key, ts) : null;
-        if (type != PUT || expiry < 0) return null;
+        if (type != PUT || expiry < 0 || expiry >>> 56 != 0) return null; // not an expiry word: malformed
         return Entry.value(key, java.util.Arrays.copyOfRange(b, BODY_FIXED + kl, len), ts, expiry);
     }
 }

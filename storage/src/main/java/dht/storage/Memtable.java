@@ -109,7 +109,7 @@ final class Memtable {
         MemorySegment s = arena.segment(record);
         long o = MemtableArena.offset(record);
         s.set(ValueLayout.JAVA_LONG, o, e.timestamp());
-        s.set(ValueLayout.JAVA_LONG, o + RECORD_EXPIRY, e.expiry());
+        s.set(ValueLayout.JAVA_LONG, o + RECORD_EXPIRY, e.expiryWord());
         s.set(ValueLayout.JAVA_INT, o + RECORD_LENGTH, e.isTombstone() ? -1 : length);
         if (length > 0) MemorySegment.copy(e.valueSegment(), 0, s, o + RECORD_HEADER, length);
         return record;
@@ -254,7 +254,7 @@ final class Memtable {
         long ro = MemtableArena.offset(record);
         long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
         if (r.get(ValueLayout.JAVA_INT, ro + RECORD_LENGTH) < 0) return new Stamp(timestamp, true, 0);
-        return new Stamp(timestamp, false, r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY));
+        return new Stamp(timestamp, false, Entry.expiryOf(r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY)));
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */

@@ -367,7 +367,7 @@ final class Table {
         if (p < 0) return null;
         long ts = block.get(Bytes.LONG, p + 8);
         if (block.get(Bytes.INT, p + 4) == TableFormat.TOMBSTONE_LEN) return new Stamp(ts, true, 0);
-        return new Stamp(ts, false, Math.max(0, block.get(Bytes.LONG, p + 16))); // as decode reads it
+        return new Stamp(ts, false, Entry.expiryOf(Entry.wordOrNever(block.get(Bytes.LONG, p + 16)))); // as decode reads it
     }
 
     /** The offset of {@code key}'s entry in {@code block} (block {@code b}'s entries), or -1. */
@@ -403,7 +403,7 @@ final class Table {
     private Entry decode(MemorySegment block, long p, int kl, int vl, ReadBudget budget, boolean borrow)
             throws ReadBudgetExceededException {
         long ts = block.get(Bytes.LONG, p + 8);
-        long expiry = Math.max(0, block.get(Bytes.LONG, p + 16)); // never written negative; read as never if so
+        long expiry = Entry.wordOrNever(block.get(Bytes.LONG, p + 16)); // never written otherwise; read as never if so
         long k = p + TableFormat.ENTRY_HEADER;
         byte[] key = new byte[kl];
         MemorySegment.copy(block, ValueLayout.JAVA_BYTE, k, key, 0, kl);

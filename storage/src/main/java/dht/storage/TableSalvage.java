@@ -231,7 +231,7 @@ final class TableSalvage {
                 int kl = seg.get(Bytes.INT, p);
                 int vl = seg.get(Bytes.INT, p + 4);
                 long ts = seg.get(Bytes.LONG, p + 8);
-                long expiry = Math.max(0, seg.get(Bytes.LONG, p + 16));
+                long expiry = Entry.wordOrNever(seg.get(Bytes.LONG, p + 16));
                 long k = p + TableFormat.ENTRY_HEADER;
                 byte[] key = seg.asSlice(k, kl).toArray(ValueLayout.JAVA_BYTE);
                 Entry e = vl == TableFormat.TOMBSTONE_LEN ? Entry.tombstone(key, ts)

@@ -89,7 +89,7 @@ final class TableWriter {
         Bytes.putInt(header, 0, k.length);
         Bytes.putInt(header, 4, e.isTombstone() ? TableFormat.TOMBSTONE_LEN : e.valueLength());
         Bytes.putLong(header, 8, e.timestamp());
-        Bytes.putLong(header, 16, e.expiry());
+        Bytes.putLong(header, 16, e.expiryWord());
         blockBytes(header);
         blockBytes(k);
         if (e.isBorrowed()) blockBytes(e.valueSegment());

@@ -27,7 +27,7 @@ public final class HandOverBatch {
                 out.writeInt(e.key().length);
                 out.write(e.key());
                 out.writeLong(e.timestamp());
-                out.writeLong(e.expiry());
+                out.writeLong(e.expiryWord());
                 if (e.isTombstone()) {
                     out.writeInt(-1);
                 } else {

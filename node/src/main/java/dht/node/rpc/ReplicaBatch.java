@@ -59,7 +59,7 @@ final class ReplicaBatch {
 
         static Op write(Entry e) {
             return e.isTombstone() ? new Op(DELETE, e.key(), e.timestamp(), null)
-                    : new Op(PUT, e.key(), e.timestamp(), e.value(), null, e.expiry());
+                    : new Op(PUT, e.key(), e.timestamp(), e.value(), null, e.expiryWord());
         }
 
         boolean isWrite() {
@@ -89,7 +89,7 @@ final class ReplicaBatch {
         static Result of(Entry e) {
             if (e == null) return NOT_FOUND_RESULT;
             return e.isTombstone() ? new Result(TOMBSTONE, e.timestamp(), null, null)
-                    : new Result(FOUND, e.timestamp(), e.value(), null, e.expiry());
+                    : new Result(FOUND, e.timestamp(), e.value(), null, e.expiryWord());
         }
 
         static Result failed(String error) {
@@ -234,7 +234,7 @@ final class ReplicaBatch {
 
     private static long expiry(ByteBuffer b, String what) throws Malformed {
         long expiry = b.getLong();
-        if (expiry < 0) throw new Malformed(what + ": negative expiry " + expiry);
+        if (expiry < 0 || expiry >>> 56 != 0) throw new Malformed(what + ": not an expiry word " + expiry);
         return expiry;
     }
 

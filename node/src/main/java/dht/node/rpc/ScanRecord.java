@@ -23,7 +23,7 @@ public final class ScanRecord {
 
     /** The bytes {@link #writeHead} takes for {@code e}: all but the value's. */
     public static int headSize(Entry e) {
-        return 1 + 8 + (e.expiry() != 0 ? 8 : 0) + 4 + e.key().length + 4;
+        return 1 + 8 + (e.expiryWord() != 0 ? 8 : 0) + 4 + e.key().length + 4;
     }
 
     public static void write(Entry e, ByteBuf out) {
@@ -33,9 +33,9 @@ public final class ScanRecord {
 
     /** The record up to its value: what precedes a value written in pieces of its own. */
     public static void writeHead(Entry e, ByteBuf out) {
-        out.writeByte(e.isTombstone() ? TOMBSTONE : e.expiry() != 0 ? EXPIRES : 0);
+        out.writeByte(e.isTombstone() ? TOMBSTONE : e.expiryWord() != 0 ? EXPIRES : 0);
         out.writeLong(e.timestamp());
-        if (e.expiry() != 0) out.writeLong(e.expiry());
+        if (e.expiryWord() != 0) out.writeLong(e.expiryWord());
         out.writeInt(e.key().length).writeBytes(e.key());
         out.writeInt(e.valueLength());
     }
@@ -59,7 +59,7 @@ public final class ScanRecord {
         int flags = in.readByte();
         long ts = readLong(in);
         long expiry = (flags & EXPIRES) != 0 ? readLong(in) : 0;
-        if (expiry < 0) throw new Malformed("a negative expiry");
+        if (expiry < 0 || expiry >>> 56 != 0) throw new Malformed("not an expiry word: " + expiry);
         int klen = readInt(in);
         if (klen < 0) throw new Malformed("a negative key length");
         byte[] key = in.readBytes(klen);

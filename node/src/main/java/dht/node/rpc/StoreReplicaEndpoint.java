@@ -68,7 +68,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         long expiry;
         try {
             expiry = put ? Long.parseLong(request.headers().get(InternalProtocol.EXPIRY, "0")) : 0;
-            if (expiry < 0) throw new NumberFormatException();
+            if (expiry < 0 || expiry >>> 56 != 0) throw new NumberFormatException(); // not an expiry word
         } catch (NumberFormatException e) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "malformed " + InternalProtocol.EXPIRY));
         }
@@ -170,7 +170,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
         r.headers().set(InternalProtocol.TIMESTAMP, Long.toString(entry.timestamp()));
         r.headers().set(InternalProtocol.TOMBSTONE, entry.isTombstone() ? "1" : "0");
-        if (entry.expiry() != 0) r.headers().set(InternalProtocol.EXPIRY, Long.toString(entry.expiry()));
+        if (entry.expiryWord() != 0) r.headers().set(InternalProtocol.EXPIRY, Long.toString(entry.expiryWord()));
         r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
     }

@@ -80,7 +80,7 @@ final class TreeWire {
         for (Entry e : entries) {
             byte[] value = e.isTombstone() ? null : e.value();
             ByteBuffer head = ByteBuffer.allocate(13).order(ByteOrder.BIG_ENDIAN);
-            boolean expiring = value != null && e.expiry() != 0;
+            boolean expiring = value != null && e.expiryWord() != 0;
             head.put(value == null ? TOMBSTONE : expiring ? EXPIRING_VALUE : VALUE).putLong(e.timestamp())
                     .putInt(e.key().length);
             out.writeBytes(head.array());
@@ -88,7 +88,7 @@ final class TreeWire {
             if (value != null) {
                 out.writeBytes(ByteBuffer.allocate(4).putInt(value.length).array());
                 out.writeBytes(value);
-                if (expiring) out.writeBytes(ByteBuffer.allocate(8).putLong(e.expiry()).array());
+                if (expiring) out.writeBytes(ByteBuffer.allocate(8).putLong(e.expiryWord()).array());
             }
         }
         return out.toByteArray();

@@ -53,7 +53,8 @@ class HandedOverHintsTest {
         List<Entry> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            out.add(i % 10 == 9 ? Entry.tombstone(key, ts + i) : Entry.value(key, ("v" + i).getBytes(StandardCharsets.UTF_8), ts + i, i % 3 == 0 ? 0 : 4_000_000_000_000L));
+            out.add(i % 10 == 9 ? Entry.tombstone(key, ts + i) : Entry.value(key, ("v" + i).getBytes(StandardCharsets.UTF_8), ts + i,
+                    i % 3 == 0 ? 0 : 4_000_000_000_000L).withCopies(i % 4));
         }
         return out;
     }

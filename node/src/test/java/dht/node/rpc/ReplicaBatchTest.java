@@ -47,7 +47,7 @@ class ReplicaBatchTest {
 
     @Test
     void operationsRoundTripInOrder() throws Exception {
-        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42, 1_700_000_000_000L)),
+        List<Op> ops = List.of(Op.read(b("k1")), Op.write(Entry.value(b("k2"), b("value"), 42, 1_700_000_000_000L).withCopies(3)),
                 Op.write(Entry.tombstone(b("k3"), 43)), Op.write(Entry.value(new byte[] {0, (byte) 0xFF}, new byte[0], -1)));
         List<Op> back = ReplicaBatch.decodeOps(ReplicaBatch.encodeOps(ops));
         assertThat(back).hasSize(4);
@@ -58,20 +58,22 @@ class ReplicaBatchTest {
             assertThat(back.get(i).value()).isEqualTo(ops.get(i).value());
         }
         assertThat(back.get(1).entry().expiry()).as("a PUT's expiry").isEqualTo(1_700_000_000_000L);
+        assertThat(back.get(1).entry().copies()).as("and the copies its write asked for").isEqualTo(3);
         assertThat(back.get(3).entry().expiry()).isZero();
         assertThat(back.get(2).entry().isTombstone()).isTrue();
     }
 
     @Test
     void resultsRoundTripInOrder() throws Exception {
-        List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7, 99)), Result.of(Entry.tombstone(b("k"), 8)),
+        List<Result> results = List.of(Result.of(Entry.value(b("k"), b("v"), 7, 99).withCopies(2)), Result.of(Entry.tombstone(b("k"), 8)),
                 Result.of(null), Result.WRITTEN_RESULT, Result.failed("disk full"), Result.ASK_ALONE_RESULT);
         List<Result> back = ReplicaBatch.decodeResults(ReplicaBatch.encodeResults(results), 6);
         assertThat(back).extracting(Result::status).containsExactly(ReplicaBatch.FOUND, ReplicaBatch.TOMBSTONE,
                 ReplicaBatch.NOT_FOUND, ReplicaBatch.WRITTEN, ReplicaBatch.FAILED, ReplicaBatch.ASK_ALONE);
         assertThat(back.get(0).value()).isEqualTo(b("v"));
         assertThat(back.get(0).timestamp()).isEqualTo(7);
-        assertThat(back.get(0).expiry()).as("a found value's expiry").isEqualTo(99);
+        assertThat(Entry.expiryOf(back.get(0).expiry())).as("a found value's expiry").isEqualTo(99);
+        assertThat(Entry.copiesOf(back.get(0).expiry())).as("and the copies its write asked for").isEqualTo(2);
         assertThat(back.get(1).timestamp()).isEqualTo(8);
         assertThat(back.get(4).error()).isEqualTo("disk full");
     }

@@ -18,7 +18,8 @@ class ScanRecordTest {
     @Test
     void valuesAndTombstonesRoundTrip() throws Exception {
         List<Entry> entries = List.of(Entry.value(b("k1"), b("value"), 42), Entry.tombstone(b("k2"), -7),
-                Entry.value(b("k3"), new byte[0], Long.MAX_VALUE), Entry.value(b("k4"), b("v"), 5, 1_700_000_000_000L));
+                Entry.value(b("k3"), new byte[0], Long.MAX_VALUE), Entry.value(b("k4"), b("v"), 5, 1_700_000_000_000L),
+                Entry.value(b("k5"), b("v"), 6).withCopies(3), Entry.value(b("k6"), b("v"), 7, 1_700_000_000_000L).withCopies(2));
         ByteBuf buf = Unpooled.buffer();
         for (Entry e : entries) {
             int before = buf.writerIndex();
@@ -35,6 +36,7 @@ class ScanRecordTest {
             assertThat(got.timestamp()).isEqualTo(want.timestamp());
             assertThat(got.isTombstone()).isEqualTo(want.isTombstone());
             assertThat(got.expiry()).isEqualTo(want.expiry());
+            assertThat(got.copies()).as("the copies its write asked for").isEqualTo(want.copies());
             if (!want.isTombstone()) assertThat(got.value()).isEqualTo(want.value());
         }
     }

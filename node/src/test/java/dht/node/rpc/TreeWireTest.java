@@ -18,7 +18,7 @@ class TreeWireTest {
     @Test
     void aPageCarriesValuesTombstonesAndExpiries() {
         List<Entry> page = List.of(Entry.value(b("a"), b("1"), 10), Entry.tombstone(b("b"), 11),
-                Entry.value(b("c"), b("3"), 12, 1_700_000_000_000L));
+                Entry.value(b("c"), b("3"), 12, 1_700_000_000_000L).withCopies(3));
 
         List<Entry> back = TreeWire.decodePage(TreeWire.encodePage(page));
 
@@ -30,6 +30,7 @@ class TreeWireTest {
         assertThat(back.get(2).value()).isEqualTo(b("3"));
         assertThat(back.get(2).timestamp()).isEqualTo(12);
         assertThat(back.get(2).expiry()).isEqualTo(1_700_000_000_000L);
+        assertThat(back.get(2).copies()).as("the copies its write asked for").isEqualTo(3);
     }
 
     /**
