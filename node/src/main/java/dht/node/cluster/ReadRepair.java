@@ -22,14 +22,14 @@ import org.slf4j.LoggerFactory;
  * <p>Which replicas may be sent a version: those that answered an older one, or none, but a value
  * only to those its own write is known to have targeted (a tombstone also to any replica holding
  * an older value, see below). Why that limit: a PUT stores no more than its {@code from} copies
- * (the contract), on the first {@code from} replicas of the key's ordering, and a version does not
- * record the {@code from} it was written with. What is known: every replica holding the newest
- * version was one of its write's targets, so that write's {@code from} reaches at least one past
- * the last holder in the ordering, and every replica before the last holder was a target too.
- * Those are repaired; one after the last holder is not sent a value, as the write may have stopped
- * short of it (PUT v1 with 3/3, PUT v2 with 1/1, a GET with 3/3: v2 must not reach the second and
- * third replicas). Such a replica catches up by {@link HintedHandoff}, which keeps hints only for a
- * write's own targets.
+ * (the contract), on the first {@code from} replicas of the key's ordering. A version records the
+ * {@code from} its write asked for ({@link Entry#copies()}): the first that many replicas were its
+ * targets. A version that does not (written before it was recorded) tells only this: every
+ * replica holding it was one of its write's targets, so every replica before the last holder in
+ * the ordering was a target too. Either way those are repaired; one past both is not sent a value,
+ * as the write may have stopped short of it (PUT v1 with 3/3, PUT v2 with 1/1, a GET with 3/3: v2
+ * must not reach the second and third replicas). Such a replica catches up by
+ * {@link HintedHandoff}, which keeps hints only for a write's own targets.
  *
  * <p>A tombstone is the exception: it goes to every replica that holds an older value, wherever
  * it is placed. The copy limit is the contract's rule for PUTs, and a stale value left beside a
@@ -96,7 +96,7 @@ final class ReadRepair {
      */
     static boolean mayReceive(int i, Entry held, Entry newest, int lastHolder) {
         if (held != null && !newest.supersedes(held)) return false; // holds it already
-        boolean targeted = i < lastHolder;
+        boolean targeted = i < lastHolder || i < newest.copies();
         boolean staleValueUnderADelete = newest.isTombstone() && held != null && !held.isTombstone();
         return targeted || staleValueUnderADelete;
     }

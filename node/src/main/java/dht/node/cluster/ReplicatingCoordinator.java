@@ -176,7 +176,10 @@ final class ReplicatingCoordinator implements Coordinator {
      * over, or before this returns or throws if it never began (this node is not a replica of the
      * key, or something failed first).
      */
-    private CompletableFuture<Answer> write(Entry entry, Quorum quorum, Answer success, Runnable release) {
+    private CompletableFuture<Answer> write(Entry asked, Quorum quorum, Answer success, Runnable release) {
+        // The version records the copies its write asked for: read repair may then bring every
+        // replica the write targeted up to it, not only those before the last one that holds it.
+        Entry entry = asked.withCopies(quorum.from());
         List<CompletableFuture<Void>> calls;
         boolean handedToStore = false;
         int ack = quorum.ack();

@@ -97,6 +97,20 @@ class ReadRepairTest {
     }
 
     @Test
+    void aVersionThatRecordsItsCopiesReachesEveryReplicaItsWriteTargeted() {
+        Entry newest = value("v2", 20).withCopies(3);
+        repair.read(targets, reads, 1);
+        reads.get(0).complete(newest);
+        reads.get(1).complete(value("v1", 10));
+        reads.get(2).complete(null);
+        reads.get(3).complete(value("v1", 10));
+
+        assertThat(replicas.get("b").written).containsExactly(newest);
+        assertThat(replicas.get("c").written).containsExactly(newest);
+        assertThat(replicas.get("d").written).as("past the write's from: 3").isEmpty();
+    }
+
+    @Test
     void aTombstoneIsSpreadLikeAValueAndAnOlderOneIsOverwritten() {
         Entry tombstone = Entry.tombstone(KEY, 30);
         repair.read(targets, reads, 1);
@@ -270,6 +284,26 @@ class ReadRepairTest {
         calls = List.of(CompletableFuture.completedFuture(newest), CompletableFuture.completedFuture(value("v1", 10)),
                 CompletableFuture.completedFuture(value("v1", 10)));
         assertThat(wider.read(three, calls, 2)).as("three asked of four").isCompletedWithValue(newest);
+    }
+
+    /**
+     * The partition runs' case: v2 on the first replica only (its coordinator was cut off), the
+     * second holds v1, the third is down. v2 records that its write asked for three copies, so the
+     * second is brought up to it and the read answers v2 once two hold it: a later 2/3 read of the
+     * second and third replicas sees v2 too.
+     */
+    @Test
+    void aVersionWhoseWriteTargetedAStaleReplicaIsAnsweredOnceAQuorumHoldsIt() {
+        ReadRepair r = blocking(Duration.ofSeconds(30));
+        Entry newest = value("v2", 20).withCopies(3);
+        List<CompletableFuture<Entry>> calls = List.of(CompletableFuture.completedFuture(newest),
+                CompletableFuture.completedFuture(value("v1", 10)), CompletableFuture.failedFuture(new IllegalStateException("down")));
+        CompletableFuture<Entry> answer = r.read(three, calls, 2);
+        assertThat(held.get("b").writes).as("the second replica is sent v2").hasSize(1);
+        assertThat(answer).as("not before it holds it").isNotDone();
+        held.get("b").writes.get(0).complete(null);
+        assertThat(answer).isCompletedWithValue(newest);
+        assertThat(held.get("b").written).containsExactly(newest);
     }
 
     @Test
