@@ -269,7 +269,11 @@ public final class Node implements AutoCloseable {
         return routes;
     }
 
-    /** Completes once this node has left its cluster ({@code bin/dht leave}): its process should then stop. */
+    /**
+     * Completes once this node has left its cluster ({@code bin/dht leave}): its process should then
+     * stop, from another thread ({@link #close()} waits for the leave's own answer to be written,
+     * which a stop run by the completing thread would hold up until the drain times out).
+     */
     public java.util.concurrent.CompletableFuture<Void> left() {
         return cluster.left();
     }

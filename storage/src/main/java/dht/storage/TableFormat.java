@@ -3,11 +3,15 @@ package dht.storage;
 /** Constants of the sorted-table file format (docs/storage-format.md, "Sorted table"). */
 final class TableFormat {
     static final long MAGIC = 0x3153_4254_5448_4444L; // "DDHTTBS1" read little-endian
-    /** The version written: blocks may be compressed ({@link DataBlock}). */
-    static final int VERSION = 4;
     /**
-     * The oldest version read: 3 has the same layout with every block uncompressed, so its tables
-     * are read as they are. Any other version is refused.
+     * The version written: blocks may be compressed ({@link DataBlock}), and an entry's expiry field
+     * is its expiry word ({@link Entry#expiryWord}), which an older build would read as a far expiry.
+     */
+    static final int VERSION = 5;
+    /**
+     * The oldest version read: 4 has the same layout with expiries whose top bits are 0 (copies not
+     * known), 3 that with every block uncompressed, so their tables are read as they are. Any
+     * other version is refused.
      */
     static final int OLDEST_READ = 3;
     static final int FOOTER = 48;

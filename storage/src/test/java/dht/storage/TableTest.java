@@ -118,7 +118,7 @@ class TableTest {
         write(2000, 256).release();
         byte[] file = Files.readAllBytes(dir.resolve("000001.sst"));
         int f = file.length - TableFormat.FOOTER;
-        for (int version : new int[] {0, 1, 2, 5}) {
+        for (int version : new int[] {0, 1, 2, 6}) {
             Path p = dir.resolve("000002.sst");
             try (var out = Files.newOutputStream(p)) {
                 out.write(file, 0, f);
@@ -126,8 +126,8 @@ class TableTest {
             }
             assertThatThrownBy(() -> Table.open(NioStorageFiles.INSTANCE, p, 2)).as("version %d", version)
                     .isInstanceOf(IOException.class).isNotInstanceOf(CorruptionException.class)
-                    .hasMessageContaining("000002.sst has table format version " + version + "; this build reads versions 3 to 4")
-                    .hasMessageContaining(version > 4 ? "newer dht" : "pre-release format, no longer read: recreate the data directory");
+                    .hasMessageContaining("000002.sst has table format version " + version + "; this build reads versions 3 to 5")
+                    .hasMessageContaining(version > 5 ? "newer dht" : "pre-release format, no longer read: recreate the data directory");
         }
     }
 
@@ -137,7 +137,7 @@ class TableTest {
         Table t = write(2000, 256);
         try {
             byte[] bytes = Files.readAllBytes(dir.resolve("000001.sst"));
-            assertThat(Bytes.getInt(bytes, bytes.length - TableFormat.FOOTER + 32)).isEqualTo(4);
+            assertThat(Bytes.getInt(bytes, bytes.length - TableFormat.FOOTER + 32)).isEqualTo(5);
             assertHoldsTheTwoThousand(t);
         } finally {
             t.release();
