@@ -251,7 +251,8 @@ class ClusterProcessTest {
         NodeProcess a = cluster.nodes.get(0);
         NodeProcess c = cluster.nodes.get(2);
         // c before another replica in a key's order: any 2/3 write of it targeted c, so a read may
-        // repair c; c last: the write may have had from=2, and a read must not add to its copies
+        // repair c. c last: a write with from=3 targeted c too, and its version says so; one with
+        // from=2 did not, and a read must not add to its copies
         List<String> early = new ArrayList<>();
         List<String> last = new ArrayList<>();
         for (int i = 0; early.size() < 12 || last.size() < 7; i++) {
@@ -266,9 +267,12 @@ class ClusterProcessTest {
         assertThat(put(a, gone, "x", 3, 3)).isEqualTo(201);
         assertThat(put(a, goneLast, "x", 3, 3)).isEqualTo(201);
         String unread = early.remove(0);
+        List<String> lastOfTwo = new ArrayList<>(last.subList(0, 3));
+        List<String> lastOfThree = new ArrayList<>(last.subList(3, last.size()));
         c.kill();
         for (String k : early) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
-        for (String k : last) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
+        for (String k : lastOfTwo) assertThat(put(a, k, "new-" + k, 2, 2)).isEqualTo(201);
+        for (String k : lastOfThree) assertThat(put(a, k, "new-" + k, 2, 3)).isEqualTo(201);
         assertThat(put(a, unread, "new", 2, 3)).isEqualTo(201);
         assertThat(delete(a, gone, 2, 3)).isEqualTo(202);
         assertThat(delete(a, goneLast, 2, 3)).isEqualTo(202);
@@ -280,7 +284,7 @@ class ClusterProcessTest {
         assertThat(get(a, gone, 2, 3)).isEqualTo("404");
         assertThat(get(a, goneLast, 2, 3)).isEqualTo("404");
         assertThat(get(a, born, 2, 3)).isEqualTo("b");
-        awaitCounter(a, "readRepairsSent", early.size() + 3);
+        awaitCounter(a, "readRepairsSent", early.size() + 3 + lastOfThree.size());
         Thread.sleep(500); // let any repair that would happen land
 
         // only c is left: what it answers alone is what it holds
@@ -291,7 +295,8 @@ class ClusterProcessTest {
         assertThat(get(c, goneLast, 1, 3)).as("a missed delete reaches a stale value wherever it is placed").isEqualTo("404");
         assertThat(get(c, born, 1, 3)).as("a key written while it was down, with a replica after it").isEqualTo("b");
         assertThat(get(c, unread, 1, 3)).as("never read, no hints: still the old version").isEqualTo("old");
-        for (String k : last) assertThat(get(c, k, 1, 3)).as("%s: c last, the write may have had from=2", k).isEqualTo("old");
+        for (String k : lastOfThree) assertThat(get(c, k, 1, 3)).as("%s: c last, written with from=3", k).isEqualTo("new-" + k);
+        for (String k : lastOfTwo) assertThat(get(c, k, 1, 3)).as("%s: c last, written with from=2", k).isEqualTo("old");
     }
 
     @Test
