@@ -57,15 +57,20 @@ public final class Entry {
         this(key, array, segment, timestamp, expiryOf(word), copiesOf(word));
     }
 
-    /** The expiry held in an expiry word; throws if the word is not one (negative, or bits 56-63 set). */
+    /** Whether {@code raw} is an expiry word: bits 56-63 zero (so not negative either). */
+    public static boolean isExpiryWord(long raw) {
+        return raw >>> 56 == 0;
+    }
+
+    /** The expiry held in an expiry word; throws if the word is not one. */
     public static long expiryOf(long word) {
-        if (word >>> 56 != 0) throw new IllegalArgumentException("not an expiry word: " + word);
+        if (!isExpiryWord(word)) throw new IllegalArgumentException("not an expiry word: " + word);
         return word & EXPIRY_MASK;
     }
 
     /** {@code raw} if it is an expiry word, else 0 (never expires, copies not known): for fields the engine wrote itself. */
     public static long wordOrNever(long raw) {
-        return raw < 0 || raw >>> 56 != 0 ? 0 : raw;
+        return isExpiryWord(raw) ? raw : 0;
     }
 
     /** The copies held in an expiry word (0: not known). */
@@ -102,9 +107,9 @@ public final class Entry {
         return new Entry(key, null, null, timestamp, 0, 0);
     }
 
+    /** A negative word is named as such; the constructor refuses any other that is no expiry word. */
     private static long checkExpiry(long word) {
         if (word < 0) throw new IllegalArgumentException("negative expiry " + word);
-        expiryOf(word);
         return word;
     }
 

@@ -66,7 +66,7 @@ final class LogRecord {
         byte[] key = java.util.Arrays.copyOfRange(b, BODY_FIXED, BODY_FIXED + kl);
         int vl = len - BODY_FIXED - kl;
         if (type == DELETE) return vl == 0 ? Entry.tombstone(key, ts) : null;
-        if (type != PUT || expiry < 0 || expiry >>> 56 != 0) return null; // not an expiry word: malformed
+        if (type != PUT || !Entry.isExpiryWord(expiry)) return null; // malformed
         return Entry.value(key, java.util.Arrays.copyOfRange(b, BODY_FIXED + kl, len), ts, expiry);
     }
 }

@@ -234,7 +234,7 @@ final class ReplicaBatch {
 
     private static long expiry(ByteBuffer b, String what) throws Malformed {
         long expiry = b.getLong();
-        if (expiry < 0 || expiry >>> 56 != 0) throw new Malformed(what + ": not an expiry word " + expiry);
+        if (!Entry.isExpiryWord(expiry)) throw new Malformed(what + ": not an expiry word " + expiry);
         return expiry;
     }
 

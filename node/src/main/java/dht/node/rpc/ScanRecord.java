@@ -59,7 +59,7 @@ public final class ScanRecord {
         int flags = in.readByte();
         long ts = readLong(in);
         long expiry = (flags & EXPIRES) != 0 ? readLong(in) : 0;
-        if (expiry < 0 || expiry >>> 56 != 0) throw new Malformed("not an expiry word: " + expiry);
+        if (!Entry.isExpiryWord(expiry)) throw new Malformed("not an expiry word: " + expiry);
         int klen = readInt(in);
         if (klen < 0) throw new Malformed("a negative key length");
         byte[] key = in.readBytes(klen);

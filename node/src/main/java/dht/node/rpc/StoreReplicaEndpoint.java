@@ -68,7 +68,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         long expiry;
         try {
             expiry = put ? Long.parseLong(request.headers().get(InternalProtocol.EXPIRY, "0")) : 0;
-            if (expiry < 0 || expiry >>> 56 != 0) throw new NumberFormatException(); // not an expiry word
+            if (!Entry.isExpiryWord(expiry)) throw new NumberFormatException();
         } catch (NumberFormatException e) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "malformed " + InternalProtocol.EXPIRY));
         }
