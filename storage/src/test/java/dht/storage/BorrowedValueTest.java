@@ -69,7 +69,7 @@ class BorrowedValueTest {
             MemorySegment.copy(big, 0, off, ValueLayout.JAVA_BYTE, 0, big.length);
             s.write(List.of(Entry.value(b("k"), off, 5)));
             // a copy of the directory now is what a crash right after the acknowledgement leaves
-            copyTree(dir, crashed);
+            DirectoryCopy.of(dir, crashed);
         }
         java.nio.file.Files.deleteIfExists(crashed.resolve("LOCK"));
         try (LsmStore s = LsmStore.open(crashed, StoreOptions.defaults())) {
@@ -104,15 +104,5 @@ class BorrowedValueTest {
             for (String n : names) if (t.getName().equals(n)) sum += Math.max(0, mx.getThreadAllocatedBytes(t.threadId()));
         }
         return sum;
-    }
-
-    private static void copyTree(Path from, Path to) throws java.io.IOException {
-        try (var paths = java.nio.file.Files.walk(from)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (java.nio.file.Files.isDirectory(p)) java.nio.file.Files.createDirectories(target);
-                else java.nio.file.Files.copy(p, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
     }
 }

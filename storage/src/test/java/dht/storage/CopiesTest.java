@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,10 +85,7 @@ class CopiesTest {
         long expiry;
         try (LsmStore s = LsmStore.open(dir.resolve("live"), StoreOptions.defaults())) {
             expiry = writeTwo(s);
-            Files.createDirectories(copy);
-            try (Stream<Path> files = Files.list(dir.resolve("live"))) {
-                for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName()));
-            }
+            DirectoryCopy.of(dir.resolve("live"), copy);
         }
         try (LsmStore s = LsmStore.open(copy, StoreOptions.defaults())) {
             assertKept(s, expiry);

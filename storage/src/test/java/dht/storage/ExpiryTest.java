@@ -75,10 +75,7 @@ class ExpiryTest {
         try (LsmStore s = LsmStore.open(dir.resolve("live"), StoreOptions.defaults())) {
             liveExpiry = writeThree(s);
             // a copy taken while the writes are only in the log: opening it replays them
-            Files.createDirectories(copy);
-            try (Stream<Path> files = Files.list(dir.resolve("live"))) {
-                for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName()));
-            }
+            DirectoryCopy.of(dir.resolve("live"), copy);
         }
         try (Stream<Path> files = Files.list(copy)) {
             assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.endsWith(".log"))
