@@ -83,8 +83,7 @@ public final class MembershipRoute implements Route {
                 throw new BadRequestException(e.getMessage());
             }
         }
-        if (slot.refuseIfStopping(admission)) return;
-        if (!admission.tryAcquireChange()) { // the stop began just now
+        if (!admission.tryAcquireChange()) { // a graceful stop has begun
             slot.refuseIfStopping(admission);
             return;
         }
