@@ -270,7 +270,7 @@ class MembershipProcessTest {
     }
 
     @Test
-    void aJoinThroughNoMemberOrOfAMemberFailsAndChangesNothing() throws Exception {
+    void aJoinThroughNoMemberOfAMemberOrFromAnUnreachableUrlFailsAndChangesNothing() throws Exception {
         NodeProcess.startCluster(cluster.nodes, tmp, 3);
         NodeProcess nowhere = new NodeProcess(TestPorts.free(), tmp.resolve("x"),
                 List.of("--join", "http://localhost:" + TestPorts.free()));
@@ -287,6 +287,18 @@ class MembershipProcessTest {
         assertThat(twice.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(twice.process().exitValue()).isEqualTo(1);
         assertThat(twice.output()).contains("is already a member");
+
+        // A joiner serves before it asks to join, and the member checks that it answers at its
+        // URL: a --self that does not reach it is refused before any member routes writes there.
+        String unreachable = "http://localhost:" + TestPorts.free();
+        NodeProcess astray = new NodeProcess(TestPorts.free(), tmp.resolve("z"),
+                List.of("--join", cluster.nodes.get(1).url(), "--self", unreachable));
+        cluster.nodes.add(astray);
+        astray.start();
+        assertThat(astray.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(astray.process().exitValue()).isEqualTo(1);
+        assertThat(astray.output()).contains(unreachable + " does not answer at its URL from " + cluster.nodes.get(1).url());
+        assertThat(tmp.resolve("z").resolve("membership")).doesNotExist();
         for (int i = 0; i < 3; i++) assertThat(status(cluster.nodes.get(i))).contains("\"membershipVersion\":1");
     }
 }

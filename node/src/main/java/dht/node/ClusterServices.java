@@ -35,6 +35,14 @@ public interface ClusterServices extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Called once the server answers requests, before the node counts as started: a node joining
+     * for the first time asks to join here, so that the members' first writes to it find it
+     * serving. Throws (the start fails) when the join is refused.
+     */
+    default void finishStart() throws IOException {
+    }
+
     /** Membership changes this node takes part in or coordinates; null when it cannot change. */
     default dht.node.cluster.MembershipChanges membershipChanges() {
         return null;

@@ -215,6 +215,7 @@ public final class Node implements AutoCloseable {
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
+            cluster.finishStart();
             Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
                     ioGroup, channels, serverChannel, profiler, metrics);
             log.info("node {} listening on port {} ({}{}), data {}, cluster {}, started in {} ms",

@@ -115,13 +115,40 @@ final class NodeWiring {
     }
 
     /**
-     * Asks the member {@code config.join()} to add this node; its answer, the membership with this
-     * node joining, is what the node starts with (kept in the data directory by the caller).
+     * The membership of the member {@code config.join()}, which this node may join: it does not list
+     * this node and no change is under way (the member checks both again when asked to join).
      */
-    private static Membership join(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
+    private static Membership joinable(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
+        Membership m;
+        try {
+            m = Membership.decode(new String(calls.call(config.join(), "get", "", new byte[0]),
+                    java.nio.charset.StandardCharsets.UTF_8));
+        } catch (MembershipChangeException e) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
+                    + e.getMessage() + "); is it a dht node?");
+        }
+        if (m.all().contains(config.self())) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": " + config.self() + " is already a member");
+        }
+        if (m.changing()) {
+            throw new JoinRefusedException("cannot join through " + config.join() + ": another change is in progress (joining "
+                    + m.joining() + ", leaving " + m.leaving() + "); retry once it is done");
+        }
+        return m;
+    }
+
+    /**
+     * Asks the member {@code config.join()} to add this node, which already serves on the version
+     * the join agrees on, from version {@code expect}; returns its answer, the membership with this
+     * node joining.
+     */
+    private static Membership join(NodeConfig config, MembershipClient calls, long expect) throws JoinRefusedException {
         try {
             byte[] answer = calls.call(config.join(), "join",
-                    "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
+                    "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8)
+                            + "&expect=" + expect, new byte[0]);
             Membership m = Membership.decode(new String(answer, java.nio.charset.StandardCharsets.UTF_8));
             if (!m.joining().contains(config.self())) {
                 throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
@@ -151,12 +178,19 @@ final class NodeWiring {
                 config.tls() == null ? null : CaTrust.context(config.tls().ca()));
         Membership membership;
         Membership stored;
+        // A node joining for the first time starts on the version it will join on, unagreed and
+        // kept nowhere; it asks to join once it serves (finishStart).
+        Membership joinsFrom = null;
         try {
             Membership kept = membershipFile.read();
             stored = kept;
-            if (kept == null && config.join() != null) kept = join(config, membershipCalls);
-            membership = StartingMembership.choose(config, kept);
-            if (!membership.equals(stored)) membershipFile.write(membership);
+            if (kept == null && config.join() != null) {
+                joinsFrom = joinable(config, membershipCalls);
+                membership = joinsFrom.withJoining(config.self());
+            } else {
+                membership = StartingMembership.choose(config, kept);
+                if (!membership.equals(stored)) membershipFile.write(membership);
+            }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -170,7 +204,9 @@ final class NodeWiring {
         MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
                 peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
-                config.dataDir(), store);
+                config.dataDir(), store, joinsFrom == null);
+        Membership starting = membership;
+        long joinsFromVersion = joinsFrom == null ? -1 : joinsFrom.version();
         // A restart (a membership was kept) may have missed a commit while it was down: learn it
         // before the server answers anything, not at the first pull (MembershipChanges#catchUp).
         if (rebalancer != null && stored != null) changes.catchUp(MembershipChanges.SYNC_MILLIS);
@@ -207,6 +243,19 @@ final class NodeWiring {
             @Override
             public boolean writesOfOnePassInOrder() {
                 return cluster.writesOfOnePassInOrder();
+            }
+
+            @Override
+            public void finishStart() throws IOException {
+                if (joinsFromVersion < 0) return;
+                Membership agreed = join(config, membershipCalls, joinsFromVersion);
+                if (!agreed.equals(starting)) {
+                    throw new JoinRefusedException(config.join() + " agreed on membership version " + agreed.version()
+                            + " (members " + agreed.members() + ", joining " + agreed.joining() + "), not the version "
+                            + config.self() + " started on; remove it and start it again");
+                }
+                membershipFile.write(agreed);
+                rebalancer.start();
             }
 
             @Override

@@ -348,15 +348,16 @@ public final class Cluster implements AutoCloseable {
      * @param bytesPerSecond the budget of streamed and pushed bytes (0: no limit)
      * @param dataDir        where the join's progress and a pending cleanup are remembered
      */
+    /** @param start whether to start it now; else the caller does ({@link Rebalancer#start}) */
     public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
-                                      java.nio.file.Path dataDir, Store store) {
+                                      java.nio.file.Path dataDir, Store store, boolean start) {
         if (network == null) return null;
         // Its writes and purges go through the hash trees, as every other path's.
         Store s = store == rawStore ? trackedStore : store;
         Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
                 hints);
         rebalancer.set(r);
-        r.start();
+        if (start) r.start();
         return r;
     }
 

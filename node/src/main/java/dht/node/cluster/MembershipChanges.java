@@ -122,11 +122,49 @@ public final class MembershipChanges {
 
     /** {@code url} joins: it will get writes at once, and reads once its data has arrived ({@link #joined}). */
     public Membership join(String url) throws MembershipChangeException {
+        return join(url, -1);
+    }
+
+    /**
+     * As {@link #join(String)}, for a joiner that already serves on the version it expects:
+     * {@code expect} (-1: none) is the version the joiner started from, and the join is refused,
+     * nothing changed, unless it is still current and the joiner answers at {@code url} with the
+     * very version this join agrees on. So members never route writes to a node that cannot take
+     * them yet (they would time out and become hints, docs/benchmarks.md, "Client p99 during a
+     * join"), nor to a {@code --self} that does not reach it.
+     */
+    public Membership join(String url, long expect) throws MembershipChangeException {
+        if (expect >= 0) {
+            Membership cur = state.current();
+            if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
+            refuseWhileChanging(cur);
+            refuseMoved(cur, expect);
+            Membership theirs;
+            try {
+                theirs = ask(url);
+            } catch (MembershipChangeException | IllegalArgumentException e) {
+                throw new MembershipChangeException(409, url + " does not answer at its URL from " + state.self()
+                        + " (" + e.getMessage() + "): is --self the URL the members reach it by?");
+            }
+            if (!theirs.equals(cur.withJoining(url))) {
+                throw new MembershipChangeException(409, url + " serves membership version " + theirs.version()
+                        + " with members " + theirs.members() + " and joining " + theirs.joining()
+                        + ", not the version its join would agree on");
+            }
+        }
         return change("join of " + url, Missing.NONE, cur -> {
             if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
             refuseWhileChanging(cur);
+            if (expect >= 0) refuseMoved(cur, expect);
             return cur.withJoining(url);
         });
+    }
+
+    private static void refuseMoved(Membership cur, long expect) throws MembershipChangeException {
+        if (cur.version() != expect) {
+            throw new MembershipChangeException(409, "the membership moved on (version " + cur.version() + ", the joiner"
+                    + " started from " + expect + "); start the joiner again");
+        }
     }
 
     /** {@code url}'s data has arrived: it becomes a member that serves reads. Repeating it is harmless. */

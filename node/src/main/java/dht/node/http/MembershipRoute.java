@@ -105,7 +105,7 @@ public final class MembershipRoute implements Route {
                         changes.abort(id);
                         yield changes.state().current();
                     }
-                    case "join" -> changes.join(url);
+                    case "join" -> changes.join(url, expect);
                     case "joined" -> changes.joined(url);
                     case "leave" -> leaving.leave(url);
                     case "handover" -> {

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
 class MembershipChangesTest {
     private final Map<String, MembershipChanges> nodes = new LinkedHashMap<>();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
+    /** Nodes that serve before they join, by URL: the membership each answers a get with. */
+    private final Map<String, Membership> joiners = new ConcurrentHashMap<>();
 
     private void cluster(int n, int rf) {
         List<String> urls = new java.util.ArrayList<>();
@@ -45,7 +47,9 @@ class MembershipChangesTest {
 
     private byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
         if (down.contains(node)) throw new MembershipChangeException(503, node + " did not answer");
+        if (joiners.containsKey(node) && op.equals("get")) return joiners.get(node).bytes();
         MembershipChanges c = nodes.get(node);
+        if (c == null) throw new MembershipChangeException(503, node + " did not answer");
         Map<String, String> q = new HashMap<>();
         for (String kv : params.split("&")) {
             int eq = kv.indexOf('=');
@@ -164,5 +168,45 @@ class MembershipChangesTest {
         Membership removed = node('b').remove(url('e'));
         assertThat(removed.members()).containsExactly(url('b'), url('c'), url('d'));
         assertThat(removed.laggards()).isEmpty();
+    }
+
+    @Test
+    void aJoinerThatServesTheVersionItsJoinAgreesOnJoins() throws Exception {
+        cluster(3, 3);
+        Membership before = node('a').state().current();
+        joiners.put(url('d'), before.withJoining(url('d')));
+        Membership joining = node('b').join(url('d'), before.version());
+        assertThat(joining).isEqualTo(before.withJoining(url('d')));
+        for (char c : new char[] {'a', 'b', 'c'}) assertThat(node(c).state().current()).isEqualTo(joining);
+    }
+
+    @Test
+    void aJoinerThatDoesNotAnswerAtItsUrlIsRefusedAndNothingChanges() throws Exception {
+        cluster(3, 3);
+        assertThatThrownBy(() -> node('b').join(url('d'), 1))
+                .isInstanceOf(MembershipChangeException.class)
+                .hasMessageContaining(url('d') + " does not answer at its URL from " + url('b'))
+                .satisfies(e -> assertThat(((MembershipChangeException) e).status()).isEqualTo(409));
+        for (char c : new char[] {'a', 'b', 'c'}) assertThat(version(c)).isEqualTo(1);
+    }
+
+    @Test
+    void aJoinerThatStartedFromAnOlderVersionOrServesAnotherIsRefusedAndNothingChanges() throws Exception {
+        cluster(4, 3);
+        Membership v1 = node('a').state().current();
+        node('a').leave(url('a'));
+        node('a').left(url('a'));
+        Membership v3 = node('b').state().current();
+        assertThat(v3.version()).isEqualTo(3);
+
+        joiners.put(url('e'), v1.withJoining(url('e')));
+        assertThatThrownBy(() -> node('b').join(url('e'), 1))
+                .hasMessageContaining("the membership moved on (version 3, the joiner started from 1)");
+        assertThatThrownBy(() -> node('b').join(url('e'), 3))
+                .hasMessageContaining(url('e') + " serves membership version 2");
+        for (char c : new char[] {'b', 'c', 'd'}) assertThat(node(c).state().current()).isEqualTo(v3);
+
+        joiners.put(url('e'), v3.withJoining(url('e')));
+        assertThat(node('c').join(url('e'), 3).joining()).containsExactly(url('e'));
     }
 }
