@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class Rebalancer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
     private static final long WRITE_BYTES = 1L << 20;
+    /** How long a join's stream, or a leave's push, takes to reach the budget (ByteRate#ramping). */
+    static final long RAMP_SECONDS = 20;
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 256L << 10;
     static final long CLEANUP_DELAY_MILLIS = 5_000;
@@ -77,7 +79,7 @@ public final class Rebalancer implements AutoCloseable {
         this.push = net.trees(self);
         this.store = store;
         this.clock = clock;
-        this.rate = new ByteRate(bytesPerSecond);
+        this.rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.transport = transport;
         this.dataDir = dataDir;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
