@@ -169,7 +169,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--rebalance-bytes-per-second", defaultValue = "" + NodeConfig.DEFAULT_REBALANCE_BYTES_PER_SECOND,
             paramLabel = "BYTES",
-            description = "Budget of the data streamed or pushed when nodes join, leave or are removed; 0: no limit (default: ${DEFAULT-VALUE}).")
+            description = "Budget of the data streamed or pushed when nodes join, leave or are removed, reached 20 s after each starts; 0: no limit (default: ${DEFAULT-VALUE}).")
     long rebalanceBytesPerSecond;
 
     @Option(names = "--tls-provider", paramLabel = "ENGINE",
