@@ -95,7 +95,7 @@ final class Compaction {
     }
 
     /** As {@link #compactAll()}, leaving out every version of the keys {@code drop} accepts (null: none); returns how many. */
-    long compactAll(java.util.function.Predicate<byte[]> drop) throws IOException {
+    long compactAll(java.util.function.Predicate<Entry> drop) throws IOException {
         Future<Long> f = compactor.submit(() -> {
             List<Table> all = new ArrayList<>();
             for (Table t : versions.current().tables) if (!t.damaged) all.add(t);
@@ -120,7 +120,7 @@ final class Compaction {
     }
 
     /** As {@link #run(List)}, leaving out the keys {@code drop} accepts (null: none), counted in {@code dropped}. */
-    private boolean run(List<Table> inputs, java.util.function.Predicate<byte[]> drop, java.util.concurrent.atomic.AtomicLong dropped) {
+    private boolean run(List<Table> inputs, java.util.function.Predicate<Entry> drop, java.util.concurrent.atomic.AtomicLong dropped) {
         Version v = versions.acquire();
         if (v == null) return false;
         compacting.addAll(inputs);

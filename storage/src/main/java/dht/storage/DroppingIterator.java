@@ -5,14 +5,17 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
-/** The entries of a merged compaction input except those whose key {@code drop} accepts, counted: a purge ({@link Store#purge}). */
+/**
+ * The entries of a merged compaction input except those {@code drop} accepts, counted: a purge
+ * ({@link Store#purge}). The input has one entry per key, its newest version ({@link MergingIterator}).
+ */
 final class DroppingIterator implements Iterator<Entry> {
     private final Iterator<Entry> in;
-    private final Predicate<byte[]> drop;
+    private final Predicate<Entry> drop;
     private final AtomicLong dropped;
     private Entry next;
 
-    DroppingIterator(Iterator<Entry> in, Predicate<byte[]> drop, AtomicLong dropped) {
+    DroppingIterator(Iterator<Entry> in, Predicate<Entry> drop, AtomicLong dropped) {
         this.in = in;
         this.drop = drop;
         this.dropped = dropped;
@@ -23,7 +26,7 @@ final class DroppingIterator implements Iterator<Entry> {
         next = null;
         while (in.hasNext()) {
             Entry e = in.next();
-            if (drop.test(e.key())) {
+            if (drop.test(e)) {
                 dropped.incrementAndGet();
                 continue;
             }

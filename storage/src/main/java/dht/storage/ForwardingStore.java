@@ -59,7 +59,7 @@ public abstract class ForwardingStore implements Store {
     }
 
     @Override
-    public long purge(Predicate<byte[]> drop) throws IOException {
+    public long purge(Predicate<Entry> drop) throws IOException {
         return inner.purge(drop);
     }
 

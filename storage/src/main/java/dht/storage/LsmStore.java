@@ -224,7 +224,7 @@ public final class LsmStore implements Store {
      * and keeps its versions.
      */
     @Override
-    public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+    public long purge(java.util.function.Predicate<Entry> drop) throws IOException {
         flush();
         return compaction.compactAll(drop);
     }

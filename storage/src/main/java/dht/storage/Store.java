@@ -86,9 +86,11 @@ public interface Store extends AutoCloseable {
     /**
      * Removes every version of each key {@code drop} accepts, leaving no tombstone: for copies that
      * belong to other nodes once the cluster's membership changed (a cleanup), never for deletes.
-     * Versions written while it runs may stay. Returns how many keys were removed.
+     * {@code drop} is asked once per key, with its newest version written before the call (whose
+     * key and {@link Entry#copies} decide). Versions written while it runs may stay. Returns how
+     * many keys were removed.
      */
-    default long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+    default long purge(java.util.function.Predicate<Entry> drop) throws IOException {
         throw new UnsupportedOperationException("this store cannot purge keys");
     }
 

@@ -90,7 +90,7 @@ final class LoneNodeStore extends ForwardingStore {
     }
 
     @Override
-    public long purge(Predicate<byte[]> drop) throws IOException {
+    public long purge(Predicate<Entry> drop) throws IOException {
         return grown.purge(drop);
     }
 }

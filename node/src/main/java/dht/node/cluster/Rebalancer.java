@@ -439,7 +439,7 @@ public final class Rebalancer implements AutoCloseable {
         Placement owners = new Placement(m.members());
         int rf = m.replicationFactor();
         try {
-            long dropped = store.purge(key -> !owners.replicas(key, rf).contains(self));
+            long dropped = store.purge(e -> !owners.replicas(e.key(), rf).contains(self));
             counts.keysCleanedUp.addAndGet(dropped);
             Files.deleteIfExists(dataDir.resolve(CLEANUP_PENDING));
             log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);

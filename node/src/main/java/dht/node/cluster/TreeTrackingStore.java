@@ -36,7 +36,7 @@ final class TreeTrackingStore extends ForwardingStore {
     }
 
     @Override
-    public long purge(java.util.function.Predicate<byte[]> drop) throws IOException {
+    public long purge(java.util.function.Predicate<dht.storage.Entry> drop) throws IOException {
         trees.forgetAll();
         try {
             return inner.purge(drop);

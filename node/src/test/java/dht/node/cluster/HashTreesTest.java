@@ -265,7 +265,7 @@ class HashTreesTest {
         TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
         assertEqualsAScan(trees, raw, "after the rebuild that follows it");
 
-        trees.tracked().purge(key -> new String(key, StandardCharsets.UTF_8).startsWith("k1"));
+        trees.tracked().purge(e -> new String(e.key(), StandardCharsets.UTF_8).startsWith("k1"));
         assertThat(trees.snapshot(VIEW, "http://b", System::currentTimeMillis)).as("after a purge").isNull();
         TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
         assertEqualsAScan(trees, raw, "after the rebuild that follows a purge");

@@ -78,10 +78,10 @@ final class MemoryStore implements Store {
     }
 
     @Override
-    public long purge(java.util.function.Predicate<byte[]> drop) {
+    public long purge(java.util.function.Predicate<dht.storage.Entry> drop) {
         long n = 0;
-        for (byte[] k : map.keySet()) {
-            if (drop.test(k) && map.remove(k) != null) n++;
+        for (Entry e : map.values()) {
+            if (drop.test(e) && map.remove(e.key()) != null) n++;
         }
         return n;
     }
