@@ -54,11 +54,20 @@ public final class JoinStreamKeys {
         return new JoinStreamKeys(m, state.self(), joiner);
     }
 
-    /** Whether the sender sends {@code key}'s version to the joiner. */
+    /** Whether the sender sends version {@code e} to the joiner: by its key and the copies its write asked for. */
+    public boolean sends(dht.storage.Entry e) {
+        return sends(e.key(), Topology.copies(e, replicationFactor));
+    }
+
+    /** Whether the sender sends {@code key}'s version to the joiner, for a version kept on the replication factor's copies. */
     public boolean sends(byte[] key) {
-        List<String> next = after.replicas(key, replicationFactor);
+        return sends(key, replicationFactor);
+    }
+
+    private boolean sends(byte[] key, int copies) {
+        List<String> next = after.replicas(key, copies);
         if (!next.contains(joiner)) return false;
-        List<String> old = before.replicas(key, replicationFactor);
+        List<String> old = before.replicas(key, copies);
         if (!old.contains(sender)) return false;
         if (!next.contains(sender)) return true; // the sender is displaced: it hands its copy over
         for (String o : old) {

@@ -55,7 +55,7 @@ public final class JoinStreams {
             while (next == null && scan.hasNext()) {
                 Entry e = scan.next();
                 counts.bytesScanned.addAndGet(RebalanceCounts.bytesOf(e));
-                if (keys.sends(e.key())) next = e;
+                if (keys.sends(e)) next = e;
             }
             return next != null;
         }

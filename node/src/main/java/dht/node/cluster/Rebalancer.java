@@ -222,7 +222,7 @@ public final class Rebalancer implements AutoCloseable {
                     unpaid = 0;
                 }
                 last = e.key();
-                if (!changes.state().topology().finalReplicas(e.key(), replicationFactor).contains(self)) continue;
+                if (!changes.state().topology().finalReplicas(e.key(), Topology.copies(e, replicationFactor)).contains(self)) continue;
                 batch.add(e);
                 batchBytes += size;
                 if (batchBytes >= WRITE_BYTES) {
@@ -270,9 +270,10 @@ public final class Rebalancer implements AutoCloseable {
             // keeps them for it as hints, delivered once it is back (HandedOverHints).
             List<String> behind = m.laggards();
             String holder = behind.isEmpty() ? null : holder(m);
-            pushAll(key -> {
-                List<String> gain = new ArrayList<>(after.replicas(key, rf));
-                gain.removeAll(before.replicas(key, rf));
+            pushAll(e -> {
+                int n = Topology.copies(e, rf);
+                List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
+                gain.removeAll(before.replicas(e.key(), n));
                 return gain;
             }, (peer, batch, bytes) -> {
                 if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
@@ -313,13 +314,14 @@ public final class Rebalancer implements AutoCloseable {
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();
-            pushAll(key -> {
-                List<String> o = old.replicas(key, rf);
+            pushAll(e -> {
+                int n = Topology.copies(e, rf);
+                List<String> o = old.replicas(e.key(), n);
                 if (!o.contains(gone)) return List.of();
                 List<String> survivors = new ArrayList<>(o);
                 survivors.remove(gone);
                 if (survivors.isEmpty() || !survivors.getFirst().equals(self)) return List.of();
-                List<String> gain = new ArrayList<>(now.replicas(key, rf));
+                List<String> gain = new ArrayList<>(now.replicas(e.key(), n));
                 gain.removeAll(o);
                 return gain;
             }, this::send);
@@ -332,8 +334,9 @@ public final class Rebalancer implements AutoCloseable {
         }
     }
 
+    /** The nodes that gain a version: by its key and the copies its write asked for. */
     private interface Gainers {
-        List<String> of(byte[] key);
+        List<String> of(Entry e);
     }
 
     private interface Sender {
@@ -348,7 +351,7 @@ public final class Rebalancer implements AutoCloseable {
                 Entry e = it.next();
                 long size = RebalanceCounts.bytesOf(e);
                 counts.bytesScanned.addAndGet(size);
-                for (String g : gainers.of(e.key())) {
+                for (String g : gainers.of(e)) {
                     List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
                     b.add(e);
                     long s = sizes.merge(g, size, Long::sum);
@@ -439,7 +442,8 @@ public final class Rebalancer implements AutoCloseable {
         Placement owners = new Placement(m.members());
         int rf = m.replicationFactor();
         try {
-            long dropped = store.purge(e -> !owners.replicas(e.key(), rf).contains(self));
+            // each key keeps the copies its newest version asked for, at least the replication factor
+            long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
             counts.keysCleanedUp.addAndGet(dropped);
             Files.deleteIfExists(dataDir.resolve(CLEANUP_PENDING));
             log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);

@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,6 +49,15 @@ public final class Topology {
             if (!out.contains(n)) out.add(n);
         }
         return out;
+    }
+
+    /**
+     * How many copies of {@code e}'s key the cluster keeps once nothing moves: as many as its write
+     * asked for ({@link Entry#copies}, the write's {@code from}), and at least the replication
+     * factor (a version written before copies were recorded carries 0).
+     */
+    public static int copies(Entry e, int replicationFactor) {
+        return Math.max(replicationFactor, e.copies());
     }
 
     /** The replicas of {@code key} once the change in progress is done (the placement among the owners). */

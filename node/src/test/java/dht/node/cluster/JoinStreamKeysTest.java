@@ -73,4 +73,28 @@ class JoinStreamKeysTest {
             for (String s : m.members()) assertThat(JoinStreamKeys.of(m, s, JOINER).sends(key(k))).isTrue();
         }
     }
+
+    @Test
+    void aVersionWrittenForMoreCopiesThanTheFactorIsSentOnceWhereverTheJoinerIsAmongThem() {
+        // Five members, factor 2; versions written with from=3: judged on their first three nodes.
+        Membership m = Membership.initial(members(5), 2).withJoining(JOINER);
+        Placement before = new Placement(m.members());
+        Placement after = new Placement(m.owners());
+        int gained = 0;
+        for (int k = 0; k < 5_000; k++) {
+            dht.storage.Entry wide = dht.storage.Entry.value(key(k), new byte[] {1}, 1, 0).withCopies(3);
+            List<String> next = after.replicas(key(k), 3);
+            List<String> sentBy = new ArrayList<>();
+            for (String s : m.members()) if (JoinStreamKeys.of(m, s, JOINER).sends(wide)) sentBy.add(s);
+            if (!next.contains(JOINER)) {
+                assertThat(sentBy).as("key%d, not among the joiner's", k).isEmpty();
+                continue;
+            }
+            gained++;
+            List<String> displaced = new ArrayList<>(before.replicas(key(k), 3));
+            displaced.removeAll(next);
+            assertThat(sentBy).as("key%d's senders", k).isEqualTo(displaced).hasSize(1);
+        }
+        assertThat(gained).as("about 3/6 of the keys, not 2/6").isBetween(2_250, 2_750);
+    }
 }
