@@ -183,11 +183,38 @@ final class ReplicatingCoordinator implements Coordinator {
         List<CompletableFuture<Void>> calls;
         boolean handedToStore = false;
         int ack = quorum.ack();
+        // While data moves: which targets are the key's replicas before and after the change.
+        boolean[] before = null;
+        boolean[] after = null;
+        int ackAfter = 0;
         try {
-            List<String> targets = writeTargets(entry.key(), quorum);
-            // Pending replicas (data moving to them) must hold it too: see Topology.
-            ack += targets.size() - quorum.from();
-            if (targets.size() - knownDown(targets) < ack) {
+            Topology t = topology.get();
+            if (quorum.from() > t.size()) {
+                throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
+            }
+            List<String> targets = t.writeTargets(entry.key(), quorum.from());
+            boolean refused;
+            if (targets.size() == quorum.from() && !t.membership().changing()) {
+                refused = targets.size() - knownDown(targets) < ack;
+            } else {
+                // Pending replicas (data moving to them): ack of the replicas before the change and
+                // ack of those after it must hold the write (MovingWriteQuorum).
+                List<String> next = t.finalReplicas(entry.key(), quorum.from());
+                before = new boolean[targets.size()];
+                after = new boolean[targets.size()];
+                int upBefore = 0;
+                int upAfter = 0;
+                for (int i = 0; i < targets.size(); i++) {
+                    before[i] = i < quorum.from();
+                    after[i] = next.contains(targets.get(i));
+                    boolean up = !replicas.get(targets.get(i)).knownDown();
+                    if (up && before[i]) upBefore++;
+                    if (up && after[i]) upAfter++;
+                }
+                ackAfter = Math.min(ack, next.size());
+                refused = upBefore < ack || upAfter < ackAfter;
+            }
+            if (refused) {
                 // Refused before anything is written (Cassandra's "unavailable"): a write the client
                 // is told failed then leaves no copy behind on this node, or hints of it, for a
                 // later read to find on one replica and answer without a quorum holding it.
@@ -228,7 +255,8 @@ final class ReplicatingCoordinator implements Coordinator {
         }
         // One replica to hear from (a single node, or from=1 without a pending replica): its answer
         // is the quorum's, without a quorum call to gather it.
-        CompletableFuture<?> quorumHeard = calls.size() == 1 && ack == 1 ? calls.getFirst() : QuorumCall.collect(calls, ack);
+        CompletableFuture<?> quorumHeard = before != null ? MovingWriteQuorum.collect(calls, before, after, ack, ackAfter)
+                : calls.size() == 1 && ack == 1 ? calls.getFirst() : QuorumCall.collect(calls, ack);
         return quorumHeard.handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
@@ -259,14 +287,6 @@ final class ReplicatingCoordinator implements Coordinator {
             throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
         }
         return t.readTargets(key, quorum.from());
-    }
-
-    private List<String> writeTargets(byte[] key, Quorum quorum) {
-        Topology t = topology.get();
-        if (quorum.from() > t.size()) {
-            throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
-        }
-        return t.writeTargets(key, quorum.from());
     }
 
     @Override

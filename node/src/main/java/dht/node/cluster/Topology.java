@@ -10,9 +10,9 @@ import java.util.List;
  * go while data moves (those, plus the first {@code from} among the owners after the change: the
  * pending replicas, as Cassandra's pending ranges). Immutable; a change builds a new one.
  *
- * <p>Invariant: a write with pending replicas must be acknowledged by {@code ack} plus the number
- * of pending replicas, so that {@code ack} of the old replicas and {@code ack} of the new ones both
- * hold it, whichever set reads come from once the change is done.
+ * <p>Invariant: a write with pending replicas must be acknowledged by {@code ack} of the old
+ * replicas and {@code ack} of the new ones ({@link #finalReplicas}), so that both hold it,
+ * whichever set reads come from once the change is done ({@link MovingWriteQuorum}).
  */
 public final class Topology {
     private final Membership membership;

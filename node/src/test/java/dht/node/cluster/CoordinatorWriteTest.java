@@ -61,4 +61,48 @@ class CoordinatorWriteTest {
                 .isEqualTo(Answer.STORED);
         assertThat(copies()).isEqualTo(4);
     }
+
+    @Test
+    void whileANodeJoinsAWriteNeedsAckOfTheReplicasBeforeAndAfterNotOfEveryTarget() {
+        // a, b, c hold every key (factor 3); j joins. For each key j displaces one of them.
+        String joiner = "http://j:1";
+        Membership joining = new Membership(2, urls, List.of(joiner), List.of(), 3);
+        Map<String, Replica> all = new LinkedHashMap<>();
+        Map<String, Replica> silent = new LinkedHashMap<>();
+        for (String u : urls) all.put(u, replicas.get(u));
+        all.put(joiner, new RecordingReplica(joiner));
+        for (String u : List.of(urls.get(0), urls.get(1), urls.get(2), joiner)) {
+            silent.put(u, new Replica() { // answers nothing: a write to it stays in flight
+                @Override public String url() { return u; }
+                @Override public java.util.concurrent.CompletableFuture<dht.storage.Entry> read(byte[] key) {
+                    return new java.util.concurrent.CompletableFuture<>();
+                }
+                @Override public java.util.concurrent.CompletableFuture<Void> write(dht.storage.Entry e) {
+                    return new java.util.concurrent.CompletableFuture<>();
+                }
+            });
+        }
+        Topology t = new Topology(joining);
+        List<String> before = t.readTargets(KEY, 3);
+        List<String> after = t.finalReplicas(KEY, 3);
+        String displaced = before.stream().filter(u -> !after.contains(u)).findFirst().orElseThrow();
+        // the displaced replica and the joiner never answer: the two in both sets are enough
+        Map<String, Replica> view = new LinkedHashMap<>(all);
+        view.put(displaced, silent.get(displaced));
+        view.put(joiner, silent.get(joiner));
+        ReplicatingCoordinator moving = new ReplicatingCoordinator(() -> t, view, new HybridLogicalClock(),
+                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null);
+        assertThat(moving.put(KEY, "v".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
+                .succeedsWithin(Duration.ofSeconds(5)).isEqualTo(Answer.STORED);
+
+        // one of the two in both sets silent: the displaced replica alone does not make the new set's 2
+        String kept = after.stream().filter(before::contains).findFirst().orElseThrow();
+        Map<String, Replica> view2 = new LinkedHashMap<>(all);
+        view2.put(kept, silent.get(kept));
+        view2.put(joiner, silent.get(joiner));
+        ReplicatingCoordinator waiting = new ReplicatingCoordinator(() -> t, view2, new HybridLogicalClock(),
+                new ReadRepair(view2, Duration.ofSeconds(1), null), new FullRepair(view2), null);
+        assertThat(waiting.put(KEY, "w".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
+                .as("2 of the replicas before, 1 of those after").isNotDone();
+    }
 }
