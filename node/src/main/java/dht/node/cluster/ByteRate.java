@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
  *
  * <p>A ramping budget ({@link #ramping}) starts each run of work slowly: from a
  * {@value #RAMP_FLOOR}th of its rate, rising in a straight line to all of it over the ramp, where
- * a run starts at the first spend after {@value #IDLE_SECONDS} s without one. The first seconds
+ * a run starts at the first spend after {@value #IDLE_SECONDS} s in which the budget was unused. The first seconds
  * of a join are when the code that moves data is cold on every node (docs/benchmarks.md, "Client
  * p99 during a join"); work that starts at the full rate then takes the cores from client traffic.
  */
@@ -55,7 +55,9 @@ final class ByteRate {
     synchronized long reserve(long bytes) {
         if (bytesPerSecond == 0 || bytes <= 0) return 0;
         long now = clock.getAsLong();
-        if (!spent || now - lastSpendNanos >= IDLE_SECONDS * 1_000_000_000L) runStartNanos = now;
+        // idle: since the last spend's bytes were used up, not since the call (a slow start's
+        // spend may itself take longer than the idle time, which must not restart the ramp)
+        if (!spent || now - Math.max(lastSpendNanos, nextFreeNanos) >= IDLE_SECONDS * 1_000_000_000L) runStartNanos = now;
         spent = true;
         lastSpendNanos = now;
         // An idle budget does not bank more than a tenth of a second of credit.

@@ -33,13 +33,23 @@ class ByteRateTest {
         rate.reserve(1);
         now.addAndGet(9 * SECOND);
         assertThat(rate.reserve(32 * MIB)).as("the whole rate once the ramp is over").isEqualTo(SECOND - SECOND / 10);
-        now.addAndGet(10 * SECOND);
-        assertThat(rate.reserve(MIB)).as("a new run after 10 s idle starts slowly again").isEqualTo(SECOND - SECOND / 10);
+        now.addAndGet(11 * SECOND);
+        assertThat(rate.reserve(MIB)).as("a new run once the budget was unused for 10 s starts slowly again")
+                .isEqualTo(SECOND - SECOND / 10);
     }
 
     @Test
     void noLimitNeverWaits() {
         ByteRate rate = new ByteRate(0, 20 * SECOND, now::get);
         assertThat(rate.reserve(1L << 40)).isZero();
+    }
+
+    @Test
+    void aSlowStartIsNotMistakenForIdleness() {
+        // 64 KiB/s: the first 64 KiB spend takes 32 s at the ramp's floor, longer than the idle time
+        ByteRate rate = new ByteRate(64 << 10, 20 * SECOND, now::get);
+        assertThat(rate.reserve(64 << 10)).isEqualTo(32 * SECOND);
+        now.addAndGet(32 * SECOND);
+        assertThat(rate.reserve(64 << 10)).as("the ramp went on meanwhile: the whole rate").isEqualTo(SECOND);
     }
 }
