@@ -30,6 +30,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import javax.net.ssl.SSLException;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
@@ -39,6 +40,9 @@ final class NodeWiring {
     static final String HINTS_DIR = "hints";
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeWiring.class);
+    /** In the data directory while a first join's answer is awaited (see finishStart). */
+    static final String JOIN_ASKED = "join-asked";
     /** How long one membership call to another node may take: a join waits for every member's prepare. */
     static final Duration MEMBERSHIP_CALL_TIMEOUT = Duration.ofSeconds(15);
 
@@ -114,14 +118,10 @@ final class NodeWiring {
         }
     }
 
-    /**
-     * The membership of the member {@code config.join()}, which this node may join: it does not list
-     * this node and no change is under way (the member checks both again when asked to join).
-     */
-    private static Membership joinable(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
-        Membership m;
+    /** The membership of the member {@code config.join()}, as it answers {@code op=get}. */
+    private static Membership membershipOf(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
         try {
-            m = Membership.decode(new String(calls.call(config.join(), "get", "", new byte[0]),
+            return Membership.decode(new String(calls.call(config.join(), "get", "", new byte[0]),
                     java.nio.charset.StandardCharsets.UTF_8));
         } catch (MembershipChangeException e) {
             throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
@@ -129,6 +129,10 @@ final class NodeWiring {
             throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
                     + e.getMessage() + "); is it a dht node?");
         }
+    }
+
+    /** Refuses to join {@code m} when it lists this node as a member or a change is under way (the member checks both again). */
+    private static void checkJoinable(NodeConfig config, Membership m) throws JoinRefusedException {
         if (m.all().contains(config.self())) {
             throw new JoinRefusedException("cannot join through " + config.join() + ": " + config.self() + " is already a member");
         }
@@ -136,15 +140,17 @@ final class NodeWiring {
             throw new JoinRefusedException("cannot join through " + config.join() + ": another change is in progress (joining "
                     + m.joining() + ", leaving " + m.leaving() + "); retry once it is done");
         }
-        return m;
     }
 
     /**
      * Asks the member {@code config.join()} to add this node, which already serves on the version
      * the join agrees on, from version {@code expect}; returns its answer, the membership with this
      * node joining.
+     *
+     * @throws MembershipChangeException as the member refused, or 503 when it did not answer
      */
-    private static Membership join(NodeConfig config, MembershipClient calls, long expect) throws JoinRefusedException {
+    private static Membership join(NodeConfig config, MembershipClient calls, long expect)
+            throws JoinRefusedException, MembershipChangeException {
         try {
             byte[] answer = calls.call(config.join(), "join",
                     "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8)
@@ -154,11 +160,22 @@ final class NodeWiring {
                 throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
             }
             return m;
-        } catch (MembershipChangeException e) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
                     + e.getMessage() + "); is it a dht node?");
+        }
+    }
+
+    /**
+     * Whether the join this node asked for was agreed after all, {@code expected} being the version
+     * it asked for: its answer was lost (the member did not answer in time, or this node stopped
+     * first and starts again), but the member has it.
+     */
+    private static boolean agreedAfterAll(NodeConfig config, MembershipClient calls, Membership expected) {
+        try {
+            return membershipOf(config, calls).equals(expected);
+        } catch (JoinRefusedException e) {
+            return false;
         }
     }
 
@@ -185,8 +202,20 @@ final class NodeWiring {
             Membership kept = membershipFile.read();
             stored = kept;
             if (kept == null && config.join() != null) {
-                joinsFrom = joinable(config, membershipCalls);
-                membership = joinsFrom.withJoining(config.self());
+                Membership current = membershipOf(config, membershipCalls);
+                if (current.joining().contains(config.self()) && Files.exists(config.dataDir().resolve(JOIN_ASKED))) {
+                    // Asked from this directory and agreed, but never kept here (a crash, or an
+                    // answer lost): take it, as a restart of a joining node would, and stream.
+                    log.info("{} already lists {} as joining (membership version {}): going on with that join",
+                            config.join(), config.self(), current.version());
+                    membership = current;
+                    membershipFile.write(membership);
+                    Files.deleteIfExists(config.dataDir().resolve(JOIN_ASKED));
+                } else {
+                    checkJoinable(config, current);
+                    joinsFrom = current;
+                    membership = joinsFrom.withJoining(config.self());
+                }
             } else {
                 membership = StartingMembership.choose(config, kept);
                 if (!membership.equals(stored)) membershipFile.write(membership);
@@ -248,13 +277,27 @@ final class NodeWiring {
             @Override
             public void finishStart() throws IOException {
                 if (joinsFromVersion < 0) return;
-                Membership agreed = join(config, membershipCalls, joinsFromVersion);
+                Membership agreed;
+                // Marks that this directory asked: a restart with --join after an answer lost takes
+                // the join if the member agreed (startCluster), where another node's is refused.
+                Files.writeString(config.dataDir().resolve(JOIN_ASKED), starting.version() + "\n");
+                try {
+                    agreed = join(config, membershipCalls, joinsFromVersion);
+                } catch (MembershipChangeException e) {
+                    // No answer in time: the member may still have agreed (it probes this node and
+                    // prepares every member first). Then this node is joining, and goes on.
+                    if (e.status() != 503 || !agreedAfterAll(config, membershipCalls, starting)) {
+                        throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
+                    }
+                    agreed = starting;
+                }
                 if (!agreed.equals(starting)) {
                     throw new JoinRefusedException(config.join() + " agreed on membership version " + agreed.version()
                             + " (members " + agreed.members() + ", joining " + agreed.joining() + "), not the version "
-                            + config.self() + " started on; remove it and start it again");
+                            + config.self() + " started on; start it again with --join to go on with that join");
                 }
                 membershipFile.write(agreed);
+                Files.deleteIfExists(config.dataDir().resolve(JOIN_ASKED));
                 rebalancer.start();
             }
 
