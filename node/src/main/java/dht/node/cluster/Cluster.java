@@ -347,8 +347,8 @@ public final class Cluster implements AutoCloseable {
      *
      * @param bytesPerSecond the budget of streamed and pushed bytes (0: no limit)
      * @param dataDir        where the join's progress and a pending cleanup are remembered
+     * @param start          whether to start it now; else the caller does ({@link Rebalancer#start})
      */
-    /** @param start whether to start it now; else the caller does ({@link Rebalancer#start}) */
     public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
                                       java.nio.file.Path dataDir, Store store, boolean start) {
         if (network == null) return null;
