@@ -106,8 +106,9 @@ final class NodeAddition implements ClusterControl.Handler {
         n.process.waitFor(5, TimeUnit.SECONDS);
         n.awaitOutput(2_000);
         String why = reason(n);
-        if (Files.exists(n.dir.resolve(MembershipFile.NAME))) {
-            // It was let in (it is joining): it stays recorded, and comes back to end its join.
+        if (Files.exists(n.dir.resolve(MembershipFile.NAME)) || Files.exists(n.dir.resolve(MembershipFile.JOIN_ASKED))) {
+            // It was let in (it is joining), or may have been (its join call got no answer): it
+            // stays recorded, and comes back to end its join (MembershipFile.JOIN_ASKED).
             cluster.supervise(n);
             return "error node " + n.name() + " exited with " + n.process.exitValue() + " while joining (" + why
                     + "); it is recorded in " + added.file() + " and goes on joining at the next start of bin/dht cluster";

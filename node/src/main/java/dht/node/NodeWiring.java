@@ -31,6 +31,7 @@ import io.netty.handler.ssl.SslContext;
 import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
@@ -42,7 +43,7 @@ final class NodeWiring {
     static final double CLUSTER_FLUSH_JITTER = 0.25;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeWiring.class);
     /** In the data directory while a first join's answer is awaited (see finishStart). */
-    static final String JOIN_ASKED = "join-asked";
+    static final String JOIN_ASKED = MembershipFile.JOIN_ASKED;
     /** How long one membership call to another node may take: a join waits for every member's prepare. */
     static final Duration MEMBERSHIP_CALL_TIMEOUT = Duration.ofSeconds(15);
 
@@ -281,15 +282,21 @@ final class NodeWiring {
                 // Marks that this directory asked: a restart with --join after an answer lost takes
                 // the join if the member agreed (startCluster), where another node's is refused.
                 Files.writeString(config.dataDir().resolve(JOIN_ASKED), starting.version() + "\n");
+                Path asked = config.dataDir().resolve(JOIN_ASKED);
                 try {
                     agreed = join(config, membershipCalls, joinsFromVersion);
                 } catch (MembershipChangeException e) {
-                    // No answer in time: the member may still have agreed (it probes this node and
-                    // prepares every member first). Then this node is joining, and goes on.
-                    if (e.status() != 503 || !agreedAfterAll(config, membershipCalls, starting)) {
+                    // No answer in time: the member may have agreed all the same (it probes this
+                    // node and prepares every member first), or may still. Agreed: go on. Not yet:
+                    // the mark stays, for a start again to find out. A refusal changed nothing.
+                    if (!agreedAfterAll(config, membershipCalls, starting)) {
+                        if (!e.getMessage().startsWith(config.join() + " did not answer")) Files.deleteIfExists(asked);
                         throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
                     }
                     agreed = starting;
+                } catch (JoinRefusedException e) {
+                    Files.deleteIfExists(asked);
+                    throw e;
                 }
                 if (!agreed.equals(starting)) {
                     throw new JoinRefusedException(config.join() + " agreed on membership version " + agreed.version()

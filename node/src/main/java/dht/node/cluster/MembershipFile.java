@@ -17,6 +17,12 @@ import java.nio.file.StandardOpenOption;
  */
 public final class MembershipFile {
     public static final String NAME = "membership";
+    /**
+     * Beside it while a node's first join awaits its answer (the join may be agreed without this
+     * node learning it): a start with {@code --join} then takes the join if the member lists the
+     * node as joining, where another directory claiming the URL is refused.
+     */
+    public static final String JOIN_ASKED = "join-asked";
     private final Path file;
 
     public MembershipFile(Path dataDir) {
