@@ -8,7 +8,8 @@ import java.util.function.LongSupplier;
  * budget may be shared by several threads, which then share its rate. 0 means no limit.
  *
  * <p>A ramping budget ({@link #ramping}) starts each run of work slowly: from a
- * {@value #RAMP_FLOOR}th of its rate, rising in a straight line to all of it over the ramp, where
+ * {@value #RAMP_FLOOR}th of its rate (never below 1 MiB/s: a budget of that or less is gentle
+ * as it is), rising in a straight line to all of it over the ramp, where
  * a run starts at the first spend after {@value #IDLE_SECONDS} s in which the budget was unused. The first seconds
  * of a join are when the code that moves data is cold on every node (docs/benchmarks.md, "Client
  * p99 during a join"); work that starts at the full rate then takes the cores from client traffic.
@@ -18,6 +19,8 @@ final class ByteRate {
     static final ByteRate UNLIMITED = new ByteRate(0);
     static final int RAMP_FLOOR = 32;
     static final int IDLE_SECONDS = 10;
+    /** A rate gentle enough from the first second: a budget at or below it does not ramp. */
+    static final long GENTLE = 1 << 20;
 
     private final long bytesPerSecond;
     private final long rampNanos;
@@ -66,10 +69,15 @@ final class ByteRate {
         return nextFreeNanos - now;
     }
 
-    /** The bytes per second allowed at {@code now}. */
+    /**
+     * The bytes per second allowed at {@code now}: on a ramp, from the floor (a
+     * {@value #RAMP_FLOOR}th of the budget, but at least {@link #GENTLE} or the whole budget if
+     * that is less) up to the budget.
+     */
     private double rateAt(long now) {
         if (rampNanos == 0) return bytesPerSecond;
-        double share = Math.min(1.0, Math.max(1.0 / RAMP_FLOOR, (double) (now - runStartNanos) / rampNanos));
-        return bytesPerSecond * share;
+        double floor = Math.min(bytesPerSecond, Math.max((double) bytesPerSecond / RAMP_FLOOR, GENTLE));
+        double share = Math.min(1.0, (double) (now - runStartNanos) / rampNanos);
+        return Math.max(floor, bytesPerSecond * share);
     }
 }

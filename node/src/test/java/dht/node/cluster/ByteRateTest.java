@@ -46,10 +46,19 @@ class ByteRateTest {
 
     @Test
     void aSlowStartIsNotMistakenForIdleness() {
-        // 64 KiB/s: the first 64 KiB spend takes 32 s at the ramp's floor, longer than the idle time
-        ByteRate rate = new ByteRate(64 << 10, 20 * SECOND, now::get);
-        assertThat(rate.reserve(64 << 10)).isEqualTo(32 * SECOND);
-        now.addAndGet(32 * SECOND);
-        assertThat(rate.reserve(64 << 10)).as("the ramp went on meanwhile: the whole rate").isEqualTo(SECOND);
+        // 64 MiB/s starts at 2 MiB/s: a first spend of 32 MiB takes 16 s, longer than the idle time
+        ByteRate rate = new ByteRate(64 * MIB, 20 * SECOND, now::get);
+        assertThat(rate.reserve(32 * MIB)).isEqualTo(16 * SECOND);
+        now.addAndGet(16 * SECOND);
+        // the ramp went on meanwhile: 16 s of 20, 51.2 MiB/s
+        assertThat(rate.reserve(64 * MIB)).isEqualTo(1_250_000_000L);
+    }
+
+    @Test
+    void aBudgetOfAMebibyteASecondOrLessDoesNotRamp() {
+        ByteRate rate = new ByteRate(MIB, 20 * SECOND, now::get);
+        assertThat(rate.reserve(MIB)).isEqualTo(SECOND);
+        ByteRate two = new ByteRate(2 * MIB, 20 * SECOND, now::get);
+        assertThat(two.reserve(MIB)).as("from 1 MiB/s, not a 32nd of 2").isEqualTo(SECOND);
     }
 }
