@@ -136,9 +136,7 @@ public final class MembershipChanges {
     public Membership join(String url, long expect) throws MembershipChangeException {
         if (expect >= 0) {
             Membership cur = state.current();
-            if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
-            refuseWhileChanging(cur);
-            refuseMoved(cur, expect);
+            refuseJoin(cur, url, expect); // before asking the joiner: the cheap refusals first
             Membership theirs;
             try {
                 theirs = ask(url);
@@ -153,15 +151,16 @@ public final class MembershipChanges {
             }
         }
         return change("join of " + url, Missing.NONE, cur -> {
-            if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
-            refuseWhileChanging(cur);
-            if (expect >= 0) refuseMoved(cur, expect);
+            refuseJoin(cur, url, expect);
             return cur.withJoining(url);
         });
     }
 
-    private static void refuseMoved(Membership cur, long expect) throws MembershipChangeException {
-        if (cur.version() != expect) {
+    /** Refuses {@code url}'s join over {@code cur}: already in it, a change under way, or (with {@code expect} 0 or more) another version. */
+    private static void refuseJoin(Membership cur, String url, long expect) throws MembershipChangeException {
+        if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
+        refuseWhileChanging(cur);
+        if (expect >= 0 && cur.version() != expect) {
             throw new MembershipChangeException(409, "the membership moved on (version " + cur.version() + ", the joiner"
                     + " started from " + expect + "); start the joiner again");
         }
