@@ -42,8 +42,6 @@ final class NodeWiring {
     /** A cluster node flushes each memtable at 3/4 to all of --memtable-size, drawn at random. */
     static final double CLUSTER_FLUSH_JITTER = 0.25;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeWiring.class);
-    /** In the data directory while a first join's answer is awaited (see finishStart). */
-    static final String JOIN_ASKED = MembershipFile.JOIN_ASKED;
     /** How long one membership call to another node may take: a join waits for every member's prepare. */
     static final Duration MEMBERSHIP_CALL_TIMEOUT = Duration.ofSeconds(15);
 
@@ -122,10 +120,16 @@ final class NodeWiring {
     /** The membership of the member {@code config.join()}, as it answers {@code op=get}. */
     private static Membership membershipOf(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
         try {
-            return Membership.decode(new String(calls.call(config.join(), "get", "", new byte[0]),
-                    java.nio.charset.StandardCharsets.UTF_8));
+            return answerOf(config, calls.call(config.join(), "get", "", new byte[0]));
         } catch (MembershipChangeException e) {
             throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
+        }
+    }
+
+    /** The membership in the member's answer {@code body}; refused when it is none. */
+    private static Membership answerOf(NodeConfig config, byte[] body) throws JoinRefusedException {
+        try {
+            return Membership.decode(new String(body, java.nio.charset.StandardCharsets.UTF_8));
         } catch (IllegalArgumentException e) {
             throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
                     + e.getMessage() + "); is it a dht node?");
@@ -152,19 +156,13 @@ final class NodeWiring {
      */
     private static Membership join(NodeConfig config, MembershipClient calls, long expect)
             throws JoinRefusedException, MembershipChangeException {
-        try {
-            byte[] answer = calls.call(config.join(), "join",
-                    "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8)
-                            + "&expect=" + expect, new byte[0]);
-            Membership m = Membership.decode(new String(answer, java.nio.charset.StandardCharsets.UTF_8));
-            if (!m.joining().contains(config.self())) {
-                throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
-            }
-            return m;
-        } catch (IllegalArgumentException e) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
-                    + e.getMessage() + "); is it a dht node?");
+        Membership m = answerOf(config, calls.call(config.join(), "join",
+                "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8)
+                        + "&expect=" + expect, new byte[0]));
+        if (!m.joining().contains(config.self())) {
+            throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
         }
+        return m;
     }
 
     /**
@@ -199,19 +197,20 @@ final class NodeWiring {
         // A node joining for the first time starts on the version it will join on, unagreed and
         // kept nowhere; it asks to join once it serves (finishStart).
         Membership joinsFrom = null;
+        Path asked = config.dataDir().resolve(MembershipFile.JOIN_ASKED);
         try {
             Membership kept = membershipFile.read();
             stored = kept;
             if (kept == null && config.join() != null) {
                 Membership current = membershipOf(config, membershipCalls);
-                if (current.joining().contains(config.self()) && Files.exists(config.dataDir().resolve(JOIN_ASKED))) {
+                if (current.joining().contains(config.self()) && Files.exists(asked)) {
                     // Asked from this directory and agreed, but never kept here (a crash, or an
                     // answer lost): take it, as a restart of a joining node would, and stream.
                     log.info("{} already lists {} as joining (membership version {}): going on with that join",
                             config.join(), config.self(), current.version());
                     membership = current;
                     membershipFile.write(membership);
-                    Files.deleteIfExists(config.dataDir().resolve(JOIN_ASKED));
+                    Files.deleteIfExists(asked);
                 } else {
                     checkJoinable(config, current);
                     joinsFrom = current;
@@ -281,8 +280,7 @@ final class NodeWiring {
                 Membership agreed;
                 // Marks that this directory asked: a restart with --join after an answer lost takes
                 // the join if the member agreed (startCluster), where another node's is refused.
-                Files.writeString(config.dataDir().resolve(JOIN_ASKED), starting.version() + "\n");
-                Path asked = config.dataDir().resolve(JOIN_ASKED);
+                Files.writeString(asked, starting.version() + "\n");
                 try {
                     agreed = join(config, membershipCalls, joinsFromVersion);
                 } catch (MembershipChangeException e) {
@@ -304,7 +302,7 @@ final class NodeWiring {
                             + config.self() + " started on; start it again with --join to go on with that join");
                 }
                 membershipFile.write(agreed);
-                Files.deleteIfExists(config.dataDir().resolve(JOIN_ASKED));
+                Files.deleteIfExists(asked);
                 rebalancer.start();
             }
 

@@ -64,7 +64,7 @@ class JoinAnswerLostTest {
 
         Path asked = dir.resolve("n3");
         Files.createDirectories(asked);
-        Files.writeString(asked.resolve(NodeWiring.JOIN_ASKED), "2\n");
+        Files.writeString(asked.resolve(MembershipFile.JOIN_ASKED), "2\n");
         nodes.add(Node.start(InProcessNodeConfigs.of(port, asked, List.of(joiner), 0, urls.get(0))));
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String status = send(joiner, "GET", "/v0/status").body();
@@ -73,7 +73,7 @@ class JoinAnswerLostTest {
             status = send(joiner, "GET", "/v0/status").body();
         }
         assertThat(status).contains("\"membershipVersion\":3", "\"joining\":[]");
-        assertThat(asked.resolve(NodeWiring.JOIN_ASKED)).doesNotExist();
+        assertThat(asked.resolve(MembershipFile.JOIN_ASKED)).doesNotExist();
         for (int k = 0; k < 100; k += 9) {
             assertThat(send(joiner, "GET", "/v0/entity?id=key" + k).statusCode()).isEqualTo(200);
         }
