@@ -58,22 +58,9 @@ final class MovingWriteQuorum {
         }
         for (int i = 0; i < calls.size(); i++) {
             int target = i;
-            calls.get(i).whenComplete((ok, failure) -> q.onAnswer(target, failure));
+            calls.get(i).whenComplete((ok, failure) -> QuorumCall.guarded(q.done, () -> q.decide(target, failure)));
         }
         return q.done;
-    }
-
-    /** Never throws: see {@link QuorumCall}'s callback, whose future would otherwise never complete. */
-    private void onAnswer(int target, Throwable failure) {
-        try {
-            decide(target, failure);
-        } catch (Throwable e) {
-            try {
-                done.completeExceptionally(e);
-            } catch (Throwable again) {
-                // not even that: nothing is left to tell
-            }
-        }
     }
 
     private void decide(int target, Throwable failure) {

@@ -38,13 +38,19 @@ final class QuorumCall<T> {
         return call.done;
     }
 
-    /**
-     * Never throws: an Error thrown here (a full heap) would be swallowed by the future this is a
-     * callback of, and {@code done} would never complete, holding its request's permit for good.
-     */
     private void onAnswer(T result, Throwable failure) {
+        guarded(done, () -> decide(result, failure));
+    }
+
+    /**
+     * Runs a quorum's {@code decide} for one answer, never throwing: an Error thrown there (a full
+     * heap) would be swallowed by the future the answer's callback hangs on, and {@code done}
+     * would never complete, holding its request's permit for good; it completes {@code done}
+     * instead.
+     */
+    static void guarded(CompletableFuture<?> done, Runnable decide) {
         try {
-            decide(result, failure);
+            decide.run();
         } catch (Throwable e) {
             try {
                 done.completeExceptionally(e);

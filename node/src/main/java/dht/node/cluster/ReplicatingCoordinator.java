@@ -194,7 +194,7 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             List<String> targets = t.writeTargets(entry.key(), quorum.from());
             boolean refused;
-            if (targets.size() == quorum.from() && !t.membership().changing()) {
+            if (!t.membership().changing()) { // then the targets are the key's replicas, no more
                 refused = targets.size() - knownDown(targets) < ack;
             } else {
                 // Pending replicas (data moving to them): ack of the replicas before the change and
