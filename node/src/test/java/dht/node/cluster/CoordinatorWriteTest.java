@@ -90,9 +90,7 @@ class CoordinatorWriteTest {
         Map<String, Replica> view = new LinkedHashMap<>(all);
         view.put(displaced, silent.get(displaced));
         view.put(joiner, silent.get(joiner));
-        ReplicatingCoordinator moving = new ReplicatingCoordinator(() -> t, view, new HybridLogicalClock(),
-                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null);
-        assertThat(moving.put(KEY, "v".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
+        assertThat(coordinatorOver(t, view).put(KEY, "v".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
                 .succeedsWithin(Duration.ofSeconds(5)).isEqualTo(Answer.STORED);
 
         // one of the two in both sets silent: the displaced replica alone does not make the new set's 2
@@ -100,9 +98,12 @@ class CoordinatorWriteTest {
         Map<String, Replica> view2 = new LinkedHashMap<>(all);
         view2.put(kept, silent.get(kept));
         view2.put(joiner, silent.get(joiner));
-        ReplicatingCoordinator waiting = new ReplicatingCoordinator(() -> t, view2, new HybridLogicalClock(),
-                new ReadRepair(view2, Duration.ofSeconds(1), null), new FullRepair(view2), null);
-        assertThat(waiting.put(KEY, "w".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
+        assertThat(coordinatorOver(t, view2).put(KEY, "w".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)))
                 .as("2 of the replicas before, 1 of those after").isNotDone();
+    }
+
+    private static ReplicatingCoordinator coordinatorOver(Topology t, Map<String, Replica> view) {
+        return new ReplicatingCoordinator(() -> t, view, new HybridLogicalClock(),
+                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null);
     }
 }
