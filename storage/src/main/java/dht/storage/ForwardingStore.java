@@ -33,6 +33,12 @@ public abstract class ForwardingStore implements Store {
         inner.write(entries);
     }
 
+    /** Passes through: a wrapper that changes {@link #write} must change this too, or decline. */
+    @Override
+    public boolean tryWrite(List<Entry> entries) throws IOException {
+        return inner.tryWrite(entries);
+    }
+
     @Override
     public Entry get(byte[] key) throws IOException {
         return inner.get(key);

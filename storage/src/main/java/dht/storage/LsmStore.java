@@ -197,6 +197,16 @@ public final class LsmStore implements Store {
         writes.write(entries);
     }
 
+    /**
+     * Writes the entries as {@link #write} does only when this thread can commit them at once:
+     * under {@link SyncPolicy#PERIODIC}, with no other writer queued and room in the active
+     * memtable (no slowdown, stall or log switch). See {@link WriteQueue#tryWrite}.
+     */
+    @Override
+    public boolean tryWrite(List<Entry> entries) throws IOException {
+        return writes.tryWrite(entries);
+    }
+
     /** Writes the active memtable to a table and waits until it is done. */
     @Override
     public void flush() throws IOException {

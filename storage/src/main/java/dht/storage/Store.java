@@ -31,6 +31,16 @@ public interface Store extends AutoCloseable {
     }
 
     /**
+     * {@link #write} if this thread can do it without waiting: for another writer, a flush or
+     * compaction that lags, or an fsync; otherwise writes nothing and returns false. For a caller
+     * that must not block (an event loop), which then hands the write to a thread that may. A
+     * store that cannot tell declines: this default, and every wrapper that does not say otherwise.
+     */
+    default boolean tryWrite(java.util.List<Entry> entries) throws IOException {
+        return false;
+    }
+
+    /**
      * The newest version of the key (a value or a tombstone), or {@code null} if none is known. A
      * value past its {@link Entry#expiry} (by this node's clock) reads as a tombstone with its timestamp.
      */

@@ -159,6 +159,52 @@ final class WriteQueue {
     void write(List<Entry> entries) throws IOException {
         if (entries.isEmpty()) return;
         Call call = new Call();
+        List<Writer> mine = writersOf(entries, call);
+        mutex.lock();
+        try {
+            if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
+            commit(mine, call);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * {@link #write} when this thread can lead the group at once and nothing in it waits: the
+     * policy is {@link SyncPolicy#PERIODIC} (no fsync), the mutex is free, no writer is queued, and
+     * the active memtable has room without a slowdown, a stall or a log switch. Otherwise returns
+     * false, having written nothing. For a thread that must not block, such as an event loop: the
+     * log append is then its only wait, a write to the page cache.
+     */
+    boolean tryWrite(List<Entry> entries) throws IOException {
+        if (entries.isEmpty()) return true;
+        if (opt.syncPolicy() != SyncPolicy.PERIODIC) return false;
+        long bytes = 0;
+        for (Entry e : entries) {
+            if (e.key() == null) return false;
+            long b = LogRecord.size(e);
+            if (b > LogRecord.MAX_BODY) return false; // write() says why
+            bytes += b;
+        }
+        // All of them in one group, so its leader, this thread, never waits for a second one.
+        if (bytes > MAX_BATCH_BYTES) return false;
+        if (!mutex.tryLock()) return false;
+        try {
+            Version v = versions.current();
+            if (!writers.isEmpty() || writeError != null || versions.closed() || versions.stopping
+                    || v.tables.size() >= opt.slowdownTables() || v.active.bytes() >= activeLimit) {
+                return false;
+            }
+            Call call = new Call();
+            commit(writersOf(entries, call), call);
+            return true;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** The queued form of {@code entries}, one writer each, all of {@code call}. */
+    private static List<Writer> writersOf(List<Entry> entries, Call call) {
         List<Writer> mine = new ArrayList<>(entries.size());
         for (Entry e : entries) {
             if (e.key() == null) throw new IllegalArgumentException("null key");
@@ -166,32 +212,34 @@ final class WriteQueue {
             if (w.recordBytes > LogRecord.MAX_BODY) throw new IllegalArgumentException("entry too large");
             mine.add(w);
         }
+        return mine;
+    }
+
+    /**
+     * With the mutex held: queues {@code mine} (all of {@code call}) and waits until they are
+     * written, leading the groups that start with them; throws if any failed.
+     */
+    private void commit(List<Writer> mine, Call call) throws IOException {
         Writer last = mine.getLast();
-        mutex.lock();
-        try {
-            if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
-            writers.addAll(mine);
-            while (!last.done) {
-                Writer head = writers.peekFirst();
-                if (head != null && head.call == call) {
-                    try {
-                        lead(head);
-                    } catch (IOException | RuntimeException | Error ex) {
-                        // lead() took the head out; the rest of this call's entries leave too.
-                        writers.removeIf(x -> x.call == call);
-                        handOver();
-                        throw ex;
-                    }
-                } else {
-                    if (call.turn == null) call.turn = mutex.newCondition();
-                    call.turn.awaitUninterruptibly();
+        writers.addAll(mine);
+        while (!last.done) {
+            Writer head = writers.peekFirst();
+            if (head != null && head.call == call) {
+                try {
+                    lead(head);
+                } catch (IOException | RuntimeException | Error ex) {
+                    // lead() took the head out; the rest of this call's entries leave too.
+                    writers.removeIf(x -> x.call == call);
+                    handOver();
+                    throw ex;
                 }
+            } else {
+                if (call.turn == null) call.turn = mutex.newCondition();
+                call.turn.awaitUninterruptibly();
             }
-            for (Writer w : mine) {
-                if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
-            }
-        } finally {
-            mutex.unlock();
+        }
+        for (Writer w : mine) {
+            if (w.error != null) throw new IOException("write failed: " + w.error.getMessage(), w.error);
         }
     }
 

@@ -27,6 +27,8 @@ final class FaultyFiles implements StorageFiles {
     /** fsyncs of matching files take this long (a slow disk). */
     volatile Predicate<Path> slowSync = p -> false;
     volatile long slowSyncMillis = 200;
+    /** Writes to matching files run this first (a test holds a writer there: a slow disk). */
+    volatile java.util.function.Consumer<Path> beforeWrite = p -> {};
     /** Runs before a file is mapped: a test deletes it there, as a compaction does under a reader. */
     volatile java.util.function.Consumer<Path> beforeMap = p -> {};
     /** Files created and not yet closed. */
@@ -41,6 +43,7 @@ final class FaultyFiles implements StorageFiles {
         return new WritableFile() {
             @Override
             public void write(ByteBuffer src) throws IOException {
+                beforeWrite.accept(file);
                 if (failWrite.test(file)) throw new IOException("injected: write to " + file);
                 if (shortWrite.test(file)) {
                     ByteBuffer half = src.slice(src.position(), Math.max(1, src.remaining() / 2));
