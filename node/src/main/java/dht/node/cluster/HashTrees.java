@@ -287,6 +287,20 @@ final class HashTrees {
         }
     }
 
+    /**
+     * {@link #write} when it cannot wait: only while the trees track nothing (no build has
+     * started) and the gate is free. A tracked write may read the store and wait for a key's
+     * stripe, so it declines.
+     */
+    boolean tryWrite(List<Entry> entries) throws IOException {
+        if (!gate.readLock().tryLock()) return false;
+        try {
+            return !tracking && inner.tryWrite(entries);
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
     /** Writes {@code entries} through to the store, updating the trees by what each key held before. */
     void write(List<Entry> entries) throws IOException {
         gate.readLock().lock();

@@ -71,6 +71,12 @@ public final class LateWriteReportingStore extends ForwardingStore {
         }
     }
 
+    /** An on-time write passes through; a late one declines, to be reported by {@link #write}. */
+    @Override
+    public boolean tryWrite(List<Entry> entries) throws IOException {
+        return oldestLate(entries) == Long.MAX_VALUE && inner.tryWrite(entries);
+    }
+
     @Override
     public void write(List<Entry> entries) throws IOException {
         long late = oldestLate(entries);

@@ -89,6 +89,17 @@ final class LoneNodeStore extends ForwardingStore {
         }
     }
 
+    /** As {@link #write}, declining where the store it would go to declines. */
+    @Override
+    public boolean tryWrite(List<Entry> entries) throws IOException {
+        if (!alone) return grown.tryWrite(entries);
+        try {
+            return inner.tryWrite(entries);
+        } finally {
+            if (!alone) trees.forget(entries);
+        }
+    }
+
     @Override
     public long purge(Predicate<Entry> drop) throws IOException {
         return grown.purge(drop);

@@ -36,6 +36,11 @@ final class TreeTrackingStore extends ForwardingStore {
     }
 
     @Override
+    public boolean tryWrite(List<Entry> entries) throws IOException {
+        return trees.tryWrite(entries);
+    }
+
+    @Override
     public long purge(java.util.function.Predicate<dht.storage.Entry> drop) throws IOException {
         trees.forgetAll();
         try {

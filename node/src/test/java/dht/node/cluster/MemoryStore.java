@@ -47,6 +47,19 @@ final class MemoryStore implements Store {
         }
     }
 
+    /** Whether {@link #tryWrite} writes (an engine that can commit at once), and the sizes of the calls it took. */
+    volatile boolean takesWritesAtOnce;
+    final java.util.List<Integer> tryWriteCalls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    @Override
+    public boolean tryWrite(java.util.List<Entry> entries) throws IOException {
+        if (!takesWritesAtOnce) return false;
+        tryWriteCalls.add(entries.size());
+        if (failing) throw new IOException("injected failure");
+        for (Entry e : entries) apply(e);
+        return true;
+    }
+
     /** Whether {@link #write} fails once it has written everything (a lost acknowledgement) ... */
     volatile boolean failAfterWriting;
     /** ... and makes every call fail from then on. */

@@ -234,4 +234,58 @@ class StorageDispatcherTest {
         assertThat(store.get("k1".getBytes())).isNull();
         assertThat(store.get("k2".getBytes())).isNotNull();
     }
+
+    /**
+     * Writes a store can commit at once are made on the event loop, with their tasks, and only what
+     * follows the first call that cannot is handed over, in order: a read after them sees them.
+     */
+    @Test
+    void leadingWritesTheStoreTakesAtOnceRunOnTheLoopAndTheRestIsHandedOverInOrder() throws Exception {
+        StorageDispatcher h = dispatcher(true);
+        MemoryStore store = new MemoryStore();
+        store.takesWritesAtOnce = true;
+        List<CompletableFuture<Object>> results = new ArrayList<>();
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        loop.submit(() -> {
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<Object> r = new CompletableFuture<>();
+                h.submitWrite(r, store, value("k" + i), () -> {
+                    threads.add(Thread.currentThread().getName());
+                    r.complete("written");
+                });
+                results.add(r);
+            }
+            CompletableFuture<Object> read = new CompletableFuture<>();
+            results.add(read);
+            h.submit(read, () -> read.complete(store.get("k1".getBytes()) != null ? "seen" : "missed"));
+            results.add(write(h, store, value("k2")));
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(results).extracting(CompletableFuture::join).containsExactly("written", "written", "seen", "written");
+        assertThat(store.tryWriteCalls).containsExactly(2);
+        assertThat(threads).hasSize(2).allMatch(t -> !t.startsWith("storage-"));
+        assertThat(store.writeCalls).containsExactly(1);
+        assertThat(handOvers).hasValue(1);
+    }
+
+    /** A write the store takes at once but fails fails its run on the loop; the calls after it still run. */
+    @Test
+    void aWriteFailedOnTheLoopFailsItsRunAndTheRestStillRuns() throws Exception {
+        StorageDispatcher h = dispatcher(true);
+        MemoryStore store = new MemoryStore();
+        store.takesWritesAtOnce = true;
+        store.failing = true;
+        List<CompletableFuture<Object>> writes = new ArrayList<>();
+        CompletableFuture<Object> other = new CompletableFuture<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 2; i++) writes.add(write(h, store, value("k" + i)));
+            h.submit(other, () -> other.complete("ran"));
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
+        for (CompletableFuture<Object> r : writes) {
+            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
+        }
+        assertThat(store.tryWriteCalls).containsExactly(2);
+        assertThat(store.writeCalls).isEmpty();
+    }
 }
