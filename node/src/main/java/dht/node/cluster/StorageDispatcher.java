@@ -22,12 +22,16 @@ import java.util.concurrent.RejectedExecutionException;
  * batch runs its calls one after another on one thread, so a slow call (a read that misses the page
  * cache, a write held back while flushes catch up) delays the calls after it in its batch.
  *
- * <p>Invariants: every task runs at most once, on a storage thread, and its future completes: by
- * the task, or failed with the executor's refusal (or, for a write, with the write's failure), also
- * when that refusal or failure is an Error such as an OutOfMemoryError; a call that fails, however,
- * never stops the calls after it in its batch;
- * nothing runs store work on an event loop; the calls of one batch run in the order they were made,
- * consecutive writes to one store as one {@link Store#write(List)} call.
+ * <p>One exception to the hand-off, when batching: the writes at the head of a batch that their
+ * store commits at once ({@link Store#tryWrite}: no fsync, no writer ahead, room in the memtable)
+ * are made on the event loop, with their tasks; only a write to the page cache can wait there.
+ *
+ * <p>Invariants: every task runs at most once, and its future completes: by the task, or failed
+ * with the executor's refusal (or, for a write, with the write's failure), also when that refusal
+ * or failure is an Error such as an OutOfMemoryError; a call that fails, however, never stops the
+ * calls after it in its batch; no store call that can wait (a read, a write the store declines)
+ * runs on an event loop; the calls of one batch run in the order they were made, consecutive
+ * writes to one store as one {@link Store#write(List)} or {@link Store#tryWrite} call.
  */
 final class StorageDispatcher {
     /** Store work that may throw; its failure completes the caller's future. */
