@@ -44,14 +44,15 @@ import java.util.function.LongSupplier;
  * read only for a key it cannot tell).
  */
 final class HashTrees {
-    private static final int STRIPES = 1 << 14;
+    static final int STRIPES = 1 << 14;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
     final Store inner;
     private final Store tracked;
+    private final AtOnceTreeWrites atOnce = new AtOnceTreeWrites(this);
     /** Tracked writes take the read side for their whole read-write-update; snapshots and build steps the write side. */
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
-    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     /** What the trees hold for each key, so that a write need not read the store to learn it. */
     final HeldVersions versions;
 
@@ -59,7 +60,7 @@ final class HashTrees {
     private ExchangePeers view;
     /** The view's peers by index, the trees' order, and which share each key. */
     private SharedPeers shared;
-    private boolean tracking;
+    boolean tracking;
     /** The live trees' leaves and key counts, by peer index; null before the first build completes. */
     private long[][] live;
     private long[] liveKeys;
@@ -288,17 +289,11 @@ final class HashTrees {
     }
 
     /**
-     * {@link #write} when it cannot wait: only while the trees track nothing (no build has
-     * started) and the gate is free. A tracked write may read the store and wait for a key's
-     * stripe, so it declines.
+     * {@link #write} when it cannot wait, else false with nothing written (see {@link
+     * AtOnceTreeWrites}).
      */
     boolean tryWrite(List<Entry> entries) throws IOException {
-        if (!gate.readLock().tryLock()) return false;
-        try {
-            return !tracking && inner.tryWrite(entries);
-        } finally {
-            gate.readLock().unlock();
-        }
+        return atOnce.tryWrite(entries);
     }
 
     /** Writes {@code entries} through to the store, updating the trees by what each key held before. */
@@ -366,7 +361,7 @@ final class HashTrees {
      * {@code old} cannot be judged from the words: either is unknown, or the timestamps tie (the
      * stored value breaks a tie, and a word does not carry it). The store is then read back.
      */
-    private static boolean mustReadBack(long old, long now, long ts) {
+    static boolean mustReadBack(long old, long now, long ts) {
         return old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
                 || old != HeldVersions.NONE && HeldVersions.timestamp(old) == ts;
     }
@@ -388,7 +383,7 @@ final class HashTrees {
      * cannot be read, or {@code old} is not known, the trees have drifted and the key's word is
      * {@link HeldVersions#UNKNOWN}.
      */
-    private void readBack(byte[] key, long keyHash, long old) {
+    void readBack(byte[] key, long keyHash, long old) {
         try {
             long now = HeldVersions.word(inner.stamp(key));
             if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN) {
@@ -451,7 +446,7 @@ final class HashTrees {
      * HeldVersions#UNKNOWN}); under its stripe and the read side. {@code keyHash}: {@link
      * MerkleTree#keyHash} of the key.
      */
-    private void changed(byte[] key, long keyHash, long old, long now) {
+    void changed(byte[] key, long keyHash, long old, long now) {
         versions.put(keyHash, now);
         long delta = HeldVersions.hash(keyHash, old) ^ HeldVersions.hash(keyHash, now);
         long count = (now == HeldVersions.NONE ? 0 : 1) - (old == HeldVersions.NONE ? 0 : 1);

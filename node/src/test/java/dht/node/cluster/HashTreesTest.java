@@ -112,15 +112,20 @@ class HashTreesTest {
             TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
             assertEqualsAScan(trees, raw, "after the build, seed " + seed);
             Store tracked = trees.tracked();
+            int taken = 0;
             for (int i = 0; i < 3_000; i++) {
                 int op = r.nextInt(10);
                 if (op < 6) {
-                    tracked.write(List.of(randomEntry(r, 3_000, 1_000 + i)));
+                    // as an event loop writes: at once if the store can, else as a storage thread does
+                    List<Entry> one = List.of(randomEntry(r, 3_000, 1_000 + i));
+                    if (r.nextBoolean() && tracked.tryWrite(one)) taken++;
+                    else tracked.write(one);
                 } else if (op < 8) {
                     // a batch, a key more than once among its entries
                     List<Entry> batch = new ArrayList<>();
                     for (int j = 0; j < 1 + r.nextInt(20); j++) batch.add(randomEntry(r, 40, 1_000 + i));
-                    tracked.write(batch);
+                    if (r.nextBoolean() && tracked.tryWrite(batch)) taken++;
+                    else tracked.write(batch);
                 } else if (op == 8) {
                     tracked.delete(b("key" + r.nextInt(3_000)), 1_000 + i + r.nextInt(1_000));
                 } else {
@@ -128,6 +133,7 @@ class HashTreesTest {
                 }
                 if (i % 1_000 == 999) assertEqualsAScan(trees, raw, "after " + (i + 1) + " writes, seed " + seed);
             }
+            assertThat(taken).as("writes taken at once, seed " + seed).isPositive();
             raw.flush();
             raw.compact(); // expired values turn into tombstones for good: no leaf changes
             Thread.sleep(400); // every value "expiring" above has expired
@@ -230,6 +236,39 @@ class HashTreesTest {
         }
         assertThat(raw.reads.get() - before).as("store reads by tracked writes once built").isZero();
         assertEqualsAScan(trees, raw, "after writes that read nothing");
+    }
+
+    /**
+     * A write made at once ({@link Store#tryWrite}, by an event loop) is tracked as any other,
+     * without a store read; one whose old version only the store knows declines, writing nothing.
+     */
+    @Test
+    void onceBuiltAWriteTakenAtOnceIsTrackedAndOneThatWouldReadTheStoreDeclines() throws Exception {
+        MemoryStore raw = new MemoryStore();
+        raw.takesWritesAtOnce = true;
+        HashTrees trees = new HashTrees(VIEW, raw);
+        for (int i = 0; i < 1_000; i++) raw.put(b("k" + i), b("v"), 10);
+        TreeBuild.run(trees, ByteRate.UNLIMITED, () -> false);
+        long before = raw.reads.get();
+        Store tracked = trees.tracked();
+        for (int i = 0; i < 2_000; i++) {
+            // overwrites (newer and older), deletes, new keys, alone and in batches of distinct keys
+            byte[] key = b("k" + i % 1_500);
+            long ts = 11 + i;
+            List<Entry> write = i % 3 == 0
+                    ? List.of(Entry.tombstone(key, ts), Entry.value(b("n" + i), b("w"), ts))
+                    : List.of(Entry.value(key, b("w" + i), i % 7 == 0 ? 5 : ts));
+            assertThat(tracked.tryWrite(write)).as("write " + i).isTrue();
+        }
+        assertThat(raw.reads.get() - before).as("store reads by writes taken at once").isZero();
+        assertEqualsAScan(trees, raw, "after writes taken at once");
+
+        // a tie with what the trees hold must be read back after the write: declined, unwritten
+        assertThat(tracked.tryWrite(List.of(Entry.value(b("k701"), b("tie"), 712)))).isFalse();
+        assertThat(raw.get(b("k701")).value()).isEqualTo(b("w701"));
+        // a key twice in one batch: declined
+        assertThat(tracked.tryWrite(List.of(Entry.value(b("d"), b("1"), 50_000), Entry.value(b("d"), b("2"), 50_001)))).isFalse();
+        assertThat(raw.get(b("d"))).isNull();
     }
 
     @Test
