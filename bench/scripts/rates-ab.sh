@@ -5,6 +5,8 @@
 # (CONNS). WORK=put writes unique keys; WORK=get first fills KEYS (default 1000000) keys of 100
 # bytes. Repeat a build in JARS to alternate rounds. Each line: build, rate asked, served, p50,
 # p99, p99.9; then the node's young-collection pauses over its whole run (count, total ms).
+# NODES=3: a 3-node cluster instead (start_nodes in common.sh: -Xmx256m each unless HEAP says
+# otherwise, a share of the cores each), all traffic through its first node; pauses summed over its nodes.
 # Usage: JARS="a/dht.jar b/dht.jar a/dht.jar b/dht.jar" RATES="20000 25000 30000" bench/scripts/rates-ab.sh
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -13,6 +15,7 @@ wrk2="${WRK2:-/opt/wrk2/wrk}"
 [ -x "$wrk2" ] || { echo "needs wrk2 at $wrk2 (WRK2=...)" >&2; exit 1; }
 work="${WORK:-put}"
 conns="${CONNS:-64}"
+threads=$([ "$conns" = 1 ] && echo 1 || echo 2)
 port="${PORT:-18090}"
 url="http://127.0.0.1:$port"
 dir="$(mktemp -d /tmp/dht-rates-ab.XXXXXX)"
@@ -21,11 +24,15 @@ echo "date: $(date -u +%FT%TZ), $work, $conns connections, steps ${SECS:-30}s af
 n=0
 for spec in ${JARS:?JARS=jar[@opts] ...}; do
   build_spec "$spec"
-  # shellcheck disable=SC2086
-  "${java[@]}" ${HEAP:--Xmx128m} $opts -Xlog:gc:file="$dir/gc-$n.log" -jar "$jar" serve --port "$port" \
-    --data "$dir/data" >"$dir/node-$n.log" 2>&1 &
-  pid=$!
-  wait_ready "$url"
+  if [ "${NODES:-1}" = 3 ]; then
+    start_nodes "$jar" "${HEAP:-} $opts -Xlog:gc:file=$dir/gc-$n-%p.log" "$port" $((port + 1)) $((port + 2))
+  else
+    # shellcheck disable=SC2086
+    "${java[@]}" ${HEAP:--Xmx128m} $opts -Xlog:gc:file="$dir/gc-$n-%p.log" -jar "$jar" serve --port "$port" \
+      --data "$dir/data" >"$dir/node-$n.log" 2>&1 &
+    pids=($!)
+    wait_ready "$url"
+  fi
   if [ "$work" = get ]; then
     "${java[@]}" -cp "$jar" dht.bench.BenchMain fill --url "$url" --count "${KEYS:-1000000}" --value-size 100 -c 64 >/dev/null 2>&1
     wait_quiet "$url" >/dev/null
@@ -33,18 +40,18 @@ for spec in ${JARS:?JARS=jar[@opts] ...}; do
   else
     export KEYS=2000000000 DISTRIBUTION=sequential START=100000000
   fi
-  "$wrk2" -t2 -c"$conns" -d20s -R 1000000 -s "$root/bench/wrk2/$work.lua" "$url" >/dev/null
+  "$wrk2" -t"$threads" -c"$conns" -d20s -R 1000000 -s "$root/bench/wrk2/$work.lua" "$url" >/dev/null
   for rate in ${RATES:-30000}; do
     [ "$work" = put ] && export START=$((START + 100000000))
-    "$wrk2" -t2 -c"$conns" -d"${SECS:-30}s" -R "$rate" --latency -s "$root/bench/wrk2/$work.lua" "$url" |
+    "$wrk2" -t"$threads" -c"$conns" -d"${SECS:-30}s" -R "$rate" --latency -s "$root/bench/wrk2/$work.lua" "$url" |
       awk -v b="$label" -v r="$rate" '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^Requests\/sec/ {rps=$2}
         END {printf "%-28s rate %6d served %8.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f ms\n", b, r, rps, p50, p99, p999}'
   done
-  echo "  young pauses: $(grep -c Pause "$dir/gc-$n.log"), total $(grep Pause "$dir/gc-$n.log" | awk '{s += $NF + 0} END {printf "%.0f", s}') ms"
-  kill "$pid"; wait "$pid" || true
-  rm -rf "$dir/data"
+  echo "  young pauses: $(cat "$dir"/gc-"$n"-*.log | grep -c Pause), total $(cat "$dir"/gc-"$n"-*.log | grep Pause | awk '{s += $NF + 0} END {printf "%.0f", s}') ms"
+  kill "${pids[@]}"; wait "${pids[@]}" || true
+  rm -rf "$dir"/data*
   unset DISTRIBUTION START
   n=$((n + 1))
 done
