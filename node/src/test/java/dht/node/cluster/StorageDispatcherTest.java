@@ -200,20 +200,26 @@ class StorageDispatcherTest {
         assertThat(handOvers).hasValue(1);
     }
 
+    /** Handed over or made on the loop (a store that takes writes at once), alike. */
     @Test
     void aFailedWriteFailsEveryWriteOfItsRunAndNothingElse() throws Exception {
-        StorageDispatcher h = dispatcher(true);
-        MemoryStore store = new MemoryStore();
-        store.failing = true;
-        List<CompletableFuture<Object>> writes = new ArrayList<>();
-        CompletableFuture<Object> other = new CompletableFuture<>();
-        loop.submit(() -> {
-            for (int i = 0; i < 2; i++) writes.add(write(h, store, value("k" + i)));
-            h.submit(other, () -> other.complete("ran"));
-        }).get(5, TimeUnit.SECONDS);
-        assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
-        for (CompletableFuture<Object> r : writes) {
-            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
+        for (boolean atOnce : new boolean[] {false, true}) {
+            StorageDispatcher h = dispatcher(true);
+            MemoryStore store = new MemoryStore();
+            store.takesWritesAtOnce = atOnce;
+            store.failing = true;
+            List<CompletableFuture<Object>> writes = new ArrayList<>();
+            CompletableFuture<Object> other = new CompletableFuture<>();
+            loop.submit(() -> {
+                for (int i = 0; i < 2; i++) writes.add(write(h, store, value("k" + i)));
+                h.submit(other, () -> other.complete("ran"));
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
+            for (CompletableFuture<Object> r : writes) {
+                assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
+            }
+            assertThat(store.tryWriteCalls).hasSize(atOnce ? 1 : 0);
+            assertThat(store.writeCalls).hasSize(atOnce ? 0 : 1);
         }
     }
 
@@ -266,26 +272,5 @@ class StorageDispatcherTest {
         assertThat(threads).hasSize(2).allMatch(t -> !t.startsWith("storage-"));
         assertThat(store.writeCalls).containsExactly(1);
         assertThat(handOvers).hasValue(1);
-    }
-
-    /** A write the store takes at once but fails fails its run on the loop; the calls after it still run. */
-    @Test
-    void aWriteFailedOnTheLoopFailsItsRunAndTheRestStillRuns() throws Exception {
-        StorageDispatcher h = dispatcher(true);
-        MemoryStore store = new MemoryStore();
-        store.takesWritesAtOnce = true;
-        store.failing = true;
-        List<CompletableFuture<Object>> writes = new ArrayList<>();
-        CompletableFuture<Object> other = new CompletableFuture<>();
-        loop.submit(() -> {
-            for (int i = 0; i < 2; i++) writes.add(write(h, store, value("k" + i)));
-            h.submit(other, () -> other.complete("ran"));
-        }).get(5, TimeUnit.SECONDS);
-        assertThat(other.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
-        for (CompletableFuture<Object> r : writes) {
-            assertThatThrownBy(() -> r.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
-        }
-        assertThat(store.tryWriteCalls).containsExactly(2);
-        assertThat(store.writeCalls).isEmpty();
     }
 }
