@@ -179,13 +179,15 @@ final class WriteQueue {
     boolean tryWrite(List<Entry> entries) throws IOException {
         if (entries.isEmpty()) return true;
         if (opt.syncPolicy() != SyncPolicy.PERIODIC) return false;
-        long bytes = 0;
-        for (Entry e : entries) {
-            if (e.key() == null) return false;
-            long b = LogRecord.size(e);
-            if (b > LogRecord.MAX_BODY) return false; // write() says why
-            bytes += b;
+        Call call = new Call();
+        List<Writer> mine;
+        try {
+            mine = writersOf(entries, call);
+        } catch (IllegalArgumentException e) {
+            return false; // an entry write() refuses: write() says why
         }
+        long bytes = 0;
+        for (Writer w : mine) bytes += w.recordBytes;
         // All of them in one group, so its leader, this thread, never waits for a second one.
         if (bytes > MAX_BATCH_BYTES) return false;
         if (!mutex.tryLock()) return false;
@@ -195,8 +197,7 @@ final class WriteQueue {
                     || v.tables.size() >= opt.slowdownTables() || v.active.bytes() >= activeLimit) {
                 return false;
             }
-            Call call = new Call();
-            commit(writersOf(entries, call), call);
+            commit(mine, call);
             return true;
         } finally {
             mutex.unlock();
