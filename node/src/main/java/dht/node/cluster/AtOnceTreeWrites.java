@@ -78,8 +78,7 @@ final class AtOnceTreeWrites {
      * after the write ({@link HashTrees#mustReadBack}).
      */
     private long heldWithoutReading(Entry e, long keyHash) {
-        long old = trees.versions.get(keyHash);
-        if (old == HeldVersions.ABSENT) return trees.versions.complete() ? HeldVersions.NONE : HeldVersions.UNKNOWN;
+        long old = trees.heldKnown(keyHash);
         return HashTrees.mustReadBack(old, HeldVersions.wordOf(e), e.timestamp()) ? HeldVersions.UNKNOWN : old;
     }
 

@@ -372,10 +372,19 @@ final class HashTrees {
      * the store's version has a timestamp no word holds.
      */
     private long held(byte[] key, long keyHash) throws IOException {
+        long w = heldKnown(keyHash);
+        return w != HeldVersions.UNKNOWN ? w : HeldVersions.word(inner.stamp(key));
+    }
+
+    /**
+     * What {@link #versions} alone tell of the key: its word, {@link HeldVersions#NONE} for a key
+     * they do not hold while they hold every key, else {@link HeldVersions#UNKNOWN} (only the
+     * store can tell).
+     */
+    long heldKnown(long keyHash) {
         long w = versions.get(keyHash);
-        if (w == HeldVersions.ABSENT && versions.complete()) return HeldVersions.NONE;
-        if (w != HeldVersions.ABSENT && w != HeldVersions.UNKNOWN) return w;
-        return HeldVersions.word(inner.stamp(key));
+        if (w == HeldVersions.ABSENT) return versions.complete() ? HeldVersions.NONE : HeldVersions.UNKNOWN;
+        return w;
     }
 
     /**
