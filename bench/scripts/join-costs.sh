@@ -12,6 +12,9 @@
 #         builds and for their flushes and compactions to end. Each window's summary, latency.hgrm
 #         and timeline.txt (the worst latency of each 100 ms, by wall-clock time, to lay beside
 #         the nodes' logs) are kept under the run's directory, round-N-steady and round-N-move.
+#         Each round first runs SETTLE s (default 60) at RATE after the tree builds. ALT_FLAGS,
+#         flag sets split by '|', replaces NODE_FLAGS round by round in turn, e.g.
+#         ALT_FLAGS=" |--rebalance-bytes-per-second 8388608" ROUNDS=4 alternates two budgets.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -99,6 +102,11 @@ echo "filled data: $(du -sm "$dir/filled" | cut -f1) MB on disk"
 
 if [[ "$phases" == *" p99 "* ]]; then
   for round in $(seq 1 "$rounds"); do
+    if [ -n "${ALT_FLAGS:-}" ]; then # node flags by round, in turn: side by side in one run
+      IFS='|' read -r -a alts <<<"$ALT_FLAGS"
+      read -r -a node_flags <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
+      echo "round $round node flags: ${node_flags[*]:-(none)}"
+    fi
     fresh_data
     built0="$(members_built)"
     for i in 0 1 2; do start_member "$i"; done
@@ -110,6 +118,10 @@ if [[ "$phases" == *" p99 "* ]]; then
     if [[ " ${NODE_FLAGS:-} " != *" --anti-entropy-interval 0 "* ]]; then
       until [ "$(members_built)" -ge $((built0 + 3)) ] || [ $((SECONDS - t1)) -ge 600 ]; do sleep 1; done
     fi
+    # Then SETTLE s (default 60) at the measured rate: the write path changes once the trees are
+    # built, and on a slow machine the JIT recompiles it for tens of seconds, which a steady
+    # window begun at once measured (p99 0.35-2.5 s at 1,000-2,000 req/s, 30 Nov).
+    bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${SETTLE:-60}s" --warmup 0s >/dev/null
     echo "round $round: trees built $((SECONDS - t1)) s after the warm-up; $(wait_quiet ${urls//,/ })"
     echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
     t0="$(date +%s.%N)"
