@@ -14,13 +14,13 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 . "$root/bench/scripts/common.sh"
 jar="${JAR:-$root/cli/target/dht.jar}"
 keys="${KEYS:-300000}"; warm="${WARMUP:-40}"; slice="${SLICE:-10}"
-events=(${EVENTS:-cpu alloc lock wall}); workloads=(${WORKLOADS:-put get})
+read -r -a events <<<"${EVENTS:-cpu alloc lock wall}"; read -r -a workloads <<<"${WORKLOADS:-put get}"
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="$(mktemp -d /tmp/dht-cluster-profiles.XXXXXX)"
 out="${OUT:-$dir/graphs}"; mkdir -p "$out"
 ports=(18810 18811 18812)
-start_at=0
-trap 'for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done' EXIT
+pids=(); load=""
+trap '[ -n "$load" ] && kill "$load" 2>/dev/null; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 machine_line
 echo "build: $jar ($(cd "$root" && git rev-parse --short HEAD)); graphs under $out"
@@ -36,24 +36,28 @@ for work in "${workloads[@]}"; do
   rate=$([ "$work" = put ] && echo "${PUT_RATE:-20000}" || echo "${GET_RATE:-30000}")
   args=(--url "$first" -w "$work" --keys "$keys" -c 64 -R "$rate")
   if [ "$work" = put ]; then fresh_keys; args=(--url "$first" -w put --distribution sequential --keys 2000000000 --start "$start_at" -c 64 -R "$rate"); fi
-  secs=$(( ${#events[@]} * slice + 10 ))
+  # The load outlasts the profiles: each event's graph takes its slice plus a few seconds to stop
+  # and render, and a graph taken after the load ended would show an idle cluster.
+  secs=$(( ${#events[@]} * (slice + 5) + 15 ))
   bench "${args[@]}" -d "${secs}s" --warmup 5s > "$dir/$work-summary.txt" &
   load=$!
   sleep 10 # the generator's warm-up, and 5 s into the measured window
   for ev in "${events[@]}"; do
     curls=()
     for p in "${ports[@]}"; do
-      curl -fsS "http://127.0.0.1:$p/admin/profile?event=$ev&duration=${slice}s" -o "$out/$work-$ev-$p.html" &
+      curl -fsS --max-time $((slice + 60)) "http://127.0.0.1:$p/admin/profile?event=$ev&duration=${slice}s" \
+        -o "$out/$work-$ev-$p.html" &
       curls+=($!)
     done
-    for c in "${curls[@]}"; do wait "$c" || echo "profile $ev failed on one node"; done
+    for i in "${!curls[@]}"; do wait "${curls[$i]}" || echo "profile $ev from node ${ports[$i]} failed"; done
   done
-  wait "$load"
+  wait "$load"; load=""
   echo "== $work at $rate req/s through ${first}: $(percentiles < "$dir/$work-summary.txt")"
   for ev in "${events[@]}"; do
     for p in "${ports[@]}"; do
       echo "-- $work $ev, node $p ($([ "$p" = "${ports[0]}" ] && echo coordinator || echo replica))"
-      bench flame --top 12 "$out/$work-$ev-$p.html" | sed 's/^/   /'
+      [ -s "$out/$work-$ev-$p.html" ] || { echo "   (no graph)"; continue; }
+      bench flame --top 12 "$out/$work-$ev-$p.html" | sed 's/^/   /' || echo "   (bench flame could not read it)"
     done
   done
 done

@@ -5,11 +5,12 @@
 # with PHASES (default both):
 #   p99   per round, from fresh copies of the filled data: RATE req/s of mixed traffic (READ_RATIO
 #         gets, the rest overwrites of filled keys) through the three nodes for SECS s with no
-#         change ("steady"), then the same while a fourth node joins at the default
-#         --rebalance-bytes-per-second ("move"); prints each run's rate and tail, and when the
-#         join ended, so that a window that outlasted the move is seen as such. Both windows
-#         follow a 10 s closed-loop warm-up and a wait for the members' first anti-entropy tree
-#         builds and for their flushes and compactions to end. Each window's summary, latency.hgrm
+#         change ("steady"), then the same while a fourth node joins ("move"), at the nodes'
+#         --rebalance-bytes-per-second (the default unless NODE_FLAGS or ALT_FLAGS set one);
+#         prints each run's rate and tail, and when the join ended, so that a window that
+#         outlasted the move is seen as such. Both windows follow a 10 s closed-loop warm-up and
+#         a wait for the members' first anti-entropy tree builds and for their flushes and
+#         compactions to end. Each window's summary, latency.hgrm
 #         and timeline.txt (the worst latency of each 100 ms, by wall-clock time, to lay beside
 #         the nodes' logs) are kept under the run's directory, round-N-steady and round-N-move.
 #         Each round first runs SETTLE s (default 60) at RATE after the tree builds. ALT_FLAGS,
@@ -44,7 +45,7 @@ stop_nodes() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pids=()
 }
-trap 'stop_nodes' EXIT
+trap 'kill "${watcher:-}" 2>/dev/null; stop_nodes' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
@@ -115,14 +116,18 @@ if [[ "$phases" == *" p99 "* ]]; then
     # Steady state first: every member's anti-entropy trees built, flushes and compactions done.
     t1=$SECONDS
     # (none to wait for with anti-entropy off)
-    if [[ " ${NODE_FLAGS:-} " != *" --anti-entropy-interval 0 "* ]]; then
+    if [[ " ${node_flags[*]:-} " != *" --anti-entropy-interval 0 "* ]]; then
       until [ "$(members_built)" -ge $((built0 + 3)) ] || [ $((SECONDS - t1)) -ge 600 ]; do sleep 1; done
     fi
-    # Then SETTLE s (default 60) at the measured rate: the write path changes once the trees are
-    # built, and on a slow machine the JIT recompiles it for tens of seconds, which a steady
-    # window begun at once measured (p99 0.35-2.5 s at 1,000-2,000 req/s, 30 Nov).
-    bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${SETTLE:-60}s" --warmup 0s >/dev/null
-    echo "round $round: trees built $((SECONDS - t1)) s after the warm-up; $(wait_quiet ${urls//,/ })"
+    built=$((SECONDS - t1))
+    # Then SETTLE s (default 60; 0: none) at the measured rate: the write path changes once the
+    # trees are built, and on a slow machine the C2 compiler threads stayed busy long after, which
+    # a steady window begun at once measured (p99 0.35-4.5 s at 1,000-2,000 req/s, 30 Nov).
+    if [ "${SETTLE:-60}" -gt 0 ]; then
+      bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" \
+        -d "${SETTLE:-60}s" --warmup 0s >/dev/null
+    fi
+    echo "round $round: trees built $built s after the warm-up; $(wait_quiet ${urls//,/ })"
     echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
     t0="$(date +%s.%N)"
     start_joiner
@@ -133,6 +138,7 @@ if [[ "$phases" == *" p99 "* ]]; then
     kill "$watcher" 2>/dev/null || true
     stop_nodes
   done
+  read -r -a node_flags <<<"${NODE_FLAGS:-}" # the time phase runs with NODE_FLAGS, whatever ALT_FLAGS
 fi
 
 if [[ "$phases" == *" time "* ]]; then
