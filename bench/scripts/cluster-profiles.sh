@@ -20,7 +20,7 @@ dir="$(mktemp -d /tmp/dht-cluster-profiles.XXXXXX)"
 out="${OUT:-$dir/graphs}"; mkdir -p "$out"
 ports=(18810 18811 18812)
 pids=(); load=""
-trap '[ -n "$load" ] && kill "$load" 2>/dev/null; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null' EXIT
+trap '{ [ -z "$load" ] || kill "$load" 2>/dev/null; } || true; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 machine_line
 echo "build: $jar ($(cd "$root" && git rev-parse --short HEAD)); graphs under $out"

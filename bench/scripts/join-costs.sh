@@ -45,7 +45,7 @@ stop_nodes() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pids=()
 }
-trap 'kill "${watcher:-}" 2>/dev/null; stop_nodes' EXIT
+trap 'kill "${watcher:-}" 2>/dev/null || true; stop_nodes' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
