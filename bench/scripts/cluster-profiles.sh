@@ -34,8 +34,12 @@ bench --url "$first" -w put --distribution sequential --keys 2000000000 --start 
 bench --url "$first" -w get --keys "$keys" -c 64 -R 0 -d "${warm}s" --warmup 0s >/dev/null
 for work in "${workloads[@]}"; do
   rate=$([ "$work" = put ] && echo "${PUT_RATE:-20000}" || echo "${GET_RATE:-30000}")
-  args=(--url "$first" -w "$work" --keys "$keys" -c 64 -R "$rate")
-  if [ "$work" = put ]; then fresh_keys; args=(--url "$first" -w put --distribution sequential --keys 2000000000 --start "$start_at" -c 64 -R "$rate"); fi
+  if [ "$work" = put ]; then # new keys: a range no run before wrote
+    fresh_keys
+    args=(--url "$first" -w put --distribution sequential --keys 2000000000 --start "$start_at" -c 64 -R "$rate")
+  else
+    args=(--url "$first" -w "$work" --keys "$keys" -c 64 -R "$rate")
+  fi
   # The load outlasts the profiles: each event's graph takes its slice plus a few seconds to stop
   # and render, and a graph taken after the load ended would show an idle cluster.
   secs=$(( ${#events[@]} * (slice + 5) + 15 ))

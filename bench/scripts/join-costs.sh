@@ -38,6 +38,8 @@ dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
 ports=(18610 18611 18612 18613)
 url() { echo "http://127.0.0.1:${ports[$1]}"; }
 urls="$(node_urls "${ports[@]:0:3}")"
+# The client traffic of every load below: the warm-up, the settle, and both measured windows.
+mixed=(--url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16)
 pids=()
 stop_nodes() {
   local p
@@ -112,7 +114,7 @@ if [[ "$phases" == *" p99 "* ]]; then
     built0="$(members_built)"
     for i in 0 1 2; do start_member "$i"; done
     for i in 0 1 2; do wait_ready "$(url "$i")"; done
-    bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R 0 -d 10s --warmup 0s >/dev/null
+    bench "${mixed[@]}" -R 0 -d 10s --warmup 0s >/dev/null
     # Steady state first: every member's anti-entropy trees built, flushes and compactions done.
     t1=$SECONDS
     # (none to wait for with anti-entropy off)
@@ -124,15 +126,14 @@ if [[ "$phases" == *" p99 "* ]]; then
     # trees are built, and on a slow machine the C2 compiler threads stayed busy long after, which
     # a steady window begun at once measured (p99 0.35-4.5 s at 1,000-2,000 req/s, 30 Nov).
     if [ "${SETTLE:-60}" -gt 0 ]; then
-      bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" \
-        -d "${SETTLE:-60}s" --warmup 0s >/dev/null
+      bench "${mixed[@]}" -R "$rate" -d "${SETTLE:-60}s" --warmup 0s >/dev/null
     fi
     echo "round $round: trees built $built s after the warm-up; $(wait_quiet ${urls//,/ })"
-    echo "round $round steady: $(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
+    echo "round $round steady: $(bench "${mixed[@]}" -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
     t0="$(date +%s.%N)"
     start_joiner
     watch_join "$t0"
-    line="$(bench --url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16 -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-move" | percentiles)"
+    line="$(bench "${mixed[@]}" -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-move" | percentiles)"
     window_end="$(echo "$(date +%s.%N) - $t0" | bc)"
     echo "round $round move: $line; window ended $window_end s after the joiner's start, join $( [ -f "$dir/joined-at" ] && echo "ended $(cat "$dir/joined-at") s after it" || echo "still under way")"
     kill "$watcher" 2>/dev/null || true
