@@ -43,6 +43,15 @@ final class DataBlock {
      * codec or lengths that do not fit, or the bytes do not decompress to what it says.
      */
     static byte[] decompress(MemorySegment seg, long off, int len) {
+        return decompress(seg, off, len, null);
+    }
+
+    /**
+     * The same, decompressed into {@code into} when it holds at least the raw length (its first
+     * {@link #rawLength} bytes are then the entries, the rest left as it was), else into a new
+     * array; returns the array used.
+     */
+    static byte[] decompress(MemorySegment seg, long off, int len, byte[] into) {
         if (len < COMPRESSED_HEADER) throw new IllegalArgumentException("compressed block of " + len + " bytes");
         Compression c = Compression.ofId(-seg.get(Bytes.INT, off));
         int raw = seg.get(Bytes.INT, off + 4);
@@ -51,7 +60,7 @@ final class DataBlock {
         if (raw < 0 || raw > MAX_RAW || stored != len - COMPRESSED_HEADER) {
             throw new IllegalArgumentException("compressed block lengths " + raw + "/" + stored + " in " + len + " bytes");
         }
-        byte[] out = new byte[raw];
+        byte[] out = into != null && into.length >= raw ? into : new byte[raw];
         c.codec().decompress(seg.asSlice(off + COMPRESSED_HEADER, stored).asByteBuffer(), out, raw);
         return out;
     }

@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * footer or index makes open fail, and the store salvages the data blocks: {@link TableSalvage});
  * each data block is checked against its CRC every time it is read, so damaged bytes are never
  * decoded into a value, nor handed to a decompressor. A block stored raw is read in place; a
- * compressed one ({@link DataBlock}) is decompressed into an array of its own for each read.
+ * compressed one ({@link DataBlock}) is decompressed for each read: by a scan or compaction into an
+ * array of its own, which the entries it reads may borrow, by a point read into an array its
+ * thread reuses, as nothing a point read returns borrows from it.
  *
  * <p>Lifetime: reference counted by the {@link Version}s that list it. The mapping is released
  * (and the file deleted, if compaction made it obsolete) only when the last version lets go, so an
@@ -26,6 +28,15 @@ import org.slf4j.LoggerFactory;
  */
 final class Table {
     private static final Logger log = LoggerFactory.getLogger(Table.class);
+    /**
+     * Each platform thread's array for the blocks its point reads decompress. Invariant: no entry
+     * or stamp a point read returns refers to it (keys and values are copied), and a thread makes
+     * one point read at a time. Without it a GET allocated a block (about 4 KiB) per table it
+     * looked in, over half of a node's allocation per GET (docs/benchmarks.md).
+     */
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[0]);
+    /** A block of more raw bytes than this gets an array of its own: a thread keeps no larger one. */
+    static final int SCRATCH_MAX = 64 << 10;
 
     final long number;
     final Path path;
@@ -231,6 +242,23 @@ final class Table {
     }
 
     /**
+     * The entries of block {@code i}, checked, for a point read that copies what it keeps before
+     * its next one: a slice of the mapping when the block is stored raw, else the block
+     * decompressed into this thread's {@link #SCRATCH} (a new array when the block is larger than
+     * {@link #SCRATCH_MAX} or the thread is virtual, as each virtual thread would keep its own).
+     */
+    private MemorySegment pointReadEntries(int i) throws CorruptionException {
+        long off = checkedBlock(i);
+        int len = blockLen(i);
+        if (!DataBlock.isCompressed(seg, off)) return seg.asSlice(off, len);
+        int raw = rawLength(off, len);
+        byte[] scratch = raw <= SCRATCH_MAX && !Thread.currentThread().isVirtual() ? SCRATCH.get() : null;
+        byte[] out = decompress(i, off, len, scratch);
+        if (scratch != null && out != scratch) SCRATCH.set(out);
+        return MemorySegment.ofArray(out).asSlice(0, raw);
+    }
+
+    /**
      * The entries of block {@code i}, checked: a slice of the mapping when the block is stored raw
      * (nothing copied), else the block decompressed into a new array, which the entries read from
      * it may borrow from for as long as they live.
@@ -253,17 +281,28 @@ final class Table {
         long off = checkedBlock(i);
         int len = blockLen(i);
         if (!DataBlock.isCompressed(seg, off)) return seg.asSlice(off, len);
-        int raw = len >= DataBlock.COMPRESSED_HEADER ? Math.max(0, DataBlock.rawLength(seg, off)) : 0;
+        int raw = rawLength(off, len);
         if (!budget.tryReserve(raw)) throw new ReadBudgetExceededException(raw);
         try {
-            return MemorySegment.ofArray(DataBlock.decompress(seg, off, len));
-        } catch (IllegalArgumentException e) {
-            budget.release(raw);
-            // The checksum held, so the writer stored it so: no read can get its entries back.
-            throw corrupt(off, "block " + i + " does not decompress: " + e.getMessage());
-        } catch (RuntimeException | Error e) {
+            return MemorySegment.ofArray(decompress(i, off, len, null));
+        } catch (RuntimeException | Error | CorruptionException e) {
             budget.release(raw);
             throw e;
+        }
+    }
+
+    /** The raw length a compressed block's header states (0 if it has no whole header: decompress refuses it). */
+    private int rawLength(long off, int len) {
+        return len >= DataBlock.COMPRESSED_HEADER ? Math.max(0, DataBlock.rawLength(seg, off)) : 0;
+    }
+
+    /** {@link DataBlock#decompress} of block {@code i}, a block that does not decompress reported as damaged. */
+    private byte[] decompress(int i, long off, int len, byte[] into) throws CorruptionException {
+        try {
+            return DataBlock.decompress(seg, off, len, into);
+        } catch (IllegalArgumentException e) {
+            // The checksum held, so the writer stored it so: no read can get its entries back.
+            throw corrupt(off, "block " + i + " does not decompress: " + e.getMessage());
         }
     }
 
@@ -347,7 +386,7 @@ final class Table {
         MemorySegment k = MemorySegment.ofArray(key);
         int b = findBlock(k);
         if (b < 0) return null;
-        MemorySegment block = blockEntries(b);
+        MemorySegment block = pointReadEntries(b);
         long p = find(block, b, k);
         if (p < 0 || block.get(Bytes.LONG, p + 8) < atLeast) return null;
         return decode(block, p, block.get(Bytes.INT, p), block.get(Bytes.INT, p + 4), budget, false);
@@ -362,7 +401,7 @@ final class Table {
         MemorySegment k = MemorySegment.ofArray(key);
         int b = findBlock(k);
         if (b < 0) return null;
-        MemorySegment block = blockEntries(b);
+        MemorySegment block = pointReadEntries(b);
         long p = find(block, b, k);
         if (p < 0) return null;
         long ts = block.get(Bytes.LONG, p + 8);

@@ -119,6 +119,42 @@ class CompressionTest {
         }
     }
 
+    /**
+     * Point reads decompress into an array their thread reuses: what each returned must stay as it
+     * was while later reads, from other blocks and tables, overwrite that array, and blocks larger
+     * than the reused array's bound, read in between, read as well.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    void whatPointReadsReturnOutlivesTheirThreadsReusedBlock(Compression c) throws IOException {
+        Table small = open(writeTable("000001.sst", c, 3000, true));
+        Path p = dir.resolve("000002.sst");
+        List<Entry> entries = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) entries.add(Entry.value(key(i), text(i + 1), i));
+        TableWriter.write(NioStorageFiles.INSTANCE, p, entries.iterator(), entries.size(),
+                StoreOptions.defaults().withBlockSize(2 * Table.SCRATCH_MAX).withCompression(c));
+        Table large = open(p);
+        try {
+            assertThat(compressedBlocks(p)).as("blocks past the bound, compressed").isGreaterThan(1);
+            List<Entry> read = new ArrayList<>();
+            for (int i = 2999; i >= 0; i -= 7) {
+                read.add(small.get(key(i)));
+                if (i % 5 == 0) assertThat(large.get(key(i)).value()).isEqualTo(text(i + 1));
+            }
+            int i = 2999;
+            for (Entry e : read) {
+                assertThat(e.key()).as("key %d", i).isEqualTo(key(i));
+                assertThat(e.timestamp()).isEqualTo(i);
+                if (i % 13 == 5) assertThat(e.isTombstone()).isTrue();
+                else assertThat(e.value()).as("key %d", i).isEqualTo(text(i));
+                i -= 7;
+            }
+        } finally {
+            small.release();
+            large.release();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
     void aBlockThatDoesNotCompressIsStoredRaw(Compression c) throws IOException {
