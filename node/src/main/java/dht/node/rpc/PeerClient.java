@@ -181,7 +181,7 @@ public final class PeerClient implements PeerNetwork {
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
         if (p.detector.isSilent()) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
         return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader,
-                InternalProtocol.joinScanUri(start, joiner, version));
+                InternalProtocol.joinScanUri(start, joiner, version), true);
     }
 
     /** Lets every peer's detector probe it if it wants: down, or up and quiet. */

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
  * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
- * within the replica timeout of its opening, or then stays silent for the idle timeout while it
+ * within the replica timeout of its opening (the idle timeout for a background stream), or then stays silent for the idle timeout while it
  * may send (not paused by flow control), fails with {@link ScanSource.ScanSourceException}.
  * Closing the stream closes the connection.
  */
@@ -80,14 +80,20 @@ final class PeerScanStream implements ScanSource {
 
     static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader,
                                byte[] start, byte[] end, int limit) {
-        return open(client, peer, host, port, hostHeader, InternalProtocol.scanUri(start, end, limit));
+        return open(client, peer, host, port, hostHeader, InternalProtocol.scanUri(start, end, limit), false);
     }
 
-    /** The stream {@code uri} names (a range stream's, with its parameters). */
-    static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader, String uri) {
+    /**
+     * The stream {@code uri} names (a range stream's, with its parameters). A {@code background}
+     * stream (a join's) is given the idle timeout for its first answer too: no client waits on it,
+     * and a member busy with client traffic may take longer than the replica timeout to start, where
+     * failing means a retry that starts the member's scan over.
+     */
+    static PeerScanStream open(PeerClient client, String peer, String host, int port, String hostHeader, String uri,
+                               boolean background) {
         Duration idle = client.timeout().multipliedBy(5).compareTo(Duration.ofSeconds(5)) > 0
                 ? client.timeout().multipliedBy(5) : Duration.ofSeconds(5);
-        PeerScanStream s = new PeerScanStream(peer, client.timeout(), idle);
+        PeerScanStream s = new PeerScanStream(peer, background ? idle : client.timeout(), idle);
         Bootstrap b = new Bootstrap().group(client.pool().group()).channel(client.pool().channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, client.timeout().toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
