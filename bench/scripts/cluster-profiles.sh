@@ -8,6 +8,8 @@
 # at once, event by event (EVENTS, default "cpu alloc lock wall", SLICE s each, default 10).
 # Prints the run's summary, then each node's graph summarised by `bench flame` (where the samples
 # went, top self frames); the HTML graphs stay under OUT (default a new directory under /tmp).
+# THREADS=1 takes every graph by thread (/admin/profile?threads=true; `bench flame` then lists each
+# thread's samples and top frames: where each event loop and storage thread waits, in wall graphs).
 # Usage: [JAR=cli/target/dht.jar] [KEYS=300000] bench/scripts/cluster-profiles.sh
 set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -49,7 +51,7 @@ for work in "${workloads[@]}"; do
   for ev in "${events[@]}"; do
     curls=()
     for p in "${ports[@]}"; do
-      curl -fsS --max-time $((slice + 60)) "http://127.0.0.1:$p/admin/profile?event=$ev&duration=${slice}s" \
+      curl -fsS --max-time $((slice + 60)) "http://127.0.0.1:$p/admin/profile?event=$ev&duration=${slice}s&threads=$([ "${THREADS:-0}" = 1 ] && echo true || echo false)" \
         -o "$out/$work-$ev-$p.html" &
       curls+=($!)
     done

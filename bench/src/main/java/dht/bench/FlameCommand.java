@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
         description = {"Read async-profiler HTML flame graphs (what --profile and /admin/profile save) as text: "
                 + "where the samples went by category (kernel scheduler and futex waits and wake-ups, kernel network, "
                 + "JIT, GC, storage engine, HTTP codec, Netty, node, JDK; meaningful for cpu profiles) and the frames "
-                + "with the most self samples."})
+                + "with the most self samples; in a graph taken by thread, each thread's samples."})
 public final class FlameCommand implements Callable<Integer> {
     /**
      * Below this many samples the shares are mostly noise, whatever was sampled (an idle node's CPU
@@ -39,6 +39,11 @@ public final class FlameCommand implements Callable<Integer> {
 
     @Option(names = "--depth", defaultValue = "3", description = "Java frames shown per --callers chain (default: ${DEFAULT-VALUE}).")
     int depth;
+
+    @Option(names = "--threads", defaultValue = "15", paramLabel = "N",
+            description = "In a graph taken by thread (/admin/profile?threads=true), the N threads with the most samples "
+                    + "not in a wait (futex, epoll, sleep), each with its top frames outside waits (default: ${DEFAULT-VALUE}).")
+    int threads;
 
     @Override
     public Integer call() {
@@ -86,6 +91,15 @@ public final class FlameCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%n%s, by the Java frames above it:%n", callers);
                 if (s.callers().isEmpty()) System.out.println("  (no self samples in this frame)");
                 print(s.callers());
+            }
+            if (!s.threads().isEmpty()) {
+                System.out.printf(Locale.ROOT, "%nby thread (%d threads; the most not asleep first: share of all samples, "
+                        + "then of its own not in a wait; under each, its top frames outside waits):%n", s.threads().size());
+                for (FlameGraphSummary.ThreadEntry t : s.threads().stream().limit(threads).toList()) {
+                    System.out.printf(Locale.ROOT, "  %5.1f%%  %5.1f%% not waiting  %s%n", 100 * t.share(),
+                            t.samples() > 0 ? 100.0 * t.running() / t.samples() : 0, t.thread());
+                    for (FlameGraphSummary.Entry e : t.topSelf()) System.out.printf(Locale.ROOT, "            %5.1f%%  %s%n", 100 * e.share(), e.frame());
+                }
             }
             System.out.println();
         }

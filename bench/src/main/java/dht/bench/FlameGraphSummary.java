@@ -20,12 +20,35 @@ final class FlameGraphSummary {
     }
 
     /**
+     * One thread's samples in a graph taken by thread: {@code running} those whose innermost frame
+     * is not an {@link #IDLE} wait, and its frames with the most of them (shares of the thread's
+     * samples). In a wall graph every thread has about the same samples, so what tells them apart
+     * is how many were not asleep and where.
+     */
+    record ThreadEntry(String thread, long samples, double share, long running, List<Entry> topSelf) {
+    }
+
+    /**
      * @param topSelf    frames by self samples, most first
      * @param categories every {@link #category} with samples, most first
      * @param callers    for the frame asked about, its self samples by the chain of Java frames above it
+     * @param threads    in a graph taken by thread (async-profiler's {@code threads}: each stack's first
+     *                   frame names its thread), each thread, most {@code running} samples first; else empty
      */
-    record Summary(long total, List<Entry> topSelf, List<Entry> categories, List<Entry> callers) {
+    record Summary(long total, List<Entry> topSelf, List<Entry> categories, List<Entry> callers, List<ThreadEntry> threads) {
     }
+
+    /** A frame that names a thread: {@code [name tid=N]}. */
+    private static final Pattern THREAD = Pattern.compile("^\\[.* tid=\\d+\\]$");
+    /** Self frames listed per thread. */
+    static final int THREAD_TOP = 3;
+    /**
+     * Innermost frames of a thread asleep until there is work, or until a lock or a timer lets it
+     * go (a wall graph samples threads whether they run or not): a futex wait (park, a lock, a
+     * condition), epoll, sleep. Which of those a wait was, the Java frames above it tell.
+     */
+    private static final Pattern IDLE = Pattern.compile("^(__futex_abstimed_wait_common|futex_wait.*|epoll_wait|epoll_pwait2?|"
+            + "__GI___nanosleep|clock_nanosleep|do_nanosleep|__GI___poll|pthread_cond_(timed)?wait.*)$");
 
     /** {@code type} is async-profiler's frame kind (the key's low 3 bits); {@link #KERNEL} for the kernel. */
     private record Frame(int level, long width, int type, String title) {
@@ -58,12 +81,14 @@ final class FlameGraphSummary {
     static Summary parse(String html, int top, String callersOf, int depth) {
         List<Frame> frames = frames(html);
         if (frames.isEmpty()) {
-            return new Summary(0, List.of(), List.of(), List.of());
+            return new Summary(0, List.of(), List.of(), List.of(), List.of());
         }
         long total = frames.getFirst().width();
         Map<String, Long> self = new HashMap<>();
         Map<String, Long> categories = new HashMap<>();
         Map<String, Long> callers = new LinkedHashMap<>();
+        Map<String, Long> threads = new HashMap<>();
+        Map<String, Map<String, Long>> threadSelf = new HashMap<>();
         // Frames come in depth-first order, so a stack of open frames gives every frame its path;
         // a frame's self samples (its width less its children's) are known when it is closed.
         List<Frame> path = new ArrayList<>();
@@ -77,6 +102,13 @@ final class FlameGraphSummary {
                     self.merge(done.title().trim(), own, Long::sum);
                     categories.merge(category(path), own, Long::sum);
                     if (done.title().trim().equals(callersOf)) callers.merge(javaChain(path, depth), own, Long::sum);
+                    String thread = path.size() > 1 && THREAD.matcher(path.get(1).title()).matches() ? path.get(1).title() : null;
+                    if (thread != null) {
+                        threads.merge(thread, own, Long::sum);
+                        if (!IDLE.matcher(done.title().trim()).matches()) {
+                            threadSelf.computeIfAbsent(thread, t -> new HashMap<>()).merge(done.title().trim(), own, Long::sum);
+                        }
+                    }
                 }
                 path.removeLast();
                 childWidth.removeLast();
@@ -86,8 +118,15 @@ final class FlameGraphSummary {
             path.add(f);
             childWidth.add(new long[1]);
         }
+        List<ThreadEntry> byThread = new ArrayList<>();
+        for (Entry t : ranked(threads, Integer.MAX_VALUE, total)) {
+            Map<String, Long> running = threadSelf.getOrDefault(t.frame(), Map.of());
+            byThread.add(new ThreadEntry(t.frame(), t.samples(), t.share(), running.values().stream().mapToLong(Long::longValue).sum(),
+                    ranked(running, THREAD_TOP, t.samples())));
+        }
+        byThread.sort((a, b) -> Long.compare(b.running(), a.running()));
         return new Summary(total, ranked(self, top, total), ranked(categories, Integer.MAX_VALUE, total),
-                ranked(callers, 15, total));
+                ranked(callers, 15, total), byThread);
     }
 
     /**

@@ -92,4 +92,43 @@ class FlameGraphSummaryTest {
         assertThat(s.topSelf()).isEmpty();
         assertThat(s.categories()).isEmpty();
     }
+
+    /** async-profiler's {@code threads} option: each stack's first frame names its thread. */
+    static final String BY_THREAD = """
+            <script>
+            const cpool = [
+            'all',
+            ' [http-io-0 tid=101]',
+            ')1 tid=102]',
+            ' epoll_wait',
+            ' dht/storage/Memtable.seek',
+            ' io/netty/channel/epoll/Native.epollWait0',
+            ];
+            unpack(cpool);
+
+            f(0,0,0,100)
+            u(8,45)
+            u(40,45)
+            u(24,25)
+            n(32,20)
+            f(16,1,45,55)
+            u(40,55)
+            u(24,55)
+            </script>
+            """;
+
+    @Test
+    void aGraphTakenByThreadListsTheThreadsMostNotAsleepFirstWithTheirFramesOutsideWaits() {
+        FlameGraphSummary.Summary s = FlameGraphSummary.parse(BY_THREAD, 10);
+        // http-io-0: epollWait0 (45) > {epoll_wait 25, Memtable.seek 20}; http-io-1: epollWait0 > epoll_wait 55:
+        // the first has fewer samples but is the one not asleep
+        assertThat(s.threads()).extracting(FlameGraphSummary.ThreadEntry::thread, FlameGraphSummary.ThreadEntry::samples,
+                        FlameGraphSummary.ThreadEntry::running)
+                .containsExactly(tuple("[http-io-0 tid=101]", 45L, 20L), tuple("[http-io-1 tid=102]", 55L, 0L));
+        assertThat(s.threads().getFirst().topSelf()).extracting(FlameGraphSummary.Entry::frame, FlameGraphSummary.Entry::samples)
+                .containsExactly(tuple("dht/storage/Memtable.seek", 20L));
+        assertThat(s.threads().getFirst().topSelf().getFirst().share()).isEqualTo(20.0 / 45);
+        assertThat(s.threads().get(1).topSelf()).as("asleep throughout").isEmpty();
+        assertThat(FlameGraphSummary.parse(CPU, 10).threads()).as("a graph not taken by thread").isEmpty();
+    }
 }

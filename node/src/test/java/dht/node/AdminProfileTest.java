@@ -26,4 +26,20 @@ class AdminProfileTest {
             assertThat(node.send("POST", "/admin/profile", new byte[0]).statusCode()).isEqualTo(405);
         }
     }
+
+    /** With {@code threads=true} each thread's samples hang under a frame naming it (async-profiler's {@code threads}). */
+    @Test
+    void aProfileByThreadNamesEachThread() throws Exception {
+        try (TestNode node = TestNode.start(dir)) {
+            HttpResponse<byte[]> r = node.get("/admin/profile?event=wall&duration=300ms&threads=true");
+            String body = new String(r.body(), StandardCharsets.UTF_8);
+            assertThat(r.statusCode()).as(body).isEqualTo(200);
+            assertThat(body).contains("tid=");
+            String merged = new String(node.get("/admin/profile?event=wall&duration=300ms").body(), StandardCharsets.UTF_8);
+            assertThat(merged).doesNotContain("tid=");
+            HttpResponse<byte[]> bad = node.get("/admin/profile?event=wall&duration=300ms&threads=yes");
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(new String(bad.body(), StandardCharsets.UTF_8)).contains("'threads' must be true or false");
+        }
+    }
 }

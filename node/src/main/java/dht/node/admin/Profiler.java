@@ -68,6 +68,15 @@ public final class Profiler implements AutoCloseable {
      * 400), BusyException (for a 409) or UnavailableException (for a 500/503).
      */
     public CompletableFuture<byte[]> profile(String event, Duration duration) {
+        return profile(event, duration, false);
+    }
+
+    /**
+     * The same; with {@code byThread}, each thread's samples in a tree of its own (async-profiler's
+     * {@code threads} option: the thread's name and id as the first frame), so that a wall profile
+     * shows where each thread waits rather than all of them merged.
+     */
+    public CompletableFuture<byte[]> profile(String event, Duration duration, boolean byThread) {
         if (event == null || !EVENTS.contains(event)) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "unknown profiling event '" + event + "'; use one of " + String.join(", ", EVENTS)));
@@ -90,13 +99,13 @@ public final class Profiler implements AutoCloseable {
             String interval = event.equals("cpu") || event.endsWith("timer") ? ",interval=1ms" : "";
             // loglevel=WARN: the profiler's own INFO lines ("No samples were collected") went to the
             // node's stdout unformatted, outside its log; what matters is logged here instead.
-            profiler.execute("start,event=" + event + interval + ",loglevel=WARN");
+            profiler.execute("start,event=" + event + interval + (byThread ? ",threads" : "") + ",loglevel=WARN");
         } catch (Throwable e) { // UnsatisfiedLinkError from the native library, IllegalStateException, IOException
             running.set(null);
             log.warn("profiler unavailable: event={} cause={}", event, e.toString());
             return CompletableFuture.failedFuture(new UnavailableException("async-profiler could not start " + event + ": " + e.getMessage(), e));
         }
-        log.info("profiling started: event={} duration={}ms", event, duration.toMillis());
+        log.info("profiling started: event={} duration={}ms byThread={}", event, duration.toMillis(), byThread);
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         timer.schedule(() -> stop(profiler, mine, result), duration.toNanos(), TimeUnit.NANOSECONDS);
         return result;

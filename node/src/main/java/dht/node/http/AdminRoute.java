@@ -14,8 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code GET /admin/profile?event=cpu|alloc|lock|wall&duration=10s}: an async-profiler flame graph of
- * this node, as HTML. With an admin token, admin endpoints answer only requests carrying
+ * {@code GET /admin/profile?event=cpu|alloc|lock|wall&duration=10s[&threads=true]}: an async-profiler
+ * flame graph of this node, as HTML (with {@code threads=true}, a tree per thread). With an admin token, admin endpoints answer only requests carrying
  * {@code Authorization: Bearer <token>}, loopback clients included (a local process is not
  * necessarily the operator); without one, loopback clients only. Anyone else gets 403.
  * A profile is an idle wait, not work: it takes no admission permit.
@@ -44,7 +44,8 @@ public final class AdminRoute implements Route {
         if (event == null) event = "cpu";
         String d = params.string("duration");
         Duration duration = d == null ? Duration.ofSeconds(10) : parseDuration(d);
-        profiler.profile(event, duration).whenComplete((html, e) -> {
+        boolean byThread = parseThreads(params.string("threads"));
+        profiler.profile(event, duration, byThread).whenComplete((html, e) -> {
             if (e == null) {
                 slot.respond(Responses.html(html));
                 return;
@@ -68,6 +69,13 @@ public final class AdminRoute implements Route {
                 ? "admin endpoints need this node's admin token (Authorization: Bearer TOKEN)"
                 : "admin endpoints answer loopback clients only (or set --admin-token)"));
         return true;
+    }
+
+    /** {@code threads}: absent or {@code false}, or {@code true} for a tree per thread. */
+    static boolean parseThreads(String s) throws BadRequestException {
+        if (s == null || s.equals("false")) return false;
+        if (s.equals("true")) return true;
+        throw new BadRequestException("'threads' must be true or false");
     }
 
     /** {@code 10s}, {@code 500ms}, {@code 2m}, or a bare number of seconds. */
