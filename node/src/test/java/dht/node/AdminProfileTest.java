@@ -35,7 +35,9 @@ class AdminProfileTest {
             String body = new String(r.body(), StandardCharsets.UTF_8);
             assertThat(r.statusCode()).as(body).isEqualTo(200);
             assertThat(body).contains("tid=");
-            String merged = new String(node.get("/admin/profile?event=wall&duration=300ms").body(), StandardCharsets.UTF_8);
+            HttpResponse<byte[]> whole = node.get("/admin/profile?event=wall&duration=300ms");
+            String merged = new String(whole.body(), StandardCharsets.UTF_8);
+            assertThat(whole.statusCode()).as(merged).isEqualTo(200);
             assertThat(merged).doesNotContain("tid=");
             HttpResponse<byte[]> bad = node.get("/admin/profile?event=wall&duration=300ms&threads=yes");
             assertThat(bad.statusCode()).isEqualTo(400);

@@ -51,7 +51,7 @@ final class PeerScanStream implements ScanSource {
     private final String peer;
     private final Duration answerTimeout;
     private final Duration idleTimeout;
-    /** Set once the response head arrived: until then a frozen peer is given only the replica timeout. */
+    /** Set once the response head arrived: until then a frozen peer is given only {@code answerTimeout}. */
     private volatile boolean answered;
     /**
      * System.nanoTime() of the opening, of the last bytes from the peer, or of the last resume of

@@ -10,6 +10,8 @@ import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,7 @@ class PeerScanStreamTimeoutTest {
     private static final long ANSWER_AFTER_MS = 1_500;
 
     private HttpServer peer;
+    private final ExecutorService answers = Executors.newCachedThreadPool();
     private EventLoopGroup loops;
     private PeerClient client;
     private String peerUrl;
@@ -31,7 +34,7 @@ class PeerScanStreamTimeoutTest {
     @BeforeEach
     void start() throws Exception {
         peer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        peer.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        peer.setExecutor(answers);
         peer.createContext("/", exchange -> {
             try {
                 Thread.sleep(ANSWER_AFTER_MS); // a member slow to start its stream: an empty one
@@ -51,12 +54,14 @@ class PeerScanStreamTimeoutTest {
     void stop() throws Exception {
         TestLoops.stop(client, loops);
         peer.stop(0);
+        answers.shutdownNow();
     }
 
     @Test
     void aScanFailsWhenItsAnswerTakesLongerThanTheReplicaTimeout() {
         try (ScanSource s = client.openScan(peerUrl, new byte[0], null, 10)) {
-            assertThatThrownBy(s::hasNext).isInstanceOf(ScanSource.ScanSourceException.class);
+            assertThatThrownBy(s::hasNext).isInstanceOf(ScanSource.ScanSourceException.class)
+                    .hasMessageContaining("did not answer within " + REPLICA_TIMEOUT.toMillis() + " ms");
         }
     }
 
