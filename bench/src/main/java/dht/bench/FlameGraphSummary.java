@@ -47,8 +47,8 @@ final class FlameGraphSummary {
      * go (a wall graph samples threads whether they run or not): a futex wait (park, a lock, a
      * condition), epoll, sleep. Which of those a wait was, the Java frames above it tell.
      */
-    private static final Pattern IDLE = Pattern.compile("^(__futex_abstimed_wait_common|futex_wait.*|epoll_wait|epoll_pwait2?|"
-            + "__GI___nanosleep|clock_nanosleep|do_nanosleep|__GI___poll|pthread_cond_(timed)?wait.*)$");
+    private static final Pattern IDLE = Pattern.compile("^_*(GI_+)?(_*futex_abstimed_wait_common|futex_wait.*|epoll_wait|epoll_pwait2?|"
+            + "(clock_|do_)?nanosleep|poll|pthread_cond_(timed)?wait.*)$");
 
     /** {@code type} is async-profiler's frame kind (the key's low 3 bits); {@link #KERNEL} for the kernel. */
     private record Frame(int level, long width, int type, String title) {
