@@ -65,14 +65,8 @@ public final class Profiler implements AutoCloseable {
     /**
      * Starts profiling {@code event} now; the future completes after {@code duration} with the
      * HTML flame graph, or fails with IllegalArgumentException (bad event or duration, for a
-     * 400), BusyException (for a 409) or UnavailableException (for a 500/503).
-     */
-    public CompletableFuture<byte[]> profile(String event, Duration duration) {
-        return profile(event, duration, false);
-    }
-
-    /**
-     * The same; with {@code byThread}, each thread's samples in a tree of its own (async-profiler's
+     * 400), BusyException (for a 409) or UnavailableException (for a 500/503). With
+     * {@code byThread}, each thread's samples form a tree of their own (async-profiler's
      * {@code threads} option: the thread's name and id as the first frame), so that a wall profile
      * shows where each thread waits rather than all of them merged.
      */
