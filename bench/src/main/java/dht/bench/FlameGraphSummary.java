@@ -99,14 +99,15 @@ final class FlameGraphSummary {
                 Frame done = path.getLast();
                 long own = done.width() - childWidth.getLast()[0];
                 if (own > 0) {
-                    self.merge(done.title().trim(), own, Long::sum);
+                    String title = done.title().trim();
+                    self.merge(title, own, Long::sum);
                     categories.merge(category(path), own, Long::sum);
-                    if (done.title().trim().equals(callersOf)) callers.merge(javaChain(path, depth), own, Long::sum);
+                    if (title.equals(callersOf)) callers.merge(javaChain(path, depth), own, Long::sum);
                     String thread = path.size() > 1 && THREAD.matcher(path.get(1).title()).matches() ? path.get(1).title() : null;
                     if (thread != null) {
                         threads.merge(thread, own, Long::sum);
-                        if (!IDLE.matcher(done.title().trim()).matches()) {
-                            threadSelf.computeIfAbsent(thread, t -> new HashMap<>()).merge(done.title().trim(), own, Long::sum);
+                        if (!IDLE.matcher(title).matches()) {
+                            threadSelf.computeIfAbsent(thread, t -> new HashMap<>()).merge(title, own, Long::sum);
                         }
                     }
                 }
