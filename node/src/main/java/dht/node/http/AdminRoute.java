@@ -15,9 +15,10 @@ import java.util.regex.Pattern;
 
 /**
  * {@code GET /admin/profile?event=cpu|alloc|lock|wall&duration=10s[&threads=true]}: an async-profiler
- * flame graph of this node, as HTML (with {@code threads=true}, a tree per thread). With an admin token, admin endpoints answer only requests carrying
- * {@code Authorization: Bearer <token>}, loopback clients included (a local process is not
- * necessarily the operator); without one, loopback clients only. Anyone else gets 403.
+ * flame graph of this node, as HTML (with {@code threads=true}, a tree per thread). With an admin
+ * token, admin endpoints answer only requests carrying {@code Authorization: Bearer <token>},
+ * loopback clients included (a local process is not necessarily the operator); without one,
+ * loopback clients only. Anyone else gets 403.
  * A profile is an idle wait, not work: it takes no admission permit.
  */
 public final class AdminRoute implements Route {

@@ -39,8 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
  * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
- * within the replica timeout of its opening (the idle timeout for a background stream), or then stays silent for the idle timeout while it
- * may send (not paused by flow control), fails with {@link ScanSource.ScanSourceException}.
+ * within the replica timeout of its opening (the idle timeout for a background stream), or then
+ * stays silent for the idle timeout while it may send (not paused by flow control), fails with
+ * {@link ScanSource.ScanSourceException}.
  * Closing the stream closes the connection.
  */
 final class PeerScanStream implements ScanSource {
