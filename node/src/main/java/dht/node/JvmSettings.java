@@ -27,6 +27,7 @@ public final class JvmSettings {
     public static final String WRITE_THREADS = "dht.storage.writeThreads";
     public static final String HINT_BYTES = "dht.hints.bytes";
     public static final String EXIT_WITH_PARENT = "dht.exitWithParent";
+    public static final String JOIN_STREAM_PRIORITY = "dht.rebalance.sendPriority";
 
     private JvmSettings() {
     }
@@ -48,9 +49,12 @@ public final class JvmSettings {
         int writeThreads = (int) wholeNumber(WRITE_THREADS, Tuning.DEFAULT_WRITE_THREADS, 0, 10_000, "threads");
         long hintBytes = wholeNumber(HINT_BYTES, Tuning.defaultHintBytes(), 0, Long.MAX_VALUE, "bytes");
         boolean exitWithParent = flag(EXIT_WITH_PARENT, false);
+        String sendPriority = oneOf(JOIN_STREAM_PRIORITY, null, "normal", "low", "idle");
         return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
                 priority == null ? store.backgroundPriority() : BackgroundPriority.valueOf(priority.toUpperCase(Locale.ROOT)),
-                yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes, exitWithParent);
+                yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes, exitWithParent,
+                sendPriority == null ? Tuning.DEFAULT_JOIN_STREAM_PRIORITY
+                        : BackgroundPriority.valueOf(sendPriority.toUpperCase(Locale.ROOT)));
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */

@@ -24,6 +24,7 @@ import dht.node.http.StatusRoute;
 import dht.node.http.UiRoute;
 import dht.node.metrics.NodeMetrics;
 import dht.node.rpc.InternalProtocol;
+import dht.storage.BackgroundPriority;
 import dht.storage.Store;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -47,6 +48,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -81,6 +83,7 @@ public final class Node implements AutoCloseable {
     private final Store store;
     private final ExecutorService storageExecutor;
     private final ExecutorService scanWorkers;
+    private final ExecutorService joinSenders;
     private final ClusterServices cluster;
     private final Admission admission;
     private final EventLoopGroup acceptGroup;
@@ -94,14 +97,16 @@ public final class Node implements AutoCloseable {
     private boolean closing; // guarded by this
 
     private Node(NodeConfig config, Store store, ExecutorService storageExecutor, ExecutorService scanWorkers,
-                 ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup, EventLoopGroup ioGroup,
-                 ChannelGroup channels, Channel serverChannel, Profiler profiler, NodeMetrics metrics) {
+                 ExecutorService joinSenders, ClusterServices cluster, Admission admission, EventLoopGroup acceptGroup,
+                 EventLoopGroup ioGroup, ChannelGroup channels, Channel serverChannel, Profiler profiler,
+                 NodeMetrics metrics) {
         this.profiler = profiler;
         this.metrics = metrics;
         this.config = config;
         this.store = store;
         this.storageExecutor = storageExecutor;
         this.scanWorkers = scanWorkers;
+        this.joinSenders = joinSenders;
         this.cluster = cluster;
         this.admission = admission;
         this.acceptGroup = acceptGroup;
@@ -156,6 +161,7 @@ public final class Node implements AutoCloseable {
         Store store = null;
         ExecutorService storageExecutor = null;
         ExecutorService scanWorkers = null;
+        ExecutorService joinSenders = null;
         ClusterServices cluster = null;
         Channel serverChannel = null;
         Profiler profiler = null;
@@ -197,6 +203,7 @@ public final class Node implements AutoCloseable {
             storageExecutor = perCore != null ? perCore : StorageExecutors.create(tuning.storageExecutor(),
                     tuning.storageQueue(), tuning.storageThreads());
             scanWorkers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("scan-", 0).factory());
+            joinSenders = joinSenders(tuning.joinStreamPriority());
             cluster = clusterStarter.start(config, store, storageExecutor, ioGroup);
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
@@ -204,7 +211,8 @@ public final class Node implements AutoCloseable {
                     transport.name(), startedAtMillis, t0, config.clusterSecret() != null, config.tombstoneGrace());
             profiler = new Profiler();
             metrics.bind(store, admission, cluster.view());
-            Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, status, profiler);
+            Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, joinSenders, status,
+                    profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
             routes.put("/ui", new UiRoute());
             Router router = new Router(routes, metrics.requests(), config.clusterSecret());
@@ -216,8 +224,8 @@ public final class Node implements AutoCloseable {
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
             cluster.finishStart();
-            Node node = new Node(config, store, storageExecutor, scanWorkers, cluster, admission, acceptGroup,
-                    ioGroup, channels, serverChannel, profiler, metrics);
+            Node node = new Node(config, store, storageExecutor, scanWorkers, joinSenders, cluster, admission,
+                    acceptGroup, ioGroup, channels, serverChannel, profiler, metrics);
             log.info("node {} listening on port {} ({}{}), data {}, cluster {}, started in {} ms",
                     config.self(), node.port, transport.name(),
                     perCore != null ? ", threads pinned per CPU " + perCore.cpus() : "",
@@ -236,6 +244,7 @@ public final class Node implements AutoCloseable {
             if (cluster != null) closeQuietly(cluster::close, "cluster");
             shutDown(acceptGroup, ioGroup);
             stop(scanWorkers);
+            stop(joinSenders);
             stop(storageExecutor);
             if (store != null) closeQuietly(store::close, "store");
             metrics.close();
@@ -244,7 +253,8 @@ public final class Node implements AutoCloseable {
     }
 
     private static Map<String, Route> routes(NodeConfig config, Store store, ClusterServices cluster,
-                                             Admission admission, ExecutorService scanWorkers, StatusReport status,
+                                             Admission admission, ExecutorService scanWorkers,
+                                             ExecutorService joinSenders, StatusReport status,
                                              Profiler profiler) {
         ClusterView view = cluster.view();
         java.util.function.Supplier<ClusterSizes> sizes = () -> new ClusterSizes(view.nodes().size(), view.replicationFactor());
@@ -258,7 +268,7 @@ public final class Node implements AutoCloseable {
         routes.put(InternalProtocol.TREE_PATH, replicaRoute);
         routes.put(InternalProtocol.TREE_PAGE_PATH, replicaRoute);
         routes.put(InternalProtocol.SCAN_PATH, ScanRoute.internalScan(store, admission, scanWorkers,
-                cluster.joinStreams()));
+                cluster.joinStreams(), joinSenders));
         AdminRoute admin = new AdminRoute(profiler, config.adminToken());
         routes.put("/admin/profile", admin);
         routes.put("/admin/compact", new CompactRoute(store, admin));
@@ -350,6 +360,7 @@ public final class Node implements AutoCloseable {
             profiler.close();
             closeQuietly(cluster::close, "cluster");
             stop(scanWorkers);
+            stop(joinSenders);
             stop(storageExecutor);
             closeQuietly(store::close, "store");
             shutDown(ioGroup, acceptGroup);
@@ -380,6 +391,19 @@ public final class Node implements AutoCloseable {
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         for (var f : done) f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The threads that read and send the join streams this node serves: a platform thread per
+     * stream, at {@code priority}, so that on a machine with few cores a member's scan of its whole
+     * store yields to client requests (a virtual thread takes its carrier's priority, shared).
+     */
+    private static ExecutorService joinSenders(BackgroundPriority priority) {
+        ThreadFactory threads = Thread.ofPlatform().name("join-send-", 0).daemon().factory();
+        return Executors.newThreadPerTaskExecutor(task -> threads.newThread(() -> {
+            if (!priority.applyToCurrentThread()) log.debug("join stream sender keeps its priority, not {}", priority);
+            task.run();
+        }));
     }
 
     private static void stop(ExecutorService executor) {

@@ -37,11 +37,14 @@ import dht.storage.StoreOptions;
  *                            (keys and per-hint overhead; values stay on disk; 0: no hinted handoff)
  * @param exitWithParent      {@code dht.exitWithParent}: for {@code bin/dht cluster}'s nodes, stop
  *                            once the launcher is gone (end of standard input)
+ * @param joinStreamPriority  {@code dht.rebalance.sendPriority}: the CPU priority of the threads
+ *                            that read and send the join streams this node serves
  */
 public record Tuning(String affinity, long pollMicros, String storageExecutor, String storageQueue,
                      Boolean storageBatch, int storageThreads, BackgroundPriority backgroundPriority,
                      int yieldEvery, long compactionBytesPerSecond, boolean acceptMissingTables,
-                     String peerBatch, int writeThreads, long hintBytes, boolean exitWithParent) {
+                     String peerBatch, int writeThreads, long hintBytes, boolean exitWithParent,
+                     BackgroundPriority joinStreamPriority) {
 
     public static final String DEFAULT_AFFINITY = "none";
     public static final String DEFAULT_STORAGE_EXECUTOR = "pool";
@@ -55,6 +58,9 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
     /** 8 by measurement (docs/benchmarks.md, "Fewer threads for writes"). */
     public static final int DEFAULT_WRITE_THREADS = 8;
 
+    /** Until measured otherwise: as every other thread. */
+    public static final BackgroundPriority DEFAULT_JOIN_STREAM_PRIORITY = BackgroundPriority.NORMAL;
+
     /** The hint budget when unset: an eighth of the heap, at most 32 MiB. */
     public static long defaultHintBytes() {
         return Math.min(32L << 20, Runtime.getRuntime().maxMemory() / 8);
@@ -65,6 +71,6 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
         StoreOptions store = StoreOptions.defaults();
         return new Tuning(DEFAULT_AFFINITY, 0, DEFAULT_STORAGE_EXECUTOR, DEFAULT_STORAGE_QUEUE, null,
                 DEFAULT_STORAGE_THREADS, store.backgroundPriority(), store.yieldEveryEntries(), 0, false,
-                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false);
+                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY);
     }
 }

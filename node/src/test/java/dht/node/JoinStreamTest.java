@@ -1,22 +1,26 @@
 package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dht.node.cluster.JoinStreamKeys;
 import dht.node.cluster.Membership;
 import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * only the keys it gains, each once (by the replica it displaces), so the joiner receives exactly
  * what it keeps; and the join stream's parameters are checked on the members' internal route. A
  * member shows {@code rebalancing} while it sends a join stream, and not once the stream ends or
- * its reader goes away.
+ * its reader goes away; it sends each on a thread of its own, at the priority it was given.
  */
 class JoinStreamTest {
     static final int KEYS = 600;
@@ -176,6 +180,57 @@ class JoinStreamTest {
         assertThat(field(status, "keysMoved") - keysBefore).as("keys sent by a whole stream").isEqualTo(expectedKeys);
         assertThat(field(status, "bytesMoved") - bytesBefore).as("bytes sent by a whole stream").isEqualTo(expectedBytes);
         assertThat(field(status, "etaMillis")).isZero();
+    }
+
+    @Test
+    void aMemberSendsEachJoinStreamOnAThreadOfItsOwnAtTheSendPriority() throws Exception {
+        assumeTrue(Files.isReadable(Path.of("/proc/self/task")), "needs Linux's /proc");
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        Tuning low = WithProperty.with(JvmSettings.JOIN_STREAM_PRIORITY, "low", JvmSettings::read);
+        nodes.add(Node.start(config(ports.get(0), dir.resolve("n0"), urls, null).withTuning(low)));
+        for (int i = 1; i < 3; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls, null)));
+        // About 12 MB for this member to send (a quarter of the keys), more than the socket buffers
+        // and the channel's high water mark can hold (4 MB at most here): the sender blocks.
+        writeEveryCopy(urls, 480, "w".repeat(100_000));
+        String joiner = "http://localhost:" + TestPorts.free();
+        HttpResponse<String> joined = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner, "");
+        assertThat(joined.statusCode()).as(joined.body()).isEqualTo(200);
+        long version = Membership.decode(joined.body()).version();
+        assertThat(joinSenders()).as("before any join stream").isEmpty();
+
+        // A reader that takes the head only holds the stream, and its sender, open.
+        try (RawHttp slow = new RawHttp(ports.get(0), 4096)) {
+            slow.send("GET /internal/v0/entities?joiner=" + joiner + "&version=" + version
+                    + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            assertThat(slow.line()).startsWith("HTTP/1.1 200");
+            assertThat(joinSenders()).as("policy and nice of the member's join stream senders")
+                    .containsExactly("0 19");
+        }
+        // The reader went away: the stream ends, and its thread with it.
+        awaitNotRebalancing(urls.get(0));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!joinSenders().isEmpty() && System.nanoTime() < deadline) Thread.sleep(50);
+        assertThat(joinSenders()).as("senders left once the stream ended").isEmpty();
+    }
+
+    /** "policy nice" of each live thread of this process named for a join stream's sender. */
+    private static List<String> joinSenders() throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    if (!Files.readString(task.resolve("comm")).startsWith("join-send-")) continue;
+                    String stat = Files.readString(task.resolve("stat"));
+                    // Fields after the command (which may hold spaces), from field 3 on: nice is 19, policy 41.
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    found.add(f[41 - 3] + " " + f[19 - 3]);
+                } catch (IOException e) {
+                    // the thread ended while we looked
+                }
+            }
+        }
+        return found;
     }
 
     private String awaitNotRebalancing(String url) throws Exception {

@@ -32,13 +32,16 @@ public final class ScanRoute implements Route {
     private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
     private final Executor workers;
+    /** Where join streams run instead of {@link #workers} (their own threads, at their own priority). */
+    private final Executor joinSenders;
     /** The join streams this node serves; null when it takes no membership changes. */
     private final JoinStreams joinStreams;
 
     private ScanRoute(boolean internal, Store store, ClusterScanner clusterScanner,
                       java.util.function.Supplier<ClusterSizes> sizes, Admission admission, Executor workers,
-                      JoinStreams joinStreams) {
+                      JoinStreams joinStreams, Executor joinSenders) {
         this.internal = internal;
+        this.joinSenders = joinSenders;
         this.joinStreams = joinStreams;
         this.store = store;
         this.clusterScanner = clusterScanner;
@@ -50,23 +53,28 @@ public final class ScanRoute implements Route {
     public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner, int clusterSize,
                                        Admission admission, Executor workers) {
         return new ScanRoute(false, store, clusterScanner, () -> ClusterSizes.everyNode(clusterSize), admission, workers,
-                null);
+                null, workers);
     }
 
     /** As above, with the sizes read for each request: the membership may change. */
     public static ScanRoute publicScan(Store store, ClusterScanner clusterScanner,
                                        java.util.function.Supplier<ClusterSizes> sizes, Admission admission,
                                        Executor workers) {
-        return new ScanRoute(false, store, clusterScanner, sizes, admission, workers, null);
+        return new ScanRoute(false, store, clusterScanner, sizes, admission, workers, null, workers);
     }
 
     public static ScanRoute internalScan(Store store, Admission admission, Executor workers) {
-        return internalScan(store, admission, workers, null);
+        return internalScan(store, admission, workers, null, workers);
     }
 
-    /** As above, serving join streams by {@code joinStreams} (null: a join stream is refused). */
-    public static ScanRoute internalScan(Store store, Admission admission, Executor workers, JoinStreams joinStreams) {
-        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers, joinStreams);
+    /**
+     * As above, serving join streams by {@code joinStreams} (null: a join stream is refused), each
+     * on {@code joinSenders}.
+     */
+    public static ScanRoute internalScan(Store store, Admission admission, Executor workers, JoinStreams joinStreams,
+                                         Executor joinSenders) {
+        return new ScanRoute(true, store, null, () -> ClusterSizes.everyNode(1), admission, workers, joinStreams,
+                joinSenders);
     }
 
     @Override
@@ -147,8 +155,8 @@ public final class ScanRoute implements Route {
                 : cluster ? () -> clusterScanner.scan(from, end, quorum, limit)
                 : keys != null ? () -> joinStreams.send(store.scan(from, end, admission.scanMemory()), keys)
                 : () -> store.scan(from, end, admission.scanMemory());
-        slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC, workers,
-                admission::releaseScan, description, limit));
+        slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC,
+                keys != null ? joinSenders : workers, admission::releaseScan, description, limit));
     }
 
     /** The keys of a join stream ({@code joiner=URL&version=V}), or null for a plain internal scan. */
