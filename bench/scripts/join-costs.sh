@@ -16,6 +16,8 @@
 #         Each round first runs SETTLE s (default 60) at RATE after the tree builds. ALT_FLAGS,
 #         flag sets split by '|', replaces NODE_FLAGS round by round in turn, e.g.
 #         ALT_FLAGS=" |--rebalance-bytes-per-second 8388608" ROUNDS=4 alternates two budgets.
+#         ALT_JVM does the same for JVM options (JVM_FLAGS: every round's), e.g.
+#         ALT_JVM=" |-Ddht.rebalance.sendPriority=low" ROUNDS=4.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -32,6 +34,8 @@ rounds="${ROUNDS:-2}"
 jar="${JAR:-$root/cli/target/dht.jar}"
 # Extra flags for every node, e.g. NODE_FLAGS="--rebalance-bytes-per-second 8388608".
 read -r -a node_flags <<<"${NODE_FLAGS:-}"
+# Extra JVM options for every node, e.g. JVM_FLAGS="-Ddht.rebalance.sendPriority=low".
+read -r -a jvm_flags <<<"${JVM_FLAGS:-}"
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 keys=$(( data_mb * 1024 * 1024 / value ))
 dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
@@ -51,7 +55,7 @@ trap 'kill "${watcher:-}" 2>/dev/null || true; stop_nodes' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
-  "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
+  "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
     --self "$(url "$i")" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
@@ -60,7 +64,7 @@ start_member() {
 start_joiner() {
   local p="${ports[3]}" how=(--join "$(url 0)")
   [ "${JOINER:-join}" = alone ] && how=(--cluster "$(url 3)")
-  "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
+  "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
     "${how[@]}" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
@@ -110,6 +114,11 @@ if [[ "$phases" == *" p99 "* ]]; then
       read -r -a node_flags <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
       echo "round $round node flags: ${node_flags[*]:-(none)}"
     fi
+    if [ -n "${ALT_JVM:-}" ]; then # JVM options by round, in turn, as ALT_FLAGS
+      IFS='|' read -r -a alts <<<"$ALT_JVM"
+      read -r -a jvm_flags <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
+      echo "round $round JVM options: ${jvm_flags[*]:-(none)}"
+    fi
     fresh_data
     built0="$(members_built)"
     for i in 0 1 2; do start_member "$i"; done
@@ -140,6 +149,7 @@ if [[ "$phases" == *" p99 "* ]]; then
     stop_nodes
   done
   read -r -a node_flags <<<"${NODE_FLAGS:-}" # the time phase runs with NODE_FLAGS, whatever ALT_FLAGS
+  read -r -a jvm_flags <<<"${JVM_FLAGS:-}"   # and JVM_FLAGS, whatever ALT_JVM
 fi
 
 if [[ "$phases" == *" time "* ]]; then
