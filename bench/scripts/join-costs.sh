@@ -18,6 +18,10 @@
 #         ALT_FLAGS=" |--rebalance-bytes-per-second 8388608" ROUNDS=4 alternates two budgets.
 #         ALT_JVM does the same for JVM options (JVM_FLAGS: every round's), e.g.
 #         ALT_JVM=" |-Ddht.rebalance.sendPriority=low" ROUNDS=4.
+#         PROFILE_CHANGE=EVENT (cpu, wall, alloc or lock) also profiles the three members by thread
+#         (/admin/profile?threads=true) for PROFILE_SECS s (default 8) from just before the
+#         joiner's start, and the joiner for as long from when it answers, into
+#         round-N-move/profile-PORT.html: the move's first seconds.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -139,8 +143,21 @@ if [[ "$phases" == *" p99 "* ]]; then
     fi
     echo "round $round: trees built $built s after the warm-up; $(wait_quiet ${urls//,/ })"
     echo "round $round steady: $(bench "${mixed[@]}" -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-steady" | percentiles)"
+    if [ -n "${PROFILE_CHANGE:-}" ]; then
+      mkdir -p "$dir/round-$round-move"
+      for i in 0 1 2; do
+        curl -fsS --max-time 120 -o "$dir/round-$round-move/profile-${ports[$i]}.html" \
+          "$(url "$i")/admin/profile?event=$PROFILE_CHANGE&duration=${PROFILE_SECS:-8}s&threads=true" &
+      done
+      sleep 0.5 # the profiles attached before the joiner starts
+    fi
     t0="$(date +%s.%N)"
     start_joiner
+    if [ -n "${PROFILE_CHANGE:-}" ]; then
+      ( for _ in $(seq 600); do curl -fs -o /dev/null "$(url 3)/v0/status" && break; sleep 0.1; done
+        curl -fsS --max-time 120 -o "$dir/round-$round-move/profile-${ports[3]}.html" \
+          "$(url 3)/admin/profile?event=$PROFILE_CHANGE&duration=${PROFILE_SECS:-8}s&threads=true" ) &
+    fi
     watch_join "$t0"
     line="$(bench "${mixed[@]}" -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-move" | percentiles)"
     window_end="$(echo "$(date +%s.%N) - $t0" | bc)"
