@@ -18,6 +18,8 @@
 #         ALT_FLAGS=" |--rebalance-bytes-per-second 8388608" ROUNDS=4 alternates two budgets.
 #         ALT_JVM does the same for JVM options (JVM_FLAGS: every round's), e.g.
 #         ALT_JVM=" |-Ddht.rebalance.sendPriority=low" ROUNDS=4.
+#         ALT_JOINER alternates a command prefix for the joiner alone, e.g. ALT_JOINER=" |nice -n 19"
+#         (on one machine the joiner's start competes with the members for the cores).
 #         PROFILE_CHANGE=EVENT (cpu, wall, alloc or lock) also profiles the three members by thread
 #         (/admin/profile?threads=true) for PROFILE_SECS s (default 8) from just before the
 #         joiner's start, and the joiner for as long from when it answers, into
@@ -40,6 +42,7 @@ jar="${JAR:-$root/cli/target/dht.jar}"
 read -r -a node_flags <<<"${NODE_FLAGS:-}"
 # Extra JVM options for every node, e.g. JVM_FLAGS="-Ddht.rebalance.sendPriority=low".
 read -r -a jvm_flags <<<"${JVM_FLAGS:-}"
+joiner_prefix=()
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 keys=$(( data_mb * 1024 * 1024 / value ))
 dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
@@ -68,7 +71,7 @@ start_member() {
 start_joiner() {
   local p="${ports[3]}" how=(--join "$(url 0)")
   [ "${JOINER:-join}" = alone ] && how=(--cluster "$(url 3)")
-  "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
+  "${joiner_prefix[@]}" "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
     "${how[@]}" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
@@ -117,6 +120,11 @@ if [[ "$phases" == *" p99 "* ]]; then
       IFS='|' read -r -a alts <<<"$ALT_FLAGS"
       read -r -a node_flags <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
       echo "round $round node flags: ${node_flags[*]:-(none)}"
+    fi
+    if [ -n "${ALT_JOINER:-}" ]; then # the joiner's command prefix by round, in turn
+      IFS='|' read -r -a alts <<<"$ALT_JOINER"
+      read -r -a joiner_prefix <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
+      echo "round $round joiner prefix: ${joiner_prefix[*]:-(none)}"
     fi
     if [ -n "${ALT_JVM:-}" ]; then # JVM options by round, in turn, as ALT_FLAGS
       IFS='|' read -r -a alts <<<"$ALT_JVM"
@@ -167,6 +175,7 @@ if [[ "$phases" == *" p99 "* ]]; then
   done
   read -r -a node_flags <<<"${NODE_FLAGS:-}" # the time phase runs with NODE_FLAGS, whatever ALT_FLAGS
   read -r -a jvm_flags <<<"${JVM_FLAGS:-}"   # and JVM_FLAGS, whatever ALT_JVM
+  joiner_prefix=()
 fi
 
 if [[ "$phases" == *" time "* ]]; then
