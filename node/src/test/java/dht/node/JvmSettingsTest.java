@@ -1,5 +1,6 @@
 package dht.node;
 
+import dht.storage.BackgroundPriority;
 import dht.storage.StoreOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,6 +56,16 @@ class JvmSettingsTest {
         assertThat(read.writeThreads()).isEqualTo(8);
         assertThat(read.storageBatch()).isNull();
         assertThat(read.exitWithParent()).isFalse();
+        assertThat(read.joinStreamPriority()).isEqualTo(BackgroundPriority.NORMAL);
+    }
+
+    @Test
+    void theJoinStreamSendersPriorityTakesEachOfItsNames() throws Exception {
+        for (BackgroundPriority p : BackgroundPriority.values()) {
+            String name = p.name().toLowerCase(java.util.Locale.ROOT);
+            assertThat(WithProperty.with(JvmSettings.JOIN_STREAM_PRIORITY, name, JvmSettings::read).joinStreamPriority())
+                    .as(name).isEqualTo(p);
+        }
     }
 
     @Test
@@ -100,7 +111,7 @@ class JvmSettingsTest {
         return List.of("dht.affinity", "dht.io.poll.micros", "dht.storage.executor", "dht.storage.queue",
                 "dht.storage.batch", "dht.storage.threads", "dht.storage.backgroundPriority", "dht.storage.yieldEvery",
                 "dht.storage.compactionMBps", "dht.storage.acceptMissingTables", "dht.peer.batch",
-                "dht.storage.writeThreads", "dht.hints.bytes", "dht.exitWithParent");
+                "dht.storage.writeThreads", "dht.hints.bytes", "dht.exitWithParent", "dht.rebalance.sendPriority");
     }
 
     /** bin/dht serve reads them all before it starts anything (ServeProcessTest checks that the data directory is untouched). */
