@@ -16,14 +16,16 @@
 #         Each round first runs SETTLE s (default 60) at RATE after the tree builds. ALT_FLAGS,
 #         flag sets split by '|', replaces NODE_FLAGS round by round in turn, e.g.
 #         ALT_FLAGS=" |--rebalance-bytes-per-second 8388608" ROUNDS=4 alternates two budgets.
-#         ALT_JVM does the same for JVM options (JVM_FLAGS: every round's), e.g.
-#         ALT_JVM=" |-Ddht.rebalance.sendPriority=low" ROUNDS=4.
+#         ALT_JVM does the same for JVM options, replacing JVM_FLAGS (otherwise every round's), e.g.
+#         ALT_JVM=" |-Ddht.rebalance.sendPriority=low" ROUNDS=4. In any ALT_ list the empty choice
+#         goes first: bash's read drops a trailing empty one.
 #         ALT_JOINER alternates a command prefix for the joiner alone, e.g. ALT_JOINER=" |nice -n 19"
 #         (on one machine the joiner's start competes with the members for the cores).
 #         PROFILE_CHANGE=EVENT (cpu, wall, alloc or lock) also profiles the three members by thread
-#         (/admin/profile?threads=true) for PROFILE_SECS s (default 8) from just before the
-#         joiner's start, and the joiner for as long from when it answers, into
-#         round-N-move/profile-PORT.html: the move's first seconds.
+#         (/admin/profile?threads=true) for PROFILE_SECS seconds (a number, default 8) from just
+#         before the joiner's start, and the joiner for as long from when it answers, into
+#         round-N-move/profile-PORT.html: the move's first seconds. The profilers disturb that
+#         window, so its latency line is not a figure.
 #   time  the time to add a fourth node, no client traffic: from its start until it is a member
 #         and no node is rebalancing; prints progress every 10 s (bytes moved, rate).
 # Usage: DATA_MB=1024 ROUNDS=2 bench/scripts/join-costs.sh   (JAR overrides cli/target/dht.jar)
@@ -52,13 +54,19 @@ urls="$(node_urls "${ports[@]:0:3}")"
 # The client traffic of every load below: the warm-up, the settle, and both measured windows.
 mixed=(--url "$urls" -w mixed --read-ratio "$read_ratio" --keys "$keys" --value-size "$value" -c 16)
 pids=()
+profilers=() # PROFILE_CHANGE's background requests
+stop_profilers() {
+  local p
+  for p in "${profilers[@]}"; do kill "$p" 2>/dev/null || true; done
+  profilers=()
+}
 stop_nodes() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pids=()
 }
-trap 'kill "${watcher:-}" 2>/dev/null || true; stop_nodes' EXIT
+trap 'kill "${watcher:-}" 2>/dev/null || true; stop_profilers; stop_nodes' EXIT
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
@@ -156,21 +164,24 @@ if [[ "$phases" == *" p99 "* ]]; then
       for i in 0 1 2; do
         curl -fsS --max-time 120 -o "$dir/round-$round-move/profile-${ports[$i]}.html" \
           "$(url "$i")/admin/profile?event=$PROFILE_CHANGE&duration=${PROFILE_SECS:-8}s&threads=true" &
+        profilers+=($!)
       done
-      sleep 0.5 # the profiles attached before the joiner starts
+      sleep 0.5 # time for the profilers to attach before the joiner starts (not checked)
     fi
     t0="$(date +%s.%N)"
     start_joiner
     if [ -n "${PROFILE_CHANGE:-}" ]; then
-      ( for _ in $(seq 600); do curl -fs -o /dev/null "$(url 3)/v0/status" && break; sleep 0.1; done
+      ( for _ in $(seq 600); do curl -fs --max-time 2 -o /dev/null "$(url 3)/v0/status" && break; sleep 0.1; done
         curl -fsS --max-time 120 -o "$dir/round-$round-move/profile-${ports[3]}.html" \
           "$(url 3)/admin/profile?event=$PROFILE_CHANGE&duration=${PROFILE_SECS:-8}s&threads=true" ) &
+      profilers+=($!)
     fi
     watch_join "$t0"
     line="$(bench "${mixed[@]}" -R "$rate" -d "${secs}s" --warmup 2s --out "$dir/round-$round-move" | percentiles)"
     window_end="$(echo "$(date +%s.%N) - $t0" | bc)"
     echo "round $round move: $line; window ended $window_end s after the joiner's start, join $( [ -f "$dir/joined-at" ] && echo "ended $(cat "$dir/joined-at") s after it" || echo "still under way")"
     kill "$watcher" 2>/dev/null || true
+    stop_profilers
     stop_nodes
   done
   read -r -a node_flags <<<"${NODE_FLAGS:-}" # the time phase runs with NODE_FLAGS, whatever ALT_FLAGS

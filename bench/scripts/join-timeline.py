@@ -13,8 +13,13 @@ import sys
 if len(sys.argv) < 2:
     sys.exit(__doc__)
 split = float(sys.argv[2]) if len(sys.argv) > 2 else 5.0
-for r in sorted(glob.glob(os.path.join(sys.argv[1], "round-*-move"))):
-    rows = [line.split() for line in open(os.path.join(r, "timeline.txt")) if not line.startswith("#")]
+rounds = glob.glob(os.path.join(sys.argv[1], "round-*-move"))
+for r in sorted(rounds, key=lambda d: int(os.path.basename(d).split("-")[1])):
+    timeline = os.path.join(r, "timeline.txt")
+    if not os.path.exists(timeline):
+        print(f"{os.path.basename(r)}: no timeline.txt (the round did not finish)")
+        continue
+    rows = [line.split() for line in open(timeline) if not line.startswith("#")]
     slots = [(float(a[1]), float(a[2])) for a in rows]
     first = [w for s, w in slots if s < split]
     rest = sorted(w for s, w in slots if s >= split)
