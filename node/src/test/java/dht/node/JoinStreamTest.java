@@ -7,20 +7,19 @@ import dht.node.cluster.JoinStreamKeys;
 import dht.node.cluster.Membership;
 import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
+import dht.testkit.ThreadScheduling;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -184,7 +183,7 @@ class JoinStreamTest {
 
     @Test
     void aMemberSendsEachJoinStreamOnAThreadOfItsOwnAtTheSendPriority() throws Exception {
-        assumeTrue(Files.isReadable(Path.of("/proc/self/task")), "needs Linux's /proc");
+        assumeTrue(ThreadScheduling.available(), "needs Linux's /proc");
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         Tuning low = WithProperty.with(JvmSettings.JOIN_STREAM_PRIORITY, "low", JvmSettings::read);
@@ -216,21 +215,7 @@ class JoinStreamTest {
 
     /** "policy nice" of each live thread of this process named for a join stream's sender. */
     private static List<String> joinSenders() throws IOException {
-        List<String> found = new ArrayList<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    if (!Files.readString(task.resolve("comm")).startsWith("join-send-")) continue;
-                    String stat = Files.readString(task.resolve("stat"));
-                    // Fields after the command (which may hold spaces), from field 3 on: nice is 19, policy 41.
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    found.add(f[41 - 3] + " " + f[19 - 3]);
-                } catch (IOException e) {
-                    // the thread ended while we looked
-                }
-            }
-        }
-        return found;
+        return ThreadScheduling.ofThreadsNamed("join-send-");
     }
 
     private String awaitNotRebalancing(String url) throws Exception {

@@ -3,13 +3,12 @@ package dht.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dht.testkit.ThreadScheduling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +27,7 @@ class BackgroundPriorityTest {
     @Test
     void lowIsNice19AndIdleIsSchedIdle() throws Exception {
         // NORMAL changes nothing: the thread keeps what it inherited (a build run under nice included).
-        assertThat(onNewThread(BackgroundPriority.NORMAL)).isEqualTo(policyAndNice(THREAD_SELF));
+        assertThat(onNewThread(BackgroundPriority.NORMAL)).isEqualTo(ThreadScheduling.policyAndNice(THREAD_SELF));
         assertThat(onNewThread(BackgroundPriority.LOW)).isEqualTo(SCHED_OTHER + " 19");
         assertThat(onNewThread(BackgroundPriority.IDLE)).startsWith(SCHED_IDLE + " ");
     }
@@ -60,21 +59,13 @@ class BackgroundPriorityTest {
         return policies.stream().filter(policy::equals).count();
     }
 
-    /** A thread's scheduling as Linux reports it in its {@code stat} file: "policy nice". */
-    private static String policyAndNice(Path stat) throws IOException {
-        String line = Files.readString(stat);
-        // Fields after the command (which may hold spaces), from field 3 on: nice is 19, policy 41.
-        String[] f = line.substring(line.lastIndexOf(')') + 2).split(" ");
-        return f[41 - 3] + " " + f[19 - 3];
-    }
-
     private static String onNewThread(BackgroundPriority p) throws Exception {
         AtomicReference<String> seen = new AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean applied = new java.util.concurrent.atomic.AtomicBoolean();
         Thread t = Thread.ofPlatform().start(() -> {
             applied.set(p.applyToCurrentThread());
             try {
-                seen.set(policyAndNice(THREAD_SELF));
+                seen.set(ThreadScheduling.policyAndNice(THREAD_SELF));
             } catch (IOException e) {
                 seen.set(e.toString());
             }
@@ -86,18 +77,7 @@ class BackgroundPriorityTest {
 
     /** The scheduling policy of every live thread named for a store's flush or compaction. */
     private static List<String> backgroundThreads() throws IOException {
-        List<String> policies = new ArrayList<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    String comm = Files.readString(task.resolve("comm")).strip();
-                    if (!comm.startsWith("dht-storage-flu") && !comm.startsWith("dht-storage-com")) continue;
-                    policies.add(policyAndNice(task.resolve("stat")).split(" ")[0]);
-                } catch (IOException e) {
-                    // the thread ended while we looked
-                }
-            }
-        }
-        return policies;
+        return ThreadScheduling.ofThreadsNamed("dht-storage-flu", "dht-storage-com").stream()
+                .map(policyAndNice -> policyAndNice.split(" ")[0]).toList();
     }
 }
