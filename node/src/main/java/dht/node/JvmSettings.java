@@ -40,8 +40,8 @@ public final class JvmSettings {
         String queue = oneOf(STORAGE_QUEUE, Tuning.DEFAULT_STORAGE_QUEUE, "blocking", "transfer");
         String batch = oneOf(STORAGE_BATCH, null, "true", "false");
         int threads = (int) wholeNumber(STORAGE_THREADS, Tuning.DEFAULT_STORAGE_THREADS, 1, 10_000, "threads");
-        String priority = oneOf(BACKGROUND_PRIORITY, null, "normal", "low", "idle");
         StoreOptions store = StoreOptions.defaults();
+        BackgroundPriority priority = priority(BACKGROUND_PRIORITY, store.backgroundPriority());
         int yieldEvery = (int) wholeNumber(YIELD_EVERY, store.yieldEveryEntries(), 0, Integer.MAX_VALUE, "entries");
         long compactionMBps = wholeNumber(COMPACTION_MBPS, 0, 0, 1L << 20, "MiB/s");
         boolean acceptMissing = flag(ACCEPT_MISSING_TABLES, false);
@@ -49,12 +49,10 @@ public final class JvmSettings {
         int writeThreads = (int) wholeNumber(WRITE_THREADS, Tuning.DEFAULT_WRITE_THREADS, 0, 10_000, "threads");
         long hintBytes = wholeNumber(HINT_BYTES, Tuning.defaultHintBytes(), 0, Long.MAX_VALUE, "bytes");
         boolean exitWithParent = flag(EXIT_WITH_PARENT, false);
-        String sendPriority = oneOf(JOIN_STREAM_PRIORITY, null, "normal", "low", "idle");
+        BackgroundPriority sendPriority = priority(JOIN_STREAM_PRIORITY, Tuning.DEFAULT_JOIN_STREAM_PRIORITY);
         return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
-                priority == null ? store.backgroundPriority() : BackgroundPriority.valueOf(priority.toUpperCase(Locale.ROOT)),
-                yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes, exitWithParent,
-                sendPriority == null ? Tuning.DEFAULT_JOIN_STREAM_PRIORITY
-                        : BackgroundPriority.valueOf(sendPriority.toUpperCase(Locale.ROOT)));
+                priority, yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes,
+                exitWithParent, sendPriority);
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */
@@ -82,6 +80,12 @@ public final class JvmSettings {
         String choices = allowed.length == 1 ? last
                 : String.join(", ", Arrays.asList(allowed).subList(0, allowed.length - 1)) + " or " + last;
         throw new BadSettingException("-D" + property + " must be " + choices + ", not '" + v + "'");
+    }
+
+    /** {@code normal}, {@code low} or {@code idle} (case-insensitive), or {@code fallback} when unset. */
+    static BackgroundPriority priority(String property, BackgroundPriority fallback) {
+        String v = oneOf(property, null, "normal", "low", "idle");
+        return v == null ? fallback : BackgroundPriority.valueOf(v.toUpperCase(Locale.ROOT));
     }
 
     /** {@code true} or {@code false} (case-insensitive), or {@code fallback} when unset. */
