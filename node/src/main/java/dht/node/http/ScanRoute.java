@@ -20,8 +20,9 @@ import java.util.concurrent.Executor;
  * Range scans: the public {@code /v0/entities} (the whole cluster's data, merged, or with
  * {@code scope=local} this node's store alone; on a single node always its store) and the internal {@code /internal/v0/entities} (this node's store in the wire
  * format, tombstones included). All are streamed by {@link ScanStream} under a scan permit, on a
- * scan worker, or for a join stream on a join sender (a thread of its own, at its own priority). With {@code limit=N} either ends, complete, after N entries (the internal one after N
- * values, the tombstones among them not counted). With {@code joiner=URL&version=V} the internal one
+ * scan worker, or for a join stream on a join sender (a thread of its own, at its own priority).
+ * With {@code limit=N} either ends, complete, after N entries (the internal one after N values,
+ * the tombstones among them not counted). With {@code joiner=URL&version=V} the internal one
  * is a join stream: only the keys this node sends to that joining node ({@link JoinStreamKeys}),
  * counted in this node's rebalance status until the stream is closed ({@link JoinStreams}).
  */
