@@ -232,6 +232,7 @@ final class NodeWiring {
                         peerCalls, config.clusterSecret(), peerTls(config)));
         MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
                 peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
+        cluster.replicaService().fence().pullWith(changes::pullFrom);
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
                 config.dataDir(), store, joinsFrom == null);
         Membership starting = membership;

@@ -224,14 +224,17 @@ public final class Cluster implements AutoCloseable {
         // A node joining later gets its replica (and its place in the peer network) before any
         // topology names it. A cluster started as one node without a kept membership (tests and
         // tools) has no peer network and stays one.
+        // Every replica call carries the version this node places by (MembershipFence).
+        MembershipFence fence = new MembershipFence();
         MembershipState membership = new MembershipState(self, initial, membershipFile, peer -> {
             if (peer.equals(self)) return;
             if (c == null) throw new IllegalStateException("a one-node cluster cannot grow: it has no peer network");
             if (grows != null) grows.grow(); // before any topology, trees' view or horizon names the peer
             c.addPeer(peer); // known peers are left as they are; a retired one is probed again
-            Replica r = replicas.computeIfAbsent(peer, p -> c.replica(p, clock, batch, peerBatching.equals("all")));
+            Replica r = replicas.computeIfAbsent(peer, p -> c.replica(p, clock, fence, batch, peerBatching.equals("all")));
             peerReplicas.put(peer, r);
         });
+        fence.follow(membership);
         ReadRepair readRepair = new ReadRepair(replicas, replicaTimeout, net == null ? null : net.scheduler());
         FullRepair fullRepair = new FullRepair(replicas);
         HintedHandoff hints = null;
@@ -244,8 +247,8 @@ public final class Cluster implements AutoCloseable {
         HandedOverHints handedOver = net == null ? null : new HandedOverHints(peerReplicas, net::isUp, net.scheduler(),
                 hintBytes > 0 ? hintBytes : 32L << 20, hintStorage);
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(membership::topology, replicas, clock,
-                readRepair, fullRepair, hints);
-        ReplicaService served = new ReplicaService(store, reads, writes, clock);
+                readRepair, fullRepair, hints, fence, replicaTimeout);
+        ReplicaService served = new ReplicaService(store, reads, writes, clock, fence);
         HintedHandoff h = hints;
         // The horizon waits for every member, joining and leaving ones included, as they change.
         purgeHorizon.follow(() -> membership.current().all());

@@ -410,6 +410,22 @@ public final class MembershipChanges {
         }
     }
 
+    /**
+     * Takes {@code peer}'s version if newer (every peer's within {@link #SYNC_MILLIS}, for null):
+     * how {@link MembershipFence} learns a version a replica call showed this node lacks.
+     */
+    public void pullFrom(String peer) {
+        if (peer == null) {
+            catchUp(SYNC_MILLIS);
+            return;
+        }
+        try {
+            takeIfNewer(ask(peer), peer);
+        } catch (MembershipChangeException | IOException | IllegalArgumentException e) {
+            log.debug("membership pull from {}: {}", peer, e.getMessage());
+        }
+    }
+
     private Membership ask(String peer) throws MembershipChangeException {
         return Membership.decode(new String(transport.call(peer, "get", "", new byte[0]), StandardCharsets.UTF_8));
     }

@@ -14,13 +14,14 @@ import java.util.concurrent.ScheduledExecutorService;
 public interface PeerNetwork extends AutoCloseable {
     /**
      * {@code peer} as a replica; every answer's timestamps are observed by {@code clock}, so that a
-     * write this node stamps later is above anything the peer has seen.
+     * write this node stamps later is above anything the peer has seen, and every call carries
+     * {@code fence}'s membership version (a peer on a newer one refuses it).
      *
      * @param batch       whether the calls to this peer made on the event loops the network was
      *                    lent are coalesced per pass of the loop (never on loops of its own)
      * @param batchWrites whether writes are coalesced too, not only reads
      */
-    Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites);
+    Replica replica(String peer, HybridLogicalClock clock, MembershipFence fence, boolean batch, boolean batchWrites);
 
     /** The failure detector's belief: has the peer answered recently, or not failed yet? */
     boolean isUp(String peer);

@@ -21,12 +21,33 @@ public final class ReplicaService {
     private final StorageDispatcher reads;
     private final StorageDispatcher writes;
     private final HybridLogicalClock clock;
+    private final MembershipFence fence;
 
-    ReplicaService(Store store, StorageDispatcher reads, StorageDispatcher writes, HybridLogicalClock clock) {
+    ReplicaService(Store store, StorageDispatcher reads, StorageDispatcher writes, HybridLogicalClock clock,
+                   MembershipFence fence) {
         this.store = store;
         this.reads = reads;
         this.writes = writes;
         this.clock = clock;
+        this.fence = fence;
+    }
+
+    /** This node's fence: replica calls carry its version, and a newer one heard is pulled. */
+    public MembershipFence fence() {
+        return fence;
+    }
+
+    /**
+     * This node's membership version, if a call made on {@code callVersion} must be refused (this
+     * node is on a newer one: the call placed its key by a version it no longer uses), else -1; a
+     * call on a newer version than this node's is served, and that version pulled
+     * ({@link MembershipFence}).
+     */
+    public long refusal(long callVersion) {
+        long mine = fence.version();
+        if (callVersion < mine) return mine;
+        if (callVersion > mine) fence.heard(callVersion, null);
+        return -1;
     }
 
     /** The highest timestamp this node has issued or observed; every answer carries it. */

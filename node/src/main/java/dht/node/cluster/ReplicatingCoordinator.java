@@ -6,6 +6,7 @@ import dht.storage.ReadBudgetExceededException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * replica timeout) until {@code ack} of them hold the newest version, the stale ones repaired
  * ({@link ReadRepair}), so quorum reads are monotonic. No thread waits for a replica: everything
  * is a callback. Writes a peer failed are kept for it until it is back ({@link HintedHandoff}). An
- * operator's {@code repair=all} read goes to {@link FullRepair} instead.
+ * operator's {@code repair=all} read goes to {@link FullRepair} instead. A request that falls
+ * short of {@code ack} because a replica refused it for a newer membership version is asked once
+ * more, under that version, once this node has it ({@link MembershipFence}); a write asked again
+ * keeps its timestamp, and no hint is kept for a refusal.
  */
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
@@ -38,21 +42,32 @@ final class ReplicatingCoordinator implements Coordinator {
     private final FullRepair fullRepair;
     /** Null on a single node. */
     private final HintedHandoff hints;
+    /** Null: a fixed membership, nothing to learn. */
+    private final MembershipFence fence;
+    /** How long a request refused for a newer membership version waits for this node to have it. */
+    private final Duration fenceWait;
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
                            ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
-        this(fixed(placement, replicas), Map.copyOf(replicas), clock, readRepair, fullRepair, hints);
+        this(fixed(placement, replicas), Map.copyOf(replicas), clock, readRepair, fullRepair, hints, null, Duration.ZERO);
     }
 
-    /** @param replicas every node's replica by URL, looked up per request (may gain nodes as they join) */
+    /**
+     * @param replicas  every node's replica by URL, looked up per request (may gain nodes as they join)
+     * @param fenceWait how long a request a replica refused for a newer membership version waits
+     *                  for this node to have that version before it is asked again
+     */
     ReplicatingCoordinator(java.util.function.Supplier<Topology> topology, Map<String, Replica> replicas,
-                           HybridLogicalClock clock, ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
+                           HybridLogicalClock clock, ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints,
+                           MembershipFence fence, Duration fenceWait) {
         this.topology = topology;
         this.replicas = replicas;
         this.clock = clock;
         this.readRepair = readRepair;
         this.fullRepair = fullRepair;
         this.hints = hints;
+        this.fence = fence;
+        this.fenceWait = fenceWait;
     }
 
     @Override
@@ -68,6 +83,10 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget) {
+        return get(key, quorum, budget, false);
+    }
+
+    private CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget, boolean again) {
         List<String> targets = targets(key, quorum);
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
         for (String url : targets) calls.add(replicas.get(url).read(key, budget));
@@ -81,7 +100,34 @@ final class ReplicatingCoordinator implements Coordinator {
             // older live version behind it never comes back.
             return newest == null || newest.isTombstone() || newest.isExpired(System.currentTimeMillis())
                     ? Answer.NOT_FOUND : Answer.found(newest.value());
-        });
+        }).thenCompose(answer -> againIfStale(answer, isShort(answer), calls, again,
+                () -> get(key, quorum, budget, true)));
+    }
+
+    private static boolean isShort(Answer answer) {
+        return answer == Answer.NOT_ENOUGH_REPLICAS || answer == Answer.REPLICAS_BUSY;
+    }
+
+    /**
+     * {@code answer} as it is, unless the request fell short of replicas ({@code short_}) because
+     * one refused it for a newer membership version: then, once this node has that version, the
+     * request made {@code again} under it (only once: {@code retried}). If this node does not get
+     * the version within the fence's wait, the answer stands.
+     */
+    private <T> CompletableFuture<T> againIfStale(T answer, boolean short_, List<? extends CompletableFuture<?>> calls,
+                                                  boolean retried, java.util.function.Supplier<CompletableFuture<T>> again) {
+        if (!short_ || retried || fence == null) return CompletableFuture.completedFuture(answer);
+        StaleMembershipException stale = null;
+        for (CompletableFuture<?> call : calls) {
+            if (call.state() == java.util.concurrent.Future.State.FAILED) {
+                StaleMembershipException s = StaleMembershipException.of(call.exceptionNow());
+                if (s != null && (stale == null || s.version() > stale.version())) stale = s;
+            }
+        }
+        if (stale == null) return CompletableFuture.completedFuture(answer);
+        log.debug("asking again on membership version {}: {}", stale.version(), stale.getMessage());
+        return fence.reach(stale.version(), stale.peer(), fenceWait)
+                .thenCompose(reached -> reached ? again.get() : CompletableFuture.completedFuture(answer));
     }
 
     /**
@@ -130,7 +176,7 @@ final class ReplicatingCoordinator implements Coordinator {
 
     /** A PUT whose value expires {@code ttlSeconds} from now by this node's clock (0: never). */
     CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
-        return write(Entry.value(key, value, clock.next(), expiry(ttlSeconds)), quorum, Answer.STORED, null);
+        return write(Entry.value(key, value, clock.next(), expiry(ttlSeconds)), quorum, Answer.STORED, null, false);
     }
 
     /** The absolute expiry, epoch milliseconds, of a value written now to live {@code ttlSeconds} (0: never). */
@@ -160,12 +206,12 @@ final class ReplicatingCoordinator implements Coordinator {
             held.release();
             throw e;
         }
-        return write(entry, quorum, Answer.STORED, held::release); // releases it, exactly once, whatever happens
+        return write(entry, quorum, Answer.STORED, held::release, false); // releases it, exactly once, whatever happens
     }
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
-        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED, null);
+        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED, null, false);
     }
 
     /**
@@ -174,13 +220,15 @@ final class ReplicatingCoordinator implements Coordinator {
      * copy on the heap between them, made before anything is sent. {@code release} (null for an
      * entry that is not borrowed) runs exactly once, however this ends: when this node's write is
      * over, or before this returns or throws if it never began (this node is not a replica of the
-     * key, or something failed first).
+     * key, or something failed first). A write asked {@code again} (after a refusal for a newer
+     * membership version) is the heap copy of the first, with its timestamp.
      */
-    private CompletableFuture<Answer> write(Entry asked, Quorum quorum, Answer success, Runnable release) {
+    private CompletableFuture<Answer> write(Entry asked, Quorum quorum, Answer success, Runnable release, boolean again) {
         // The version records the copies its write asked for: read repair may then bring every
         // replica the write targeted up to it, not only those before the last one that holds it.
         Entry entry = asked.withCopies(quorum.from());
         List<CompletableFuture<Void>> calls;
+        Entry owned = entry; // the copy on the heap that peers and hints get
         boolean handedToStore = false;
         int ack = quorum.ack();
         // While data moves: which targets are the key's replicas before and after the change.
@@ -222,7 +270,6 @@ final class ReplicatingCoordinator implements Coordinator {
                 return CompletableFuture.completedFuture(Answer.NOT_ENOUGH_REPLICAS);
             }
             calls = new ArrayList<>(targets.size());
-            Entry owned = entry;
             if (entry.isBorrowed()) {
                 for (String url : targets) {
                     if (!(replicas.get(url) instanceof LocalReplica)) {
@@ -242,10 +289,12 @@ final class ReplicatingCoordinator implements Coordinator {
                 }
                 Entry sent = owned;
                 CompletableFuture<Void> call = callOf(replica, sent);
-                // Hints are kept for peers only: this node's own write needs no callback.
+                // Hints are kept for peers only: this node's own write needs no callback. A peer that
+                // refused the write for a newer membership version gets none: it is not the key's
+                // replica there, or is asked again (below).
                 if (hints != null && !(replica instanceof LocalReplica)) {
                     call.whenComplete((ok, failure) -> {
-                        if (failure != null) hints.hold(url, sent);
+                        if (failure != null && StaleMembershipException.of(failure) == null) hints.hold(url, sent);
                     });
                 }
                 calls.add(call);
@@ -257,13 +306,15 @@ final class ReplicatingCoordinator implements Coordinator {
         // is the quorum's, without a quorum call to gather it.
         CompletableFuture<?> quorumHeard = before != null ? MovingWriteQuorum.collect(calls, before, after, ack, ackAfter)
                 : calls.size() == 1 && ack == 1 ? calls.getFirst() : QuorumCall.collect(calls, ack);
+        Entry heapCopy = owned;
         return quorumHeard.handle((ok, failure) -> {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
                 return shortOfReplicas(calls);
             }
             return success;
-        });
+        }).thenCompose(answer -> againIfStale(answer, isShort(answer), calls, again || heapCopy.isBorrowed(),
+                () -> write(heapCopy, quorum, success, null, true)));
     }
 
     private int knownDown(List<String> targets) {

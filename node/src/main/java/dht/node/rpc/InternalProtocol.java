@@ -46,6 +46,12 @@ public final class InternalProtocol {
      * milliseconds. The coordinator counts the replica failed ({@code TimestampRefusedException}).
      */
     static final String CLOCK_REFUSED = "X-Dht-Clock-Refused";
+    /**
+     * On a coordinator's replica call: its membership version. On a replica's 409 to a call made on
+     * an older version than its own, which it did not apply: the replica's version
+     * ({@code MembershipFence}).
+     */
+    static final String MEMBERSHIP = "X-Dht-Membership";
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

@@ -1,6 +1,7 @@
 package dht.node.rpc;
 
 import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.MembershipFence;
 import dht.node.cluster.PeerNetwork;
 import dht.node.cluster.Replica;
 import dht.node.cluster.ScanSource;
@@ -91,8 +92,8 @@ public final class PeerClient implements PeerNetwork {
     }
 
     @Override
-    public Replica replica(String peer, HybridLogicalClock clock, boolean batch, boolean batchWrites) {
-        return new RemoteReplica(peer, this, clock, batch && pool.lent() ? pool.group() : null, batchWrites);
+    public Replica replica(String peer, HybridLogicalClock clock, MembershipFence fence, boolean batch, boolean batchWrites) {
+        return new RemoteReplica(peer, this, clock, fence, batch && pool.lent() ? pool.group() : null, batchWrites);
     }
 
     @Override

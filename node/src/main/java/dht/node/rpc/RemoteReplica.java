@@ -1,8 +1,10 @@
 package dht.node.rpc;
 
 import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.MembershipFence;
 import dht.node.cluster.Replica;
 import dht.node.cluster.ReplicaBusyException;
+import dht.node.cluster.StaleMembershipException;
 import dht.node.cluster.TimestampRefusedException;
 import dht.node.rpc.ReplicaBatch.Op;
 import dht.node.rpc.ReplicaBatch.Result;
@@ -26,7 +28,9 @@ import java.util.concurrent.CompletionException;
  * answer's timestamps are observed by this node's clock, so that a write this node stamps later is
  * above anything the peer has seen; a version whose timestamp the clock refuses (too far ahead)
  * fails its read, as does a write the peer refused for its timestamp (409 with
- * {@code X-Dht-Clock-Refused}): both count as a failed replica.
+ * {@code X-Dht-Clock-Refused}): both count as a failed replica. Every call carries this node's
+ * membership version; a peer on a newer one refuses it (409 with {@code X-Dht-Membership}), which
+ * fails the call with {@link StaleMembershipException} and has the fence pull that version.
  */
 final class RemoteReplica implements Replica {
     private static final byte[] EMPTY = new byte[0];
@@ -34,6 +38,9 @@ final class RemoteReplica implements Replica {
     private final String url;
     private final PeerClient client;
     private final HybridLogicalClock clock;
+    private final MembershipFence fence;
+    /** The headers of a read or batch on the fence's version, made once per version. */
+    private volatile VersionHeaders versionHeaders = new VersionHeaders(-1, null);
     /** Null when every read goes out on its own. */
     private final PeerBatcher reads;
     /** Null when every write goes out on its own. */
@@ -44,11 +51,12 @@ final class RemoteReplica implements Replica {
      *                    null to send each operation on its own
      * @param batchWrites whether writes are coalesced too, not only reads
      */
-    RemoteReplica(String url, PeerClient client, HybridLogicalClock clock, EventLoopGroup batchLoops,
-                  boolean batchWrites) {
+    RemoteReplica(String url, PeerClient client, HybridLogicalClock clock, MembershipFence fence,
+                  EventLoopGroup batchLoops, boolean batchWrites) {
         this.url = url;
         this.client = client;
         this.clock = clock;
+        this.fence = fence;
         this.reads = batchLoops == null ? null : new PeerBatcher(batchLoops, this::single, this::batch);
         this.writes = batchLoops == null || !batchWrites ? null : new PeerBatcher(batchLoops, this::single, this::batch);
     }
@@ -93,7 +101,7 @@ final class RemoteReplica implements Replica {
     /** One operation, one request of /internal/v0/entity. */
     private CompletableFuture<Result> single(Op op) {
         if (!op.isWrite()) {
-            return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), null, EMPTY).thenApply(r -> {
+            return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), versionHeaders(), EMPTY).thenApply(r -> {
                 observeClock(r);
                 if (r.status() == 404) return Result.NOT_FOUND_RESULT;
                 if (r.status() != 200) throw unexpected(r);
@@ -106,6 +114,8 @@ final class RemoteReplica implements Replica {
             });
         }
         HttpHeaders headers = new DefaultHttpHeaders();
+        long version = fence.version();
+        if (version > 0) headers.set(InternalProtocol.MEMBERSHIP, Long.toString(version));
         headers.set(InternalProtocol.TIMESTAMP, Long.toString(op.timestamp()));
         if (op.expiry() != 0) headers.set(InternalProtocol.EXPIRY, Long.toString(op.expiry()));
         boolean delete = op.kind() == ReplicaBatch.DELETE;
@@ -120,7 +130,7 @@ final class RemoteReplica implements Replica {
 
     /** Several operations, one request of /internal/v0/batch. */
     private CompletableFuture<List<Result>> batch(List<Op> ops) {
-        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, null, ReplicaBatch.encodeOps(ops)).thenApply(r -> {
+        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, versionHeaders(), ReplicaBatch.encodeOps(ops)).thenApply(r -> {
             observeClock(r);
             if (r.status() != 200) throw unexpected(r);
             List<Result> results;
@@ -138,6 +148,26 @@ final class RemoteReplica implements Replica {
             }
             return results;
         });
+    }
+
+    private record VersionHeaders(long version, HttpHeaders headers) {
+    }
+
+    /**
+     * Headers that carry the fence's version alone, or null before it follows one (version 0: no
+     * version is sent); the client copies them into each request.
+     */
+    private HttpHeaders versionHeaders() {
+        long v = fence.version();
+        if (v == 0) return null;
+        VersionHeaders h = versionHeaders;
+        if (h.version != v) {
+            HttpHeaders headers = new DefaultHttpHeaders();
+            headers.set(InternalProtocol.MEMBERSHIP, Long.toString(v));
+            h = new VersionHeaders(v, headers);
+            versionHeaders = h;
+        }
+        return h.headers;
     }
 
     private void observeClock(PeerResponse r) {
@@ -160,6 +190,16 @@ final class RemoteReplica implements Replica {
                 + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim();
         if (r.status() == 409 && r.headers().contains(InternalProtocol.CLOCK_REFUSED)) {
             return new TimestampRefusedException(message);
+        }
+        if (r.status() == 409 && r.headers().contains(InternalProtocol.MEMBERSHIP)) {
+            long theirs;
+            try {
+                theirs = Long.parseLong(r.headers().get(InternalProtocol.MEMBERSHIP));
+            } catch (NumberFormatException e) {
+                return new IllegalStateException(message);
+            }
+            fence.heard(theirs, url);
+            return new StaleMembershipException(url, theirs, message);
         }
         boolean busy = r.status() == 503 && !r.headers().contains(InternalProtocol.STOPPING);
         return busy ? new ReplicaBusyException(message) : new IllegalStateException(message);

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: {@link #handle} reads everything it needs from the request before it returns, or
  * retains what it still needs (a large batch's buffer, until its writes are done), so the caller
  * may release the request right after; every response carries the clock, so coordinators learn
- * how far this node has gone.
+ * how far this node has gone. A call made on an older membership version than this node's is
+ * refused whole, before anything in it is read or applied (409 with this node's version,
+ * {@code MembershipFence}); a call without a version (a tool, a node before the fence) is not.
  */
 public final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private static final Logger log = LoggerFactory.getLogger(StoreReplicaEndpoint.class);
@@ -47,10 +49,21 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        if (path.equals(InternalProtocol.BATCH_PATH)) return batch(request);
-        if (!path.equals(InternalProtocol.ENTITY_PATH)) {
+        if (!path.equals(InternalProtocol.BATCH_PATH) && !path.equals(InternalProtocol.ENTITY_PATH)) {
             return done(text(HttpResponseStatus.BAD_REQUEST, "unknown internal path"));
         }
+        String callVersion = request.headers().get(InternalProtocol.MEMBERSHIP);
+        if (callVersion != null) {
+            long v;
+            try {
+                v = Long.parseLong(callVersion);
+            } catch (NumberFormatException e) {
+                return done(text(HttpResponseStatus.BAD_REQUEST, "malformed " + InternalProtocol.MEMBERSHIP));
+            }
+            long mine = replica.refusal(v);
+            if (mine >= 0) return done(staleResponse(v, mine));
+        }
+        if (path.equals(InternalProtocol.BATCH_PATH)) return batch(request);
         byte[] key = InternalProtocol.idOf(uri);
         if (key == null) return done(text(HttpResponseStatus.BAD_REQUEST, "missing or malformed id"));
         HttpMethod method = request.method();
@@ -85,6 +98,15 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
     private FullHttpResponse refusedResponse(TimestampRefusedException refused) {
         FullHttpResponse r = text(HttpResponseStatus.CONFLICT, refused.getMessage());
         r.headers().set(InternalProtocol.CLOCK_REFUSED, Long.toString(refused.aheadMillis()));
+        r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
+        return r;
+    }
+
+    /** 409: the call was placed by membership version {@code theirs}, older than this node's; nothing was applied. */
+    private FullHttpResponse staleResponse(long theirs, long mine) {
+        FullHttpResponse r = text(HttpResponseStatus.CONFLICT, "the call was made on membership version " + theirs
+                + ", this node is on " + mine + ": nothing applied; ask again on the newer version");
+        r.headers().set(InternalProtocol.MEMBERSHIP, Long.toString(mine));
         r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
     }

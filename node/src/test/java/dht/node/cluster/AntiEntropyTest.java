@@ -74,7 +74,7 @@ class AntiEntropyTest {
             // Every write, the test's own included, goes through the trees, as a node's do.
             Store store = trees.tracked();
             StorageDispatcher d = new StorageDispatcher(storage, null);
-            ReplicaService service = new ReplicaService(store, d, d, new HybridLogicalClock());
+            ReplicaService service = new ReplicaService(store, d, d, new HybridLogicalClock(), new MembershipFence());
             stores.put(url, store);
             services.put(url, service);
             nodes.put(url, new AntiEntropy(url, membership::get, trees, service, new Direct(url),

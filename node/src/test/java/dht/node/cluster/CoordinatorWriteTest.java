@@ -104,6 +104,6 @@ class CoordinatorWriteTest {
 
     private static ReplicatingCoordinator coordinatorOver(Topology t, Map<String, Replica> view) {
         return new ReplicatingCoordinator(() -> t, view, new HybridLogicalClock(),
-                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null);
+                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null, null, Duration.ZERO);
     }
 }

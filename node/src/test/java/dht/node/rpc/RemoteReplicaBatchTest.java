@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dht.node.cluster.HybridLogicalClock;
+import dht.node.cluster.MembershipFence;
 import dht.node.cluster.TestLoops;
 import dht.storage.Entry;
 import io.netty.channel.EventLoop;
@@ -79,7 +80,7 @@ class RemoteReplicaBatchTest {
 
     @Test
     void readsAndWritesOfOnePassTravelInSeparateBatches() throws Exception {
-        RemoteReplica replica = new RemoteReplica(peerUrl, client, new HybridLogicalClock(), loops, true);
+        RemoteReplica replica = new RemoteReplica(peerUrl, client, new HybridLogicalClock(), new MembershipFence(), loops, true);
         List<CompletableFuture<?>> calls = onePass(replica);
         for (CompletableFuture<?> c : calls) c.get(5, TimeUnit.SECONDS);
         assertThat(batches).containsExactlyInAnyOrder(
@@ -90,7 +91,7 @@ class RemoteReplicaBatchTest {
 
     @Test
     void withWritesNotBatchedOnlyTheReadsShareARequest() throws Exception {
-        RemoteReplica replica = new RemoteReplica(peerUrl, client, new HybridLogicalClock(), loops, false);
+        RemoteReplica replica = new RemoteReplica(peerUrl, client, new HybridLogicalClock(), new MembershipFence(), loops, false);
         List<CompletableFuture<?>> calls = onePass(replica);
         for (CompletableFuture<?> c : calls) c.get(5, TimeUnit.SECONDS);
         assertThat(batches).containsExactly(List.of("read", "read", "read"));

@@ -1,0 +1,35 @@
+package dht.node.cluster;
+
+import java.util.concurrent.CompletionException;
+
+/**
+ * A replica refused a call made on an older membership version than its own, having applied
+ * nothing ({@link MembershipFence}): the coordinator counts that replica failed, keeps no hint
+ * for it, learns the newer version and asks again under it.
+ */
+public final class StaleMembershipException extends IllegalStateException {
+    private final String peer;
+    private final long version;
+
+    public StaleMembershipException(String peer, long version, String message) {
+        super(message, null);
+        this.peer = peer;
+        this.version = version;
+    }
+
+    /** The replica that refused. */
+    public String peer() {
+        return peer;
+    }
+
+    /** The replica's membership version, newer than the call's. */
+    public long version() {
+        return version;
+    }
+
+    /** {@code failure} as this, through one CompletionException, or null if it is something else. */
+    public static StaleMembershipException of(Throwable failure) {
+        Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return t instanceof StaleMembershipException s ? s : null;
+    }
+}
