@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Function;
 
 /**
  * Coalesces the replica operations that one event loop sends to one peer during one pass of its
@@ -26,14 +25,17 @@ import java.util.function.Function;
  * {@link #MAX_BATCH_OPS} operations and about {@link #MAX_BATCH_BYTES} bytes, and its answer about
  * {@link ReplicaBatch#MAX_ANSWER_VALUE_BYTES} of values (a read past that is answered "ask alone"
  * and sent again as a single request); the pass's state is touched by its loop's thread only.
+ * Each operation is submitted with the membership version it was placed by, and a batch goes out
+ * with the oldest of its operations' versions, so that a replica on a newer version refuses it
+ * ({@code MembershipFence}) even when the version changed before the end of the pass.
  */
 final class PeerBatcher {
     static final int MAX_BATCH_OPS = 128;
     static final int MAX_BATCH_BYTES = 256 * 1024;
 
     private final EventExecutorGroup loops;
-    private final Function<Op, CompletableFuture<Result>> single;
-    private final Function<List<Op>, CompletableFuture<List<Result>>> batch;
+    private final Single single;
+    private final Batch batch;
     private final ThreadLocal<Pass> passes = new ThreadLocal<>();
     private final Pass notALoop = new Pass(null);
 
@@ -42,21 +44,35 @@ final class PeerBatcher {
      * @param single sends one operation on its own
      * @param batch  sends several in one exchange; its results are in the operations' order
      */
-    PeerBatcher(EventExecutorGroup loops, Function<Op, CompletableFuture<Result>> single,
-                Function<List<Op>, CompletableFuture<List<Result>>> batch) {
+    PeerBatcher(EventExecutorGroup loops, Single single, Batch batch) {
         this.loops = loops;
         this.single = single;
         this.batch = batch;
     }
 
-    /** Sends {@code op} with this pass's other operations to the peer, or alone off the loops. */
-    CompletableFuture<Result> submit(Op op) {
+    /** Sends one operation on its own, placed by membership {@code version}. */
+    @FunctionalInterface
+    interface Single {
+        CompletableFuture<Result> send(Op op, long version);
+    }
+
+    /** Sends several in one exchange, the oldest placed by {@code version}; results in the operations' order. */
+    @FunctionalInterface
+    interface Batch {
+        CompletableFuture<List<Result>> send(List<Op> ops, long version);
+    }
+
+    /**
+     * Sends {@code op}, placed by membership {@code version}, with this pass's other operations to
+     * the peer, or alone off the loops.
+     */
+    CompletableFuture<Result> submit(Op op, long version) {
         Pass p = pass();
         if (p != notALoop) {
-            CompletableFuture<Result> f = p.add(op);
+            CompletableFuture<Result> f = p.add(op, version);
             if (f != null) return f;
         }
-        return single.apply(op);
+        return single.send(op, version);
     }
 
     private Pass pass() {
@@ -69,7 +85,7 @@ final class PeerBatcher {
         return p;
     }
 
-    private record Pending(Op op, CompletableFuture<Result> result) {}
+    private record Pending(Op op, CompletableFuture<Result> result, long version) {}
 
     /** One loop's operations for this peer in the current pass. */
     private final class Pass {
@@ -82,7 +98,7 @@ final class PeerBatcher {
         }
 
         /** Queues the op for the end of this pass; null if the loop takes no more tasks. */
-        CompletableFuture<Result> add(Op op) {
+        CompletableFuture<Result> add(Op op, long version) {
             int size = op.encodedSize();
             if (!pending.isEmpty() && (pending.size() >= MAX_BATCH_OPS || bytes + size > MAX_BATCH_BYTES)) {
                 send(); // full: this one starts the next batch of the same pass
@@ -95,7 +111,7 @@ final class PeerBatcher {
                 }
             }
             CompletableFuture<Result> f = new CompletableFuture<>();
-            pending.add(new Pending(op, f));
+            pending.add(new Pending(op, f, version));
             bytes += size;
             return f;
         }
@@ -107,14 +123,18 @@ final class PeerBatcher {
             bytes = 0;
             if (out.size() == 1) {
                 Pending p = out.get(0);
-                forward(alone(p.op), p.result);
+                forward(alone(p), p.result);
                 return;
             }
             List<Op> ops = new ArrayList<>(out.size());
-            for (Pending p : out) ops.add(p.op);
+            long oldest = Long.MAX_VALUE;
+            for (Pending p : out) {
+                ops.add(p.op);
+                oldest = Math.min(oldest, p.version);
+            }
             CompletableFuture<List<Result>> answer;
             try {
-                answer = batch.apply(ops);
+                answer = batch.send(ops, oldest);
             } catch (RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
             }
@@ -122,15 +142,15 @@ final class PeerBatcher {
                 for (int i = 0; i < out.size(); i++) {
                     Pending p = out.get(i);
                     if (failure != null) p.result.completeExceptionally(failure);
-                    else if (results.get(i).status() == ReplicaBatch.ASK_ALONE) forward(alone(p.op), p.result);
+                    else if (results.get(i).status() == ReplicaBatch.ASK_ALONE) forward(alone(p), p.result);
                     else p.result.complete(results.get(i));
                 }
             });
         }
 
-        private CompletableFuture<Result> alone(Op op) {
+        private CompletableFuture<Result> alone(Pending p) {
             try {
-                return single.apply(op);
+                return single.send(p.op, p.version);
             } catch (RuntimeException e) { // thrown here it would leave this and later results incomplete
                 return CompletableFuture.failedFuture(e);
             }

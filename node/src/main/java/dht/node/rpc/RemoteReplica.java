@@ -93,15 +93,17 @@ final class RemoteReplica implements Replica {
         });
     }
 
+    /** Sends {@code op} with the membership version it is placed by: the fence's now, as the caller has just placed it. */
     private CompletableFuture<Result> call(Op op) {
         PeerBatcher batcher = op.isWrite() ? writes : reads;
-        return batcher != null ? batcher.submit(op) : single(op);
+        long version = fence.version();
+        return batcher != null ? batcher.submit(op, version) : single(op, version);
     }
 
     /** One operation, one request of /internal/v0/entity. */
-    private CompletableFuture<Result> single(Op op) {
+    private CompletableFuture<Result> single(Op op, long version) {
         if (!op.isWrite()) {
-            return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), versionHeaders(), EMPTY).thenApply(r -> {
+            return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), versionHeaders(version), EMPTY).thenApply(r -> {
                 observeClock(r);
                 if (r.status() == 404) return Result.NOT_FOUND_RESULT;
                 if (r.status() != 200) throw unexpected(r);
@@ -114,7 +116,6 @@ final class RemoteReplica implements Replica {
             });
         }
         HttpHeaders headers = new DefaultHttpHeaders();
-        long version = fence.version();
         if (version > 0) headers.set(InternalProtocol.MEMBERSHIP, Long.toString(version));
         headers.set(InternalProtocol.TIMESTAMP, Long.toString(op.timestamp()));
         if (op.expiry() != 0) headers.set(InternalProtocol.EXPIRY, Long.toString(op.expiry()));
@@ -129,8 +130,8 @@ final class RemoteReplica implements Replica {
     }
 
     /** Several operations, one request of /internal/v0/batch. */
-    private CompletableFuture<List<Result>> batch(List<Op> ops) {
-        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, versionHeaders(), ReplicaBatch.encodeOps(ops)).thenApply(r -> {
+    private CompletableFuture<List<Result>> batch(List<Op> ops, long version) {
+        return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, versionHeaders(version), ReplicaBatch.encodeOps(ops)).thenApply(r -> {
             observeClock(r);
             if (r.status() != 200) throw unexpected(r);
             List<Result> results;
@@ -154,11 +155,10 @@ final class RemoteReplica implements Replica {
     }
 
     /**
-     * Headers that carry the fence's version alone, or null before it follows one (version 0: no
-     * version is sent); the client copies them into each request.
+     * Headers that carry membership version {@code v} alone, or null for 0 (the fence follows no
+     * version yet: none is sent); the client copies them into each request.
      */
-    private HttpHeaders versionHeaders() {
-        long v = fence.version();
+    private HttpHeaders versionHeaders(long v) {
         if (v == 0) return null;
         VersionHeaders h = versionHeaders;
         if (h.version != v) {

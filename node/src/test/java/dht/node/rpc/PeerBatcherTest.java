@@ -27,10 +27,10 @@ class PeerBatcherTest {
     /** Keys the fake replica answers "ask alone" for in a batch. */
     private final List<String> tooLargeForABatch = new CopyOnWriteArrayList<>();
 
-    private final PeerBatcher batcher = new PeerBatcher(loop, op -> {
+    private final PeerBatcher batcher = new PeerBatcher(loop, (op, version) -> {
         singles.add(op);
         return CompletableFuture.completedFuture(echo(op));
-    }, ops -> {
+    }, (ops, version) -> {
         batches.add(ops);
         if (batchFailure != null) return CompletableFuture.failedFuture(batchFailure);
         List<Result> out = new ArrayList<>();
@@ -59,7 +59,7 @@ class PeerBatcherTest {
     private List<Result> submitInOnePass(List<Op> ops) throws Exception {
         List<CompletableFuture<Result>> futures = new ArrayList<>();
         loop.submit(() -> {
-            for (Op op : ops) futures.add(batcher.submit(op));
+            for (Op op : ops) futures.add(batcher.submit(op, 1));
         }).get(5, TimeUnit.SECONDS);
         List<Result> out = new ArrayList<>();
         for (CompletableFuture<Result> f : futures) out.add(f.get(5, TimeUnit.SECONDS));
@@ -86,7 +86,7 @@ class PeerBatcherTest {
 
     @Test
     void callersOffTheLoopsSendAtOnceOnTheirOwn() throws Exception {
-        assertThat(batcher.submit(write(1, 10)).get(5, TimeUnit.SECONDS).timestamp()).isEqualTo(1);
+        assertThat(batcher.submit(write(1, 10), 1).get(5, TimeUnit.SECONDS).timestamp()).isEqualTo(1);
         assertThat(singles).hasSize(1);
     }
 
@@ -109,8 +109,8 @@ class PeerBatcherTest {
         batchFailure = new IllegalStateException("peer down");
         List<CompletableFuture<Result>> futures = new ArrayList<>();
         loop.submit(() -> {
-            futures.add(batcher.submit(write(1, 10)));
-            futures.add(batcher.submit(write(2, 10)));
+            futures.add(batcher.submit(write(1, 10), 1));
+            futures.add(batcher.submit(write(2, 10), 1));
         }).get(5, TimeUnit.SECONDS);
         for (CompletableFuture<Result> f : futures) {
             assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
