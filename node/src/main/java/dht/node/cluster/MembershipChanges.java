@@ -385,28 +385,27 @@ public final class MembershipChanges {
         Membership cur = state.current();
         List<String> peers = new ArrayList<>(cur.all());
         peers.remove(state.self());
-        List<CompletableFuture<Membership>> answers = new ArrayList<>();
+        List<CompletableFuture<Void>> answers = new ArrayList<>();
         for (String peer : peers) {
-            CompletableFuture<Membership> answer = new CompletableFuture<>();
+            CompletableFuture<Void> answer = new CompletableFuture<>();
+            // Each answer is taken as it arrives: a slow peer does not hold up a newer version another gave.
             Thread.ofVirtual().name("membership-catch-up").start(() -> {
                 try {
-                    answer.complete(ask(peer));
-                } catch (MembershipChangeException | RuntimeException e) {
-                    answer.completeExceptionally(e);
+                    takeIfNewer(ask(peer), peer);
+                } catch (MembershipChangeException | IOException | RuntimeException e) {
+                    log.debug("membership catch-up with {}: {}", peer, e.toString());
+                } finally {
+                    answer.complete(null);
                 }
             });
             answers.add(answer);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
-        for (int i = 0; i < peers.size(); i++) {
-            try {
-                takeIfNewer(answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS), peers.get(i));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (ExecutionException | TimeoutException | IOException e) {
-                log.debug("membership catch-up with {}: {}", peers.get(i), e.toString());
-            }
+        try {
+            CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("membership catch-up: not every peer answered within {} ms", waitMillis);
         }
     }
 

@@ -12,21 +12,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps replica calls from mixing membership versions (docs/design.md, "Membership", the fence).
- * A coordinator's replica call carries its membership version; a replica on a newer version
- * refuses it and applies nothing ({@link StaleMembershipException}), and the coordinator, told the
- * newer version, pulls it from that replica at once ({@link #reach}) and asks again under it. A
- * replica that sees a call on a newer version than its own serves it and pulls too.
+ * A coordinator's replica call carries the membership version it was placed by; a replica on a
+ * newer version refuses it and applies nothing ({@link StaleMembershipException}), and the
+ * coordinator, told the newer version, pulls it from that replica at once ({@link #reach}) and
+ * asks again under it ({@link FencedRetry}). A replica that sees a call on a newer version than
+ * its own serves it and pulls too.
  *
  * <p>Why: a node that missed a commit (frozen, or the commit lost) would otherwise place requests
  * by the version before until its next pull, up to {@link MembershipChanges#SYNC_MILLIS} later:
  * its reads would ask the old replicas, which need not hold a write the new ones acknowledged, and
  * its writes would reach a replica that has already cleaned the key up. Fenced, such a request is
- * answered under the newer version, or fails, unless every replica it reaches missed the commit
- * too.
+ * answered under the newer version when a replica on it refuses before the answer is made; a
+ * write refused after that is completed under it.
  *
- * <p>Invariants: versions only grow ({@link MembershipState}); at most one pull runs at a time,
- * and pulls start at most every {@link #PULL_SPACING_MILLIS}, so a peer that claims a version it
- * cannot give (a joiner serving on the version it asks for) costs a pull now and then, no more.
+ * <p>Invariants: versions only grow ({@link MembershipState}). Pulls from a named peer (a
+ * coordinator refused by a replica) and pulls from every peer (a replica that saw a newer version
+ * from a caller it cannot name) are two kinds: of each at most one runs at a time, and each
+ * starts at most every {@link #PULL_SPACING_MILLIS}, so a slow pull of every peer never holds up
+ * the coordinator's pull from the replica that has the version, and a peer that claims a version
+ * it cannot give (a joiner serving on the version it asks for) costs a pull now and then.
  */
 public final class MembershipFence {
     private static final Logger log = LoggerFactory.getLogger(MembershipFence.class);
@@ -40,8 +44,8 @@ public final class MembershipFence {
 
     private volatile MembershipState state;
     private volatile Puller puller;
-    private final AtomicBoolean pulling = new AtomicBoolean();
-    private final AtomicLong lastPullNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
+    private final Pulls fromOne = new Pulls();
+    private final Pulls fromAll = new Pulls();
     /** Those waiting for a version; guarded by itself. */
     private final List<Waiter> waiting = new ArrayList<>();
 
@@ -72,19 +76,32 @@ public final class MembershipFence {
     public void heard(long version, String peer) {
         Puller p = puller;
         if (p == null || version <= version()) return;
-        long now = System.nanoTime();
-        if (now - lastPullNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return;
-        if (!pulling.compareAndSet(false, true)) return;
-        lastPullNanos.set(now);
+        Pulls kind = peer == null ? fromAll : fromOne;
+        if (!kind.tryStart()) return;
         Thread.ofVirtual().name("membership-fence-pull").start(() -> {
             try {
                 p.pull(peer);
             } catch (RuntimeException e) {
-                log.debug("membership pull from {} failed: {}", peer, e.toString());
+                log.debug("membership pull from {} failed: {}", peer == null ? "every peer" : peer, e.toString());
             } finally {
-                pulling.set(false);
+                kind.running.set(false);
             }
         });
+    }
+
+    /** One kind of pull: whether one runs, and when the last started. */
+    private static final class Pulls {
+        final AtomicBoolean running = new AtomicBoolean();
+        final AtomicLong lastStartNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
+
+        /** Starts one unless one runs or one started within the spacing. */
+        boolean tryStart() {
+            long now = System.nanoTime();
+            if (now - lastStartNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return false;
+            if (!running.compareAndSet(false, true)) return false;
+            lastStartNanos.set(now);
+            return true;
+        }
     }
 
     /**

@@ -57,17 +57,31 @@ class MembershipFenceTest {
 
     @Test
     void pullsAreSpacedOutAndAVersionNoPeerGivesEndsTheWaitFalse() throws Exception {
-        fence.pullWith(pulls::add); // learns nothing
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        fence.pullWith(peer -> {
+            pulls.add(peer);
+            if (pulls.size() == 1) {
+                try {
+                    hold.await(); // the first pull runs until released: another heard meanwhile starts none
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }); // learns nothing
         fence.heard(5, "http://b");
-        fence.heard(5, "http://c"); // within the spacing: no second pull
         waitFor(() -> pulls.size() == 1);
+        fence.heard(5, "http://c"); // one of this kind runs: no second pull
+        fence.heard(5, null); // a pull of every peer is of the other kind: it starts
+        waitFor(() -> pulls.size() == 2);
+        hold.countDown();
         Thread.sleep(50);
-        assertThat(pulls).containsExactly("http://b");
+        assertThat(pulls).containsExactly("http://b", null);
         Thread.sleep(MembershipFence.PULL_SPACING_MILLIS);
         CompletableFuture<Boolean> reached = fence.reach(5, "http://c", Duration.ofMillis(300));
         assertThat(reached.get(5, TimeUnit.SECONDS)).isFalse();
         assertThat(state.current()).isEqualTo(V1);
-        assertThat(pulls).containsExactly("http://b", "http://c");
+        waitFor(() -> pulls.size() == 3);
+        assertThat(pulls).containsExactly("http://b", null, "http://c");
     }
 
     @Test
