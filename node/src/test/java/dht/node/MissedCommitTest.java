@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,12 +36,12 @@ class MissedCommitTest {
     String stale;
     String dropped;
 
-    @BeforeEach
-    void start() throws Exception {
+    /** Four nodes with this replication factor; the first is the one that will miss the commit. */
+    private void start(int replicationFactor) throws Exception {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free(), TestPorts.free());
         for (int p : ports) urls.add("http://localhost:" + p);
         for (int i = 0; i < 4; i++) {
-            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 2, null)));
+            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, replicationFactor, null)));
         }
         stale = urls.get(0);
         dropped = urls.get(3);
@@ -74,10 +73,19 @@ class MissedCommitTest {
 
     /** Version 2, without the dropped node, committed to every node but the stale one. */
     private void commitTheDropToAllButTheStaleNode() throws Exception {
+        commitTheDropTo(urls.subList(1, 4));
+    }
+
+    /**
+     * Version 2, without the dropped node, committed to {@code nodes} alone. The dropped node
+     * takes it too in these tests (a live node that a removal drops): it then refuses calls placed
+     * by version 1, as any node on version 2 does.
+     */
+    private void commitTheDropTo(List<String> nodes) throws Exception {
         Membership v1 = Membership.decode(send(urls.get(1), "GET", "/internal/v0/membership?op=get", null).body());
         assertThat(v1.version()).isEqualTo(1);
         Membership v2 = v1.without(dropped);
-        for (String u : urls.subList(1, 4)) {
+        for (String u : nodes) {
             assertThat(send(u, "POST", "/internal/v0/membership?op=commit&id=fence-test", v2.encode()).statusCode())
                     .as("commit on %s", u).isEqualTo(200);
         }
@@ -101,6 +109,7 @@ class MissedCommitTest {
 
     @Test
     void aReadThroughANodeThatMissedTheCommitIsAnsweredByTheNewReplicas() throws Exception {
+        start(2);
         String key = keyMovedAwayFromTheDroppedNode("read");
         List<String> order = new Placement(urls).order(key.getBytes(StandardCharsets.UTF_8));
         String newReplica = order.get(2); // a replica after the drop, not before it
@@ -118,6 +127,7 @@ class MissedCommitTest {
 
     @Test
     void aWriteThroughANodeThatMissedTheCommitReachesOnlyTheNewReplicas() throws Exception {
+        start(2);
         String key = keyMovedAwayFromTheDroppedNode("write");
         List<String> order = new Placement(urls).order(key.getBytes(StandardCharsets.UTF_8));
         commitTheDropToAllButTheStaleNode();
@@ -132,6 +142,7 @@ class MissedCommitTest {
 
     @Test
     void aReplicaRefusesACallPlacedByAnOlderVersionAndAppliesNothing() throws Exception {
+        start(2);
         commitTheDropToAllButTheStaleNode();
         String replica = urls.get(1);
         long t = System.currentTimeMillis() * 1000;
@@ -144,5 +155,31 @@ class MissedCommitTest {
                 "X-Dht-Timestamp", Long.toString(t), "X-Dht-Membership", "2").statusCode()).isEqualTo(201);
         assertThat(send(replica, "GET", "/internal/v0/entity?id=fenced", null, "X-Dht-Membership", "x").statusCode())
                 .as("a malformed version").isEqualTo(400);
+    }
+
+    /**
+     * Two nodes miss the commit, so a write through one of them reaches {@code ack} (2 of 3) on the
+     * two of them while the third replica, on the newer version, refuses it: that replica is still
+     * one of the key's under the newer version, and must get the write all the same.
+     */
+    @Test
+    void aReplicaThatRefusedAWriteWhichReachedAckWithoutItStillGetsIt() throws Exception {
+        start(3);
+        String alsoStale = urls.get(1);
+        String upToDate = urls.get(2);
+        Placement before = new Placement(urls);
+        String key = null;
+        for (int i = 0; key == null; i++) {
+            List<String> order = before.order(("late" + i).getBytes(StandardCharsets.UTF_8));
+            if (order.get(3).equals(dropped)) key = "late" + i; // the same three replicas on both versions
+        }
+        commitTheDropTo(List.of(upToDate, dropped));
+
+        assertThat(send(stale, "PUT", "/v0/entity?id=" + key, "v").statusCode()).isEqualTo(201);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!holds(upToDate, key) && System.nanoTime() < deadline) Thread.sleep(50);
+        assertThat(holds(upToDate, key)).as("the replica that refused the write placed by version 1").isTrue();
+        assertThat(holds(alsoStale, key)).isTrue();
+        assertThat(holds(dropped, key)).isFalse();
     }
 }

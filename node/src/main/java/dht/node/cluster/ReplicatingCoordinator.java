@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +28,9 @@ import org.slf4j.LoggerFactory;
  * replica timeout) until {@code ack} of them hold the newest version, the stale ones repaired
  * ({@link ReadRepair}), so quorum reads are monotonic. No thread waits for a replica: everything
  * is a callback. Writes a peer failed are kept for it until it is back ({@link HintedHandoff}). An
- * operator's {@code repair=all} read goes to {@link FullRepair} instead. A request that falls
- * short of {@code ack} because a replica refused it for a newer membership version is asked once
- * more, under that version, once this node has it ({@link MembershipFence}); a write asked again
- * keeps its timestamp, and no hint is kept for a refusal.
+ * operator's {@code repair=all} read goes to {@link FullRepair} instead. A request a replica
+ * refused for a newer membership version is asked once more under that version, once this node
+ * has it ({@link FencedRetry}); a write asked again keeps its timestamp.
  */
 final class ReplicatingCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ReplicatingCoordinator.class);
@@ -43,9 +44,7 @@ final class ReplicatingCoordinator implements Coordinator {
     /** Null on a single node. */
     private final HintedHandoff hints;
     /** Null: a fixed membership, nothing to learn. */
-    private final MembershipFence fence;
-    /** How long a request refused for a newer membership version waits for this node to have it. */
-    private final Duration fenceWait;
+    private final FencedRetry fenced;
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
                            ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -66,8 +65,7 @@ final class ReplicatingCoordinator implements Coordinator {
         this.readRepair = readRepair;
         this.fullRepair = fullRepair;
         this.hints = hints;
-        this.fence = fence;
-        this.fenceWait = fenceWait;
+        this.fenced = fence == null ? null : new FencedRetry(fence, fenceWait, topology, replicas, hints);
     }
 
     @Override
@@ -100,34 +98,11 @@ final class ReplicatingCoordinator implements Coordinator {
             // older live version behind it never comes back.
             return newest == null || newest.isTombstone() || newest.isExpired(System.currentTimeMillis())
                     ? Answer.NOT_FOUND : Answer.found(newest.value());
-        }).thenCompose(answer -> againIfStale(answer, isShort(answer), calls, again,
-                () -> get(key, quorum, budget, true)));
-    }
-
-    private static boolean isShort(Answer answer) {
-        return answer == Answer.NOT_ENOUGH_REPLICAS || answer == Answer.REPLICAS_BUSY;
-    }
-
-    /**
-     * {@code answer} as it is, unless the request fell short of replicas ({@code short_}) because
-     * one refused it for a newer membership version: then, once this node has that version, the
-     * request made {@code again} under it (only once: {@code retried}). If this node does not get
-     * the version within the fence's wait, the answer stands.
-     */
-    private <T> CompletableFuture<T> againIfStale(T answer, boolean short_, List<? extends CompletableFuture<?>> calls,
-                                                  boolean retried, java.util.function.Supplier<CompletableFuture<T>> again) {
-        if (!short_ || retried || fence == null) return CompletableFuture.completedFuture(answer);
-        StaleMembershipException stale = null;
-        for (CompletableFuture<?> call : calls) {
-            if (call.state() == java.util.concurrent.Future.State.FAILED) {
-                StaleMembershipException s = StaleMembershipException.of(call.exceptionNow());
-                if (s != null && (stale == null || s.version() > stale.version())) stale = s;
-            }
-        }
-        if (stale == null) return CompletableFuture.completedFuture(answer);
-        log.debug("asking again on membership version {}: {}", stale.version(), stale.getMessage());
-        return fence.reach(stale.version(), stale.peer(), fenceWait)
-                .thenCompose(reached -> reached ? again.get() : CompletableFuture.completedFuture(answer));
+        }).thenCompose(answer -> {
+            StaleMembershipException stale = again || fenced == null ? null : FencedRetry.newestRefusal(calls);
+            return stale == null ? CompletableFuture.completedFuture(answer)
+                    : fenced.askAgain(stale, () -> get(key, quorum, budget, true), () -> Answer.NOT_ENOUGH_REPLICAS);
+        });
     }
 
     /**
@@ -235,12 +210,18 @@ final class ReplicatingCoordinator implements Coordinator {
         boolean[] before = null;
         boolean[] after = null;
         int ackAfter = 0;
+        List<String> targets;
+        // Completed once the quorum's answer is made (FencedRetry): a refusal for a newer membership
+        // version seen by then has the whole write asked again; one after it, only its replica.
+        CompletableFuture<Void> decided = new CompletableFuture<>();
+        AtomicReference<StaleMembershipException> staleAtAnswer = new AtomicReference<>();
+        AtomicBoolean newTargetsSent = new AtomicBoolean();
         try {
             Topology t = topology.get();
             if (quorum.from() > t.size()) {
                 throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
             }
-            List<String> targets = t.writeTargets(entry.key(), quorum.from());
+            targets = t.writeTargets(entry.key(), quorum.from());
             boolean refused;
             if (!t.membership().changing()) { // then the targets are the key's replicas, no more
                 refused = targets.size() - knownDown(targets) < ack;
@@ -290,11 +271,21 @@ final class ReplicatingCoordinator implements Coordinator {
                 Entry sent = owned;
                 CompletableFuture<Void> call = callOf(replica, sent);
                 // Hints are kept for peers only: this node's own write needs no callback. A peer that
-                // refused the write for a newer membership version gets none: it is not the key's
-                // replica there, or is asked again (below).
-                if (hints != null && !(replica instanceof LocalReplica)) {
+                // refused the write for a newer membership version is asked again under it: with the
+                // whole write if the refusal came before the answer was decided, else on its own.
+                if ((hints != null || fenced != null) && !(replica instanceof LocalReplica)) {
                     call.whenComplete((ok, failure) -> {
-                        if (failure != null && StaleMembershipException.of(failure) == null) hints.hold(url, sent);
+                        if (failure == null) return;
+                        StaleMembershipException stale = StaleMembershipException.of(failure);
+                        if (stale == null || fenced == null || again) {
+                            if (hints != null) hints.hold(url, sent);
+                        } else {
+                            decided.whenComplete((a, e) -> {
+                                if (staleAtAnswer.get() == null) {
+                                    fenced.completeLate(url, stale, sent, quorum.from(), targets, newTargetsSent);
+                                }
+                            });
+                        }
                     });
                 }
                 calls.add(call);
@@ -308,13 +299,27 @@ final class ReplicatingCoordinator implements Coordinator {
                 : calls.size() == 1 && ack == 1 ? calls.getFirst() : QuorumCall.collect(calls, ack);
         Entry heapCopy = owned;
         return quorumHeard.handle((ok, failure) -> {
+            Answer answer = success;
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
-                return shortOfReplicas(calls);
+                answer = shortOfReplicas(calls);
             }
-            return success;
-        }).thenCompose(answer -> againIfStale(answer, isShort(answer), calls, again || heapCopy.isBorrowed(),
-                () -> write(heapCopy, quorum, success, null, true)));
+            if (fenced != null && !again && !heapCopy.isBorrowed()) staleAtAnswer.set(FencedRetry.newestRefusal(calls));
+            decided.complete(null);
+            return answer;
+        }).thenCompose(answer -> {
+            StaleMembershipException stale = staleAtAnswer.get();
+            if (stale == null) return CompletableFuture.completedFuture(answer);
+            return fenced.askAgain(stale, () -> write(heapCopy, quorum, success, null, true), () -> {
+                for (int i = 0; i < calls.size(); i++) {
+                    if (calls.get(i).isCompletedExceptionally()
+                            && StaleMembershipException.of(calls.get(i).exceptionNow()) != null) {
+                        fenced.hold(targets.get(i), heapCopy);
+                    }
+                }
+                return Answer.NOT_ENOUGH_REPLICAS;
+            });
+        });
     }
 
     private int knownDown(List<String> targets) {

@@ -4,8 +4,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * A replica refused a call made on an older membership version than its own, having applied
- * nothing ({@link MembershipFence}): the coordinator counts that replica failed, keeps no hint
- * for it, learns the newer version and asks again under it.
+ * nothing ({@link MembershipFence}): the coordinator counts that replica failed, learns the newer
+ * version and asks again under it ({@link FencedRetry}).
  */
 public final class StaleMembershipException extends IllegalStateException {
     private final String peer;
