@@ -56,14 +56,22 @@ final class FencedRetry {
     }
 
     /**
-     * Once this node has the refusal's version, {@code again}'s answer; else {@code otherwise}'s,
-     * made when the wait ends.
+     * Once this node has the refusal's version, {@code again}'s answer ({@code unplaceable}'s if the
+     * request no longer fits the cluster, e.g. a {@code from} above its size); else
+     * {@code otherwise}'s, made when the wait ends.
      */
     <T> CompletableFuture<T> askAgain(StaleMembershipException stale, Supplier<CompletableFuture<T>> again,
-                                      Supplier<T> otherwise) {
+                                      Supplier<T> unplaceable, Supplier<T> otherwise) {
         log.debug("asking again on membership version {}: {}", stale.version(), stale.getMessage());
-        return fence.reach(stale.version(), stale.peer(), wait)
-                .thenCompose(reached -> reached ? again.get() : CompletableFuture.completedFuture(otherwise.get()));
+        return fence.reach(stale.version(), stale.peer(), wait).thenCompose(reached -> {
+            if (!reached) return CompletableFuture.completedFuture(otherwise.get());
+            try {
+                return again.get();
+            } catch (IllegalArgumentException e) {
+                log.debug("not asked again on membership version {}: {}", stale.version(), e.getMessage());
+                return CompletableFuture.completedFuture(unplaceable.get());
+            }
+        });
     }
 
     /** Keeps {@code entry} for {@code url} until it is back, if hints are on and {@code url} is a peer. */
@@ -91,7 +99,7 @@ final class FencedRetry {
                 Replica r = replicas.get(target);
                 CompletableFuture<Void> call;
                 try {
-                    call = r.write(sent);
+                    call = r.write(sent, t.membership().version());
                 } catch (RuntimeException e) {
                     call = CompletableFuture.failedFuture(e);
                 }

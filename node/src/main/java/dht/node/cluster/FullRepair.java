@@ -46,13 +46,20 @@ final class FullRepair {
      * replicas that did answer are repaired either way.
      */
     CompletableFuture<RepairAnswer> repair(List<String> targets, List<CompletableFuture<Entry>> reads, int ack) {
+        return repair(targets, reads, ack, 0);
+    }
+
+    /** As above, the targets placed by membership version {@code placedBy} (0: none), which the repairs carry. */
+    CompletableFuture<RepairAnswer> repair(List<String> targets, List<CompletableFuture<Entry>> reads, int ack,
+                                           long placedBy) {
         keys.increment();
         return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> null)
-                .thenCompose(ignored -> writeNewest(targets, reads, ack));
+                .thenCompose(ignored -> writeNewest(targets, reads, ack, placedBy));
     }
 
-    private CompletableFuture<RepairAnswer> writeNewest(List<String> targets, List<CompletableFuture<Entry>> reads, int ack) {
+    private CompletableFuture<RepairAnswer> writeNewest(List<String> targets, List<CompletableFuture<Entry>> reads, int ack,
+                                                        long placedBy) {
         Entry newest = null;
         int answered = 0;
         for (CompletableFuture<Entry> r : reads) {
@@ -72,7 +79,8 @@ final class FullRepair {
             if (held != null && !newest.supersedes(held)) continue; // holds it already
             if (held == null && newest.isTombstone()) continue; // nothing to bring back
             String url = targets.get(i);
-            writes.add(replicas.get(url).write(newest).whenComplete((ok, writeFailure) -> {
+            Replica replica = replicas.get(url);
+            writes.add((placedBy == 0 ? replica.write(newest) : replica.write(newest, placedBy)).whenComplete((ok, writeFailure) -> {
                 if (writeFailure != null) log.debug("full repair of {} failed: {}", url, writeFailure.toString());
             }));
         }

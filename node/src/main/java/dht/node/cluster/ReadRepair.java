@@ -77,6 +77,11 @@ final class ReadRepair {
      * replicas still stale once every call is in are repaired after the answer.
      */
     CompletableFuture<Entry> read(List<String> targets, List<CompletableFuture<Entry>> calls, int ack) {
+        return read(targets, calls, ack, 0);
+    }
+
+    /** As above, the targets placed by membership version {@code placedBy} (0: none), which repairs carry. */
+    CompletableFuture<Entry> read(List<String> targets, List<CompletableFuture<Entry>> calls, int ack, long placedBy) {
         if (calls.size() < 2) {
             return QuorumCall.collect(calls, ack).thenApply(answers -> {
                 Entry newest = null;
@@ -86,7 +91,7 @@ final class ReadRepair {
                 return newest;
             });
         }
-        return new RepairingRead(this, targets, calls, ack).start();
+        return new RepairingRead(this, targets, calls, ack, placedBy).start();
     }
 
     /**
@@ -101,12 +106,16 @@ final class ReadRepair {
         return targeted || staleValueUnderADelete;
     }
 
-    /** Sends {@code version} to {@code url}; the future completes exceptionally when the write failed. */
-    CompletableFuture<Void> send(String url, Entry version) {
+    /**
+     * Sends {@code version} to {@code url}, placed by membership version {@code placedBy} (0: none);
+     * the future completes exceptionally when the write failed.
+     */
+    CompletableFuture<Void> send(String url, Entry version, long placedBy) {
         sent.increment();
         CompletableFuture<Void> write;
         try {
-            write = replicas.get(url).write(version);
+            Replica r = replicas.get(url);
+            write = placedBy == 0 ? r.write(version) : r.write(version, placedBy);
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }

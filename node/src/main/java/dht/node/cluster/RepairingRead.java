@@ -32,6 +32,8 @@ final class RepairingRead {
     private final List<String> targets;
     private final List<CompletableFuture<Entry>> calls;
     private final int ack;
+    /** The membership version the targets were placed by (0: none), which repairs carry. */
+    private final long placedBy;
     private final CompletableFuture<Entry> answer = new CompletableFuture<>();
     // guarded by this
     private final Entry[] sentVersion;
@@ -44,11 +46,12 @@ final class RepairingRead {
     private boolean timerStarted;
     private ScheduledFuture<?> timer;
 
-    RepairingRead(ReadRepair repair, List<String> targets, List<CompletableFuture<Entry>> calls, int ack) {
+    RepairingRead(ReadRepair repair, List<String> targets, List<CompletableFuture<Entry>> calls, int ack, long placedBy) {
         this.repair = repair;
         this.targets = targets;
         this.calls = calls;
         this.ack = ack;
+        this.placedBy = placedBy;
         this.sentVersion = new Entry[calls.size()];
         this.repairedVersion = new Entry[calls.size()];
     }
@@ -155,7 +158,7 @@ final class RepairingRead {
     }
 
     private void write(int i, Entry version) {
-        repair.send(targets.get(i), version).whenComplete((ok, failure) -> {
+        repair.send(targets.get(i), version, placedBy).whenComplete((ok, failure) -> {
             synchronized (this) {
                 repairsInFlight--;
                 if (failure == null && (repairedVersion[i] == null || version.supersedes(repairedVersion[i]))) {

@@ -27,6 +27,19 @@ public interface Replica {
     CompletableFuture<Void> write(Entry entry);
 
     /**
+     * {@link #read(byte[], ReadBudget)} placed by membership version {@code placedBy}: a peer on a
+     * newer version refuses it ({@link MembershipFence}). By default the version is not sent.
+     */
+    default CompletableFuture<Entry> read(byte[] key, ReadBudget budget, long placedBy) {
+        return read(key, budget);
+    }
+
+    /** {@link #write(Entry)} placed by membership version {@code placedBy}, as above. */
+    default CompletableFuture<Void> write(Entry entry, long placedBy) {
+        return write(entry);
+    }
+
+    /**
      * Whether a call to this replica would fail now without being sent (a peer the failure
      * detector holds silent): a write that could not reach its quorum without it is refused before
      * anything is written.

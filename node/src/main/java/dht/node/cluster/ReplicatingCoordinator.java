@@ -85,10 +85,12 @@ final class ReplicatingCoordinator implements Coordinator {
     }
 
     private CompletableFuture<Answer> get(byte[] key, Quorum quorum, ReadBudget budget, boolean again) {
-        List<String> targets = targets(key, quorum);
+        Topology t = topology.get();
+        List<String> targets = targets(t, key, quorum);
+        long placedBy = t.membership().version();
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
-        for (String url : targets) calls.add(replicas.get(url).read(key, budget));
-        return readRepair.read(targets, calls, quorum.ack()).handle((newest, failure) -> {
+        for (String url : targets) calls.add(replicas.get(url).read(key, budget, placedBy));
+        return readRepair.read(targets, calls, quorum.ack(), placedBy).handle((newest, failure) -> {
             if (failure != null) {
                 if (refusedByBudget(calls)) return Answer.OVERLOADED;
                 log.debug("GET not enough replicas: {}", failure.getMessage());
@@ -101,7 +103,8 @@ final class ReplicatingCoordinator implements Coordinator {
         }).thenCompose(answer -> {
             StaleMembershipException stale = again || fenced == null ? null : FencedRetry.newestRefusal(calls);
             return stale == null ? CompletableFuture.completedFuture(answer)
-                    : fenced.askAgain(stale, () -> get(key, quorum, budget, true), () -> Answer.NOT_ENOUGH_REPLICAS);
+                    : fenced.askAgain(stale, () -> get(key, quorum, budget, true), () -> Answer.NOT_ENOUGH_REPLICAS,
+                            () -> Answer.NOT_ENOUGH_REPLICAS);
         });
     }
 
@@ -138,10 +141,12 @@ final class ReplicatingCoordinator implements Coordinator {
     // while this one waits for all of them and for its writes.
     @Override
     public CompletableFuture<RepairAnswer> repair(byte[] key, Quorum quorum) {
-        List<String> targets = targets(key, quorum);
+        Topology t = topology.get();
+        List<String> targets = targets(t, key, quorum);
+        long placedBy = t.membership().version();
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
-        for (String url : targets) calls.add(replicas.get(url).read(key));
-        return fullRepair.repair(targets, calls, quorum.ack());
+        for (String url : targets) calls.add(replicas.get(url).read(key, ReadBudget.UNLIMITED, placedBy));
+        return fullRepair.repair(targets, calls, quorum.ack(), placedBy);
     }
 
     @Override
@@ -211,6 +216,7 @@ final class ReplicatingCoordinator implements Coordinator {
         boolean[] after = null;
         int ackAfter = 0;
         List<String> targets;
+        long placedBy;
         // Completed once the quorum's answer is made (FencedRetry): a refusal for a newer membership
         // version seen by then has the whole write asked again; one after it, only its replica.
         CompletableFuture<Void> decided = new CompletableFuture<>();
@@ -222,6 +228,7 @@ final class ReplicatingCoordinator implements Coordinator {
                 throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
             }
             targets = t.writeTargets(entry.key(), quorum.from());
+            placedBy = t.membership().version();
             boolean refused;
             if (!t.membership().changing()) { // then the targets are the key's replicas, no more
                 refused = targets.size() - knownDown(targets) < ack;
@@ -262,14 +269,14 @@ final class ReplicatingCoordinator implements Coordinator {
             for (String url : targets) {
                 Replica replica = replicas.get(url);
                 if (entry.isBorrowed() && replica instanceof LocalReplica) {
-                    CompletableFuture<Void> call = callOf(replica, entry);
+                    CompletableFuture<Void> call = callOf(replica, entry, placedBy);
                     handedToStore = true;
                     call.whenComplete((ok, failure) -> release.run());
                     calls.add(call);
                     continue;
                 }
                 Entry sent = owned;
-                CompletableFuture<Void> call = callOf(replica, sent);
+                CompletableFuture<Void> call = callOf(replica, sent, placedBy);
                 // Hints are kept for peers only: this node's own write needs no callback. A peer that
                 // refused the write for a newer membership version is asked again under it: with the
                 // whole write if the refusal came before the answer was decided, else on its own.
@@ -310,7 +317,7 @@ final class ReplicatingCoordinator implements Coordinator {
         }).thenCompose(answer -> {
             StaleMembershipException stale = staleAtAnswer.get();
             if (stale == null) return CompletableFuture.completedFuture(answer);
-            return fenced.askAgain(stale, () -> write(heapCopy, quorum, success, null, true), () -> {
+            return fenced.askAgain(stale, () -> write(heapCopy, quorum, success, null, true), () -> Answer.NOT_ENOUGH_REPLICAS, () -> {
                 for (int i = 0; i < calls.size(); i++) {
                     if (calls.get(i).isCompletedExceptionally()
                             && StaleMembershipException.of(calls.get(i).exceptionNow()) != null) {
@@ -329,16 +336,15 @@ final class ReplicatingCoordinator implements Coordinator {
     }
 
     /** The replica's write, a failed future if it threw: once this node's store has a borrowed entry, nothing else may throw past its release. */
-    private static CompletableFuture<Void> callOf(Replica replica, Entry entry) {
+    private static CompletableFuture<Void> callOf(Replica replica, Entry entry, long placedBy) {
         try {
-            return replica.write(entry);
+            return replica.write(entry, placedBy);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    private List<String> targets(byte[] key, Quorum quorum) {
-        Topology t = topology.get();
+    private static List<String> targets(Topology t, byte[] key, Quorum quorum) {
         if (quorum.from() > t.size()) {
             throw new IllegalArgumentException("from " + quorum.from() + " > cluster size " + t.size());
         }

@@ -77,7 +77,16 @@ final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
-        return call(Op.read(key)).thenApply(r -> switch (r.status()) {
+        return read(key, fence.version());
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key, dht.storage.ReadBudget budget, long placedBy) {
+        return read(key, placedBy);
+    }
+
+    private CompletableFuture<Entry> read(byte[] key, long placedBy) {
+        return call(Op.read(key), placedBy).thenApply(r -> switch (r.status()) {
             case ReplicaBatch.FOUND -> Entry.value(key, r.value(), r.timestamp(), r.expiry());
             case ReplicaBatch.TOMBSTONE -> Entry.tombstone(key, r.timestamp());
             case ReplicaBatch.NOT_FOUND -> null;
@@ -85,19 +94,24 @@ final class RemoteReplica implements Replica {
         });
     }
 
+    /** A write placed by no particular version (a hint, a hand-over): the fence's current one. */
     @Override
     public CompletableFuture<Void> write(Entry entry) {
-        return call(Op.write(entry)).thenApply(r -> {
+        return write(entry, fence.version());
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Entry entry, long placedBy) {
+        return call(Op.write(entry), placedBy).thenApply(r -> {
             if (r.status() != ReplicaBatch.WRITTEN) throw failed(r);
             return null;
         });
     }
 
-    /** Sends {@code op} with the membership version it is placed by: the fence's now, as the caller has just placed it. */
-    private CompletableFuture<Result> call(Op op) {
+    /** Sends {@code op} with the membership version it was placed by. */
+    private CompletableFuture<Result> call(Op op, long placedBy) {
         PeerBatcher batcher = op.isWrite() ? writes : reads;
-        long version = fence.version();
-        return batcher != null ? batcher.submit(op, version) : single(op, version);
+        return batcher != null ? batcher.submit(op, placedBy) : single(op, placedBy);
     }
 
     /** One operation, one request of /internal/v0/entity. */
