@@ -1,9 +1,9 @@
 package dht.node.cluster;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,12 +25,13 @@ import org.slf4j.LoggerFactory;
  * answered under the newer version when a replica on it refuses before the answer is made; a
  * write refused after that is completed under it.
  *
- * <p>Invariants: versions only grow ({@link MembershipState}). Pulls from a named peer (a
- * coordinator refused by a replica) and pulls from every peer (a replica that saw a newer version
- * from a caller it cannot name) are two kinds: of each at most one runs at a time, and each
- * starts at most every {@link #PULL_SPACING_MILLIS}, so a slow pull of every peer never holds up
- * the coordinator's pull from the replica that has the version, and a peer that claims a version
- * it cannot give (a joiner serving on the version it asks for) costs a pull now and then.
+ * <p>Invariants: versions only grow ({@link MembershipState}). Pulls are kept apart by source:
+ * from each named peer (a coordinator refused by that replica), and from every peer (a replica
+ * that saw a newer version from a caller it cannot name). Of each at most one runs at a time, and
+ * each starts at most every {@link #PULL_SPACING_MILLIS}, so a slow or stalled peer holds up only
+ * pulls from itself, and a peer that claims a version it cannot give (a joiner serving on the
+ * version it asks for) costs a pull now and then. Requests waiting for a version share one future
+ * per version, completed off the thread that applied it.
  */
 public final class MembershipFence {
     private static final Logger log = LoggerFactory.getLogger(MembershipFence.class);
@@ -44,13 +45,11 @@ public final class MembershipFence {
 
     private volatile MembershipState state;
     private volatile Puller puller;
-    private final Pulls fromOne = new Pulls();
+    /** Pulls from each named peer, and the pull of every peer (null): one of each at a time. */
+    private final ConcurrentHashMap<String, Pulls> fromPeer = new ConcurrentHashMap<>();
     private final Pulls fromAll = new Pulls();
-    /** Those waiting for a version; guarded by itself. */
-    private final List<Waiter> waiting = new ArrayList<>();
-
-    private record Waiter(long version, CompletableFuture<Boolean> reached) {
-    }
+    /** One future per version waited for, completed once this node has it. */
+    private final ConcurrentSkipListMap<Long, CompletableFuture<Void>> waiting = new ConcurrentSkipListMap<>();
 
     /** Follows {@code state}'s versions; until this is called, calls are not fenced. */
     void follow(MembershipState state) {
@@ -71,13 +70,16 @@ public final class MembershipFence {
 
     /**
      * A peer ({@code peer}; null: not known) is on {@code version}: if that is newer than this
-     * node's, a pull starts unless one runs or one started within the spacing.
+     * node's, a pull from it (from every peer, for null) starts, unless one from it runs or one
+     * started within the spacing. Returns whether the pull it asks for could not start only for
+     * the spacing.
      */
-    public void heard(long version, String peer) {
+    public boolean heard(long version, String peer) {
         Puller p = puller;
-        if (p == null || version <= version()) return;
-        Pulls kind = peer == null ? fromAll : fromOne;
-        if (!kind.tryStart()) return;
+        if (p == null || version <= version()) return false;
+        Pulls kind = peer == null ? fromAll : fromPeer.computeIfAbsent(peer, x -> new Pulls());
+        int started = kind.tryStart();
+        if (started != Pulls.STARTED) return started == Pulls.TOO_SOON;
         Thread.ofVirtual().name("membership-fence-pull").start(() -> {
             try {
                 p.pull(peer);
@@ -87,49 +89,49 @@ public final class MembershipFence {
                 kind.running.set(false);
             }
         });
+        return false;
     }
 
     /** One kind of pull: whether one runs, and when the last started. */
     private static final class Pulls {
+        static final int STARTED = 0;
+        static final int RUNNING = 1;
+        static final int TOO_SOON = 2;
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicLong lastStartNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
 
         /** Starts one unless one runs or one started within the spacing. */
-        boolean tryStart() {
+        int tryStart() {
+            if (running.get()) return RUNNING;
             long now = System.nanoTime();
-            if (now - lastStartNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return false;
-            if (!running.compareAndSet(false, true)) return false;
+            if (now - lastStartNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return TOO_SOON;
+            if (!running.compareAndSet(false, true)) return RUNNING;
             lastStartNanos.set(now);
-            return true;
+            return STARTED;
         }
     }
 
     /**
      * Completes with true once this node is on {@code version} or newer (at once if it is), pulling
-     * it from {@code peer}; with false if that has not happened within {@code wait}.
+     * it from {@code peer}; with false if that has not happened within {@code wait}. Completes on a
+     * pool thread, not on the thread that applies the version: what waits may send requests.
      */
     public CompletableFuture<Boolean> reach(long version, String peer, Duration wait) {
         if (version() >= version) return CompletableFuture.completedFuture(true);
-        CompletableFuture<Boolean> reached = new CompletableFuture<>();
-        synchronized (waiting) {
-            waiting.removeIf(w -> w.reached.isDone()); // those that timed out
-            waiting.add(new Waiter(version, reached));
-        }
+        CompletableFuture<Void> shared = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
         if (version() >= version) release(version()); // applied while this was being added
-        // The pull spacing may skip this pull; the next refusal, or the periodic pull, starts one.
-        heard(version, peer);
-        return reached.completeOnTimeout(false, wait.toMillis(), TimeUnit.MILLISECONDS);
+        // A pull that could not start for the spacing starts once it is over, if still needed.
+        if (heard(version, peer)) {
+            CompletableFuture.delayedExecutor(PULL_SPACING_MILLIS, TimeUnit.MILLISECONDS).execute(() -> heard(version, peer));
+        }
+        return shared.thenApplyAsync(x -> true).completeOnTimeout(false, wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void release(long now) {
-        List<Waiter> ready = new ArrayList<>();
-        synchronized (waiting) {
-            waiting.removeIf(w -> {
-                boolean done = w.version <= now || w.reached.isDone();
-                if (w.version <= now) ready.add(w);
-                return done;
-            });
+        var ready = waiting.headMap(now, true);
+        for (Long v : ready.keySet()) {
+            CompletableFuture<Void> f = waiting.remove(v);
+            if (f != null) f.complete(null);
         }
-        for (Waiter w : ready) w.reached.complete(true);
     }
 }

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * This node's current membership version and the {@link Topology} built from it. A newer version
  * is kept in the data directory before anything uses it, then replaces the topology at once; an
  * older or equal version is ignored, so versions only grow and applying one twice is harmless.
- * Listeners (rebalancing, cleanup) hear each applied version, after the swap.
+ * Listeners (rebalancing, cleanup) hear applied versions after the swap, in order: one that
+ * arrives after a newer one was heard is skipped.
  */
 public final class MembershipState {
     private static final Logger log = LoggerFactory.getLogger(MembershipState.class);
@@ -23,6 +24,9 @@ public final class MembershipState {
     private final Consumer<String> reach;
     private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
     private volatile Topology topology;
+    private final Object notifying = new Object();
+    /** The newest version listeners have heard; guarded by {@link #notifying}. */
+    private long notified;
 
     MembershipState(String self, Membership initial, MembershipFile file, Consumer<String> reach) {
         this.self = self;
@@ -67,11 +71,17 @@ public final class MembershipState {
         log.info("membership version {} -> {}: members {}{}{}, replication factor {}", before.version(), next.version(),
                 next.members(), next.joining().isEmpty() ? "" : ", joining " + next.joining(),
                 next.leaving().isEmpty() ? "" : ", leaving " + next.leaving(), next.replicationFactor());
-        for (Consumer<Membership> l : listeners) {
-            try {
-                l.accept(next);
-            } catch (RuntimeException e) {
-                log.error("a listener of membership version {} failed: {}", next.version(), e.toString());
+        // Listeners hear versions in order, each at most once: two versions applied at once on two
+        // threads (a commit and a pull) must not reach them newest first.
+        synchronized (notifying) {
+            if (next.version() <= notified) return true;
+            notified = next.version();
+            for (Consumer<Membership> l : listeners) {
+                try {
+                    l.accept(next);
+                } catch (RuntimeException e) {
+                    log.error("a listener of membership version {} failed: {}", next.version(), e.toString());
+                }
             }
         }
         return true;

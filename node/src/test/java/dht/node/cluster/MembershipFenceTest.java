@@ -56,32 +56,51 @@ class MembershipFenceTest {
     }
 
     @Test
-    void pullsAreSpacedOutAndAVersionNoPeerGivesEndsTheWaitFalse() throws Exception {
+    void aPullFromOnePeerRunsOneAtATimeAndHoldsUpNoOtherSource() throws Exception {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
         fence.pullWith(peer -> {
-            pulls.add(peer);
-            if (pulls.size() == 1) {
-                try {
-                    hold.await(); // the first pull runs until released: another heard meanwhile starts none
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            pulls.add(String.valueOf(peer));
+            try {
+                if ("http://b".equals(peer)) hold.await(); // b stalls until released
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                finished.incrementAndGet();
             }
         }); // learns nothing
         fence.heard(5, "http://b");
         waitFor(() -> pulls.size() == 1);
-        fence.heard(5, "http://c"); // one of this kind runs: no second pull
-        fence.heard(5, null); // a pull of every peer is of the other kind: it starts
-        waitFor(() -> pulls.size() == 2);
-        hold.countDown();
+        Thread.sleep(MembershipFence.PULL_SPACING_MILLIS + 50); // past the spacing: only the running pull counts
+        fence.heard(5, "http://b");
+        fence.heard(5, "http://c");
+        fence.heard(5, null);
+        waitFor(() -> finished.get() == 2);
         Thread.sleep(50);
-        assertThat(pulls).containsExactly("http://b", null);
-        Thread.sleep(MembershipFence.PULL_SPACING_MILLIS);
-        CompletableFuture<Boolean> reached = fence.reach(5, "http://c", Duration.ofMillis(300));
+        assertThat(pulls).as("b's stalled pull holds up neither c's nor that of every peer, and no second of b's starts")
+                .containsExactlyInAnyOrder("http://b", "http://c", "null");
+        hold.countDown();
+        waitFor(() -> finished.get() == 3);
+    }
+
+    @Test
+    void aWaitForAVersionNoPeerGivesEndsFalse() throws Exception {
+        fence.pullWith(peer -> pulls.add(peer)); // learns nothing
+        CompletableFuture<Boolean> reached = fence.reach(5, "http://b", Duration.ofMillis(300));
         assertThat(reached.get(5, TimeUnit.SECONDS)).isFalse();
         assertThat(state.current()).isEqualTo(V1);
-        waitFor(() -> pulls.size() == 3);
-        assertThat(pulls).containsExactly("http://b", null, "http://c");
+        waitFor(() -> pulls.size() == 1);
+    }
+
+    @Test
+    void aPullPutOffForTheSpacingIsMadeOnceItIsOver() throws Exception {
+        fence.pullWith(peer -> pulls.add(peer)); // learns nothing
+        fence.heard(5, "http://b");
+        waitFor(() -> pulls.size() == 1);
+        // Refused again at once: within the spacing, the pull is put off, not dropped.
+        CompletableFuture<Boolean> reached = fence.reach(5, "http://b", Duration.ofSeconds(2));
+        waitFor(() -> pulls.size() == 2);
+        assertThat(reached.get(5, TimeUnit.SECONDS)).isFalse();
     }
 
     @Test
