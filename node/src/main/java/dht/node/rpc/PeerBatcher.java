@@ -25,9 +25,10 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link #MAX_BATCH_OPS} operations and about {@link #MAX_BATCH_BYTES} bytes, and its answer about
  * {@link ReplicaBatch#MAX_ANSWER_VALUE_BYTES} of values (a read past that is answered "ask alone"
  * and sent again as a single request); the pass's state is touched by its loop's thread only.
- * Each operation is submitted with the membership version it was placed by, and a batch goes out
- * with the oldest of its operations' versions, so that a replica on a newer version refuses it
- * ({@code MembershipFence}) even when the version changed before the end of the pass.
+ * Each operation is submitted with the membership version it was placed by, and a batch holds
+ * operations of one version and carries it, so that a replica on a newer version refuses exactly
+ * those placed by an older one ({@code MembershipFence}), even when the version changed before the
+ * end of the pass.
  */
 final class PeerBatcher {
     static final int MAX_BATCH_OPS = 128;
@@ -100,8 +101,12 @@ final class PeerBatcher {
         /** Queues the op for the end of this pass; null if the loop takes no more tasks. */
         CompletableFuture<Result> add(Op op, long version) {
             int size = op.encodedSize();
-            if (!pending.isEmpty() && (pending.size() >= MAX_BATCH_OPS || bytes + size > MAX_BATCH_BYTES)) {
-                send(); // full: this one starts the next batch of the same pass
+            if (!pending.isEmpty() && (pending.size() >= MAX_BATCH_OPS || bytes + size > MAX_BATCH_BYTES
+                    || pending.getLast().version != version)) {
+                // full, or placed by another membership version (a late read repair beside new
+                // writes): this one starts the next batch of the same pass, so that a replica on a
+                // newer version refuses only the operations placed by an older one
+                send();
             }
             if (pending.isEmpty()) {
                 try {

@@ -27,11 +27,17 @@ class PeerBatcherTest {
     /** Keys the fake replica answers "ask alone" for in a batch. */
     private final List<String> tooLargeForABatch = new CopyOnWriteArrayList<>();
 
+    /** The membership version each batch, then each single, went out with. */
+    private final List<Long> batchVersions = new CopyOnWriteArrayList<>();
+    private final List<Long> singleVersions = new CopyOnWriteArrayList<>();
+
     private final PeerBatcher batcher = new PeerBatcher(loop, (op, version) -> {
         singles.add(op);
+        singleVersions.add(version);
         return CompletableFuture.completedFuture(echo(op));
     }, (ops, version) -> {
         batches.add(ops);
+        batchVersions.add(version);
         if (batchFailure != null) return CompletableFuture.failedFuture(batchFailure);
         List<Result> out = new ArrayList<>();
         for (Op op : ops) {
@@ -57,9 +63,14 @@ class PeerBatcherTest {
 
     /** Submits the ops from one pass of the loop and waits for all results. */
     private List<Result> submitInOnePass(List<Op> ops) throws Exception {
+        return submitInOnePass(ops, ops.stream().map(op -> 1L).toList());
+    }
+
+    /** As above, each op placed by the membership version at its index in {@code versions}. */
+    private List<Result> submitInOnePass(List<Op> ops, List<Long> versions) throws Exception {
         List<CompletableFuture<Result>> futures = new ArrayList<>();
         loop.submit(() -> {
-            for (Op op : ops) futures.add(batcher.submit(op, 1));
+            for (int i = 0; i < ops.size(); i++) futures.add(batcher.submit(ops.get(i), versions.get(i)));
         }).get(5, TimeUnit.SECONDS);
         List<Result> out = new ArrayList<>();
         for (CompletableFuture<Result> f : futures) out.add(f.get(5, TimeUnit.SECONDS));
@@ -73,6 +84,17 @@ class PeerBatcherTest {
         assertThat(batches).hasSize(1);
         assertThat(batches.get(0)).containsExactlyElementsOf(ops);
         assertThat(singles).isEmpty();
+        for (int i = 0; i < ops.size(); i++) assertThat(results.get(i).value()).isEqualTo(ops.get(i).key());
+    }
+
+    @Test
+    void operationsPlacedByAnotherMembershipVersionGoInABatchOfTheirOwn() throws Exception {
+        List<Op> ops = List.of(write(1, 10), write(2, 10), write(3, 10), write(4, 10), write(5, 10));
+        List<Result> results = submitInOnePass(ops, List.of(7L, 7L, 6L, 7L, 7L));
+        assertThat(batches).containsExactly(ops.subList(0, 2), ops.subList(3, 5));
+        assertThat(batchVersions).containsExactly(7L, 7L);
+        assertThat(singles).containsExactly(ops.get(2)); // alone in its batch: a single request
+        assertThat(singleVersions).containsExactly(6L);
         for (int i = 0; i < ops.size(); i++) assertThat(results.get(i).value()).isEqualTo(ops.get(i).key());
     }
 
