@@ -120,7 +120,12 @@ public final class Rebalancer implements AutoCloseable {
             seen = m;
         }
         if (m.joining().contains(self)) startJoin();
-        if (!before.joining().isEmpty() && !m.changing() && m.members().contains(self) && !before.joining().contains(self)) {
+        // After a join, or after versions this node never heard (it learned a later one directly,
+        // and one of those it missed may have been a join): remove what it no longer owns. A leave
+        // or a removal it missed only added keys to its share, so that cleanup removes nothing.
+        boolean missedSome = m.version() > before.version() + 1;
+        if ((!before.joining().isEmpty() || missedSome) && !m.changing() && m.members().contains(self)
+                && !before.joining().contains(self)) {
             try {
                 Files.writeString(dataDir.resolve(CLEANUP_PENDING), String.valueOf(m.version()));
             } catch (IOException e) {
