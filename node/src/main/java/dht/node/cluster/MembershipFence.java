@@ -71,15 +71,15 @@ public final class MembershipFence {
     /**
      * A peer ({@code peer}; null: not known) is on {@code version}: if that is newer than this
      * node's, a pull from it (from every peer, for null) starts, unless one from it runs or one
-     * started within the spacing. Returns whether the pull it asks for could not start only for
-     * the spacing.
+     * started within the spacing. Returns whether the pull it asks for was put off for either
+     * (one running may bring an older version than asked for).
      */
     public boolean heard(long version, String peer) {
         Puller p = puller;
         if (p == null || version <= version()) return false;
         Pulls kind = peer == null ? fromAll : fromPeer.computeIfAbsent(peer, x -> new Pulls());
         int started = kind.tryStart();
-        if (started != Pulls.STARTED) return started == Pulls.TOO_SOON;
+        if (started != Pulls.STARTED) return true;
         Thread.ofVirtual().name("membership-fence-pull").start(() -> {
             try {
                 p.pull(peer);
@@ -120,7 +120,8 @@ public final class MembershipFence {
         if (version() >= version) return CompletableFuture.completedFuture(true);
         CompletableFuture<Void> shared = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
         if (version() >= version) release(version()); // applied while this was being added
-        // A pull that could not start for the spacing starts once it is over, if still needed.
+        // A pull put off (one runs, or one started within the spacing) is asked for again once
+        // the spacing is over, if this node still lacks the version: once, not repeatedly.
         if (heard(version, peer)) {
             CompletableFuture.delayedExecutor(PULL_SPACING_MILLIS, TimeUnit.MILLISECONDS).execute(() -> heard(version, peer));
         }
