@@ -21,6 +21,12 @@
 #         goes first: bash's read drops a trailing empty one.
 #         ALT_JOINER alternates a command prefix for the joiner alone, e.g. ALT_JOINER=" |nice -n 19"
 #         (on one machine the joiner's start competes with the members for the cores).
+#         ALT_PIN alternates CPU pinning by round: empty (none) or MEMBER_CPUS:JOINER_CPUS, e.g.
+#         ALT_PIN=" |0:1" ROUNDS=4. A pinned round runs the members and the client (warm-up,
+#         settle and both windows) on MEMBER_CPUS and the joiner on JOINER_CPUS (taskset -c), as
+#         if the joiner had a machine of its own; every pinned JVM keeps the machine's processor
+#         count for its ergonomics (-XX:ActiveProcessorCount), so its GC and compilers are those
+#         of an unpinned round.
 #         PROFILE_CHANGE=EVENT (cpu, wall, alloc or lock) also profiles the three members by thread
 #         (/admin/profile?threads=true) for PROFILE_SECS seconds (a number, default 8) from just
 #         before the joiner's start, and the joiner for as long from when it answers, into
@@ -45,6 +51,8 @@ read -r -a node_flags <<<"${NODE_FLAGS:-}"
 # Extra JVM options for every node, e.g. JVM_FLAGS="-Ddht.rebalance.sendPriority=low".
 read -r -a jvm_flags <<<"${JVM_FLAGS:-}"
 joiner_prefix=()
+member_prefix=() # ALT_PIN's taskset for the members and the client, with pin_opts for every pinned JVM
+pin_opts=()
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 keys=$(( data_mb * 1024 * 1024 / value ))
 dir="$(mktemp -d /tmp/dht-join.XXXXXX)"
@@ -67,10 +75,10 @@ stop_nodes() {
   pids=()
 }
 trap 'kill "${watcher:-}" 2>/dev/null || true; stop_profilers; stop_nodes' EXIT
-bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+bench() { "${member_prefix[@]}" "${java[@]}" "${pin_opts[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 start_member() {
   local i="$1" p="${ports[$1]}"
-  "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
+  "${member_prefix[@]}" "${java[@]}" -Xmx256m "${pin_opts[@]}" "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --cluster "$urls" \
     --self "$(url "$i")" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
@@ -79,7 +87,7 @@ start_member() {
 start_joiner() {
   local p="${ports[3]}" how=(--join "$(url 0)")
   [ "${JOINER:-join}" = alone ] && how=(--cluster "$(url 3)")
-  "${joiner_prefix[@]}" "${java[@]}" -Xmx256m "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
+  "${joiner_prefix[@]}" "${java[@]}" -Xmx256m "${pin_opts[@]}" "${jvm_flags[@]}" -jar "$jar" serve --port "$p" --data "$dir/data-$p" --self "$(url 3)" \
     "${how[@]}" --io-threads 1 "${node_flags[@]}" >>"$dir/node-$p.log" 2>&1 &
   pids+=($!)
 }
@@ -134,6 +142,18 @@ if [[ "$phases" == *" p99 "* ]]; then
       read -r -a joiner_prefix <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
       echo "round $round joiner prefix: ${joiner_prefix[*]:-(none)}"
     fi
+    if [ -n "${ALT_PIN:-}" ]; then # CPU pinning by round, in turn; replaces ALT_JOINER's prefix
+      IFS='|' read -r -a alts <<<"$ALT_PIN"
+      pin="$(echo "${alts[$(( (round - 1) % ${#alts[@]} ))]}" | xargs)"
+      member_prefix=(); pin_opts=()
+      if [ -n "$pin" ]; then
+        member_prefix=(taskset -c "${pin%%:*}")
+        joiner_prefix=(taskset -c "${pin#*:}")
+        pin_opts=("-XX:ActiveProcessorCount=$(nproc)")
+      fi
+      if [ -n "$pin" ]; then echo "round $round pinned: members and client on CPU ${pin%%:*}, joiner on ${pin#*:}"
+      else echo "round $round pinned: no"; fi
+    fi
     if [ -n "${ALT_JVM:-}" ]; then # JVM options by round, in turn, as ALT_FLAGS
       IFS='|' read -r -a alts <<<"$ALT_JVM"
       read -r -a jvm_flags <<<"${alts[$(( (round - 1) % ${#alts[@]} ))]}"
@@ -186,7 +206,7 @@ if [[ "$phases" == *" p99 "* ]]; then
   done
   read -r -a node_flags <<<"${NODE_FLAGS:-}" # the time phase runs with NODE_FLAGS, whatever ALT_FLAGS
   read -r -a jvm_flags <<<"${JVM_FLAGS:-}"   # and JVM_FLAGS, whatever ALT_JVM
-  joiner_prefix=()
+  joiner_prefix=(); member_prefix=(); pin_opts=()
 fi
 
 if [[ "$phases" == *" time "* ]]; then
