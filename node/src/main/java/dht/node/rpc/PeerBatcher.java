@@ -57,7 +57,7 @@ final class PeerBatcher {
         CompletableFuture<Result> send(Op op, long version);
     }
 
-    /** Sends several in one exchange, the oldest placed by {@code version}; results in the operations' order. */
+    /** Sends several in one exchange, all placed by {@code version}; results in the operations' order. */
     @FunctionalInterface
     interface Batch {
         CompletableFuture<List<Result>> send(List<Op> ops, long version);
@@ -132,14 +132,10 @@ final class PeerBatcher {
                 return;
             }
             List<Op> ops = new ArrayList<>(out.size());
-            long oldest = Long.MAX_VALUE;
-            for (Pending p : out) {
-                ops.add(p.op);
-                oldest = Math.min(oldest, p.version);
-            }
+            for (Pending p : out) ops.add(p.op);
             CompletableFuture<List<Result>> answer;
             try {
-                answer = batch.send(ops, oldest);
+                answer = batch.send(ops, out.getFirst().version); // one version for all (add)
             } catch (RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
             }
