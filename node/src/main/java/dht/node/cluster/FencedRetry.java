@@ -48,11 +48,22 @@ final class FencedRetry {
     static StaleMembershipException newestRefusal(List<? extends CompletableFuture<?>> calls) {
         StaleMembershipException stale = null;
         for (CompletableFuture<?> call : calls) {
-            if (call.state() != Future.State.FAILED) continue;
-            StaleMembershipException s = StaleMembershipException.of(call.exceptionNow());
+            StaleMembershipException s = refusal(call);
             if (s != null && (stale == null || s.version() > stale.version())) stale = s;
         }
         return stale;
+    }
+
+    /** The call's refusal for a newer membership version, or null if it did not fail so (yet). */
+    private static StaleMembershipException refusal(CompletableFuture<?> call) {
+        return call.state() == Future.State.FAILED ? StaleMembershipException.of(call.exceptionNow()) : null;
+    }
+
+    /** Keeps {@code entry} as a hint for each target (same order as {@code calls}) whose call was refused so. */
+    void holdForEachRefusal(List<String> targets, List<? extends CompletableFuture<?>> calls, Entry entry) {
+        for (int i = 0; i < calls.size(); i++) {
+            if (refusal(calls.get(i)) != null) hold(targets.get(i), entry);
+        }
     }
 
     /**
@@ -75,7 +86,7 @@ final class FencedRetry {
     }
 
     /** Keeps {@code entry} for {@code url} until it is back, if hints are on and {@code url} is a peer. */
-    void hold(String url, Entry entry) {
+    private void hold(String url, Entry entry) {
         if (hints != null && !(replicas.get(url) instanceof LocalReplica)) hints.hold(url, entry);
     }
 

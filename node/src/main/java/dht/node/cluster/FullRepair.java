@@ -79,8 +79,7 @@ final class FullRepair {
             if (held != null && !newest.supersedes(held)) continue; // holds it already
             if (held == null && newest.isTombstone()) continue; // nothing to bring back
             String url = targets.get(i);
-            Replica replica = replicas.get(url);
-            writes.add((placedBy == 0 ? replica.write(newest) : replica.write(newest, placedBy)).whenComplete((ok, writeFailure) -> {
+            writes.add(replicas.get(url).write(newest, placedBy).whenComplete((ok, writeFailure) -> {
                 if (writeFailure != null) log.debug("full repair of {} failed: {}", url, writeFailure.toString());
             }));
         }

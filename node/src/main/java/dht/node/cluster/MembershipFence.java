@@ -78,8 +78,7 @@ public final class MembershipFence {
         Puller p = puller;
         if (p == null || version <= version()) return false;
         Pulls kind = peer == null ? fromAll : fromPeer.computeIfAbsent(peer, x -> new Pulls());
-        int started = kind.tryStart();
-        if (started != Pulls.STARTED) return true;
+        if (!kind.tryStart()) return true;
         Thread.ofVirtual().name("membership-fence-pull").start(() -> {
             try {
                 p.pull(peer);
@@ -94,20 +93,16 @@ public final class MembershipFence {
 
     /** One kind of pull: whether one runs, and when the last started. */
     private static final class Pulls {
-        static final int STARTED = 0;
-        static final int RUNNING = 1;
-        static final int TOO_SOON = 2;
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicLong lastStartNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
 
-        /** Starts one unless one runs or one started within the spacing. */
-        int tryStart() {
-            if (running.get()) return RUNNING;
+        /** Starts one unless one runs or one started within the spacing; returns whether it did. */
+        boolean tryStart() {
             long now = System.nanoTime();
-            if (now - lastStartNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return TOO_SOON;
-            if (!running.compareAndSet(false, true)) return RUNNING;
+            if (now - lastStartNanos.get() < TimeUnit.MILLISECONDS.toNanos(PULL_SPACING_MILLIS)) return false;
+            if (!running.compareAndSet(false, true)) return false;
             lastStartNanos.set(now);
-            return STARTED;
+            return true;
         }
     }
 

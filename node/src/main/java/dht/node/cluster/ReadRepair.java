@@ -107,15 +107,14 @@ final class ReadRepair {
     }
 
     /**
-     * Sends {@code version} to {@code url}, placed by membership version {@code placedBy} (0: none);
+     * Sends {@code version} to {@code url}, placed by membership version {@code placedBy} (0: none sent);
      * the future completes exceptionally when the write failed.
      */
     CompletableFuture<Void> send(String url, Entry version, long placedBy) {
         sent.increment();
         CompletableFuture<Void> write;
         try {
-            Replica r = replicas.get(url);
-            write = placedBy == 0 ? r.write(version) : r.write(version, placedBy);
+            write = replicas.get(url).write(version, placedBy);
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }

@@ -28,7 +28,8 @@ public interface Replica {
 
     /**
      * {@link #read(byte[], ReadBudget)} placed by membership version {@code placedBy}: a peer on a
-     * newer version refuses it ({@link MembershipFence}). By default the version is not sent.
+     * newer version refuses it ({@link MembershipFence}); 0 sends none. By default the version is
+     * not sent.
      */
     default CompletableFuture<Entry> read(byte[] key, ReadBudget budget, long placedBy) {
         return read(key, budget);

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -217,10 +216,10 @@ final class ReplicatingCoordinator implements Coordinator {
         int ackAfter = 0;
         List<String> targets;
         long placedBy;
-        // Completed once the quorum's answer is made (FencedRetry): a refusal for a newer membership
-        // version seen by then has the whole write asked again; one after it, only its replica.
-        CompletableFuture<Void> decided = new CompletableFuture<>();
-        AtomicReference<StaleMembershipException> staleAtAnswer = new AtomicReference<>();
+        // Completed once the quorum's answer is made, with the refusal for a newer membership version
+        // seen by then (null: none; FencedRetry): that has the whole write asked again; a refusal
+        // after it, only its replica.
+        CompletableFuture<StaleMembershipException> decided = new CompletableFuture<>();
         AtomicBoolean newTargetsSent = new AtomicBoolean();
         try {
             Topology t = topology.get();
@@ -287,10 +286,8 @@ final class ReplicatingCoordinator implements Coordinator {
                         if (stale == null || fenced == null || again) {
                             if (hints != null) hints.hold(url, sent);
                         } else {
-                            decided.whenComplete((a, e) -> {
-                                if (staleAtAnswer.get() == null) {
-                                    fenced.completeLate(url, stale, sent, quorum.from(), targets, newTargetsSent);
-                                }
+                            decided.thenAccept(atAnswer -> {
+                                if (atAnswer == null) fenced.completeLate(url, stale, sent, quorum.from(), targets, newTargetsSent);
                             });
                         }
                     });
@@ -311,19 +308,13 @@ final class ReplicatingCoordinator implements Coordinator {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
                 answer = shortOfReplicas(calls);
             }
-            if (fenced != null && !again && !heapCopy.isBorrowed()) staleAtAnswer.set(FencedRetry.newestRefusal(calls));
-            decided.complete(null);
+            decided.complete(fenced != null && !again && !heapCopy.isBorrowed() ? FencedRetry.newestRefusal(calls) : null);
             return answer;
         }).thenCompose(answer -> {
-            StaleMembershipException stale = staleAtAnswer.get();
+            StaleMembershipException stale = decided.join(); // completed above
             if (stale == null) return CompletableFuture.completedFuture(answer);
             return fenced.askAgain(stale, () -> write(heapCopy, quorum, success, null, true), () -> Answer.NOT_ENOUGH_REPLICAS, () -> {
-                for (int i = 0; i < calls.size(); i++) {
-                    if (calls.get(i).isCompletedExceptionally()
-                            && StaleMembershipException.of(calls.get(i).exceptionNow()) != null) {
-                        fenced.hold(targets.get(i), heapCopy);
-                    }
-                }
+                fenced.holdForEachRefusal(targets, calls, heapCopy);
                 return Answer.NOT_ENOUGH_REPLICAS;
             });
         });
