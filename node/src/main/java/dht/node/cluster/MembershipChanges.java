@@ -364,12 +364,7 @@ public final class MembershipChanges {
         List<String> peers = new ArrayList<>(cur.all());
         peers.remove(state.self());
         if (peers.isEmpty()) return;
-        String peer = peers.get(Math.floorMod(syncTurn++, peers.size()));
-        try {
-            takeIfNewer(ask(peer), peer);
-        } catch (MembershipChangeException | IOException | IllegalArgumentException e) {
-            log.debug("membership sync with {}: {}", peer, e.getMessage());
-        }
+        pullFrom(peers.get(Math.floorMod(syncTurn++, peers.size())));
     }
 
     /**
