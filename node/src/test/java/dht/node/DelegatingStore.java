@@ -87,6 +87,17 @@ class DelegatingStore implements Store {
         return inner.scan(from, to);
     }
 
+    /** Not held at the gate: a cleanup runs beside held writes, as it would beside slow ones. */
+    @Override
+    public long purge(java.util.function.Predicate<Entry> drop) throws IOException {
+        return inner.purge(drop);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        inner.flush();
+    }
+
     @Override
     public StoreStats stats() {
         return inner.stats();

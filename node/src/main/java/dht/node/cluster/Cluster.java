@@ -358,7 +358,7 @@ public final class Cluster implements AutoCloseable {
         // Its writes and purges go through the hash trees, as every other path's.
         Store s = store == rawStore ? trackedStore : store;
         Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
-                hints);
+                hints, replicaService.fence().writes());
         rebalancer.set(r);
         if (start) r.start();
         return r;

@@ -29,6 +29,11 @@ public final class JoinStreamKeys {
         this.replicationFactor = m.replicationFactor();
     }
 
+    /** The joining node these keys are for. */
+    public String joiner() {
+        return joiner;
+    }
+
     /** What {@code sender} sends to {@code joiner} under {@code m}, a membership in which {@code joiner} joins. */
     public static JoinStreamKeys of(Membership m, String sender, String joiner) {
         if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());

@@ -2,6 +2,7 @@ package dht.node.cluster;
 
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import java.io.IOException;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -15,11 +16,13 @@ import java.util.function.LongSupplier;
  */
 public final class JoinStreams {
     private final MembershipState membership;
+    private final WritesInFlight writes;
     private final RebalanceCounts counts;
     private final LongSupplier storedBytes;
 
-    JoinStreams(MembershipState membership, RebalanceCounts counts, LongSupplier storedBytes) {
+    JoinStreams(MembershipState membership, WritesInFlight writes, RebalanceCounts counts, LongSupplier storedBytes) {
         this.membership = membership;
+        this.writes = writes;
         this.counts = counts;
         this.storedBytes = storedBytes;
     }
@@ -29,12 +32,22 @@ public final class JoinStreams {
         return JoinStreamKeys.forRequest(membership, joiner, version);
     }
 
+    /** How a join stream reads this node's store. */
+    @FunctionalInterface
+    public interface Scan {
+        CloseableIterator<Entry> open() throws IOException;
+    }
+
     /**
-     * The entries of {@code scan} that {@code keys} sends, counted as they go: every entry read
-     * toward {@code bytesScanned} (against the store's size, for the ETA), those sent toward
-     * {@code keysMoved} and {@code bytesMoved}. Closing it closes the scan and ends its count.
+     * The entries of the scan {@code open} makes that {@code keys} sends, counted as they go: every
+     * entry read toward {@code bytesScanned} (against the store's size, for the ETA), those sent
+     * toward {@code keysMoved} and {@code bytesMoved}. Closing it closes the scan and ends its
+     * count. The scan opens once the writes this node accepted under an earlier version are in
+     * its store ({@link WritesInFlight}), so that none lands behind it.
      */
-    public CloseableIterator<Entry> send(CloseableIterator<Entry> scan, JoinStreamKeys keys) {
+    public CloseableIterator<Entry> send(Scan open, JoinStreamKeys keys) throws IOException {
+        writes.awaitBeforeMoving("the join stream to " + keys.joiner());
+        CloseableIterator<Entry> scan = open.open();
         if (counts.active.getAndIncrement() == 0) counts.begin(storedBytes.getAsLong());
         return new Sending(scan, keys);
     }

@@ -50,11 +50,20 @@ public final class MembershipFence {
     private final Pulls fromAll = new Pulls();
     /** One future per version waited for, completed once this node has it. */
     private final ConcurrentSkipListMap<Long, CompletableFuture<Void>> waiting = new ConcurrentSkipListMap<>();
+    private final WritesInFlight writes = new WritesInFlight();
 
     /** Follows {@code state}'s versions; until this is called, calls are not fenced. */
     void follow(MembershipState state) {
         this.state = state;
         state.listen(m -> release(m.version()));
+    }
+
+    /**
+     * The writes accepted under some version and not yet in this node's store: a member waits them
+     * out before it reads its store to move data to a new owner.
+     */
+    public WritesInFlight writes() {
+        return writes;
     }
 
     /** Where newer versions are pulled from; until set, they come only with the periodic pull. */

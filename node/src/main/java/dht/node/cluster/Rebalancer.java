@@ -58,20 +58,21 @@ public final class Rebalancer implements AutoCloseable {
     private final JoinStreams joinStreams;
     /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
     private final HintedHandoff ownHints;
+    private final WritesInFlight writes;
     private final ScheduledExecutorService timer;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
     private Membership seen; // guarded by this
 
-    public Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
-                      long bytesPerSecond, MembershipTransport transport, Path dataDir) {
-        this(self, changes, net, store, clock, bytesPerSecond, transport, dataDir, null);
-    }
-
-    /** As above; a leave hands this node's {@code ownHints} for a member that is down over with its keys (null: none). */
+    /**
+     * A leave hands this node's {@code ownHints} for a member that is down over with its keys
+     * (null: none); a scan that moves data first waits out the {@code writes} this node accepted
+     * under an earlier version.
+     */
     Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
-               long bytesPerSecond, MembershipTransport transport, Path dataDir, HintedHandoff ownHints) {
+               long bytesPerSecond, MembershipTransport transport, Path dataDir, HintedHandoff ownHints,
+               WritesInFlight writes) {
         this.ownHints = ownHints;
         this.self = self;
         this.changes = changes;
@@ -83,7 +84,8 @@ public final class Rebalancer implements AutoCloseable {
         this.transport = transport;
         this.dataDir = dataDir;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
-        this.joinStreams = new JoinStreams(changes.state(), counts, () -> store.stats().tableBytes());
+        this.writes = writes;
+        this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
     }
 
     public void start() {
@@ -262,6 +264,12 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(400, "a leave goes to the node that leaves: ask " + url + " itself");
         }
         Membership m = changes.leave(self);
+        // Its writes are placed by the leaving version from here on only if this node took it (a
+        // commit that failed here is only logged): else a write could still land behind the push.
+        if (changes.state().current().version() < m.version()) {
+            throw new MembershipChangeException(503, "leaving: this node has not taken membership version " + m.version()
+                    + " yet; repeat the leave to go on");
+        }
         long keysBefore = counts.keysMoved.get();
         long bytesBefore = counts.bytesMoved.get();
         long handedBefore = counts.keysHandedOver.get();
@@ -283,7 +291,7 @@ public final class Rebalancer implements AutoCloseable {
             }, (peer, batch, bytes) -> {
                 if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
                 else send(peer, batch, bytes);
-            });
+            }, false);
             // The writes this node coordinated while that member was down, kept here as hints,
             // would leave with it: they go the same way (newest wins on delivery).
             for (String member : behind) handOverOwnHints(holder, member);
@@ -329,7 +337,7 @@ public final class Rebalancer implements AutoCloseable {
                 List<String> gain = new ArrayList<>(now.replicas(e.key(), n));
                 gain.removeAll(o);
                 return gain;
-            }, this::send);
+            }, this::send, true);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
                     counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
@@ -348,7 +356,19 @@ public final class Rebalancer implements AutoCloseable {
         void send(String peer, List<Entry> batch, long bytes) throws IOException;
     }
 
-    private void pushAll(Gainers gainers, Sender sender) throws IOException {
+    /**
+     * Sends each version of this node's store to the nodes {@code gainers} names, once the writes
+     * it accepted under an earlier version are in the store; if they are not within the wait, it
+     * fails ({@code orPushAnyway} false: the caller repeats it) or goes on all the same (true: for
+     * what nothing repeats, a late write missed is better than every key).
+     */
+    private void pushAll(Gainers gainers, Sender sender, boolean orPushAnyway) throws IOException {
+        try {
+            writes.awaitBeforeMoving("the push of this node's keys");
+        } catch (WritesInFlight.StillInFlightException e) {
+            if (!orPushAnyway) throw e;
+            log.warn("{}; pushing all the same (anti-entropy or bin/dht repair brings any such write)", e.getMessage());
+        }
         Map<String, List<Entry>> batches = new HashMap<>();
         Map<String, Long> sizes = new HashMap<>();
         try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {

@@ -38,6 +38,14 @@ public final class ReplicaService {
     }
 
     /**
+     * Counts a peer's call among the writes on their way to this node's store
+     * ({@link WritesInFlight}): call before {@link #refusal}, leave once the call is answered.
+     */
+    public WritesInFlight.Cohort enter() {
+        return fence.writes().enter();
+    }
+
+    /**
      * This node's membership version, if a call made on {@code callVersion} must be refused (this
      * node is on a newer one: the call placed its key by a version it no longer uses), else -1; a
      * call on a newer version than this node's is served, and that version pulled

@@ -44,6 +44,8 @@ final class ReplicatingCoordinator implements Coordinator {
     private final HintedHandoff hints;
     /** Null: a fixed membership, nothing to learn. */
     private final FencedRetry fenced;
+    /** This node's own writes until they are in its store; null with a fixed membership. */
+    private final WritesInFlight inFlight;
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
                            ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
@@ -65,6 +67,7 @@ final class ReplicatingCoordinator implements Coordinator {
         this.fullRepair = fullRepair;
         this.hints = hints;
         this.fenced = fence == null ? null : new FencedRetry(fence, fenceWait, topology, replicas, hints);
+        this.inFlight = fence == null ? null : fence.writes();
     }
 
     @Override
@@ -221,6 +224,10 @@ final class ReplicatingCoordinator implements Coordinator {
         // after it, only its replica.
         CompletableFuture<StaleMembershipException> decided = new CompletableFuture<>();
         AtomicBoolean newTargetsSent = new AtomicBoolean();
+        // Counted from before the version is read until this node's own write is over, so that a
+        // member moving data waits it out before it reads its store (WritesInFlight).
+        WritesInFlight.Cohort entered = inFlight == null ? null : inFlight.enter();
+        boolean leavesWithOwnWrite = false;
         try {
             Topology t = topology.get();
             if (quorum.from() > t.size()) {
@@ -271,11 +278,13 @@ final class ReplicatingCoordinator implements Coordinator {
                     CompletableFuture<Void> call = callOf(replica, entry, placedBy);
                     handedToStore = true;
                     call.whenComplete((ok, failure) -> release.run());
+                    leavesWithOwnWrite = leaveWhenOver(call, entered);
                     calls.add(call);
                     continue;
                 }
                 Entry sent = owned;
                 CompletableFuture<Void> call = callOf(replica, sent, placedBy);
+                if (replica instanceof LocalReplica) leavesWithOwnWrite = leaveWhenOver(call, entered);
                 // Hints are kept for peers only: this node's own write needs no callback. A peer that
                 // refused the write for a newer membership version is asked again under it: with the
                 // whole write if the refusal came before the answer was decided, else on its own.
@@ -296,6 +305,7 @@ final class ReplicatingCoordinator implements Coordinator {
             }
         } finally {
             if (!handedToStore && release != null) release.run();
+            if (entered != null && !leavesWithOwnWrite) entered.leave();
         }
         // One replica to hear from (a single node, or from=1 without a pending replica): its answer
         // is the quorum's, without a quorum call to gather it.
@@ -318,6 +328,13 @@ final class ReplicatingCoordinator implements Coordinator {
                 return Answer.NOT_ENOUGH_REPLICAS;
             });
         });
+    }
+
+    /** Has {@code entered} (if any) leave once this node's own write {@code call} is over; true if it will. */
+    private static boolean leaveWhenOver(CompletableFuture<Void> call, WritesInFlight.Cohort entered) {
+        if (entered == null) return false;
+        call.whenComplete((ok, failure) -> entered.leave());
+        return true;
     }
 
     private int knownDown(List<String> targets) {

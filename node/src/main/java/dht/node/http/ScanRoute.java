@@ -154,7 +154,7 @@ public final class ScanRoute implements Route {
         JoinStreamKeys keys = joinKeys;
         ScanStream.Source source = empty ? ScanRoute::nothing
                 : cluster ? () -> clusterScanner.scan(from, end, quorum, limit)
-                : keys != null ? () -> joinStreams.send(store.scan(from, end, admission.scanMemory()), keys)
+                : keys != null ? () -> joinStreams.send(() -> store.scan(from, end, admission.scanMemory()), keys)
                 : () -> store.scan(from, end, admission.scanMemory());
         slot.stream(new ScanStream(source, internal ? EntryFormat.WIRE : EntryFormat.PUBLIC,
                 keys != null ? joinSenders : workers, admission::releaseScan, description, limit));

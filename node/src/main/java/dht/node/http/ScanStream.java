@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import dht.node.cluster.ClusterScanner;
+import dht.node.cluster.WritesInFlight;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.ReadBudgetExceededException;
@@ -161,6 +162,10 @@ public final class ScanStream implements ResponseStream {
         try {
             it = source.open();
             pump(it);
+        } catch (WritesInFlight.StillInFlightException e) {
+            // A join stream's sender waits for writes to reach its store first: busy, ask again.
+            log.warn("scan {} not started: {}", description, e.getMessage());
+            fail(() -> Responses.text(HttpResponseStatus.SERVICE_UNAVAILABLE, e.getMessage()));
         } catch (ClusterScanner.IncompleteScanException e) {
             log.warn("scan {} cut short: {}", description, e.getMessage());
             fail(() -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT, "scan incomplete: " + e.getMessage()));

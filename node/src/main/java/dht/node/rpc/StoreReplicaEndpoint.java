@@ -44,8 +44,26 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         this.replica = replica;
     }
 
+    /**
+     * Every call counts among the writes on their way to the store from before its version is
+     * checked until it is answered, so that a scan for moving data waits out the writes this node
+     * let through under an older version ({@code WritesInFlight}).
+     */
     @Override
     public CompletableFuture<FullHttpResponse> handle(FullHttpRequest request) {
+        dht.node.cluster.WritesInFlight.Cohort entered = replica.enter();
+        CompletableFuture<FullHttpResponse> answer;
+        try {
+            answer = handleCounted(request);
+        } catch (RuntimeException | Error e) {
+            entered.leave();
+            throw e;
+        }
+        answer.whenComplete((r, failure) -> entered.leave());
+        return answer;
+    }
+
+    private CompletableFuture<FullHttpResponse> handleCounted(FullHttpRequest request) {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);

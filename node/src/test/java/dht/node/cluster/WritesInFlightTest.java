@@ -1,0 +1,152 @@
+package dht.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.node.rpc.StoreReplicaEndpoint;
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import dht.storage.StoreStats;
+import java.io.IOException;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link WritesInFlight}: a member about to move data waits out the writes that entered before,
+ * and only those; a peer's replica call counts from before its version is checked until answered.
+ */
+class WritesInFlightTest {
+    private static final Membership V1 = Membership.initial(List.of("http://a", "http://b", "http://c"), 2);
+    private static final Membership V2 = V1.withLeaving("http://c");
+    private static final Duration SHORT = Duration.ofMillis(50);
+
+    private final WritesInFlight writes = new WritesInFlight();
+    private final ExecutorService storage = Executors.newFixedThreadPool(2);
+
+    @AfterEach
+    void stop() {
+        storage.shutdownNow();
+    }
+
+    @Test
+    void aWaitEndsOnlyOnceEveryWriteThatEnteredBeforeItHasLeft() throws Exception {
+        assertThat(writes.awaitEarlier(SHORT)).as("nothing in flight").isTrue();
+        WritesInFlight.Cohort first = writes.enter();
+        WritesInFlight.Cohort second = writes.enter();
+        assertThat(writes.awaitEarlier(SHORT)).isFalse();
+        first.leave();
+        assertThat(writes.awaitEarlier(SHORT)).as("one still in flight, from before both waits").isFalse();
+        second.leave();
+        assertThat(writes.awaitEarlier(SHORT)).isTrue();
+    }
+
+    @Test
+    void aWriteThatEntersAfterAWaitBeganDoesNotHoldItUp() throws Exception {
+        WritesInFlight.Cohort before = writes.enter();
+        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+            try {
+                return writes.awaitEarlier(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        WritesInFlight.Cohort after = writes.enter();
+        while (after == before) { // until the wait has begun a cohort of its own
+            after.leave();
+            Thread.sleep(1);
+            after = writes.enter();
+        }
+        assertThat(waited).isNotDone();
+        before.leave();
+        assertThat(waited.get(5, TimeUnit.SECONDS)).isTrue();
+        after.leave();
+    }
+
+    @Test
+    void aPeersWriteCountsUntilItIsInTheStoreAndARefusedOneLeavesAtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        MemoryStore store = new MemoryStore();
+        Store held = new Store() { // the memory store, its writes held until released
+            @Override
+            public void write(List<Entry> entries) throws IOException {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                store.write(entries);
+            }
+
+            @Override
+            public void put(byte[] key, byte[] value, long timestamp) throws IOException {
+                write(List.of(Entry.value(key, value, timestamp)));
+            }
+
+            @Override
+            public void delete(byte[] key, long timestamp) throws IOException {
+                write(List.of(Entry.tombstone(key, timestamp)));
+            }
+
+            @Override
+            public Entry get(byte[] key) throws IOException {
+                return store.get(key);
+            }
+
+            @Override
+            public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+                return store.scan(from, to);
+            }
+
+            @Override
+            public StoreStats stats() {
+                return store.stats();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        MembershipState state = new MembershipState("http://a", V1, null, url -> { });
+        MembershipFence fence = new MembershipFence();
+        fence.follow(state);
+        StorageDispatcher dispatcher = new StorageDispatcher(storage, null);
+        StoreReplicaEndpoint endpoint = new StoreReplicaEndpoint(
+                new ReplicaService(held, dispatcher, dispatcher, new HybridLogicalClock(), fence));
+
+        CompletableFuture<FullHttpResponse> answer = endpoint.handle(put("k1", 1));
+        assertThat(fence.writes().awaitEarlier(SHORT)).as("the write is on its way to the store").isFalse();
+        release.countDown();
+        assertThat(answer.get(5, TimeUnit.SECONDS).status().code()).isEqualTo(201);
+        assertThat(fence.writes().awaitEarlier(SHORT)).isTrue();
+        assertThat(store.map).hasSize(1);
+
+        state.apply(V2);
+        assertThat(endpoint.handle(put("k2", 1)).get(5, TimeUnit.SECONDS).status().code())
+                .as("placed by the version before").isEqualTo(409);
+        assertThat(fence.writes().awaitEarlier(SHORT)).isTrue();
+        assertThat(store.map).hasSize(1);
+    }
+
+    /** A coordinator's write of {@code key}, placed by membership version {@code placedBy}. */
+    private static FullHttpRequest put(String key, long placedBy) {
+        FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/internal/v0/entity?id=" + key,
+                Unpooled.copiedBuffer("value", StandardCharsets.UTF_8));
+        r.headers().set("X-Dht-Timestamp", Long.toString(new HybridLogicalClock().next()));
+        r.headers().set("X-Dht-Membership", Long.toString(placedBy));
+        return r;
+    }
+}
