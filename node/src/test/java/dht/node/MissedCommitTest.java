@@ -125,6 +125,28 @@ class MissedCommitTest {
         assertThat(membershipVersionOf(stale)).isEqualTo(2);
     }
 
+    /** The same for {@code repair=all}: it reads and repairs the new replicas, not the old ones. */
+    @Test
+    void aFullRepairThroughANodeThatMissedTheCommitRepairsTheNewReplicas() throws Exception {
+        start(2);
+        String key = keyMovedAwayFromTheDroppedNode("repair");
+        List<String> order = new Placement(urls).order(key.getBytes(StandardCharsets.UTF_8));
+        String newReplica = order.get(2);
+        String stays = order.get(0).equals(dropped) ? order.get(1) : order.get(0); // a replica before and after
+        long t = System.currentTimeMillis() * 1000;
+        for (String u : order.subList(0, 2)) store(u, key, "old", t);
+        store(newReplica, key, "new", t + 1000);
+        commitTheDropToAllButTheStaleNode();
+
+        HttpResponse<String> repaired = send(stale, "GET", "/v0/entity?id=" + key + "&repair=all", null);
+        assertThat(repaired.statusCode()).isEqualTo(200);
+        assertThat(repaired.body()).as("repair=all through the node that missed version 2").isEqualTo("new");
+        assertThat(repaired.headers().firstValue("X-Dht-Repair")).hasValue("sent=1 failed=0 unreachable=0");
+        assertThat(send(stays, "GET", "/internal/v0/entity?id=" + key, null).body()).as("the replica that stays, repaired")
+                .isEqualTo("new");
+        assertThat(membershipVersionOf(stale)).isEqualTo(2);
+    }
+
     @Test
     void aWriteThroughANodeThatMissedTheCommitReachesOnlyTheNewReplicas() throws Exception {
         start(2);

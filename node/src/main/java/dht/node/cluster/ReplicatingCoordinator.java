@@ -143,12 +143,26 @@ final class ReplicatingCoordinator implements Coordinator {
     // while this one waits for all of them and for its writes.
     @Override
     public CompletableFuture<RepairAnswer> repair(byte[] key, Quorum quorum) {
+        return repair(key, quorum, false);
+    }
+
+    /**
+     * A read refused for a newer membership version has the whole repair made again under it, as a
+     * GET is; if it cannot be (the version does not come, or the key no longer fits), the answer
+     * is short of replicas, with what the first attempt sent.
+     */
+    private CompletableFuture<RepairAnswer> repair(byte[] key, Quorum quorum, boolean again) {
         Topology t = topology.get();
         List<String> targets = targets(t, key, quorum);
         long placedBy = t.membership().version();
         List<CompletableFuture<Entry>> calls = new ArrayList<>(targets.size());
         for (String url : targets) calls.add(replicas.get(url).read(key, ReadBudget.UNLIMITED, placedBy));
-        return fullRepair.repair(targets, calls, quorum.ack(), placedBy);
+        return fullRepair.repair(targets, calls, quorum.ack(), placedBy).thenCompose(first -> {
+            StaleMembershipException stale = again || fenced == null ? null : FencedRetry.newestRefusal(calls);
+            if (stale == null) return CompletableFuture.completedFuture(first);
+            RepairAnswer failed = new RepairAnswer(Answer.NOT_ENOUGH_REPLICAS, first.sent(), first.failed(), first.unreachable());
+            return fenced.askAgain(stale, () -> repair(key, quorum, true), () -> failed, () -> failed);
+        });
     }
 
     @Override
