@@ -141,6 +141,71 @@ class WritesInFlightTest {
         assertThat(store.map).hasSize(1);
     }
 
+    /**
+     * However a coordinator's write ends (written, its own store write failing, refused before
+     * anything is sent, a {@code from} beyond the cluster, a value borrowed from the request), it
+     * counts until this node's store write is over, and not after.
+     */
+    @Test
+    void aCoordinatorsWriteCountsUntilItsOwnStoreWriteIsOverHoweverItEnds() throws Exception {
+        List<String> urls = List.of("http://a:1", "http://b:1", "http://c:1");
+        java.util.concurrent.LinkedBlockingQueue<Runnable> queued = new java.util.concurrent.LinkedBlockingQueue<>();
+        StorageDispatcher dispatcher = new StorageDispatcher(queued::add, null); // runs what the test lets run
+        MemoryStore store = new MemoryStore();
+        java.util.Map<String, Replica> replicas = new java.util.LinkedHashMap<>();
+        replicas.put(urls.get(0), new LocalReplica(urls.get(0), store, dispatcher, dispatcher));
+        RecordingReplica b = new RecordingReplica(urls.get(1));
+        RecordingReplica c = new RecordingReplica(urls.get(2));
+        replicas.put(urls.get(1), b);
+        replicas.put(urls.get(2), c);
+        Topology t = new Topology(Membership.initial(urls, 3));
+        MembershipFence fence = new MembershipFence();
+        ReplicatingCoordinator coordinator = new ReplicatingCoordinator(() -> t, replicas, new HybridLogicalClock(),
+                new ReadRepair(replicas, Duration.ofSeconds(1), null), new FullRepair(replicas), null, fence, Duration.ZERO);
+        WritesInFlight counted = fence.writes();
+        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+
+        CompletableFuture<Answer> put = coordinator.put(key, "v".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3));
+        assertThat(put.get(5, TimeUnit.SECONDS)).as("the two peers make the quorum").isEqualTo(Answer.STORED);
+        assertThat(counted.awaitEarlier(SHORT)).as("this node's own write still queued").isFalse();
+        runAll(queued);
+        assertThat(counted.awaitEarlier(SHORT)).isTrue();
+
+        store.failing = true;
+        coordinator.put(key, "w".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)).get(5, TimeUnit.SECONDS);
+        runAll(queued);
+        assertThat(counted.awaitEarlier(SHORT)).as("its store write failed").isTrue();
+        store.failing = false;
+
+        b.down = true;
+        c.down = true;
+        assertThat(coordinator.put(key, "x".getBytes(StandardCharsets.UTF_8), new Quorum(2, 3)).get(5, TimeUnit.SECONDS))
+                .isEqualTo(Answer.NOT_ENOUGH_REPLICAS);
+        assertThat(queued).as("refused before anything was sent").isEmpty();
+        assertThat(counted.awaitEarlier(SHORT)).isTrue();
+        b.down = false;
+        c.down = false;
+
+        try {
+            coordinator.put(key, "y".getBytes(StandardCharsets.UTF_8), new Quorum(1, 4)).get(5, TimeUnit.SECONDS);
+        } catch (IllegalArgumentException | java.util.concurrent.ExecutionException e) {
+            // from 4 of 3: refused, whichever way
+        }
+        assertThat(counted.awaitEarlier(SHORT)).as("from beyond the cluster").isTrue();
+
+        io.netty.buffer.ByteBuf large = Unpooled.wrappedBuffer(new byte[BorrowedBody.BORROW_AT]);
+        CompletableFuture<Answer> borrowed = coordinator.put(key, large, new Quorum(2, 3));
+        assertThat(borrowed.get(5, TimeUnit.SECONDS)).isEqualTo(Answer.STORED);
+        assertThat(counted.awaitEarlier(SHORT)).as("the borrowed value still queued for this node's store").isFalse();
+        runAll(queued);
+        assertThat(counted.awaitEarlier(SHORT)).isTrue();
+        assertThat(store.map.get(key).value()).hasSize(BorrowedBody.BORROW_AT);
+    }
+
+    private static void runAll(java.util.concurrent.BlockingQueue<Runnable> queued) {
+        for (Runnable r = queued.poll(); r != null; r = queued.poll()) r.run();
+    }
+
     /** A coordinator's write of {@code key}, placed by membership version {@code placedBy}. */
     private static FullHttpRequest put(String key, long placedBy) {
         FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/internal/v0/entity?id=" + key,
