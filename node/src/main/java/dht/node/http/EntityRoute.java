@@ -79,8 +79,7 @@ public final class EntityRoute implements Route {
      * earlier ones.
      */
     @Override
-    public boolean mayShareGroupCommit(Request request) {
-        HttpMethod method = request.method();
+    public boolean mayShareGroupCommit(HttpMethod method) {
         return method.equals(HttpMethod.PUT) || method.equals(HttpMethod.DELETE);
     }
 

@@ -13,9 +13,10 @@ public interface Route {
      * Whether this write may start together with the writes pipelined right behind it, so that their
      * store calls reach the store as one ordered group commit ({@link DispatchWindow}). Only a route
      * whose writes each take effect in the order they start, whatever runs beside them, says yes.
-     * Asked on the event loop before the request runs; must not block.
+     * Asked on the event loop before the request runs, by its method alone (the router has not
+     * parsed the request yet); must not block.
      */
-    default boolean mayShareGroupCommit(Request request) {
+    default boolean mayShareGroupCommit(io.netty.handler.codec.http.HttpMethod method) {
         return false;
     }
 }

@@ -20,6 +20,9 @@ public final class Router implements RequestHandler {
     static final String INTERNAL = "/internal/";
 
     private final Map<String, Route> routes;
+    /** The routes again, by index: a path found without allocating ({@link #mayShareGroupCommit}). */
+    private final String[] paths;
+    private final Route[] pathRoutes;
     private final RequestMeter meter;
     /** Null: internal paths are open to anyone who reaches the port. */
     private final ClusterSecret secret;
@@ -38,6 +41,9 @@ public final class Router implements RequestHandler {
      */
     public Router(Map<String, Route> routes, RequestMeter meter, ClusterSecret secret) {
         this.routes = Map.copyOf(routes);
+        this.paths = this.routes.keySet().toArray(String[]::new);
+        this.pathRoutes = new Route[paths.length];
+        for (int i = 0; i < paths.length; i++) pathRoutes[i] = this.routes.get(paths[i]);
         this.meter = meter;
         this.secret = secret;
     }
@@ -89,13 +95,22 @@ public final class Router implements RequestHandler {
         return false;
     }
 
-    /** The route of the request's path decides; a request the router would refuse shares nothing. */
+    /**
+     * The route of the request's path decides; a request the router would refuse shares nothing.
+     * Asked of every pipelined write before {@link #handle}: the path is compared in place, not cut
+     * out of the target, so that asking allocates nothing.
+     */
     @Override
     public boolean mayShareGroupCommit(FullHttpRequest http) {
-        if (hasControlCharacter(http.uri())) return false;
-        Request request = parse(http);
-        Route route = routes.get(request.path());
-        return route != null && route.mayShareGroupCommit(request);
+        String uri = http.uri();
+        if (hasControlCharacter(uri)) return false;
+        int start = pathStart(uri);
+        int end = pathEnd(uri, start);
+        for (int i = 0; i < paths.length; i++) {
+            String p = paths[i];
+            if (p.length() == end - start && uri.startsWith(p, start)) return pathRoutes[i].mayShareGroupCommit(http.method());
+        }
+        return false;
     }
 
     /** What a request to a known path is, for the {@link RequestMeter}. */
@@ -121,13 +136,24 @@ public final class Router implements RequestHandler {
     private static Request parse(FullHttpRequest http) {
         String uri = http.uri();
         int start = pathStart(uri);
-        int hash = uri.indexOf('#', start);
-        int end = hash < 0 ? uri.length() : hash;
-        int q = uri.indexOf('?', start);
-        if (q > end) q = -1;
-        String path = uri.substring(start, q < 0 ? end : q);
-        String query = q < 0 ? "" : uri.substring(q + 1, end);
+        int end = targetEnd(uri, start);
+        int pathEnd = pathEnd(uri, start);
+        String path = uri.substring(start, pathEnd);
+        String query = pathEnd == end ? "" : uri.substring(pathEnd + 1, end);
         return new Request(http, path, query);
+    }
+
+    /** Where the target ends: at its fragment, if it has one. */
+    private static int targetEnd(String uri, int start) {
+        int hash = uri.indexOf('#', start);
+        return hash < 0 ? uri.length() : hash;
+    }
+
+    /** Where the path that starts at {@code start} ends: at the query or the fragment. */
+    private static int pathEnd(String uri, int start) {
+        int end = targetEnd(uri, start);
+        int q = uri.indexOf('?', start);
+        return q < 0 || q > end ? end : q;
     }
 
     /**
