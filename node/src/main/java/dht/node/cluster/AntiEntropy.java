@@ -147,10 +147,17 @@ public final class AntiEntropy implements AutoCloseable {
         if (worker != null) worker.start();
     }
 
-    /** Per current peer: when the last exchange this node started with it ended, and what it moved, since start. */
+    /**
+     * Per current peer: when the last exchange this node started with it ended, and what it moved,
+     * since start. Asked by the status on an event loop, so it never retargets the trees: that
+     * waits for the writes in them, for as long as a store write takes.
+     */
     public Map<String, Map<String, Long>> counts() {
+        ExchangePeers v = view;
+        Membership now = membership.get();
+        if (v == null || v.version() != now.version()) v = ExchangePeers.of(self, now);
         Map<String, Map<String, Long>> m = new LinkedHashMap<>();
-        for (String peer : view().peers()) m.put(peer, counts(peer).snapshot());
+        for (String peer : v.peers()) m.put(peer, counts(peer).snapshot());
         return m;
     }
 
