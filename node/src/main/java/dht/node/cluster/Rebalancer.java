@@ -107,7 +107,10 @@ public final class Rebalancer implements AutoCloseable {
     }
 
     public Map<String, Long> counts() {
-        return counts.snapshot();
+        Map<String, Long> m = counts.snapshot();
+        m.put("writesInFlight", writes.inFlight());
+        m.put("moveWaitsTimedOut", writes.waitsTimedOut());
+        return m;
     }
 
     /** The join streams this node sends as a member, counted in {@link #counts}. */

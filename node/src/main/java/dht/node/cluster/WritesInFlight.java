@@ -59,6 +59,7 @@ public final class WritesInFlight {
     }
 
     private final AtomicReference<Cohort> current = new AtomicReference<>(new Cohort(null));
+    private final AtomicLong waitsTimedOut = new AtomicLong();
 
     /** Counts a write in: call before reading the version it is placed or checked by. */
     public Cohort enter() {
@@ -86,10 +87,23 @@ public final class WritesInFlight {
         }
         long waited = (System.nanoTime() - t0) / 1_000_000;
         if (!done) {
+            waitsTimedOut.incrementAndGet();
             throw new StillInFlightException(scan + ": writes placed by an earlier membership version still not in the store after "
                     + waited + " ms");
         }
         if (waited > 100) log.info("{} waited {} ms for writes placed by an earlier membership version", scan, waited);
+    }
+
+    /** The writes counted in now, for the status: a moment's sum, not one instant's. */
+    public long inFlight() {
+        long n = 0;
+        for (Cohort c = current.get(); c != null; c = c.before) n += c.inFlight.get();
+        return n;
+    }
+
+    /** Waits of {@link #awaitBeforeMoving} that ran out before the writes left, since start. */
+    public long waitsTimedOut() {
+        return waitsTimedOut.get();
     }
 
     /**

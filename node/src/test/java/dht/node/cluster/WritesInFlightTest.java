@@ -48,10 +48,12 @@ class WritesInFlightTest {
         WritesInFlight.Cohort first = writes.enter();
         WritesInFlight.Cohort second = writes.enter();
         assertThat(writes.awaitEarlier(SHORT)).isFalse();
+        assertThat(writes.inFlight()).as("both, across the cohorts the wait started").isEqualTo(2);
         first.leave();
         assertThat(writes.awaitEarlier(SHORT)).as("one still in flight, from before both waits").isFalse();
         second.leave();
         assertThat(writes.awaitEarlier(SHORT)).isTrue();
+        assertThat(writes.inFlight()).isZero();
     }
 
     @Test
