@@ -3,6 +3,7 @@ package dht.node.cluster;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,7 @@ public final class MembershipState {
     /** Told each URL that gets traffic, before a topology naming it is used (it makes the peer's replica). */
     private final Consumer<String> reach;
     private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
+    private final List<BiConsumer<Membership, Membership>> beforeKeeping = new CopyOnWriteArrayList<>();
     private volatile Topology topology;
     private final Object notifying = new Object();
     /** The newest version listeners have heard; guarded by {@link #notifying}. */
@@ -54,6 +56,15 @@ public final class MembershipState {
     }
 
     /**
+     * Adds a hook told (version before, version next) before each newer version is kept on disk,
+     * under the lock that applies it: for what a crash right after keeping it must not lose (a
+     * cleanup owed once a join ends). It must be quick; what it throws is logged.
+     */
+    public void beforeKeeping(BiConsumer<Membership, Membership> hook) {
+        beforeKeeping.add(hook);
+    }
+
+    /**
      * Makes {@code next} current if it is newer: kept on disk first, then used. Returns whether it
      * was applied.
      *
@@ -64,6 +75,13 @@ public final class MembershipState {
         synchronized (this) {
             before = current();
             if (next.version() <= before.version()) return false;
+            for (BiConsumer<Membership, Membership> hook : beforeKeeping) {
+                try {
+                    hook.accept(before, next);
+                } catch (RuntimeException e) {
+                    log.error("a hook before keeping membership version {} failed: {}", next.version(), e.toString());
+                }
+            }
             if (file != null) file.write(next);
             for (String n : next.all()) reach.accept(n);
             topology = new Topology(next);

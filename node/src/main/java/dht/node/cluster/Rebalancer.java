@@ -94,6 +94,7 @@ public final class Rebalancer implements AutoCloseable {
             now = changes.state().current();
             seen = now;
         }
+        changes.state().beforeKeeping(this::markCleanupOwed);
         changes.state().listen(this::applied);
         if (now.joining().contains(self)) startJoin();
         if (Files.exists(dataDir.resolve(CLEANUP_PENDING)) && !now.changing()) scheduleCleanup(now);
@@ -125,23 +126,43 @@ public final class Rebalancer implements AutoCloseable {
             seen = m;
         }
         if (m.joining().contains(self)) startJoin();
-        // After a join, or after versions this node never heard (it learned a later one directly,
-        // and one of those it missed may have been a join): remove what it no longer owns. A leave
-        // or a removal it missed only added keys to its share, so that cleanup removes nothing.
-        boolean missedSome = m.version() > before.version() + 1;
-        if ((!before.joining().isEmpty() || missedSome) && !m.changing() && m.members().contains(self)
-                && !before.joining().contains(self)) {
-            try {
-                Files.writeString(dataDir.resolve(CLEANUP_PENDING), String.valueOf(m.version()));
-            } catch (IOException e) {
-                log.warn("cannot mark the cleanup pending: {}", e.toString());
-            }
+        if (owesCleanup(before, m)) {
+            markCleanupPending(m); // as before keeping it (markCleanupOwed), unless that version was skipped here
             scheduleCleanup(m);
         }
         for (String gone : before.members()) {
             if (!m.all().contains(gone) && !before.leaving().contains(gone) && m.members().contains(self)) {
                 Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
             }
+        }
+    }
+
+    /**
+     * Whether this node removes what it no longer owns on taking {@code next} over {@code before}:
+     * after a join, or after versions it never heard (it learned a later one directly, and one of
+     * those it missed may have been a join). A leave or a removal it missed only added keys to its
+     * share, so that cleanup removes nothing.
+     */
+    private boolean owesCleanup(Membership before, Membership next) {
+        boolean missedSome = next.version() > before.version() + 1;
+        return (!before.joining().isEmpty() || missedSome) && !next.changing() && next.members().contains(self)
+                && !before.joining().contains(self);
+    }
+
+    /**
+     * Before a version that owes a cleanup is kept: marks it pending, so that a crash between
+     * keeping the version and the listeners (which schedule the cleanup) leaves the mark for the
+     * restart, which would otherwise start on the settled version and never clean up.
+     */
+    private void markCleanupOwed(Membership before, Membership next) {
+        if (owesCleanup(before, next)) markCleanupPending(next);
+    }
+
+    private void markCleanupPending(Membership m) {
+        try {
+            Files.writeString(dataDir.resolve(CLEANUP_PENDING), String.valueOf(m.version()));
+        } catch (IOException e) {
+            log.warn("cannot mark the cleanup pending: {}", e.toString());
         }
     }
 

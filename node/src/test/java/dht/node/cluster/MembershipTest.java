@@ -63,4 +63,34 @@ class MembershipTest {
         }
         assertThat(pending).as("about half the keys get the new node among 2 of 4").isBetween(60, 140);
     }
+
+    /**
+     * What must survive a crash right after a version is kept (a cleanup owed once a join ends) is
+     * written before it: the hook runs while the file still holds the version before, and one that
+     * fails does not stop the version.
+     */
+    @Test
+    void hooksRunBeforeTheNewVersionIsKept() throws Exception {
+        MembershipFile file = new MembershipFile(dir);
+        Membership v1 = Membership.initial(THREE, 3);
+        file.write(v1);
+        MembershipState state = new MembershipState("http://a:1", v1, file, url -> { });
+        List<String> seen = new java.util.ArrayList<>();
+        state.beforeKeeping((before, next) -> {
+            try {
+                seen.add(before.version() + "->" + next.version() + " kept " + file.read().version());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        state.beforeKeeping((before, next) -> {
+            throw new IllegalStateException("a failing hook");
+        });
+        Membership v2 = v1.withJoining("http://d:4");
+        assertThat(state.apply(v2)).isTrue();
+        assertThat(seen).containsExactly("1->2 kept 1");
+        assertThat(file.read()).isEqualTo(v2);
+        assertThat(state.apply(v2)).as("not newer: no hook, nothing kept").isFalse();
+        assertThat(seen).hasSize(1);
+    }
 }
