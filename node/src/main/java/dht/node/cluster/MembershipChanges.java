@@ -289,6 +289,7 @@ public final class MembershipChanges {
                 throw e;
             }
             next = next.withLaggards(missed);
+            if (!participants.contains(state.self())) takeFirst(next);
             for (String p : participants) {
                 if (missed.contains(p)) continue; // it learns the version from a peer once back
                 try {
@@ -311,6 +312,23 @@ public final class MembershipChanges {
                         + "version when back, and no other change is agreed until it has", what, next.version(), missed);
             }
             return next;
+        }
+    }
+
+    /**
+     * The end of this node's own leave: it takes the version that drops it before any member does.
+     * Else, for the moment between the members' commits and its own pull, its reads went by the
+     * version before to the old replicas, itself among them, while the members wrote to the new
+     * ones only: with one copy it answered from its own store, which no fence checks, an older
+     * value than one already acknowledged. Taking it first, its requests go to the new owners at
+     * once, and the members' calls placed by the version before are refused here and asked again.
+     */
+    private void takeFirst(Membership next) {
+        try {
+            state.apply(next);
+        } catch (IOException e) {
+            log.warn("membership version {} not kept here before the members ({}); it will learn it from a peer",
+                    next.version(), e.toString());
         }
     }
 

@@ -108,6 +108,27 @@ class MembershipChangesTest {
         assertThat(node('d').state().current()).isEqualTo(left);
     }
 
+    /**
+     * A leaving node takes the version that drops it before any member does: its reads then go to
+     * the new owners at once, never to its own store by the version before while the members
+     * already write to the new owners only.
+     */
+    @Test
+    void theLeavingNodeTakesTheVersionThatDropsItBeforeAnyMember() throws Exception {
+        cluster(3, 1);
+        node('a').leave(url('a'));
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (char c : new char[] {'a', 'b', 'c'}) {
+            node(c).state().listen(m -> {
+                if (m.version() == 3) order.add(url(c));
+            });
+        }
+        Membership left = node('a').left(url('a'));
+        assertThat(left.version()).isEqualTo(3);
+        assertThat(order).containsExactly(url('a'), url('b'), url('c'));
+        assertThat(node('a').state().current()).isEqualTo(left);
+    }
+
     @Test
     void noOtherChangeWhileTheLaggardHasNotTheVersionThenOneThatClearsTheRecord() throws Exception {
         cluster(5, 3);
