@@ -285,7 +285,8 @@ public final class Rebalancer implements AutoCloseable {
     /** This node leaves: it pushes its versions to the keys' new owners, then leaves the membership. */
     public Membership leave(String url) throws MembershipChangeException {
         if (!url.equals(self)) {
-            throw new MembershipChangeException(400, "a leave goes to the node that leaves: ask " + url + " itself");
+            throw new MembershipChangeException(400, "this node is " + self + " in the cluster, not " + url
+                    + ": a leave names the node by that URL (and is sent to it)");
         }
         Membership m = changes.leave(self);
         // Its writes are placed by the leaving version from here on only if this node took it (a

@@ -39,6 +39,9 @@ public final class MembershipClient implements MembershipTransport {
         this.client = b.build();
     }
 
+    /** The longest refusal reason printed as it is. */
+    private static final int MAX_REASON = 1000;
+
     @Override
     public byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
         String uri = InternalProtocol.MEMBERSHIP_PATH + "?op=" + op + (params.isEmpty() ? "" : "&" + params);
@@ -59,8 +62,18 @@ public final class MembershipClient implements MembershipTransport {
             throw new MembershipChangeException(503, "interrupted while asking " + node);
         }
         if (r.statusCode() == 200) return r.body();
-        String reason = new String(r.body(), StandardCharsets.UTF_8).strip();
-        throw new MembershipChangeException(r.statusCode(), reason.isEmpty() ? node + " answered " + r.statusCode() : reason);
+        throw new MembershipChangeException(r.statusCode(), reason(node, r));
+    }
+
+    /**
+     * A refusal's reason: a dht node says it in one short line of plain text; anything else (a web
+     * server's HTML page, a long body) is summed up rather than printed whole.
+     */
+    static String reason(String node, HttpResponse<byte[]> r) {
+        String text = new String(r.body(), StandardCharsets.UTF_8).strip();
+        boolean plain = r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain");
+        if (!text.isEmpty() && plain && text.length() <= MAX_REASON && text.lines().count() <= 3) return text;
+        return node + " answered HTTP " + r.statusCode() + " without a dht reason (is it a dht node?)";
     }
 
     @Override
