@@ -289,7 +289,8 @@ public final class MembershipChanges {
                 throw e;
             }
             next = next.withLaggards(missed);
-            if (!participants.contains(state.self())) takeFirst(next);
+            boolean takenFirst = !participants.contains(state.self()) && cur.all().contains(state.self());
+            if (takenFirst) takeFirst(next);
             for (String p : participants) {
                 if (missed.contains(p)) continue; // it learns the version from a peer once back
                 try {
@@ -298,6 +299,7 @@ public final class MembershipChanges {
                     } else {
                         transport.call(p, "commit", "id=" + enc(id), next.bytes());
                     }
+                    if (takenFirst) keepTaken(next); // a member has it: a restart here may be refused now
                 } catch (MembershipChangeException | IOException e) {
                     // prepared, so it holds no other change: it takes this version from a peer soon
                     log.warn("membership version {} not committed on {} ({}); it will learn it from a peer",
@@ -325,10 +327,20 @@ public final class MembershipChanges {
      */
     private void takeFirst(Membership next) {
         try {
-            state.apply(next);
+            // Used, not kept: kept only once a member has it (keepTaken). Killed before that, this
+            // node restarts still leaving, and the leave can be repeated.
+            state.applyUnkept(next);
         } catch (IOException e) {
-            log.warn("membership version {} not kept here before the members ({}); it will learn it from a peer",
+            log.warn("membership version {} not taken here before the members ({}); it will learn it from a peer",
                     next.version(), e.toString());
+        }
+    }
+
+    private void keepTaken(Membership next) {
+        try {
+            state.keep();
+        } catch (IOException e) {
+            log.warn("cannot keep membership version {}: {}", next.version(), e.toString());
         }
     }
 

@@ -26,6 +26,8 @@ public final class MembershipState {
     private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<Membership, Membership>> beforeKeeping = new CopyOnWriteArrayList<>();
     private volatile Topology topology;
+    /** Whether the current version was applied without being kept on disk; guarded by this. */
+    private boolean unkept;
     private final Object notifying = new Object();
     /** The newest version listeners have heard; guarded by {@link #notifying}. */
     private long notified;
@@ -71,10 +73,34 @@ public final class MembershipState {
      * @throws IOException when it could not be kept (nothing changed)
      */
     public boolean apply(Membership next) throws IOException {
+        return apply(next, true);
+    }
+
+    /**
+     * As {@link #apply}, but {@code next} is used without being kept on disk until {@link #keep}
+     * (or an {@link #apply} of it or a newer one): for a version this node must use at once but
+     * must not start on again after a crash unless another node has kept it too (the end of its
+     * own leave, which drops it: kept here alone, a restart would be refused while the members
+     * still list it as leaving, and no one could end that leave).
+     */
+    public boolean applyUnkept(Membership next) throws IOException {
+        return apply(next, false);
+    }
+
+    /** Keeps the current version on disk if it was applied unkept; else nothing. */
+    public synchronized void keep() throws IOException {
+        if (unkept && file != null) file.write(current());
+        unkept = false;
+    }
+
+    private boolean apply(Membership next, boolean keep) throws IOException {
         Membership before;
         synchronized (this) {
             before = current();
-            if (next.version() <= before.version()) return false;
+            if (next.version() <= before.version()) {
+                if (keep && unkept && next.version() == before.version()) keep();
+                return false;
+            }
             for (BiConsumer<Membership, Membership> hook : beforeKeeping) {
                 try {
                     hook.accept(before, next);
@@ -82,7 +108,8 @@ public final class MembershipState {
                     log.error("a hook before keeping membership version {} failed: {}", next.version(), e.toString());
                 }
             }
-            if (file != null) file.write(next);
+            if (keep && file != null) file.write(next);
+            unkept = !keep;
             for (String n : next.all()) reach.accept(n);
             topology = new Topology(next);
         }

@@ -326,14 +326,11 @@ public final class Rebalancer implements AutoCloseable {
         } finally {
             counts.active.decrementAndGet();
         }
+        // The version without this node was taken here before any member had it, and kept once
+        // one had (MembershipChanges#takeFirst), so that a restart on this data directory is
+        // refused instead of serving a cluster it is no longer in. Had no member taken it, it is
+        // not kept: a restart is still leaving, and the leave can be repeated.
         Membership done = changes.left(self);
-        try {
-            // Not a participant of the version without it: kept here too, so that a restart on
-            // this data directory is refused instead of serving a cluster it is no longer in.
-            changes.state().apply(done);
-        } catch (IOException e) {
-            log.warn("cannot keep membership version {}: {}", done.version(), e.toString());
-        }
         String handed = m.laggards().isEmpty() ? ""
                 : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
                 + ", which was down)";

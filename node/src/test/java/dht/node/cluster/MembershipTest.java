@@ -93,4 +93,24 @@ class MembershipTest {
         assertThat(state.apply(v2)).as("not newer: no hook, nothing kept").isFalse();
         assertThat(seen).hasSize(1);
     }
+
+    /** A version used before it may be kept (the end of this node's own leave) is kept only when asked, or when applied again. */
+    @Test
+    void aVersionAppliedUnkeptIsUsedAtOnceAndKeptOnlyLater() throws Exception {
+        MembershipFile file = new MembershipFile(dir);
+        Membership v1 = Membership.initial(THREE, 3);
+        file.write(v1);
+        MembershipState state = new MembershipState("http://a:1", v1, file, url -> { });
+        Membership v2 = v1.withJoining("http://d:4");
+        assertThat(state.applyUnkept(v2)).isTrue();
+        assertThat(state.current()).isEqualTo(v2);
+        assertThat(file.read()).as("not kept yet").isEqualTo(v1);
+        state.keep();
+        assertThat(file.read()).isEqualTo(v2);
+
+        Membership v3 = v2.settled();
+        assertThat(state.applyUnkept(v3)).isTrue();
+        assertThat(state.apply(v3)).as("already current").isFalse();
+        assertThat(file.read()).as("applied again: kept").isEqualTo(v3);
+    }
 }
