@@ -147,15 +147,10 @@ public final class AntiEntropy implements AutoCloseable {
         if (worker != null) worker.start();
     }
 
-    /**
-     * Per current peer: when the last exchange this node started with it ended, and what it moved,
-     * since start. Asked by the status on an event loop, so it never retargets the trees: that
-     * waits for the writes in them, for as long as a store write takes.
-     */
+    /** Per current peer: its last exchange's end, what it moved. Never retargets the trees: the status asks on an event loop. */
     public Map<String, Map<String, Long>> counts() {
         ExchangePeers v = view;
-        Membership now = membership.get();
-        if (v == null || v.version() != now.version()) v = ExchangePeers.of(self, now);
+        if (v == null || v.version() != membership.get().version()) v = ExchangePeers.of(self, membership.get());
         Map<String, Map<String, Long>> m = new LinkedHashMap<>();
         for (String peer : v.peers()) m.put(peer, counts(peer).snapshot());
         return m;

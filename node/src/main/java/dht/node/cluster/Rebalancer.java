@@ -5,7 +5,6 @@ import dht.storage.Entry;
 import dht.storage.Store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,8 +41,6 @@ public final class Rebalancer implements AutoCloseable {
     static final long RAMP_SECONDS = 20;
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 256L << 10;
-    static final long CLEANUP_DELAY_MILLIS = 5_000;
-    private static final String CLEANUP_PENDING = "cleanup-pending";
 
     private final String self;
     private final MembershipChanges changes;
@@ -60,6 +57,7 @@ public final class Rebalancer implements AutoCloseable {
     private final HintedHandoff ownHints;
     private final WritesInFlight writes;
     private final ScheduledExecutorService timer;
+    private final JoinCleanup cleanup;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
@@ -86,6 +84,7 @@ public final class Rebalancer implements AutoCloseable {
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
         this.writes = writes;
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
+        this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed);
     }
 
     public void start() {
@@ -94,10 +93,10 @@ public final class Rebalancer implements AutoCloseable {
             now = changes.state().current();
             seen = now;
         }
-        changes.state().beforeKeeping(this::markCleanupOwed);
+        changes.state().beforeKeeping(cleanup::markOwed);
         changes.state().listen(this::applied);
         if (now.joining().contains(self)) startJoin();
-        if (Files.exists(dataDir.resolve(CLEANUP_PENDING)) && !now.changing()) scheduleCleanup(now);
+        cleanup.resume(now);
         timer.scheduleWithFixedDelay(changes::syncOnce, MembershipChanges.SYNC_MILLIS, MembershipChanges.SYNC_MILLIS,
                 TimeUnit.MILLISECONDS);
     }
@@ -126,43 +125,11 @@ public final class Rebalancer implements AutoCloseable {
             seen = m;
         }
         if (m.joining().contains(self)) startJoin();
-        if (owesCleanup(before, m)) {
-            markCleanupPending(m); // as before keeping it (markCleanupOwed), unless that version was skipped here
-            scheduleCleanup(m);
-        }
+        cleanup.applied(before, m);
         for (String gone : before.members()) {
             if (!m.all().contains(gone) && !before.leaving().contains(gone) && m.members().contains(self)) {
                 Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
             }
-        }
-    }
-
-    /**
-     * Whether this node removes what it no longer owns on taking {@code next} over {@code before}:
-     * after a join, or after versions it never heard (it learned a later one directly, and one of
-     * those it missed may have been a join). A leave or a removal it missed only added keys to its
-     * share, so that cleanup removes nothing.
-     */
-    private boolean owesCleanup(Membership before, Membership next) {
-        boolean missedSome = next.version() > before.version() + 1;
-        return (!before.joining().isEmpty() || missedSome) && !next.changing() && next.members().contains(self)
-                && !before.joining().contains(self);
-    }
-
-    /**
-     * Before a version that owes a cleanup is kept: marks it pending, so that a crash between
-     * keeping the version and the listeners (which schedule the cleanup) leaves the mark for the
-     * restart, which would otherwise start on the settled version and never clean up.
-     */
-    private void markCleanupOwed(Membership before, Membership next) {
-        if (owesCleanup(before, next)) markCleanupPending(next);
-    }
-
-    private void markCleanupPending(Membership m) {
-        try {
-            Files.writeString(dataDir.resolve(CLEANUP_PENDING), String.valueOf(m.version()));
-        } catch (IOException e) {
-            log.warn("cannot mark the cleanup pending: {}", e.toString());
         }
     }
 
@@ -471,32 +438,6 @@ public final class Rebalancer implements AutoCloseable {
             handed += entries.size();
         }
         if (handed > 0) log.info("leaving: {} hinted write(s) this node held for {} handed to {}", handed, member, holder);
-    }
-
-    // ------------------------------------------------------------------ cleanup
-
-    private void scheduleCleanup(Membership m) {
-        timer.schedule(() -> cleanup(m), CLEANUP_DELAY_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    private void cleanup(Membership m) {
-        Membership now = changes.state().current();
-        if (closed || now.version() != m.version() || now.changing()) {
-            // moved on meanwhile: clean up for the version that holds once nothing is moving
-            if (!closed) scheduleCleanup(now);
-            return;
-        }
-        Placement owners = new Placement(m.members());
-        int rf = m.replicationFactor();
-        try {
-            // each key keeps the copies its newest version asked for, at least the replication factor
-            long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
-            counts.keysCleanedUp.addAndGet(dropped);
-            Files.deleteIfExists(dataDir.resolve(CLEANUP_PENDING));
-            log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
-        } catch (IOException | UnsupportedOperationException e) {
-            log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
-        }
     }
 
     @Override

@@ -1,0 +1,117 @@
+package dht.node.cluster;
+
+import dht.storage.Store;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cleanup after a join: a member removes the keys it no longer owns ({@link Store#purge}),
+ * {@link #DELAY_MILLIS} after it takes the version that ends the join, or a later one after it
+ * missed some (one of those may have ended a join). A leave or a removal it missed only added keys
+ * to its share, so that cleanup would remove nothing.
+ *
+ * <p>Invariant: the cleanup is marked pending in {@code DATA/cleanup-pending}, with the version
+ * it is for, before that version is kept ({@link MembershipState#beforeKeeping}), and the mark is
+ * removed only once a cleanup for that version or a later one is done. So a member killed anywhere
+ * in between cleans up when it starts again, and a mark for a version it never kept (killed
+ * between the two writes) waits until it takes that version.
+ */
+final class JoinCleanup {
+    private static final Logger log = LoggerFactory.getLogger(JoinCleanup.class);
+    static final long DELAY_MILLIS = 5_000;
+    private static final String PENDING = "cleanup-pending";
+
+    private final String self;
+    private final MembershipState state;
+    private final Store store;
+    private final Path dataDir;
+    private final ScheduledExecutorService timer;
+    private final RebalanceCounts counts;
+    private final BooleanSupplier closed;
+
+    JoinCleanup(String self, MembershipState state, Store store, Path dataDir, ScheduledExecutorService timer,
+                RebalanceCounts counts, BooleanSupplier closed) {
+        this.self = self;
+        this.state = state;
+        this.store = store;
+        this.dataDir = dataDir;
+        this.timer = timer;
+        this.counts = counts;
+        this.closed = closed;
+    }
+
+    /** Whether taking {@code next} over {@code before} owes a cleanup here. */
+    private boolean owes(Membership before, Membership next) {
+        boolean missedSome = next.version() > before.version() + 1;
+        return (!before.joining().isEmpty() || missedSome) && !next.changing() && next.members().contains(self)
+                && !before.joining().contains(self);
+    }
+
+    /** Before {@code next} is kept: marks the cleanup it owes pending. */
+    void markOwed(Membership before, Membership next) {
+        if (owes(before, next)) mark(next);
+    }
+
+    /** Once {@code next} is taken after {@code before}: schedules the cleanup it owes (marked again, in case that version was skipped before keeping). */
+    void applied(Membership before, Membership next) {
+        if (!owes(before, next)) return;
+        mark(next);
+        schedule(next);
+    }
+
+    /** At start, on {@code now}: a cleanup marked pending for it (or an earlier version) is made. */
+    void resume(Membership now) {
+        long marked = marked();
+        if (marked >= 0 && !now.changing() && now.version() >= marked) schedule(now);
+    }
+
+    private void schedule(Membership m) {
+        timer.schedule(() -> run(m), DELAY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void run(Membership m) {
+        Membership now = state.current();
+        if (closed.getAsBoolean() || now.version() != m.version() || now.changing()) {
+            // moved on meanwhile: clean up for the version that holds once nothing is moving
+            if (!closed.getAsBoolean()) schedule(now);
+            return;
+        }
+        Placement owners = new Placement(m.members());
+        int rf = m.replicationFactor();
+        try {
+            // each key keeps the copies its newest version asked for, at least the replication factor
+            long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
+            counts.keysCleanedUp.addAndGet(dropped);
+            if (marked() <= m.version()) Files.deleteIfExists(dataDir.resolve(PENDING)); // not a newer version's mark
+            log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
+        } catch (IOException | UnsupportedOperationException e) {
+            log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
+        }
+    }
+
+    /** The version the pending mark is for; -1 if there is none, 0 if it cannot be read (clean up now). */
+    private long marked() {
+        try {
+            return Long.parseLong(Files.readString(dataDir.resolve(PENDING)).strip());
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private void mark(Membership m) {
+        try {
+            Files.writeString(dataDir.resolve(PENDING), String.valueOf(m.version()));
+        } catch (IOException e) {
+            log.warn("cannot mark the cleanup pending: {}", e.toString());
+        }
+    }
+}
