@@ -71,8 +71,8 @@ public final class MembershipClient implements MembershipTransport {
      */
     static String reason(String node, HttpResponse<byte[]> r) {
         String text = new String(r.body(), StandardCharsets.UTF_8).strip();
-        boolean plain = r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain");
-        if (!text.isEmpty() && plain && text.length() <= MAX_REASON && text.lines().count() <= 3) return text;
+        boolean html = r.headers().firstValue("Content-Type").orElse("").contains("html");
+        if (!text.isEmpty() && !html && text.length() <= MAX_REASON && text.lines().count() <= 3) return text;
         return node + " answered HTTP " + r.statusCode() + " without a dht reason (is it a dht node?)";
     }
 

@@ -65,6 +65,8 @@ class MembershipClientReasonTest {
     void aNodesReasonIsPrintedAsItIs() {
         assertThat(MembershipClient.reason("http://n:1", answer(409, "text/plain; charset=utf-8",
                 "http://m:1 is already a member\n"))).isEqualTo("http://m:1 is already a member");
+        assertThat(MembershipClient.reason("http://n:1", answer(503, "", "busy"))).as("a short line of no stated type")
+                .isEqualTo("busy");
     }
 
     @Test
