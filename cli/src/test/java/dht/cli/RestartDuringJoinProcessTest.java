@@ -254,12 +254,20 @@ class RestartDuringJoinProcessTest {
         return traffic;
     }
 
-    /** Starts a node joining through {@code via}, its stream paced at {@code bytesPerSecond}; returns once it serves. */
+    /**
+     * Starts a node joining through {@code via}, its stream paced at {@code bytesPerSecond}; returns
+     * once {@code via} lists it as joining. A joiner serves before it asks to join, so its own
+     * status shows it joining before the members have agreed: a member stopped then would refuse
+     * the join itself rather than its stream.
+     */
     private NodeProcess join(NodeProcess via, long bytesPerSecond) throws Exception {
         NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", via.url(),
                 "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", String.valueOf(bytesPerSecond)));
         cluster.nodes.add(joining);
-        return joining.startAndAwait();
+        joining.startAndAwait();
+        assertThat(NodeStatus.await(List.of(via), "\"joining\":[\"" + joining.url() + "\"]", Duration.ofSeconds(30)))
+                .as(via.url() + " agreed to the join").isTrue();
+        return joining;
     }
 
     /**
