@@ -77,11 +77,13 @@ final class LocalCluster {
         p.onExit().thenRun(() -> {
             if (stopping()) return;
             if (n.added && p.exitValue() == 0) {
-                System.err.println("dht cluster: node " + n.name() + " left the cluster; the next start will not bring it back");
+                // The record goes first: the line below says it is gone, and a reader may act on it.
                 try {
                     added.remove(n.port);
+                    System.err.println("dht cluster: node " + n.name() + " left the cluster; the next start will not bring it back");
                 } catch (IOException e) {
-                    System.err.println("dht cluster: cannot update " + added.file() + ": " + e.getMessage());
+                    System.err.println("dht cluster: node " + n.name() + " left the cluster, but " + added.file()
+                            + " still lists it (" + e.getMessage() + "); remove port " + n.port + " from it by hand");
                 }
             } else {
                 // Bringing a killed node back is the second half of trying failover: the command,
