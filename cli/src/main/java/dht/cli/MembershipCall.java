@@ -11,7 +11,8 @@ import java.time.Duration;
 /**
  * One membership operation ({@code leave}, {@code remove}) asked of a node, as {@code bin/dht leave}
  * and {@code bin/dht remove} send it: exit 0 with the new membership on stdout, 1 with the
- * node's reason on stderr (nothing changed), 2 for bad usage.
+ * node's reason on stderr and what it left (mostly nothing changed; a leave that failed moving its
+ * data is under way), 2 for bad usage.
  */
 final class MembershipCall {
     private MembershipCall() {
@@ -53,7 +54,12 @@ final class MembershipCall {
                     + ", replication factor " + m.replicationFactor());
             return 0;
         } catch (MembershipChangeException e) {
-            System.err.println("dht " + command + ": " + e.getMessage() + " (HTTP " + e.status() + "); nothing changed");
+            String left = switch (e.outcome()) {
+                case NOTHING_CHANGED -> "nothing changed";
+                case UNDER_WAY -> "the change is under way: the same command again goes on with it";
+                case UNKNOWN -> "whether anything changed is not known: see " + target + "/v0/status";
+            };
+            System.err.println("dht " + command + ": " + e.getMessage() + " (HTTP " + e.status() + "); " + left);
             return 1;
         } catch (IllegalArgumentException e) {
             System.err.println("dht " + command + ": " + target + " did not answer a membership: " + e.getMessage());

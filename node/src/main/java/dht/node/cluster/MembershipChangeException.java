@@ -3,17 +3,40 @@ package dht.node.cluster;
 /**
  * A membership change refused or failed, with the HTTP status that says why: 400 bad input, 404 not
  * a member, 409 a conflict (a second join, a change already in progress, too few members left, a
- * live node to remove), 503 a node the change needs did not answer. Nothing was changed.
+ * live node to remove), 503 a node the change needs did not answer.
+ *
+ * <p>{@link #outcome()} says what the failure left: most refusals change nothing; a leave that was
+ * agreed and then failed moving its data leaves the node leaving (repeat it to go on); a caller
+ * that got no answer cannot tell.
  */
 public final class MembershipChangeException extends Exception {
+    /** What a failed change left behind. */
+    public enum Outcome {
+        NOTHING_CHANGED,
+        /** Agreed and started, not finished: the same operation again goes on with it. */
+        UNDER_WAY,
+        /** The node did not answer: it may have changed or not. */
+        UNKNOWN
+    }
+
     private final int status;
+    private final Outcome outcome;
 
     public MembershipChangeException(int status, String message) {
+        this(status, message, Outcome.NOTHING_CHANGED);
+    }
+
+    public MembershipChangeException(int status, String message, Outcome outcome) {
         super(message, null, false, false);
         this.status = status;
+        this.outcome = outcome;
     }
 
     public int status() {
         return status;
+    }
+
+    public Outcome outcome() {
+        return outcome;
     }
 }

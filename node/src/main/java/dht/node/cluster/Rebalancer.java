@@ -256,6 +256,16 @@ public final class Rebalancer implements AutoCloseable {
                     + ": a leave names the node by that URL (and is sent to it)");
         }
         Membership m = changes.leave(self);
+        try {
+            return leaveAgreed(m);
+        } catch (MembershipChangeException e) {
+            throw e.outcome() == MembershipChangeException.Outcome.NOTHING_CHANGED
+                    ? new MembershipChangeException(e.status(), e.getMessage(), MembershipChangeException.Outcome.UNDER_WAY) : e;
+        }
+    }
+
+    /** The leave once agreed: this node is leaving from here on, whatever fails. */
+    private Membership leaveAgreed(Membership m) throws MembershipChangeException {
         // Its writes are placed by the leaving version from here on only if this node took it (a
         // commit that failed here is only logged): else a write could still land behind the push.
         if (changes.state().current().version() < m.version()) {

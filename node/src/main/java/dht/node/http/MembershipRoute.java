@@ -4,6 +4,7 @@ import dht.node.cluster.HandOverBatch;
 import dht.node.cluster.Membership;
 import dht.node.cluster.MembershipChangeException;
 import dht.node.cluster.MembershipChanges;
+import dht.node.rpc.InternalProtocol;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
@@ -19,7 +20,8 @@ import java.util.concurrent.Executor;
  * {@code remove}), and the versions a leaving node hands over for a member that is down
  * ({@code handover}, {@link HandOverBatch}). Everything but {@code get} runs on {@code workers} (it may wait for other nodes
  * or for data to move), never on the event loop. A refused change answers its status (400, 404,
- * 409, 503) with the reason, and changed nothing.
+ * 409, 503) with the reason, and changed nothing unless it says {@code X-Dht-Change: under-way}
+ * (a leave agreed whose data did not all move: the node stays leaving).
  */
 public final class MembershipRoute implements Route {
     /** What {@code op=leave} does: this node's data moved to the new owners, then the node out of the membership. */
@@ -116,7 +118,13 @@ public final class MembershipRoute implements Route {
                 };
                 slot.respond(() -> Responses.bytes(HttpResponseStatus.OK, answer.bytes()));
             } catch (MembershipChangeException e) {
-                slot.respond(() -> Responses.text(HttpResponseStatus.valueOf(e.status()), e.getMessage()));
+                slot.respond(() -> {
+                    var r = Responses.text(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+                    if (e.outcome() == MembershipChangeException.Outcome.UNDER_WAY) {
+                        r.headers().set(InternalProtocol.CHANGE, InternalProtocol.CHANGE_UNDER_WAY);
+                    }
+                    return r;
+                });
             } catch (Exception | Error e) {
                 slot.respond(() -> Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR,
                         "membership " + op + " failed: " + e));

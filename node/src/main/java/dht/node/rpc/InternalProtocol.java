@@ -52,6 +52,12 @@ public final class InternalProtocol {
      * ({@code MembershipFence}).
      */
     static final String MEMBERSHIP = "X-Dht-Membership";
+    /**
+     * On a membership operation's refusal that left the change agreed and under way (a leave that
+     * failed moving its data): {@code under-way}. Absent: nothing changed.
+     */
+    public static final String CHANGE = "X-Dht-Change";
+    public static final String CHANGE_UNDER_WAY = "under-way";
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 

@@ -56,13 +56,24 @@ public final class MembershipClient implements MembershipTransport {
             r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
             throw new MembershipChangeException(503, node + " did not answer (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", neverArrived(e)
+                    ? MembershipChangeException.Outcome.NOTHING_CHANGED : MembershipChangeException.Outcome.UNKNOWN);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MembershipChangeException(503, "interrupted while asking " + node);
         }
         if (r.statusCode() == 200) return r.body();
-        throw new MembershipChangeException(r.statusCode(), reason(node, r));
+        boolean underWay = r.headers().firstValue(InternalProtocol.CHANGE).orElse("").equals(InternalProtocol.CHANGE_UNDER_WAY);
+        throw new MembershipChangeException(r.statusCode(), reason(node, r),
+                underWay ? MembershipChangeException.Outcome.UNDER_WAY : MembershipChangeException.Outcome.NOTHING_CHANGED);
+    }
+
+    /** No connection, or none the client trusted: the node never read the request. */
+    private static boolean neverArrived(IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof javax.net.ssl.SSLHandshakeException) return true;
+        }
+        return false;
     }
 
     /**
