@@ -7,9 +7,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bin/dht remove --url URL [--via MEMBER]}: drops URL, a member dead for good, through a
- * live member; the remaining replicas re-create the copies it held. Refused (exit 1, nothing
- * changed): a URL that is not a member, one that is up (it should leave), fewer members than the
- * replication factor left, another change in progress.
+ * live member; the remaining replicas re-create the copies it held. It goes on with one other
+ * member down (a majority prepared), keeping that member's new copies for it until it is back.
+ * Refused (exit 1, nothing changed): a URL that is not a member, one that is up (it should leave),
+ * fewer members than the replication factor left, another change in progress, more down.
  */
 @Command(name = "remove", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Drop a dead member from its cluster; the others re-create the copies it held.")

@@ -195,9 +195,12 @@ public final class MembershipChanges {
         });
     }
 
-    /** Drops {@code url}, a member dead for good; the others re-create the copies it held. */
+    /**
+     * Drops {@code url}, a member dead for good; the others re-create the copies it held. Like a
+     * leave, it goes on with one other member down (its laggard), when a majority prepared.
+     */
     public Membership remove(String url) throws MembershipChangeException {
-        return change("removal of " + url, Missing.NONE, cur -> {
+        return change("removal of " + url, Missing.ONE_NEW, cur -> {
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             if (url.equals(state.self()) || isUp.test(url)) {
                 throw new MembershipChangeException(409, url + " is up: a live node leaves with bin/dht leave");
@@ -231,7 +234,7 @@ public final class MembershipChanges {
     private enum Missing {
         /** Every node that stays prepares. */
         NONE,
-        /** A new change (a leave): one that does not answer may be missed, but not a recorded laggard. */
+        /** A new change (a leave, a removal): one that does not answer may be missed, but not a recorded laggard. */
         ONE_NEW,
         /** The end of the change that recorded the laggards: one may be missed, a recorded laggard included. */
         ONE_CONTINUING

@@ -317,7 +317,12 @@ public final class Rebalancer implements AutoCloseable {
         return done;
     }
 
-    /** After {@code gone} was removed: this node pushes the keys it is the first surviving old replica of. */
+    /**
+     * After {@code gone} was removed: this node pushes the keys it is the first surviving old
+     * replica of. A gainer that missed the removal (down: the version's laggard) gets them kept
+     * here on disk as a hand-over, delivered once it is back; the keys it is first surviving
+     * replica of itself it pushes when it takes the version.
+     */
     private void reReplicate(Membership before, Membership after, String gone) {
         long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
@@ -336,7 +341,10 @@ public final class Rebalancer implements AutoCloseable {
                 List<String> gain = new ArrayList<>(now.replicas(e.key(), n));
                 gain.removeAll(o);
                 return gain;
-            }, this::send, true);
+            }, (peer, batch, bytes) -> {
+                if (after.laggards().contains(peer)) keepFor(peer, batch, bytes);
+                else send(peer, batch, bytes);
+            }, true);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
                     counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
@@ -423,6 +431,18 @@ public final class Rebalancer implements AutoCloseable {
             throw new IOException("interrupted");
         } catch (MembershipChangeException e) {
             throw new IOException("handing the keys of " + member + " to " + holder + ": " + e.getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+        counts.keysHandedOver.addAndGet(batch.size());
+    }
+
+    /** Keeps {@code batch}, versions {@code member} gains but missed the change for, here on disk until it is back. */
+    private void keepFor(String member, List<Entry> batch, long bytes) throws IOException {
+        try {
+            changes.handOver(member, batch);
+        } catch (MembershipChangeException e) {
+            throw new IOException("keeping the keys of " + member + ": " + e.getMessage());
         }
         counts.keysMoved.addAndGet(batch.size());
         counts.bytesMoved.addAndGet(bytes);

@@ -181,6 +181,42 @@ class MembershipChangesTest {
     }
 
     @Test
+    void aRemovalGoesOnWithOneOtherMemberDownAndRecordsItAsTheLaggard() throws Exception {
+        cluster(5, 3);
+        down.add(url('d')); // dead for good
+        down.add(url('e')); // down for now
+        Membership removed = node('a').remove(url('d'));
+        assertThat(removed.members()).containsExactly(url('a'), url('b'), url('c'), url('e'));
+        assertThat(removed.laggards()).containsExactly(url('e'));
+        assertThat(node('c').state().current()).isEqualTo(removed);
+        assertThat(version('e')).isEqualTo(1);
+        assertThatThrownBy(() -> node('b').leave(url('b'))).as("no other change until the laggard has it")
+                .hasMessageContaining(url('e') + " missed membership version 2");
+
+        down.remove(url('e'));
+        for (int i = 0; i < 4 && version('e') < 2; i++) node('e').syncOnce();
+        assertThat(node('e').state().current()).isEqualTo(removed);
+        assertThat(node('b').leave(url('b')).laggards()).isEmpty();
+    }
+
+    @Test
+    void aRemovalWithTwoOthersDownOrNoMajorityIsRefusedAndNothingChanges() {
+        cluster(5, 2);
+        down.add(url('c'));
+        down.add(url('d'));
+        down.add(url('e'));
+        assertThatThrownBy(() -> node('a').remove(url('e'))).hasMessageContaining("one member at most");
+        for (char n : new char[] {'a', 'b'}) assertThat(version(n)).isEqualTo(1);
+        nodes.clear();
+        down.clear();
+        cluster(4, 2);
+        down.add(url('c'));
+        down.add(url('d'));
+        assertThatThrownBy(() -> node('a').remove(url('c'))).hasMessageContaining("not a majority");
+        for (char n : new char[] {'a', 'b'}) assertThat(version(n)).isEqualTo(1);
+    }
+
+    @Test
     void theLaggardCanBeRemovedInstead() throws Exception {
         cluster(5, 3);
         down.add(url('e'));
