@@ -319,9 +319,10 @@ public final class Rebalancer implements AutoCloseable {
 
     /**
      * After {@code gone} was removed: this node pushes the keys it is the first surviving old
-     * replica of. A gainer that missed the removal (down: the version's laggard) gets them kept
-     * here on disk as a hand-over, delivered once it is back; the keys it is first surviving
-     * replica of itself it pushes when it takes the version.
+     * replica of. A gainer that missed the removal (down: the version's laggard), or is down or
+     * fails a push now, gets them kept here on disk as a hand-over, delivered once it is back, so
+     * one such gainer does not end the push to the others. A laggard pushes the keys it is first
+     * surviving replica of itself when it takes the version.
      */
     private void reReplicate(Membership before, Membership after, String gone) {
         long keysBefore = counts.keysMoved.get();
@@ -342,8 +343,16 @@ public final class Rebalancer implements AutoCloseable {
                 gain.removeAll(o);
                 return gain;
             }, (peer, batch, bytes) -> {
-                if (after.laggards().contains(peer)) keepFor(peer, batch, bytes);
-                else send(peer, batch, bytes);
+                if (after.laggards().contains(peer) || !net.isUp(peer)) {
+                    keepFor(peer, batch, bytes);
+                    return;
+                }
+                try {
+                    send(peer, batch, bytes);
+                } catch (IOException e) { // down since: kept like a laggard's, so the push goes on to the others
+                    log.warn("re-creating the copies {} held: {}; kept here for it instead", gone, e.getMessage());
+                    keepFor(peer, batch, bytes);
+                }
             }, true);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
                     counts.keysMoved.get() - keysBefore);
