@@ -13,6 +13,12 @@ import java.util.List;
  * reason). Where a joiner displaces no one (fewer old replicas than the factor) every old replica
  * sends the key. Both sides compute this with the same membership version (the joiner names it in
  * its request), so the senders' selections together are every key the joiner gains.
+ *
+ * <p>When a sender is down for good mid-join, the joiner asks each other member for the keys
+ * that one would have sent ({@code instead}): every other old replica of such a key sends it, not
+ * one, as an acknowledged write is sure to be on {@code ack} of them only together with the
+ * displaced one; the joiner keeps the newest. Keys every old replica sends anyway (no one
+ * displaced) are in the member's own stream already, and not in this one.
  */
 public final class JoinStreamKeys {
     private final String sender;
@@ -20,10 +26,13 @@ public final class JoinStreamKeys {
     private final Placement before;
     private final Placement after;
     private final int replicationFactor;
+    /** Null: the sender's own keys; else the member whose keys it sends in its stead. */
+    private final String instead;
 
-    private JoinStreamKeys(Membership m, String sender, String joiner) {
+    private JoinStreamKeys(Membership m, String sender, String joiner, String instead) {
         this.sender = sender;
         this.joiner = joiner;
+        this.instead = instead;
         this.before = new Placement(m.members());
         this.after = new Placement(m.owners());
         this.replicationFactor = m.replicationFactor();
@@ -37,7 +46,13 @@ public final class JoinStreamKeys {
     /** What {@code sender} sends to {@code joiner} under {@code m}, a membership in which {@code joiner} joins. */
     public static JoinStreamKeys of(Membership m, String sender, String joiner) {
         if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());
-        return new JoinStreamKeys(m, sender, joiner);
+        return new JoinStreamKeys(m, sender, joiner, null);
+    }
+
+    /** What {@code sender} sends to {@code joiner} in the stead of {@code instead}, a member down for good. */
+    public static JoinStreamKeys insteadOf(Membership m, String sender, String joiner, String instead) {
+        if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());
+        return new JoinStreamKeys(m, sender, joiner, instead);
     }
 
     /**
@@ -48,6 +63,17 @@ public final class JoinStreamKeys {
      */
     public static JoinStreamKeys forRequest(MembershipState state, String joiner, long version)
             throws MembershipChangeException {
+        return forRequest(state, joiner, version, null);
+    }
+
+    /**
+     * As {@link #forRequest(MembershipState, String, long)}, in the stead of {@code instead} when
+     * not null.
+     *
+     * @throws MembershipChangeException 409 also when {@code instead} is this node or no member
+     */
+    public static JoinStreamKeys forRequest(MembershipState state, String joiner, long version, String instead)
+            throws MembershipChangeException {
         Membership m = state.current();
         if (m.version() != version) {
             throw new MembershipChangeException(409, state.self() + " is at membership version " + m.version()
@@ -56,7 +82,11 @@ public final class JoinStreamKeys {
         if (!m.joining().contains(joiner)) {
             throw new MembershipChangeException(409, joiner + " is not joining in membership version " + version);
         }
-        return new JoinStreamKeys(m, state.self(), joiner);
+        if (instead != null && (instead.equals(state.self()) || !m.members().contains(instead))) {
+            throw new MembershipChangeException(409, instead + " is not another member of " + state.self()
+                    + "'s membership version " + version);
+        }
+        return new JoinStreamKeys(m, state.self(), joiner, instead);
     }
 
     /** Whether the sender sends version {@code e} to the joiner: by its key and the copies its write asked for. */
@@ -74,6 +104,7 @@ public final class JoinStreamKeys {
         if (!next.contains(joiner)) return false;
         List<String> old = before.replicas(key, copies);
         if (!old.contains(sender)) return false;
+        if (instead != null) return old.contains(instead) && !next.contains(instead); // it would have sent it alone
         if (!next.contains(sender)) return true; // the sender is displaced: it hands its copy over
         for (String o : old) {
             if (!next.contains(o)) return false; // another old replica is displaced and sends it

@@ -27,9 +27,12 @@ public final class JoinStreams {
         this.storedBytes = storedBytes;
     }
 
-    /** The keys this node sends {@code joiner}, asked for under membership {@code version} ({@link JoinStreamKeys#forRequest}). */
-    public JoinStreamKeys keys(String joiner, long version) throws MembershipChangeException {
-        return JoinStreamKeys.forRequest(membership, joiner, version);
+    /**
+     * The keys this node sends {@code joiner}, asked for under membership {@code version}, in the
+     * stead of {@code instead} when not null ({@link JoinStreamKeys#forRequest}).
+     */
+    public JoinStreamKeys keys(String joiner, long version, String instead) throws MembershipChangeException {
+        return JoinStreamKeys.forRequest(membership, joiner, version, instead);
     }
 
     /** How a join stream reads this node's store. */

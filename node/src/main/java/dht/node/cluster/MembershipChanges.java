@@ -168,7 +168,9 @@ public final class MembershipChanges {
 
     /** {@code url}'s data has arrived: it becomes a member that serves reads. Repeating it is harmless. */
     public Membership joined(String url) throws MembershipChangeException {
-        return change("end of the join of " + url, Missing.NONE, cur -> {
+        // One member may miss it: one down for good mid-join, whose keys the others sent instead
+        // (JoinReceiver), is then this version's laggard, and can be removed.
+        return change("end of the join of " + url, Missing.ONE_NEW, cur -> {
             if (cur.members().contains(url) && !cur.joining().contains(url)) return null;
             if (!cur.joining().contains(url)) throw new MembershipChangeException(409, url + " is not joining");
             return cur.settled();
@@ -234,7 +236,7 @@ public final class MembershipChanges {
     private enum Missing {
         /** Every node that stays prepares. */
         NONE,
-        /** A new change (a leave, a removal): one that does not answer may be missed, but not a recorded laggard. */
+        /** A new change (a leave, a removal, a join's end): one that does not answer may be missed, but not a recorded laggard. */
         ONE_NEW,
         /** The end of the change that recorded the laggards: one may be missed, a recorded laggard included. */
         ONE_CONTINUING

@@ -46,12 +46,13 @@ public interface PeerNetwork extends AutoCloseable {
     /**
      * Opens {@code peer}'s stream to {@code joiner}, a node joining in membership {@code version},
      * from {@code start} to the end: the versions of the keys {@code peer} sends it
-     * ({@link JoinStreamKeys}), sorted. This default reads the peer's whole store from
-     * {@code start}, a superset: the joiner keeps only its keys either way.
+     * ({@link JoinStreamKeys}), sorted; with {@code instead} not null, those it sends in that
+     * member's stead. This default reads the peer's whole store from {@code start}, a superset:
+     * the joiner keeps only its keys either way.
      *
      * @throws ScanSource.ScanSourceException when the stream cannot be opened
      */
-    default ScanSource openJoinStream(String peer, byte[] start, String joiner, long version) {
+    default ScanSource openJoinStream(String peer, byte[] start, String joiner, long version, String instead) {
         return openScan(peer, start, null);
     }
 

@@ -4,7 +4,6 @@ import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,10 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Moves data when the membership changes, and keeps this node's membership current:
  * <ul>
- *   <li>joining: reads each member's join stream (its sorted table data, not a request per key,
- *       holding only the keys that member sends this node: {@link JoinStreamKeys}), writes them to
- *       its store in batches paced by the bytes/s budget, remembering per source how far it came
- *       ({@link JoinProgress}); then ends the join ({@link MembershipChanges#joined});</li>
+ *   <li>joining: reads each member's join stream and ends the join ({@link JoinReceiver});</li>
  *   <li>leaving ({@link #leave}): pushes each version of its store to the nodes that gain the key
  *       (internal batches of writes), then ends the leave;</li>
  *   <li>a member removed: for each key the dead node held, the first surviving old replica pushes
@@ -36,7 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Rebalancer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
-    private static final long WRITE_BYTES = 1L << 20;
     /** How long a join's stream, or a leave's push, takes to reach the budget (ByteRate#ramping). */
     static final long RAMP_SECONDS = 20;
     private static final int PUSH_ENTRIES = 1_000;
@@ -47,10 +42,8 @@ public final class Rebalancer implements AutoCloseable {
     private final PeerNetwork net;
     private final TreeTransport push;
     private final Store store;
-    private final HybridLogicalClock clock;
     private final ByteRate rate;
     private final MembershipTransport transport;
-    private final Path dataDir;
     private final RebalanceCounts counts = new RebalanceCounts();
     private final JoinStreams joinStreams;
     /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
@@ -58,6 +51,7 @@ public final class Rebalancer implements AutoCloseable {
     private final WritesInFlight writes;
     private final ScheduledExecutorService timer;
     private final JoinCleanup cleanup;
+    private final JoinReceiver receiver;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
@@ -77,14 +71,13 @@ public final class Rebalancer implements AutoCloseable {
         this.net = net;
         this.push = net.trees(self);
         this.store = store;
-        this.clock = clock;
         this.rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.transport = transport;
-        this.dataDir = dataDir;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
         this.writes = writes;
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed);
+        this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }
 
     public void start() {
@@ -144,42 +137,7 @@ public final class Rebalancer implements AutoCloseable {
     private void join() {
         counts.active.incrementAndGet();
         try {
-            JoinProgress progress = new JoinProgress(dataDir);
-            Membership m = changes.state().current();
-            List<String> sources = new ArrayList<>(m.members());
-            sources.remove(self);
-            long total = 0;
-            for (String s : sources) {
-                long b = transport.storedBytes(s);
-                total = b < 0 || total < 0 ? -1 : total + b;
-            }
-            // Each member sends about one owner's share of what it holds (JoinStreamKeys).
-            if (total > 0) total /= m.owners().size();
-            counts.begin(total);
-            log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
-            for (String source : sources) {
-                while (!closed && !progress.done(source)) {
-                    try {
-                        stream(source, progress, m.replicationFactor(), changes.state().current().version());
-                        progress.finished(source);
-                    } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
-                        log.warn("joining: the stream from {} failed ({}); resuming in 1 s", source, e.getMessage());
-                        Thread.sleep(1_000);
-                    }
-                }
-            }
-            while (!closed && changes.state().current().joining().contains(self)) {
-                try {
-                    changes.joined(self);
-                } catch (MembershipChangeException e) {
-                    log.warn("joining: data is here, but the join cannot end yet ({}); retrying in 2 s", e.getMessage());
-                    Thread.sleep(2_000);
-                }
-            }
-            if (!closed) {
-                progress.clear();
-                log.info("joined: {} keys, {} bytes received", counts.keysMoved.get(), counts.bytesMoved.get());
-            }
+            receiver.run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException e) {
@@ -190,61 +148,6 @@ public final class Rebalancer implements AutoCloseable {
                 joinRunning = false;
             }
         }
-    }
-
-    /**
-     * One source's join stream under membership {@code version}, from where it stopped, written
-     * here. The source sends only keys this node gains; those it would not own are still left out,
-     * in case a source sent more.
-     */
-    private void stream(String source, JoinProgress progress, int replicationFactor, long version)
-            throws IOException, InterruptedException {
-        byte[] from = progress.resumeAt(source);
-        if (from != null) log.info("joining: resuming the stream from {} at the last key written before", source);
-        List<Entry> batch = new ArrayList<>();
-        long batchBytes = 0;
-        byte[] last = null;
-        long unpaid = 0;
-        long keys = 0;
-        long bytes = 0;
-        try (ScanSource scan = net.openJoinStream(source, from == null ? new byte[0] : from, self, version)) {
-            while (!closed && scan.hasNext()) {
-                Entry e = scan.next();
-                long size = RebalanceCounts.bytesOf(e);
-                counts.bytesScanned.addAndGet(size);
-                keys++;
-                bytes += size;
-                unpaid += size;
-                if (unpaid >= 64 << 10) {
-                    rate.spend(unpaid);
-                    unpaid = 0;
-                }
-                last = e.key();
-                if (!changes.state().topology().finalReplicas(e.key(), Topology.copies(e, replicationFactor)).contains(self)) continue;
-                batch.add(e);
-                batchBytes += size;
-                if (batchBytes >= WRITE_BYTES) {
-                    write(batch, batchBytes);
-                    progress.at(source, last);
-                    batch = new ArrayList<>();
-                    batchBytes = 0;
-                }
-            }
-            if (closed) return;
-            write(batch, batchBytes);
-        }
-        log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", source, keys, bytes,
-                from == null ? "" : " since the resume");
-    }
-
-    private void write(List<Entry> batch, long bytes) throws IOException {
-        if (batch.isEmpty()) return;
-        long newest = 0;
-        for (Entry e : batch) newest = Math.max(newest, e.timestamp());
-        clock.observe(newest, "a streamed version");
-        store.write(batch);
-        counts.keysMoved.addAndGet(batch.size());
-        counts.bytesMoved.addAndGet(bytes);
     }
 
     // ------------------------------------------------------------------ leaving and re-replicating

@@ -160,7 +160,7 @@ public final class ScanRoute implements Route {
                 keys != null ? joinSenders : workers, admission::releaseScan, description, limit));
     }
 
-    /** The keys of a join stream ({@code joiner=URL&version=V}), or null for a plain internal scan. */
+    /** The keys of a join stream ({@code joiner=URL&version=V[&instead=URL]}), or null for a plain internal scan. */
     private JoinStreamKeys joinKeys(QueryParams params) throws BadRequestException, MembershipChangeException {
         if (params.bytes("joiner") == null && params.bytes("version") == null) return null;
         String joiner = params.string("joiner");
@@ -168,8 +168,10 @@ public final class ScanRoute implements Route {
         if (joiner == null || joiner.isEmpty() || version < 0) {
             throw new BadRequestException("a join stream needs both 'joiner' and 'version'");
         }
+        String instead = params.string("instead");
+        if (instead != null && instead.isEmpty()) throw new BadRequestException("'instead' must name a member");
         if (joinStreams == null) throw new MembershipChangeException(409, "this node takes no membership changes");
-        return joinStreams.keys(joiner, version);
+        return joinStreams.keys(joiner, version, instead);
     }
 
     private static CloseableIterator<Entry> nothing() {

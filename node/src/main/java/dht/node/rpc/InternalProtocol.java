@@ -83,11 +83,13 @@ public final class InternalProtocol {
 
     /**
      * A join stream: from {@code start} (inclusive; empty for the first key) to the end, only the
-     * keys the peer sends to {@code joiner} under membership {@code version}.
+     * keys the peer sends to {@code joiner} under membership {@code version}, or, with
+     * {@code instead} not null, those it sends in the stead of that member, down for good.
      */
-    static String joinScanUri(byte[] start, String joiner, long version) {
+    static String joinScanUri(byte[] start, String joiner, long version, String instead) {
         return scanUri(start, null, 0) + "joiner=" + encode(joiner.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                + "&version=" + version;
+                + "&version=" + version
+                + (instead == null ? "" : "&instead=" + encode(instead.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
     /** Percent-encodes every byte outside the unreserved set (RFC 3986). */

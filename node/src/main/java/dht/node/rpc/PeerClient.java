@@ -177,12 +177,12 @@ public final class PeerClient implements PeerNetwork {
 
     /** Opens {@code peer}'s join stream to {@code joiner} (see {@link PeerScanStream}); reads start at once. */
     @Override
-    public ScanSource openJoinStream(String peer, byte[] start, String joiner, long version) {
+    public ScanSource openJoinStream(String peer, byte[] start, String joiner, long version, String instead) {
         Peer p = peers.get(peer);
         if (p == null) throw new ScanSource.ScanSourceException("not a peer: " + peer, null);
         if (p.detector.isSilent()) throw new ScanSource.ScanSourceException(peer + " is down (silent)", null);
         return PeerScanStream.open(this, peer, p.host, p.port, p.hostHeader,
-                InternalProtocol.joinScanUri(start, joiner, version), true);
+                InternalProtocol.joinScanUri(start, joiner, version, instead), true);
     }
 
     /** Lets every peer's detector probe it if it wants: down, or up and quiet. */

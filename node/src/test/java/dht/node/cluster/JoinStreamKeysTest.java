@@ -97,4 +97,30 @@ class JoinStreamKeysTest {
         }
         assertThat(gained).as("about 3/6 of the keys, not 2/6").isBetween(2_250, 2_750);
     }
+    @Test
+    void inTheSteadOfAGoneMemberEveryOtherOldReplicaSendsTheKeysItWouldHaveSentAndNoOther() {
+        for (int[] shape : new int[][] {{3, 3}, {5, 2}, {5, 3}}) {
+            Membership m = Membership.initial(members(shape[0]), shape[1]).withJoining(JOINER);
+            Placement before = new Placement(m.members());
+            String gone = m.members().getLast();
+            JoinStreamKeys its = JoinStreamKeys.of(m, gone, JOINER);
+            int covered = 0;
+            for (int k = 0; k < 5_000; k++) {
+                byte[] key = key(k);
+                List<String> expected = new ArrayList<>();
+                if (its.sends(key)) {
+                    expected.addAll(before.replicas(key, shape[1]));
+                    expected.remove(gone);
+                    covered++;
+                }
+                List<String> sentBy = new ArrayList<>();
+                for (String s : m.members()) {
+                    if (!s.equals(gone) && JoinStreamKeys.insteadOf(m, s, JOINER, gone).sends(key)) sentBy.add(s);
+                }
+                assertThat(sentBy).as("key%d in the stead of %s, %d members, %d copies", k, gone, shape[0], shape[1])
+                        .containsExactlyInAnyOrderElementsOf(expected);
+            }
+            assertThat(covered).as("keys the gone member sends").isPositive();
+        }
+    }
 }

@@ -31,12 +31,14 @@ class InternalProtocolTest {
 
     @Test
     void aJoinStreamNamesTheJoinerAndTheVersionAfterWhereItResumes() {
-        String first = InternalProtocol.joinScanUri(new byte[0], "http://localhost:7001", 4);
+        String first = InternalProtocol.joinScanUri(new byte[0], "http://localhost:7001", 4, null);
         assertThat(first).isEqualTo("/internal/v0/entities?joiner=http%3A%2F%2Flocalhost%3A7001&version=4");
-        String resumed = InternalProtocol.joinScanUri(new byte[] {'k', (byte) 0xFF}, "http://h:1", 12);
+        String resumed = InternalProtocol.joinScanUri(new byte[] {'k', (byte) 0xFF}, "http://h:1", 12, "http://g:2");
         assertThat(InternalProtocol.paramOf(resumed, "start")).containsExactly('k', 0xFF);
         assertThat(InternalProtocol.paramOf(resumed, "joiner")).isEqualTo(b("http://h:1"));
         assertThat(InternalProtocol.paramOf(resumed, "version")).isEqualTo(b("12"));
+        assertThat(InternalProtocol.paramOf(resumed, "instead")).isEqualTo(b("http://g:2"));
+        assertThat(InternalProtocol.paramOf(first, "instead")).isNull();
         assertThat(InternalProtocol.paramOf(resumed, "end")).isNull();
     }
 }

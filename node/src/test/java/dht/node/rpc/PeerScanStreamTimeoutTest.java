@@ -68,7 +68,7 @@ class PeerScanStreamTimeoutTest {
     @Test
     void aJoinStreamWaitsTheIdleTimeoutForItsAnswer() {
         long start = System.nanoTime();
-        try (ScanSource s = client.openJoinStream(peerUrl, new byte[0], "http://127.0.0.1:2", 2)) {
+        try (ScanSource s = client.openJoinStream(peerUrl, new byte[0], "http://127.0.0.1:2", 2, null)) {
             assertThat(s.hasNext()).as("complete and empty").isFalse();
         }
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(REPLICA_TIMEOUT);

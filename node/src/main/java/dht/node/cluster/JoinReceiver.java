@@ -1,0 +1,183 @@
+package dht.node.cluster;
+
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The joining node's side of a join: reads each member's join stream (its sorted table data,
+ * holding only the keys that member sends this node: {@link JoinStreamKeys}), writes them to its
+ * store in batches paced by the bytes/s budget, remembering per stream how far it came
+ * ({@link JoinProgress}); then ends the join ({@link MembershipChanges#joined}).
+ *
+ * <p>A member whose stream has failed for {@link #FALLBACK_MILLIS} while the failure detector
+ * holds it down is taken as gone for good: each other member sends the keys it would have sent
+ * ({@code instead}), every other old replica of each, so the join can end without it (it is that
+ * version's laggard, and can then be removed). Were it only slow to restart, the cost is those
+ * keys sent two or three times; a stream it had half sent is not needed any more.
+ */
+final class JoinReceiver {
+    private static final Logger log = LoggerFactory.getLogger(JoinReceiver.class);
+    private static final long WRITE_BYTES = 1L << 20;
+    /** How long a member's stream fails, and it is down, before the others send its keys. */
+    static final long FALLBACK_MILLIS = 10_000;
+
+    private final String self;
+    private final MembershipChanges changes;
+    private final PeerNetwork net;
+    private final Store store;
+    private final HybridLogicalClock clock;
+    private final ByteRate rate;
+    private final MembershipTransport transport;
+    private final Path dataDir;
+    private final RebalanceCounts counts;
+    private final BooleanSupplier closed;
+
+    JoinReceiver(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock, ByteRate rate,
+                 MembershipTransport transport, Path dataDir, RebalanceCounts counts, BooleanSupplier closed) {
+        this.self = self;
+        this.changes = changes;
+        this.net = net;
+        this.store = store;
+        this.clock = clock;
+        this.rate = rate;
+        this.transport = transport;
+        this.dataDir = dataDir;
+        this.counts = counts;
+        this.closed = closed;
+    }
+
+    /** Streams every member's keys here, then ends the join; returns when done, or closed. */
+    void run() throws IOException, InterruptedException {
+        JoinProgress progress = new JoinProgress(dataDir);
+        Membership m = changes.state().current();
+        List<String> sources = new ArrayList<>(m.members());
+        sources.remove(self);
+        long total = 0;
+        for (String s : sources) {
+            long b = transport.storedBytes(s);
+            total = b < 0 || total < 0 ? -1 : total + b;
+        }
+        // Each member sends about one owner's share of what it holds (JoinStreamKeys).
+        if (total > 0) total /= m.owners().size();
+        counts.begin(total);
+        log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
+        for (String source : sources) {
+            long failingSince = -1;
+            while (!closed.getAsBoolean() && !progress.done(source)) {
+                try {
+                    stream(source, null, progress, m.replicationFactor(), changes.state().current().version());
+                    progress.finished(source);
+                } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
+                    long now = System.currentTimeMillis();
+                    if (failingSince < 0) failingSince = now;
+                    if (now - failingSince >= FALLBACK_MILLIS && !net.isUp(source) && fromTheOthers(source, sources, progress, m)) {
+                        progress.finished(source);
+                        break;
+                    }
+                    log.warn("joining: the stream from {} failed ({}); resuming in 1 s", source, e.getMessage());
+                    Thread.sleep(1_000);
+                }
+            }
+        }
+        while (!closed.getAsBoolean() && changes.state().current().joining().contains(self)) {
+            try {
+                changes.joined(self);
+            } catch (MembershipChangeException e) {
+                log.warn("joining: data is here, but the join cannot end yet ({}); retrying in 2 s", e.getMessage());
+                Thread.sleep(2_000);
+            }
+        }
+        if (!closed.getAsBoolean()) {
+            progress.clear();
+            log.info("joined: {} keys, {} bytes received", counts.keysMoved.get(), counts.bytesMoved.get());
+        }
+    }
+
+    /**
+     * The keys {@code gone} would have sent, from every other member in its stead; false when one of
+     * those streams failed (the caller tries {@code gone} again, then this, each stream resuming).
+     */
+    private boolean fromTheOthers(String gone, List<String> sources, JoinProgress progress, Membership m)
+            throws IOException, InterruptedException {
+        log.warn("joining: {} is down and its stream has failed for {} s: the other members send its keys instead",
+                gone, FALLBACK_MILLIS / 1000);
+        for (String other : sources) {
+            if (other.equals(gone)) continue;
+            String name = other + "+instead+" + gone;
+            if (progress.done(name)) continue;
+            try {
+                stream(other, gone, progress, m.replicationFactor(), changes.state().current().version());
+                progress.finished(name);
+            } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
+                log.warn("joining: the stream from {} in the stead of {} failed ({})", other, gone, e.getMessage());
+                return false;
+            }
+            if (closed.getAsBoolean()) return false;
+        }
+        return true;
+    }
+
+    /**
+     * One stream under membership {@code version} ({@code source}'s own keys, or those it sends in
+     * the stead of {@code instead}), from where it stopped, written here. Keys this node would not
+     * own are still left out, in case a source sent more.
+     */
+    private void stream(String source, String instead, JoinProgress progress, int replicationFactor, long version)
+            throws IOException, InterruptedException {
+        String name = instead == null ? source : source + "+instead+" + instead;
+        byte[] from = progress.resumeAt(name);
+        if (from != null) log.info("joining: resuming the stream from {} at the last key written before", name);
+        List<Entry> batch = new ArrayList<>();
+        long batchBytes = 0;
+        byte[] last = null;
+        long unpaid = 0;
+        long keys = 0;
+        long bytes = 0;
+        try (ScanSource scan = net.openJoinStream(source, from == null ? new byte[0] : from, self, version, instead)) {
+            while (!closed.getAsBoolean() && scan.hasNext()) {
+                Entry e = scan.next();
+                long size = RebalanceCounts.bytesOf(e);
+                counts.bytesScanned.addAndGet(size);
+                keys++;
+                bytes += size;
+                unpaid += size;
+                if (unpaid >= 64 << 10) {
+                    rate.spend(unpaid);
+                    unpaid = 0;
+                }
+                last = e.key();
+                if (!changes.state().topology().finalReplicas(e.key(), Topology.copies(e, replicationFactor)).contains(self)) continue;
+                batch.add(e);
+                batchBytes += size;
+                if (batchBytes >= WRITE_BYTES) {
+                    write(batch, batchBytes);
+                    progress.at(name, last);
+                    batch = new ArrayList<>();
+                    batchBytes = 0;
+                }
+            }
+            if (closed.getAsBoolean()) return;
+            write(batch, batchBytes);
+        }
+        log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", name, keys, bytes,
+                from == null ? "" : " since the resume");
+    }
+
+    private void write(List<Entry> batch, long bytes) throws IOException {
+        if (batch.isEmpty()) return;
+        long newest = 0;
+        for (Entry e : batch) newest = Math.max(newest, e.timestamp());
+        clock.observe(newest, "a streamed version");
+        store.write(batch);
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+    }
+}
