@@ -131,25 +131,31 @@ final class ClusterCommand implements Callable<Integer> {
                 exitCode.set(1);
                 return 1;
             }
-            System.out.println("dht cluster: " + Plural.of(all.size(), "node") + " ready:");
-            for (LocalNode n : all) System.out.println("  " + n.url + (n.added ? " (added)" : ""));
-            System.out.println("Try:  curl -X PUT '" + urls.get(0) + "/v0/entity?id=hello' -d world");
-            System.out.println("      curl '" + all.getLast().url + "/v0/entity?id=hello'");
             // A node that dies is reported and the others go on serving (killing one is how to
             // try failover); once none is left there is nothing to run, and the launcher says so.
             all.forEach(cluster::supervise);
+            // Listening before the ready lines, which are written in one piece: a reader may act on
+            // them at once ('dht cluster add' right after "ready", the node list read with it).
+            String addHint = null;
             synchronized (control) {
                 if (!cluster.stopping()) {
                     try {
                         control[0] = ClusterControl.open(socket, new NodeAddition(data, host, secret, cluster, added));
-                        System.out.println("Add a node:  " + shellWord(LocalCluster.launcher()) + " cluster add --data "
-                                + shellWord(DataDirectory.absolute(data).toString()));
+                        addHint = "Add a node:  " + shellWord(LocalCluster.launcher()) + " cluster add --data "
+                                + shellWord(DataDirectory.absolute(data).toString());
                     } catch (IOException | RuntimeException e) {
                         System.err.println("dht cluster: cannot listen on " + socket + " (" + e.getMessage()
                                 + "): 'dht cluster add' will not reach this cluster");
                     }
                 }
             }
+            StringBuilder ready = new StringBuilder("dht cluster: " + Plural.of(all.size(), "node") + " ready:\n");
+            for (LocalNode n : all) ready.append("  ").append(n.url).append(n.added ? " (added)" : "").append('\n');
+            ready.append("Try:  curl -X PUT '").append(urls.get(0)).append("/v0/entity?id=hello' -d world\n");
+            ready.append("      curl '").append(all.getLast().url).append("/v0/entity?id=hello'\n");
+            if (addHint != null) ready.append(addHint).append('\n');
+            System.out.print(ready);
+            System.out.flush();
             System.out.println("Ctrl-C stops the cluster.");
             cluster.await();
             if (cluster.stopping()) return exitCode.get(); // the stop hook ended the wait: it halts with that code
