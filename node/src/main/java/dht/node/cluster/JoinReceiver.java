@@ -158,8 +158,11 @@ final class JoinReceiver {
                 batch.add(e);
                 batchBytes += size;
                 if (batchBytes >= WRITE_BYTES) {
-                    write(batch, batchBytes);
+                    // Kept, then its resume point, then counted: keysMoved says the batch is here,
+                    // and one who kills this node on that may expect the restart to resume past it.
+                    store(batch);
                     progress.at(name, last);
+                    count(batch, batchBytes);
                     batch = new ArrayList<>();
                     batchBytes = 0;
                 }
@@ -172,11 +175,19 @@ final class JoinReceiver {
     }
 
     private void write(List<Entry> batch, long bytes) throws IOException {
+        store(batch);
+        count(batch, bytes);
+    }
+
+    private void store(List<Entry> batch) throws IOException {
         if (batch.isEmpty()) return;
         long newest = 0;
         for (Entry e : batch) newest = Math.max(newest, e.timestamp());
         clock.observe(newest, "a streamed version");
         store.write(batch);
+    }
+
+    private void count(List<Entry> batch, long bytes) {
         counts.keysMoved.addAndGet(batch.size());
         counts.bytesMoved.addAndGet(bytes);
     }
