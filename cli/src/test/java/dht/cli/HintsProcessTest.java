@@ -2,9 +2,12 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.storage.RecordLog;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,6 +48,22 @@ class HintsProcessTest {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
+    /**
+     * The records in {@code n}'s hint files for {@code peer}: what of its hints a SIGKILL keeps
+     * (a record handed to the OS survives it; fsync matters only for the machine's crash).
+     */
+    private static long hintsOnDisk(NodeProcess n, NodeProcess peer) throws Exception {
+        Path dir = n.data.resolve("hints").resolve(URLEncoder.encode(peer.url(), StandardCharsets.UTF_8));
+        if (!Files.isDirectory(dir)) return 0;
+        long records = 0;
+        try (var files = Files.list(dir)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".hints")).toList()) {
+                records += RecordLog.read(f, e -> { }).records();
+            }
+        }
+        return records;
+    }
+
     private void await(String what, Duration within, java.util.concurrent.Callable<Boolean> done) throws Exception {
         long deadline = System.nanoTime() + within.toNanos();
         while (!done.call()) {
@@ -65,7 +84,9 @@ class HintsProcessTest {
         }
         assertThat(cluster.requests.write(coordinator, "gone", null, 2, 3)).isEqualTo(202);
         await("every missed write hinted", Duration.ofSeconds(20), () -> hintCount(coordinator, replica, "pending") == KEYS + 1);
-        Thread.sleep(300); // written to the hint file by its own thread: handed to the OS well within this
+        // Counted at once, written to the hint file later by its own thread: on a busy machine that
+        // can take longer than any fixed pause, and a SIGKILL before it loses the hint.
+        await("every hint in a file", Duration.ofSeconds(20), () -> hintsOnDisk(coordinator, replica) == KEYS + 1);
 
         coordinator.kill();
         coordinator.startAndAwait();
@@ -110,7 +131,7 @@ class HintsProcessTest {
         }
         await("every missed write hinted", Duration.ofSeconds(30), () -> hintCount(coordinator, replica, "pending") == keys);
         assertThat(hintCount(coordinator, replica, "droppedFull")).isZero();
-        Thread.sleep(1500); // on disk: written by the files' own thread, synced each second
+        await("every hint in a file", Duration.ofSeconds(60), () -> hintsOnDisk(coordinator, replica) == keys);
 
         coordinator.kill();
         coordinator.startAndAwait("-Xmx64m");

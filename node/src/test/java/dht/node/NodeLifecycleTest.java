@@ -131,9 +131,20 @@ class NodeLifecycleTest {
                 request(node, "PUT", "/v0/entity?id=inflight", "kept"), HttpResponse.BodyHandlers.ofString());
         assertThat(store[0].entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Void> stop = CompletableFuture.runAsync(node::close);
+        // New connections are refused once the stop began: on another thread, which a busy machine
+        // may not run within any fixed pause, so wait for the refusal (a bare connect: a client's
+        // pooled connection would still be served until the write is answered).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (java.net.Socket s = new java.net.Socket("localhost", node.port())) {
+                assertThat(System.nanoTime()).as("new connections refused once the stop began").isLessThan(deadline);
+            } catch (java.net.ConnectException refused) {
+                break;
+            }
+            Thread.sleep(20);
+        }
         Thread.sleep(300);
         assertThat(stop).isNotDone(); // it is waiting for the write
-        // New connections are refused once the stop began.
         assertThatThrownBy(() -> send(node, "GET", "/v0/status", null)).isInstanceOf(java.io.IOException.class);
         store[0].open();
         assertThat(put.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);

@@ -192,7 +192,9 @@ class ExpiryTest {
             long now = System.currentTimeMillis();
             s.write(List.of(Entry.value(b("a"), b("v"), now - 10, now + 300), Entry.value(b("b"), b("v"), now - 10)));
             s.flush();
-            assertThat(s.get(b("a")).value()).isEqualTo(b("v"));
+            Entry a = s.get(b("a"));
+            // a flush on a busy disk can take the 300 ms: then only the end is checked
+            if (System.currentTimeMillis() < now + 300) assertThat(a.value()).isEqualTo(b("v"));
             while (System.currentTimeMillis() <= now + 300) sleep(50);
             assertThat(s.get(b("a")).isTombstone()).isTrue();
             s.put(b("c"), b("v"), now);

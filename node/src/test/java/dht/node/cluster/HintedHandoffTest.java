@@ -168,6 +168,9 @@ class HintedHandoffTest {
         up.add(peer.url);
         Thread.sleep(2 * HintedHandoff.CHECK_INTERVAL.toMillis()); // tried and failed at least once
         hints.hold(peer.url, newer);
+        // The sleep ends when a check is due: the older may be in a batch under way, which the
+        // peer would take once it stops failing. Superseded, it is never sent again.
+        eventually(() -> assertThat(hints.counts().superseded()).isEqualTo(1));
         peer.failing = false;
         eventually(() -> assertThat(peer.written).contains(newer));
         eventually(() -> assertThat(hints.counts().waiting()).isZero());
