@@ -36,7 +36,7 @@ class AntiEntropyProcessTest {
     }
 
     private int write(NodeProcess n, String key, String value) throws Exception {
-        return cluster.requests.write(n, key, value, 3, 3);
+        return cluster.requests.setUp(n, key, value, 3, 3);
     }
 
     /** The node's own data ({@code scope=local}), key to value. */

@@ -45,7 +45,7 @@ class MembershipAntiEntropyProcessTest {
         List<String> fast = List.of("--anti-entropy-interval", "1000");
         NodeProcess.startCluster(cluster.nodes, tmp, 3, fast, AntiEntropyProcessTest.NO_HINTS);
         for (int k = 0; k < 100; k++) {
-            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "key" + k, "v" + k, 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "key" + k, "v" + k, 3, 3)).isEqualTo(201);
         }
         NodeProcess fourth = new NodeProcess(TestPorts.free(), tmp.resolve("n3"),
                 List.of("--join", cluster.nodes.get(0).url(), "--anti-entropy-interval", "1000"));

@@ -37,7 +37,7 @@ class RepairProcessTest {
     }
 
     private int write(NodeProcess n, String method, String key, String value, int ack, int from) throws Exception {
-        return cluster.requests.write(n, key, value, ack, from);
+        return cluster.requests.setUp(n, key, value, ack, from);
     }
 
     /** The node's own data ({@code scope=local}), key to value. */
