@@ -128,7 +128,7 @@ class MembershipProcessTest {
     void aDeadMemberIsRemovedAndItsCopiesAreMadeAgain() throws Exception {
         startFourWithThreeCopies();
         for (int k = 0; k < 200; k++) {
-            assertThat(cluster.requests.write(cluster.nodes.get(k % 4), "key" + k, "v" + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 4), "key" + k, "v" + k + ";", 3, 3)).isEqualTo(201);
         }
         DhtRun live = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", cluster.nodes.get(3).url(),
                 "--via", cluster.nodes.get(0).url());
@@ -166,7 +166,7 @@ class MembershipProcessTest {
         NodeProcess.startCluster(cluster.nodes, tmp, 3);
         String big = "x".repeat(8000);
         for (int k = 0; k < 1500; k++) {
-            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "key" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
         // About 12 MB on each of three sources; each sends the joiner the quarter of the keys it
         // is the one to send (3 MB) at 600 KB/s, about 5 s a source, one after the other: the
@@ -215,7 +215,7 @@ class MembershipProcessTest {
         String big = "x".repeat(10_000);
         int bigKeys = 1600;
         for (int k = 0; k < bigKeys; k++) {
-            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
         }
         MembershipTraffic traffic = cluster.traffic(cluster.nodes);
         traffic.preload(cluster.requests, 2, 3);
@@ -260,6 +260,62 @@ class MembershipProcessTest {
         members.add(joining);
         for (NodeProcess n : members) assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
         Map<String, Integer> copies = copiesOnceSettled(members, bigKeys + MembershipTraffic.KEYS, 3);
+        assertThat(copies).hasSize(bigKeys + MembershipTraffic.KEYS);
+        assertThat(copies.values()).as("copies per key").containsOnly(3);
+        for (int k = 0; k < bigKeys; k += 28) {
+            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).isEqualTo(big + k + ";");
+        }
+    }
+
+    /**
+     * A source of the joiner's stream killed (SIGKILL) while it streams and never brought back: the
+     * other members send its keys, the join ends without it (its laggard), {@code bin/dht remove}
+     * drops it, no acknowledged write is lost, and every key ends on the three live nodes.
+     */
+    @Test
+    @Tag("slow")
+    void aMemberKilledForGoodWhileItStreamsToAJoinerIsStoodInForAndRemoved() throws Exception {
+        NodeProcess.startCluster(cluster.nodes, tmp, 3);
+        String big = "x".repeat(10_000);
+        int bigKeys = 1600; // as above: more of the killed source's stream still to come than buffers hold
+        for (int k = 0; k < bigKeys; k++) {
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
+        }
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 2, 3);
+        traffic.start(3);
+        NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
+                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "1000000"));
+        cluster.nodes.add(joining);
+        joining.startAndAwait();
+        NodeProcess sender = cluster.nodes.subList(0, 3).stream().min(java.util.Comparator.comparing(NodeProcess::url))
+                .orElseThrow();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!status(joining).matches("(?s).*\"bytesScanned\":[1-9][0-9]{5,}.*") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        traffic.targets.remove(sender);
+        sender.kill();
+
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!status(joining).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
+        assertThat(status(joining)).contains("\"membershipVersion\":3", "\"joining\":[]", "\"laggards\":[\"" + sender.url() + "\"]");
+        assertThat(joining.output()).contains("the other members send its keys instead");
+        traffic.targets.add(joining);
+        DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", sender.url(), "--via", joining.url());
+        assertThat(removed.exitCode()).as(removed.stderr()).isZero();
+        Thread.sleep(2_000);
+        traffic.stop();
+        traffic.assertHistoryValid();
+        assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
+
+        List<NodeProcess> live = new ArrayList<>(cluster.nodes.subList(0, 3));
+        live.remove(sender);
+        live.add(joining);
+        for (NodeProcess n : live) assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":4");
+        Map<String, Integer> copies = copiesOnceSettled(live, bigKeys + MembershipTraffic.KEYS, 3);
         assertThat(copies).hasSize(bigKeys + MembershipTraffic.KEYS);
         assertThat(copies.values()).as("copies per key").containsOnly(3);
         for (int k = 0; k < bigKeys; k += 28) {
