@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * holds it down is taken as gone for good: each other member sends the keys it would have sent
  * ({@code instead}), every other old replica of each, so the join can end without it (it is that
  * version's laggard, and can then be removed). Were it only slow to restart, the cost is those
- * keys sent two or three times; a stream it had half sent is not needed any more.
+ * keys sent two or three times; a stream it had half sent is not needed any more. With one copy
+ * of each key (replication factor 1) no one can stand in: the join waits for the member.
  */
 final class JoinReceiver {
     private static final Logger log = LoggerFactory.getLogger(JoinReceiver.class);
@@ -69,6 +70,8 @@ final class JoinReceiver {
         if (total > 0) total /= m.owners().size();
         counts.begin(total);
         log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
+        // Others can stand in only where every key has another old replica: never with one copy.
+        boolean standIn = m.replicationFactor() >= 2 && sources.size() >= 2;
         for (String source : sources) {
             long failingSince = -1;
             while (!closed.getAsBoolean() && !progress.done(source)) {
@@ -78,7 +81,8 @@ final class JoinReceiver {
                 } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
                     long now = System.currentTimeMillis();
                     if (failingSince < 0) failingSince = now;
-                    if (now - failingSince >= FALLBACK_MILLIS && !net.isUp(source) && fromTheOthers(source, sources, progress, m)) {
+                    if (standIn && now - failingSince >= FALLBACK_MILLIS && !net.isUp(source)
+                            && fromTheOthers(source, sources, progress, m)) {
                         progress.finished(source);
                         break;
                     }
