@@ -75,13 +75,16 @@ final class JoinReceiver {
         for (String source : sources) {
             long failingSince = -1;
             while (!closed.getAsBoolean() && !progress.done(source)) {
+                byte[] before = progress.resumeAt(source);
                 try {
-                    stream(source, null, progress, m.replicationFactor(), changes.state().current().version());
-                    progress.finished(source);
+                    if (stream(source, null, progress, m.replicationFactor(), changes.state().current().version())) {
+                        progress.finished(source);
+                    }
                 } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
-                    long now = System.currentTimeMillis();
-                    if (failingSince < 0) failingSince = now;
-                    if (standIn && now - failingSince >= FALLBACK_MILLIS && !net.isUp(source)
+                    long now = System.nanoTime();
+                    // Failing since the last attempt that moved the resume point on, not since the first failure ever.
+                    if (failingSince < 0 || !java.util.Arrays.equals(before, progress.resumeAt(source))) failingSince = now;
+                    if (standIn && now - failingSince >= FALLBACK_MILLIS * 1_000_000 && !net.isUp(source)
                             && fromTheOthers(source, sources, progress, m)) {
                         progress.finished(source);
                         break;
@@ -118,13 +121,12 @@ final class JoinReceiver {
             String name = other + "+instead+" + gone;
             if (progress.done(name)) continue;
             try {
-                stream(other, gone, progress, m.replicationFactor(), changes.state().current().version());
+                if (!stream(other, gone, progress, m.replicationFactor(), changes.state().current().version())) return false;
                 progress.finished(name);
             } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
                 log.warn("joining: the stream from {} in the stead of {} failed ({})", other, gone, e.getMessage());
                 return false;
             }
-            if (closed.getAsBoolean()) return false;
         }
         return true;
     }
@@ -133,8 +135,11 @@ final class JoinReceiver {
      * One stream under membership {@code version} ({@code source}'s own keys, or those it sends in
      * the stead of {@code instead}), from where it stopped, written here. Keys this node would not
      * own are still left out, in case a source sent more.
+     *
+     * @return whether it was read to its end: false when this node closed first (then the batch
+     *         not yet written is dropped, and the stream must not be taken as done)
      */
-    private void stream(String source, String instead, JoinProgress progress, int replicationFactor, long version)
+    private boolean stream(String source, String instead, JoinProgress progress, int replicationFactor, long version)
             throws IOException, InterruptedException {
         String name = instead == null ? source : source + "+instead+" + instead;
         byte[] from = progress.resumeAt(name);
@@ -171,11 +176,12 @@ final class JoinReceiver {
                     batchBytes = 0;
                 }
             }
-            if (closed.getAsBoolean()) return;
+            if (closed.getAsBoolean()) return false;
             write(batch, batchBytes);
         }
         log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", name, keys, bytes,
                 from == null ? "" : " since the resume");
+        return true;
     }
 
     private void write(List<Entry> batch, long bytes) throws IOException {
