@@ -101,4 +101,39 @@ class RemoveWhileAnotherIsDownTest {
         }
         assertThat(wrong).as("keys not on exactly their three replicas among the four").isEmpty();
     }
+    /**
+     * The member that was down never comes back and is removed in turn: every key still ends on
+     * the three that stay. The keys it was first surviving replica of were pushed by the next
+     * replica, up all along, not left for it to push on its return.
+     */
+    @Test
+    void theMemberThatWasDownRemovedInTurnLeavesEveryKeyOnTheThreeThatStay() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < 5; i++) ports.add(TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < 5; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls)));
+        for (int k = 0; k < KEYS; k++) {
+            assertThat(send(urls.get(k % 3), "PUT", "/v0/entity?id=key" + k, "value" + k).statusCode()).isEqualTo(201);
+        }
+        nodes.get(3).close();
+        nodes.get(4).close();
+        for (String gone : List.of(urls.get(3), urls.get(4))) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            HttpResponse<String> removed;
+            do {
+                removed = send(urls.get(0), "POST", "/internal/v0/membership?op=remove&url=" + gone, "");
+                if (removed.statusCode() == 200) break;
+                Thread.sleep(200);
+            } while (System.nanoTime() < deadline);
+            assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        }
+        List<String> members = urls.subList(0, 3);
+        long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+        List<String> wrong = misplaced(members);
+        while (!wrong.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(300);
+            wrong = misplaced(members);
+        }
+        assertThat(wrong).as("keys not on all three that stay").isEmpty();
+    }
 }

@@ -224,8 +224,9 @@ public final class Rebalancer implements AutoCloseable {
      * After {@code gone} was removed: this node pushes the keys it is the first surviving old
      * replica of. A gainer that missed the removal (down: the version's laggard), or is down or
      * fails a push now, gets them kept here on disk as a hand-over, delivered once it is back, so
-     * one such gainer does not end the push to the others. A laggard pushes the keys it is first
-     * surviving replica of itself when it takes the version.
+     * one such gainer does not end the push to the others. The pusher of a key is its first
+     * surviving old replica that is not a laggard of the removal; a laggard only where no other
+     * survives, when it takes the version.
      */
     private void reReplicate(Membership before, Membership after, String gone) {
         long keysBefore = counts.keysMoved.get();
@@ -241,7 +242,13 @@ public final class Rebalancer implements AutoCloseable {
                 if (!o.contains(gone)) return List.of();
                 List<String> survivors = new ArrayList<>(o);
                 survivors.remove(gone);
-                if (survivors.isEmpty() || !survivors.getFirst().equals(self)) return List.of();
+                // The first that did not miss the removal: up all along, it holds every acknowledged
+                // write, and pushes now (a laggard would push at its return, before its hints arrive,
+                // or never, if it is removed in turn). A laggard pushes only where it survives alone.
+                List<String> upToDate = new ArrayList<>(survivors);
+                upToDate.removeAll(after.laggards());
+                List<String> pushers = upToDate.isEmpty() ? survivors : upToDate;
+                if (pushers.isEmpty() || !pushers.getFirst().equals(self)) return List.of();
                 List<String> gain = new ArrayList<>(now.replicas(e.key(), n));
                 gain.removeAll(o);
                 return gain;
