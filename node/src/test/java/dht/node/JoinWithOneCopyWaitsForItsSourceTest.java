@@ -60,8 +60,8 @@ class JoinWithOneCopyWaitsForItsSourceTest {
         nodes.getFirst().close();
 
         Thread.sleep(14_000); // past JoinReceiver.FALLBACK_MILLIS (10 s), after which more copies would stand in
-        assertThat(status(joiner)).as("still joining while its only source is down")
-                .contains("\"joining\":[\"" + joiner + "\"]");
+        assertThat(status(joiner)).as("still joining while its only source is down, and rebalancing between tries")
+                .contains("\"joining\":[\"" + joiner + "\"]", "\"rebalancing\":true");
 
         nodes.set(0, Node.start(InProcessNodeConfigs.of(portA, dir.resolve("a"), List.of(a), 1, null)));
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -15,6 +15,6 @@ public interface MembershipTransport {
      */
     byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException;
 
-    /** The bytes {@code node} says its tables hold ({@code /v0/status}), or -1 if it cannot say. */
+    /** The bytes {@code node} says its tables and memtable hold ({@code /v0/status}), or -1 if it cannot say. */
     long storedBytes(String node);
 }

@@ -101,6 +101,9 @@ public final class Rebalancer implements AutoCloseable {
 
     public Map<String, Long> counts() {
         Map<String, Long> m = counts.snapshot();
+        // Joining or leaving, data is still to move even between two tries of a stream or push.
+        Membership now = changes.state().current();
+        if (now.joining().contains(self) || now.leaving().contains(self)) m.put("rebalancing", 1L);
         m.put("writesInFlight", writes.inFlight());
         m.put("moveWaitsTimedOut", writes.waitsTimedOut());
         return m;

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  */
 public final class MembershipClient implements MembershipTransport {
     private static final Pattern TABLE_BYTES = Pattern.compile("\"tableBytes\":(\\d+)");
+    private static final Pattern MEMTABLE_BYTES = Pattern.compile("\"memtableBytes\":(\\d+)");
     private final HttpClient client;
     private final Duration timeout;
     /** Null: requests go unsigned. */
@@ -92,8 +93,11 @@ public final class MembershipClient implements MembershipTransport {
         try {
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(node + "/v0/status")).timeout(timeout).build(),
                     HttpResponse.BodyHandlers.ofString());
-            Matcher m = TABLE_BYTES.matcher(r.body());
-            return r.statusCode() == 200 && m.find() ? Long.parseLong(m.group(1)) : -1;
+            // What it holds in its tables and its memtable: a member whose data is not flushed yet holds it too.
+            Matcher t = TABLE_BYTES.matcher(r.body());
+            Matcher mem = MEMTABLE_BYTES.matcher(r.body());
+            if (r.statusCode() != 200 || !t.find()) return -1;
+            return Long.parseLong(t.group(1)) + (mem.find() ? Long.parseLong(mem.group(1)) : 0);
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {
