@@ -167,6 +167,9 @@ public final class Rebalancer implements AutoCloseable {
         } catch (MembershipChangeException e) {
             throw e.outcome() == MembershipChangeException.Outcome.NOTHING_CHANGED
                     ? new MembershipChangeException(e.status(), e.getMessage(), MembershipChangeException.Outcome.UNDER_WAY) : e;
+        } catch (RuntimeException e) {
+            throw new MembershipChangeException(500, "leaving failed (" + e + "); the node is still leaving: repeat the leave to go on",
+                    MembershipChangeException.Outcome.UNDER_WAY);
         }
     }
 

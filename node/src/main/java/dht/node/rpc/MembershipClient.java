@@ -61,12 +61,23 @@ public final class MembershipClient implements MembershipTransport {
                     ? MembershipChangeException.Outcome.NOTHING_CHANGED : MembershipChangeException.Outcome.UNKNOWN);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MembershipChangeException(503, "interrupted while asking " + node);
+            throw new MembershipChangeException(503, "interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
-        boolean underWay = r.headers().firstValue(InternalProtocol.CHANGE).orElse("").equals(InternalProtocol.CHANGE_UNDER_WAY);
-        throw new MembershipChangeException(r.statusCode(), reason(node, r),
-                underWay ? MembershipChangeException.Outcome.UNDER_WAY : MembershipChangeException.Outcome.NOTHING_CHANGED);
+        throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r));
+    }
+
+    /**
+     * What a refusal left: under way when the node says so; nothing changed for the refusals a node
+     * makes (4xx, its 503); unknown for any other failure (a 500, a proxy's 502 or 504), which
+     * may come after the change was made.
+     */
+    static MembershipChangeException.Outcome outcome(HttpResponse<?> r) {
+        if (r.headers().firstValue(InternalProtocol.CHANGE).orElse("").equals(InternalProtocol.CHANGE_UNDER_WAY)) {
+            return MembershipChangeException.Outcome.UNDER_WAY;
+        }
+        int s = r.statusCode();
+        return s < 500 || s == 503 ? MembershipChangeException.Outcome.NOTHING_CHANGED : MembershipChangeException.Outcome.UNKNOWN;
     }
 
     /** No connection, or none the client trusted: the node never read the request. */

@@ -54,6 +54,15 @@ class MembershipClientOutcomeTest {
     @Test
     void aPlainRefusalChangedNothing() throws Exception {
         assertThat(leave(serve(409, null), Duration.ofSeconds(5)).outcome()).isEqualTo(Outcome.NOTHING_CHANGED);
+        stop();
+        assertThat(leave(serve(503, null), Duration.ofSeconds(5)).outcome()).isEqualTo(Outcome.NOTHING_CHANGED);
+    }
+
+    @Test
+    void anotherFailureMayHaveComeAfterTheChange() throws Exception {
+        assertThat(leave(serve(500, null), Duration.ofSeconds(5)).outcome()).as("a node's internal error").isEqualTo(Outcome.UNKNOWN);
+        stop();
+        assertThat(leave(serve(504, null), Duration.ofSeconds(5)).outcome()).as("a proxy's timeout").isEqualTo(Outcome.UNKNOWN);
     }
 
     @Test
