@@ -246,6 +246,18 @@ public final class Cluster implements AutoCloseable {
         }
         HandedOverHints handedOver = net == null ? null : new HandedOverHints(peerReplicas, net::isUp, net.scheduler(),
                 hintBytes > 0 ? hintBytes : 32L << 20, hintStorage);
+        // A hint goes only to a peer that still owns its key: one delivered to a node that lost the
+        // key to a join while it was down (after its cleanup) would stay there for good.
+        java.util.function.BiPredicate<String, dht.storage.Entry> owns = (peer, e) -> {
+            Topology t = membership.topology();
+            try {
+                return t.finalReplicas(e.key(), Topology.copies(e, t.membership().replicationFactor())).contains(peer);
+            } catch (IllegalArgumentException tooFew) { // more copies than members: every member holds one
+                return true;
+            }
+        };
+        if (hints != null) hints.deliverOnlyWhere(owns);
+        if (handedOver != null) handedOver.deliverOnlyWhere(owns);
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(membership::topology, replicas, clock,
                 readRepair, fullRepair, hints, fence, replicaTimeout);
         ReplicaService served = new ReplicaService(store, reads, writes, clock, fence);

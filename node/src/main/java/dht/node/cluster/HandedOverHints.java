@@ -49,6 +49,11 @@ public final class HandedOverHints implements AutoCloseable {
      * @throws IOException when {@code member} is not a peer, there was no room for all of them, or
      *                     they could not be synced: the hand-over is to be repeated
      */
+    /** As {@link HintedHandoff#deliverOnlyWhere}. */
+    void deliverOnlyWhere(java.util.function.BiPredicate<String, Entry> owns) {
+        hints.deliverOnlyWhere(owns);
+    }
+
     public void hold(String member, List<Entry> entries) throws IOException {
         int refused = 0;
         for (Entry e : entries) {

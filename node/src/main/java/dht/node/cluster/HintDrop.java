@@ -13,7 +13,12 @@ enum HintDrop {
     /** Its record could not be read back from its hint file (damaged or removed). */
     LOST("lost"),
     /** The peer is no longer in the cluster (it left or was removed; its keys' new owners got their copies). */
-    REMOVED("removed");
+    REMOVED("removed"),
+    /**
+     * The peer no longer owns the key (a join moved it elsewhere while the peer was down): its copy
+     * would stay after its cleanup, one too many, and could outlive a delete.
+     */
+    NOT_OWNED("notOwned");
 
     private final String label;
 

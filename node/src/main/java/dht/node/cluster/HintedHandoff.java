@@ -16,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,7 @@ final class HintedHandoff implements AutoCloseable {
     private long delivered;
     private long dropped;
     private long superseded;
+    private volatile BiPredicate<String, Entry> owns; // whether a peer still owns a hint's key; null: all go
 
     /** In memory only, and no hint too old (ages are taken at the epoch): for tests. */
     HintedHandoff(Map<String, Replica> peers, Predicate<String> isUp, ScheduledExecutorService loop, long maxBytes) {
@@ -107,6 +109,11 @@ final class HintedHandoff implements AutoCloseable {
         if (files != null) replay();
         long every = CHECK_INTERVAL.toMillis();
         this.checker = loop.scheduleWithFixedDelay(this::deliverToPeersUp, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** From now on a hint goes only where {@code owns} says its key still is; others: {@link HintDrop#NOT_OWNED}. */
+    void deliverOnlyWhere(BiPredicate<String, Entry> owns) {
+        this.owns = owns;
     }
 
     /**
@@ -303,14 +310,17 @@ final class HintedHandoff implements AutoCloseable {
         List<Entry> entries = new ArrayList<>(batch.size());
         long batchBytes = 0;
         int lost = 0;
+        BiPredicate<String, Entry> owned = owns;
         synchronized (this) {
             PeerHints p = state.get(peer);
             for (int i = 0; i < batch.size(); i++) {
                 Hint h = batch.get(i);
-                if (!h.is(values[i])) {
-                    drop(p, HintDrop.LOST);
+                HintDrop why = !h.is(values[i]) ? HintDrop.LOST
+                        : owned != null && !owned.test(peer, values[i]) ? HintDrop.NOT_OWNED : null;
+                if (why != null) {
+                    drop(p, why);
                     forget(peer, p, h);
-                    lost++;
+                    if (why == HintDrop.LOST) lost++;
                     continue;
                 }
                 sent.add(h);
@@ -427,13 +437,7 @@ final class HintedHandoff implements AutoCloseable {
             boolean up = isUp.test(peer);
             more = failures == 0 && !p.queue.isEmpty() && up;
             if (!more) p.delivering = false;
-            // a run ends when the queue is empty, or when the peer is gone again (the next run logs anew)
-            if ((p.queue.isEmpty() || !up) && p.runStartNanos >= 0) {
-                runEnded = String.format("peer %s: %d hinted write(s) delivered in %d ms%s", peer, p.deliveredThisRun,
-                        (System.nanoTime() - p.runStartNanos) / 1_000_000,
-                        p.queue.isEmpty() ? "" : ", " + p.queue.size() + " left: it is down again");
-                p.runStartNanos = -1;
-            }
+            runEnded = p.endRun(peer, up);
         }
         if (runEnded != null) log.info(runEnded);
         if (busy) log.info("peer {} is busy (503): hinted handoff to it backs off", peer);
@@ -461,10 +465,7 @@ final class HintedHandoff implements AutoCloseable {
         return out;
     }
 
-    /**
-     * Hints kept since start (read back from disk included), delivered since start, dropped (no
-     * room, too old, or refused), superseded by a newer hint for the same key, and waiting now.
-     */
+    /** Hints kept since start (read back included), delivered, dropped ({@link HintDrop}), superseded, and waiting now. */
     record Counts(long held, long delivered, long dropped, long superseded, long waiting) {}
 
     synchronized Counts counts() {
@@ -474,9 +475,8 @@ final class HintedHandoff implements AutoCloseable {
     }
 
     /**
-     * Per peer with hints since start: {@code pending} (waiting or being sent), {@code pendingBytes} (their
-     * files' bytes), {@code oldestAgeMillis} (of the oldest waiting hint's write, 0 with none),
-     * {@code delivered}, {@code superseded}, and {@code dropped<Reason>} for each {@link HintDrop}.
+     * Per peer with hints since start: {@code pending} (waiting or being sent), {@code pendingBytes}, {@code oldestAgeMillis}
+     * (0 with none), {@code delivered}, {@code superseded}, and {@code dropped<Reason>} for each {@link HintDrop}.
      */
     synchronized Map<String, Map<String, Long>> peerCounts() {
         Map<String, Map<String, Long>> m = new LinkedHashMap<>();

@@ -34,6 +34,18 @@ final class PeerHints {
     long backoffUntilNanos;
 
     /**
+     * Ends the current delivery run if the queue is empty or the peer is gone again (the next run
+     * logs anew): the line saying so, or null while it goes on or when none ran.
+     */
+    String endRun(String peer, boolean up) {
+        if (!(queue.isEmpty() || !up) || runStartNanos < 0) return null;
+        String line = String.format("peer %s: %d hinted write(s) delivered in %d ms%s", peer, deliveredThisRun,
+                (System.nanoTime() - runStartNanos) / 1_000_000, queue.isEmpty() ? "" : ", " + queue.size() + " left: it is down again");
+        runStartNanos = -1;
+        return line;
+    }
+
+    /**
      * Puts {@code h} in the queue unless the hint held for its key is as new or newer; returns the
      * older of the two, superseded (counted), or null if there was none.
      */

@@ -62,6 +62,21 @@ class HintedHandoffTest {
         eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(200, 200, 0, 0, 0)));
     }
 
+    /**
+     * A peer that lost keys to a join while it was down gets no hint for them once back: its
+     * cleanup ran, and a copy delivered after it would stay there, one too many, for good.
+     */
+    @Test
+    void aHintForAKeyThePeerNoLongerOwnsIsDroppedNotDelivered() throws Exception {
+        hints = new HintedHandoff(Map.of(peer.url, peer), up::contains, loops.next(), 1 << 20);
+        hints.deliverOnlyWhere((url, e) -> e.key()[1] % 2 == 0); // k0, k2, k4 still its keys
+        for (int i = 0; i < 5; i++) hints.hold(peer.url, entry(i));
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).containsExactly(entry(0), entry(2), entry(4)));
+        eventually(() -> assertThat(hints.counts()).isEqualTo(new HintedHandoff.Counts(5, 3, 2, 0, 0)));
+        assertThat(hints.peerCounts().get(peer.url)).containsEntry("droppedNotOwned", 2L);
+    }
+
     @Test
     void aPeerAddedAfterStartGetsHintsToo() throws Exception {
         Map<String, Replica> peers = new ConcurrentHashMap<>();
