@@ -12,8 +12,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 /**
- * Versions a leaving node handed to this node for a member that was down when the leave was
- * agreed (the leave's laggard, which gains those keys): kept as hints for it in files of their own
+ * Versions a leaving node handed to this node, or this node's own push after a removal kept, for a
+ * member that was down when the change was agreed (its laggard, which gains those keys) or is down
+ * when pushed to: kept as hints for it in files of their own
  * ({@code DATA/handover}, as {@code DATA/hints}), synced before the hand-over is answered, and
  * delivered as hinted handoff delivers (once the failure detector sees the member up, paced,
  * retried). Until delivered they are the copy that member lacks, so unlike a coordinator's hints

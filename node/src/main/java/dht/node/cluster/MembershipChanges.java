@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * reaches it later: every node asks its peers for their version every {@link #SYNC_MILLIS} and
  * takes a newer one.
  *
- * <p>A leave may go on with one member down: a majority prepared, the version records the one
- * that did not (its laggard), and no other change is agreed until it has caught up ({@code change}
- * states the invariant). This is not consensus: any other change needs every remaining member up,
+ * <p>A leave, a removal and a join's end may go on with one member down: a majority prepared, the
+ * version records the one that did not (its laggard), and no other change is agreed until it has
+ * caught up ({@code change} states the invariant). This is not consensus: a join's start needs
+ * every member up,
  * and a coordinator that dies between the phases leaves the prepared nodes locked until the lease
  * ends (docs/design.md, "Membership").
  */
@@ -102,8 +103,8 @@ public final class MembershipChanges {
     }
 
     /**
-     * A leaving node hands this node the versions of the keys {@code member} gains, because the
-     * leave went on while it was down (the version's laggard): kept here until it takes them.
+     * The versions of the keys {@code member} gains, which it cannot take now (a leave or removal
+     * went on while it was down: the version's laggard, or it is down): kept here until it can.
      */
     public void handOver(String member, List<Entry> entries) throws MembershipChangeException {
         if (member.equals(state.self()) || !state.current().all().contains(member)) {
