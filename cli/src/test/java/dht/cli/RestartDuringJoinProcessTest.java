@@ -284,7 +284,7 @@ class RestartDuringJoinProcessTest {
         if (signal == 9) n.kill();
         else assertThat(n.terminate(Duration.ofSeconds(30))).as(n.url() + " stops on SIGTERM").isZero();
         if (untilStreamFails) {
-            // Its stream fails while it is down, unless it was already done: a member down 10 s
+            // Its stream fails while it is down, unless it was already done: a member down 30 s
             // has the others send its keys instead (JoinReceiver), which can finish the next
             // member's stream sooner than it is stopped here.
             String failed = "the stream from " + n.url() + " failed";

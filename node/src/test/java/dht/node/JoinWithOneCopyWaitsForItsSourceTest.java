@@ -59,7 +59,7 @@ class JoinWithOneCopyWaitsForItsSourceTest {
         nodes.add(Node.start(InProcessNodeConfigs.of(portJ, dir.resolve("j"), List.of(joiner), 0, a)));
         nodes.getFirst().close();
 
-        Thread.sleep(14_000); // past JoinReceiver.FALLBACK_MILLIS (10 s), after which more copies would stand in
+        Thread.sleep(34_000); // past JoinReceiver.FALLBACK_MILLIS (30 s), after which more copies would stand in
         assertThat(status(joiner)).as("still joining while its only source is down, and rebalancing between tries")
                 .contains("\"joining\":[\"" + joiner + "\"]", "\"rebalancing\":true");
 

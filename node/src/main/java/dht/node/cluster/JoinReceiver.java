@@ -28,7 +28,9 @@ final class JoinReceiver {
     private static final Logger log = LoggerFactory.getLogger(JoinReceiver.class);
     private static final long WRITE_BYTES = 1L << 20;
     /** How long a member's stream fails, and it is down, before the others send its keys. */
-    static final long FALLBACK_MILLIS = 10_000;
+    // Longer than a member's restart takes on a busy machine (JVM start, catch-up): one restarted
+    // in time goes on with its own stream, which sends each key once.
+    static final long FALLBACK_MILLIS = 30_000;
 
     private final String self;
     private final MembershipChanges changes;
