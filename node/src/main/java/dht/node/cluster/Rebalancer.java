@@ -55,6 +55,7 @@ public final class Rebalancer implements AutoCloseable {
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
+    private CompletableFuture<Membership> leaving; // guarded by this: the leave running here, or null
     private Membership seen; // guarded by this
 
     /**
@@ -161,6 +162,43 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(400, "this node is " + self + " in the cluster, not " + url
                     + ": a leave names the node by that URL (and is sent to it)");
         }
+        CompletableFuture<Membership> run;
+        CompletableFuture<Membership> mine = new CompletableFuture<>();
+        synchronized (this) {
+            run = leaving;
+            if (run == null) leaving = mine;
+        }
+        if (run != null) return answerOf(run); // asked again while it runs (the first call timed out): one leave, both answered
+        try {
+            Membership done = leaveOnce();
+            mine.complete(done);
+            left.complete(null); // after the answers: the node stops once it has left
+            return done;
+        } catch (MembershipChangeException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            synchronized (this) {
+                leaving = null;
+            }
+        }
+    }
+
+    private static Membership answerOf(CompletableFuture<Membership> run) throws MembershipChangeException {
+        try {
+            return run.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MembershipChangeException(503, "interrupted", MembershipChangeException.Outcome.UNKNOWN);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof MembershipChangeException m) {
+                throw new MembershipChangeException(m.status(), m.getMessage(), m.outcome());
+            }
+            throw new MembershipChangeException(500, "leaving failed: " + e.getCause(), MembershipChangeException.Outcome.UNKNOWN);
+        }
+    }
+
+    private Membership leaveOnce() throws MembershipChangeException {
         Membership m = changes.leave(self);
         try {
             return leaveAgreed(m);
@@ -222,7 +260,6 @@ public final class Rebalancer implements AutoCloseable {
                 + ", which was down)";
         log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
                 counts.bytesMoved.get() - bytesBefore, handed, done.version());
-        left.complete(null);
         return done;
     }
 
