@@ -249,9 +249,8 @@ public final class Cluster implements AutoCloseable {
         // A hint goes only to a peer that still owns its key: one delivered to a node that lost the
         // key to a join while it was down (after its cleanup) would stay there for good.
         java.util.function.BiPredicate<String, dht.storage.Entry> owns = (peer, e) -> {
-            Topology t = membership.topology();
             try {
-                return t.finalReplicas(e.key(), Topology.copies(e, t.membership().replicationFactor())).contains(peer);
+                return membership.topology().keepsOn(e, peer);
             } catch (IllegalArgumentException tooFew) { // more copies than members: every member holds one
                 return true;
             }

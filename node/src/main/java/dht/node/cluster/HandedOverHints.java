@@ -44,17 +44,17 @@ public final class HandedOverHints implements AutoCloseable {
                 new HintSettings(s.window(), Long.MAX_VALUE, s.bytesPerSecond()), Duration.ofDays(1), files, () -> 0L);
     }
 
+    /** As {@link HintedHandoff#deliverOnlyWhere}. */
+    void deliverOnlyWhere(java.util.function.BiPredicate<String, Entry> owns) {
+        hints.deliverOnlyWhere(owns);
+    }
+
     /**
      * Keeps {@code entries} for {@code member}; returns once they are on disk.
      *
      * @throws IOException when {@code member} is not a peer, there was no room for all of them, or
      *                     they could not be synced: the hand-over is to be repeated
      */
-    /** As {@link HintedHandoff#deliverOnlyWhere}. */
-    void deliverOnlyWhere(java.util.function.BiPredicate<String, Entry> owns) {
-        hints.deliverOnlyWhere(owns);
-    }
-
     public void hold(String member, List<Entry> entries) throws IOException {
         int refused = 0;
         for (Entry e : entries) {

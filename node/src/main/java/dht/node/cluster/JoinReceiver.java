@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
 final class JoinReceiver {
     private static final Logger log = LoggerFactory.getLogger(JoinReceiver.class);
     private static final long WRITE_BYTES = 1L << 20;
-    /** How long a member's stream fails, and it is down, before the others send its keys. */
-    // Longer than a member's restart takes on a busy machine (JVM start, catch-up): one restarted
-    // in time goes on with its own stream, which sends each key once.
+    /**
+     * How long a member's stream fails, and it is down, before the others send its keys: longer
+     * than a restart takes on a busy machine (JVM start, catch-up), so that a member restarted in
+     * time goes on with its own stream, which sends each key once.
+     */
     static final long FALLBACK_MILLIS = 30_000;
 
     private final String self;
@@ -79,7 +81,7 @@ final class JoinReceiver {
             while (!closed.getAsBoolean() && !progress.done(source)) {
                 byte[] before = progress.resumeAt(source);
                 try {
-                    if (stream(source, null, progress, m.replicationFactor(), changes.state().current().version())) {
+                    if (stream(source, null, progress, changes.state().current().version())) {
                         progress.finished(source);
                     }
                 } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
@@ -120,10 +122,10 @@ final class JoinReceiver {
                 gone, FALLBACK_MILLIS / 1000);
         for (String other : sources) {
             if (other.equals(gone)) continue;
-            String name = other + "+instead+" + gone;
+            String name = streamName(other, gone);
             if (progress.done(name)) continue;
             try {
-                if (!stream(other, gone, progress, m.replicationFactor(), changes.state().current().version())) return false;
+                if (!stream(other, gone, progress, changes.state().current().version())) return false;
                 progress.finished(name);
             } catch (ScanSource.ScanSourceException | UncheckedIOException | IOException e) {
                 log.warn("joining: the stream from {} in the stead of {} failed ({})", other, gone, e.getMessage());
@@ -141,9 +143,9 @@ final class JoinReceiver {
      * @return whether it was read to its end: false when this node closed first (then the batch
      *         not yet written is dropped, and the stream must not be taken as done)
      */
-    private boolean stream(String source, String instead, JoinProgress progress, int replicationFactor, long version)
+    private boolean stream(String source, String instead, JoinProgress progress, long version)
             throws IOException, InterruptedException {
-        String name = instead == null ? source : source + "+instead+" + instead;
+        String name = streamName(source, instead);
         byte[] from = progress.resumeAt(name);
         if (from != null) log.info("joining: resuming the stream from {} at the last key written before", name);
         List<Entry> batch = new ArrayList<>();
@@ -165,7 +167,7 @@ final class JoinReceiver {
                     unpaid = 0;
                 }
                 last = e.key();
-                if (!changes.state().topology().finalReplicas(e.key(), Topology.copies(e, replicationFactor)).contains(self)) continue;
+                if (!changes.state().topology().keepsOn(e, self)) continue;
                 batch.add(e);
                 batchBytes += size;
                 if (batchBytes >= WRITE_BYTES) {
@@ -184,6 +186,11 @@ final class JoinReceiver {
         log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", name, keys, bytes,
                 from == null ? "" : " since the resume");
         return true;
+    }
+
+    /** How {@link JoinProgress} names a stream: the source, and whom it sends for when not itself. */
+    private static String streamName(String source, String instead) {
+        return instead == null ? source : source + "+instead+" + instead;
     }
 
     private void write(List<Entry> batch, long bytes) throws IOException {

@@ -45,11 +45,10 @@ public final class JoinStreamKeys {
 
     /** What {@code sender} sends to {@code joiner} under {@code m}, a membership in which {@code joiner} joins. */
     public static JoinStreamKeys of(Membership m, String sender, String joiner) {
-        if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());
-        return new JoinStreamKeys(m, sender, joiner, null);
+        return insteadOf(m, sender, joiner, null);
     }
 
-    /** What {@code sender} sends to {@code joiner} in the stead of {@code instead}, a member down for good. */
+    /** What {@code sender} sends to {@code joiner} in the stead of {@code instead}, a member down for good (null: its own keys). */
     public static JoinStreamKeys insteadOf(Membership m, String sender, String joiner, String instead) {
         if (!m.joining().contains(joiner)) throw new IllegalArgumentException(joiner + " is not joining in version " + m.version());
         return new JoinStreamKeys(m, sender, joiner, instead);

@@ -60,6 +60,11 @@ public final class Topology {
         return Math.max(replicationFactor, e.copies());
     }
 
+    /** Whether {@code node} holds {@code e}'s key once the change in progress is done, on the copies its write asked for. */
+    public boolean keepsOn(Entry e, String node) {
+        return finalReplicas(e.key(), copies(e, membership().replicationFactor())).contains(node);
+    }
+
     /** The replicas of {@code key} once the change in progress is done (the placement among the owners). */
     public List<String> finalReplicas(byte[] key, int from) {
         return owners == null ? readers.replicas(key, from) : owners.replicas(key, from);
