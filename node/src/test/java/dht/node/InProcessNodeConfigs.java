@@ -20,11 +20,16 @@ final class InProcessNodeConfigs {
      * @param join              a member's URL to join through, or null
      */
     static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join) {
+        return of(port, data, cluster, replicationFactor, join, HintSettings.DEFAULTS);
+    }
+
+    /** As above, with hinted handoff's {@code hints} settings (those handed over included). */
+    static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join, HintSettings hints) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
                 1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
-                NodeConfig.DEFAULT_COMPRESSION, null, null, null, HintSettings.DEFAULTS,
+                NodeConfig.DEFAULT_COMPRESSION, null, null, null, hints,
                 new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
                 NodeConfig.DEFAULT_TOMBSTONE_GRACE, replicationFactor, join, 0);
     }

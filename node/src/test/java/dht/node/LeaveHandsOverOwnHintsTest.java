@@ -2,6 +2,7 @@ package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.node.cluster.HintSettings;
 import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
 import java.net.URI;
@@ -20,10 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Four real nodes in-process, three copies of each key, anti-entropy off: one member is stopped,
+ * Real nodes in-process, three copies of each key, anti-entropy off: one member is stopped,
  * another coordinates writes (keeping hints for the stopped one) and then leaves. Its own hints
  * for the stopped member are handed over with the keys that member gains, so once back it holds
- * every key written while it was down, with no read and no anti-entropy to repair it.
+ * every key written while it was down, with no read and no anti-entropy to repair it. A member
+ * that keeps such a hand-over, and leaves before it has delivered it, passes it on.
  */
 class LeaveHandsOverOwnHintsTest {
     static final int KEYS = 120;
@@ -67,6 +69,55 @@ class LeaveHandsOverOwnHintsTest {
         return out;
     }
 
+    /** Waits until {@code url}'s own store holds every key, and says which it still lacks if not. */
+    private void assertHoldsEveryKey(String url) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        List<String> lacking = missing(url);
+        while (!lacking.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            lacking = missing(url);
+        }
+        assertThat(lacking).as("keys the member that was down still lacks").isEmpty();
+    }
+
+    @Test
+    void aMemberKeepingAHandOverPassesItOnWhenItLeavesInTurn() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < 5; i++) ports.add(TestPorts.free());
+        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        for (int i = 0; i < 5; i++) {
+            // The second node delivers what it keeps for others one batch at a time, the next batch
+            // due in hours: what it keeps stays there until it leaves.
+            HintSettings hints = i == 1 ? new HintSettings(HintSettings.DEFAULT_WINDOW, HintSettings.DEFAULT_BYTES_PER_PEER, 1)
+                    : HintSettings.DEFAULTS;
+            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 3, null, hints)));
+        }
+        String keeper = urls.get(1);
+        String down = urls.get(3);
+        nodes.get(3).close();
+        for (int k = 0; k < KEYS; k++) {
+            assertThat(send(urls.get(0), "PUT", "/v0/entity?id=key" + k, "value" + k).statusCode()).isEqualTo(201);
+        }
+        HttpResponse<String> first = send(urls.get(0), "POST", "/internal/v0/membership?op=leave&url=" + urls.get(0), "");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        nodes.get(0).close();
+
+        // The member comes back and takes the version it missed; the keeper has not delivered all
+        // it keeps for it when it leaves in turn.
+        nodes.set(3, Node.start(config(ports.get(3), dir.resolve("n3"), urls)));
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (field(down, "membershipVersion") < field(keeper, "membershipVersion") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(field(down, "membershipVersion")).isEqualTo(field(keeper, "membershipVersion"));
+        assertThat(field(keeper, "handOverHintsWaiting")).as("versions the keeper still keeps for the member").isPositive();
+        HttpResponse<String> left = send(keeper, "POST", "/internal/v0/membership?op=leave&url=" + keeper, "");
+        assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
+        nodes.get(1).close(); // what it kept would go with it
+        // Three members are left, each to hold every key.
+        assertHoldsEveryKey(down);
+    }
+
     @Test
     void aLeavingNodeHandsOverItsOwnHintsForTheMemberThatIsDown() throws Exception {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free(), TestPorts.free());
@@ -98,12 +149,6 @@ class LeaveHandsOverOwnHintsTest {
                 .as("versions kept for the member that is down").isEqualTo(KEYS);
 
         nodes.set(3, Node.start(config(ports.get(3), dir.resolve("n3"), urls)));
-        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        List<String> lacking = missing(down);
-        while (!lacking.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            lacking = missing(down);
-        }
-        assertThat(lacking).as("keys the member that was down still lacks").isEmpty();
+        assertHoldsEveryKey(down);
     }
 }

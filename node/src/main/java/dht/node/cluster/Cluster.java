@@ -368,8 +368,14 @@ public final class Cluster implements AutoCloseable {
         if (network == null) return null;
         // Its writes and purges go through the hash trees, as every other path's.
         Store s = store == rawStore ? trackedStore : store;
+        Rebalancer.HeldHints held = member -> {
+            List<HintBatch> all = new java.util.ArrayList<>();
+            if (hints != null) all.addAll(hints.held(member));
+            if (handedOver != null) all.addAll(handedOver.held(member));
+            return all;
+        };
         Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
-                hints, replicaService.fence().writes());
+                held, replicaService.fence().writes());
         rebalancer.set(r);
         if (start) r.start();
         return r;

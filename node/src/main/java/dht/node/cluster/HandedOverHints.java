@@ -75,6 +75,11 @@ public final class HandedOverHints implements AutoCloseable {
         }
     }
 
+    /** The versions held for {@code member} now, as {@link HintedHandoff#held}; they stay held. */
+    List<HintBatch> held(String member) {
+        return hints.held(member);
+    }
+
     /** Counts as {@link HintedHandoff#counts()}. */
     HintedHandoff.Counts counts() {
         return hints.counts();

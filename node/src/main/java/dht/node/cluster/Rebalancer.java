@@ -46,8 +46,8 @@ public final class Rebalancer implements AutoCloseable {
     private final MembershipTransport transport;
     private final RebalanceCounts counts = new RebalanceCounts();
     private final JoinStreams joinStreams;
-    /** This node's hints for peers that missed its writes; null when hinted handoff is off. */
-    private final HintedHandoff ownHints;
+    /** The hints this node holds for each member: its own and those handed over to it. */
+    private final HeldHints held;
     private final WritesInFlight writes;
     private final ScheduledExecutorService timer;
     private final JoinCleanup cleanup;
@@ -58,15 +58,19 @@ public final class Rebalancer implements AutoCloseable {
     private CompletableFuture<Membership> leaving; // guarded by this: the leave running here, or null
     private Membership seen; // guarded by this
 
+    /** The hints a node holds for one member, whatever their source, oldest first in each source. */
+    interface HeldHints {
+        List<HintBatch> of(String member);
+    }
+
     /**
-     * A leave hands this node's {@code ownHints} for a member that is down over with its keys
-     * (null: none); a scan that moves data first waits out the {@code writes} this node accepted
-     * under an earlier version.
+     * A leave passes on the hints this node {@code held} for the members that stay; a scan that
+     * moves data first waits out the {@code writes} this node accepted under an earlier version.
      */
     Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
-               long bytesPerSecond, MembershipTransport transport, Path dataDir, HintedHandoff ownHints,
+               long bytesPerSecond, MembershipTransport transport, Path dataDir, HeldHints held,
                WritesInFlight writes) {
-        this.ownHints = ownHints;
+        this.held = held;
         this.self = self;
         this.changes = changes;
         this.net = net;
@@ -231,19 +235,16 @@ public final class Rebalancer implements AutoCloseable {
             // A member that missed this version (down) cannot take its keys now: a live member
             // keeps them for it as hints, delivered once it is back (HandedOverHints).
             List<String> behind = m.laggards();
-            String holder = behind.isEmpty() ? null : holder(m);
             pushAll(e -> {
                 int n = Topology.copies(e, rf);
                 List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
                 gain.removeAll(before.replicas(e.key(), n));
                 return gain;
             }, (peer, batch, bytes) -> {
-                if (behind.contains(peer)) handOver(holder, peer, batch, bytes);
+                if (behind.contains(peer)) handOver(holder(m, peer), peer, batch, bytes);
                 else send(peer, batch, bytes);
             }, false);
-            // The writes this node coordinated while that member was down, kept here as hints,
-            // would leave with it: they go the same way (newest wins on delivery).
-            for (String member : behind) handOverOwnHints(holder, member);
+            passOnHints(m, after, rf);
         } catch (IOException | RuntimeException e) {
             throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
                     + "); the node is still leaving: repeat the leave to go on");
@@ -374,12 +375,12 @@ public final class Rebalancer implements AutoCloseable {
         counts.bytesMoved.addAndGet(bytes);
     }
 
-    /** The member that keeps the versions for the laggards of {@code m}: a live owner that did not miss it. */
-    private String holder(Membership m) throws IOException {
+    /** The member that keeps versions for {@code member} until it can take them: a live owner of {@code m} that did not miss it. */
+    private String holder(Membership m, String member) throws IOException {
         for (String o : m.owners()) {
-            if (!o.equals(self) && !m.laggards().contains(o) && net.isUp(o)) return o;
+            if (!o.equals(self) && !o.equals(member) && !m.laggards().contains(o) && net.isUp(o)) return o;
         }
-        throw new IOException("no live member to keep the keys of " + m.laggards() + " for it");
+        throw new IOException("no live member to keep the keys of " + member + " for it");
     }
 
     /** Hands {@code batch}, the versions {@code member} gains, to {@code holder}, which keeps them on disk for it. */
@@ -411,25 +412,57 @@ public final class Rebalancer implements AutoCloseable {
         counts.keysHandedOver.addAndGet(batch.size());
     }
 
-    /** Hands this node's hints for {@code member} to {@code holder}, as {@link #handOver}; they stay held here too. */
-    private void handOverOwnHints(String holder, String member) throws IOException {
-        if (ownHints == null) return;
-        long handed = 0;
-        for (HintBatch b : ownHints.held(member)) {
-            List<Entry> entries;
-            try {
-                entries = b.entries();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted");
+    /**
+     * The hints this node holds for the members that stay would leave with it: its own (writes it
+     * coordinated while a replica was down) and those handed over to it (for a member that missed
+     * an earlier change). Each goes now to its member if that took this version and is up, else to
+     * a live member that keeps it until the member is back ({@link HandedOverHints}); only versions
+     * the member still holds once the leave is done. They stay held here too; newest wins on
+     * delivery.
+     */
+    private void passOnHints(Membership m, Placement after, int rf) throws IOException {
+        for (String member : m.owners()) {
+            if (member.equals(self)) continue;
+            boolean later = m.laggards().contains(member) || !net.isUp(member);
+            String holder = null;
+            long passed = 0;
+            for (HintBatch b : held.of(member)) {
+                List<Entry> entries = new ArrayList<>();
+                long bytes = 0;
+                for (Entry e : read(b)) {
+                    if (!after.replicas(e.key(), Topology.copies(e, rf)).contains(member)) continue;
+                    entries.add(e);
+                    bytes += RebalanceCounts.bytesOf(e);
+                }
+                if (entries.isEmpty()) continue;
+                if (!later) {
+                    try {
+                        send(member, entries, bytes);
+                        passed += entries.size();
+                        continue;
+                    } catch (IOException e) { // down since: kept by another member instead
+                        log.warn("leaving: passing on hints for {}: {}; a member keeps them for it instead", member, e.getMessage());
+                        later = true;
+                    }
+                }
+                if (holder == null) holder = holder(m, member);
+                handOver(holder, member, entries, bytes);
+                passed += entries.size();
             }
-            if (entries.isEmpty()) continue;
-            long bytes = 0;
-            for (Entry e : entries) bytes += RebalanceCounts.bytesOf(e);
-            handOver(holder, member, entries, bytes);
-            handed += entries.size();
+            if (passed > 0) {
+                log.info("leaving: {} hinted write(s) this node held for {} passed {}", passed, member,
+                        holder == null ? "to it" : "to " + holder + ", which keeps them for it");
+            }
         }
-        if (handed > 0) log.info("leaving: {} hinted write(s) this node held for {} handed to {}", handed, member, holder);
+    }
+
+    private static List<Entry> read(HintBatch b) throws IOException {
+        try {
+            return b.entries();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
     }
 
     @Override
