@@ -59,7 +59,7 @@ final class MembershipCall {
                 case UNDER_WAY -> "the change is under way: the same command again goes on with it";
                 case UNKNOWN -> "whether anything changed is not known: see " + target + "/v0/status";
             };
-            System.err.println("dht " + command + ": " + e.getMessage() + " (HTTP " + e.status() + "); " + left);
+            System.err.println("dht " + command + ": " + e.getMessage() + (e.answered() ? " (HTTP " + e.status() + ")" : "") + "; " + left);
             return 1;
         } catch (IllegalArgumentException e) {
             System.err.println("dht " + command + ": " + target + " did not answer a membership: " + e.getMessage());

@@ -21,15 +21,31 @@ public final class MembershipChangeException extends Exception {
 
     private final int status;
     private final Outcome outcome;
+    private final boolean answered;
 
     public MembershipChangeException(int status, String message) {
         this(status, message, Outcome.NOTHING_CHANGED);
     }
 
     public MembershipChangeException(int status, String message, Outcome outcome) {
+        this(status, message, outcome, true);
+    }
+
+    private MembershipChangeException(int status, String message, Outcome outcome, boolean answered) {
         super(message, null, false, false);
         this.status = status;
         this.outcome = outcome;
+        this.answered = answered;
+    }
+
+    /** The node asked gave no HTTP answer at all (no connection, a timeout): status 503, as a node that is down. */
+    public static MembershipChangeException noAnswer(String message, Outcome outcome) {
+        return new MembershipChangeException(503, message, outcome, false);
+    }
+
+    /** Whether the node asked answered with {@link #status()}; false when it gave no HTTP answer at all. */
+    public boolean answered() {
+        return answered;
     }
 
     public int status() {

@@ -56,12 +56,12 @@ public final class MembershipClient implements MembershipTransport {
         try {
             r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw new MembershipChangeException(503, node + " did not answer (" + e.getClass().getSimpleName()
+            throw MembershipChangeException.noAnswer(node + " did not answer (" + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", neverArrived(e)
                     ? MembershipChangeException.Outcome.NOTHING_CHANGED : MembershipChangeException.Outcome.UNKNOWN);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MembershipChangeException(503, "interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
+            throw MembershipChangeException.noAnswer("interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
         throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r));
