@@ -202,28 +202,30 @@ class MembershipProcessTest {
         }
     }
 
+    static final String BIG = "x".repeat(10_000);
+    static final int BIG_KEYS = 1600;
+
+    /** A join under traffic, one of its sources killed mid-stream: what the sender-killed cases share. */
+    private record KilledSender(MembershipTraffic traffic, NodeProcess joining, NodeProcess sender) {
+    }
+
     /**
-     * A source of the joiner's stream killed (SIGKILL) while it streams and restarted: the joiner
-     * retries it, the join ends once it is back, and no acknowledged write is lost. Five JVM
-     * starts make it over a minute on a busy machine, so it runs with -Pslow; the joiner's own
-     * kill, above, stays in the default run.
+     * Three members holding {@link #BIG_KEYS} large values, traffic through all of them, and a
+     * fourth node joining at 1 MB/s; the member that streams to it first is killed (SIGKILL) once
+     * the joiner has read some of its stream. About 16 MB on each of three sources, each sending
+     * the joiner the quarter of the keys it is the one to send, 4 MB: each source's stream takes
+     * about 4 s, one after the other in URL order, and the first is killed some 0.1 s into its
+     * stream, while more of it is still to come than the joiner's read-ahead (1 MiB) and the
+     * sockets hold.
      */
-    @Test
-    @Tag("slow")
-    void aMemberKilledWhileItStreamsToAJoinerIsRestartedAndTheJoinCompletes() throws Exception {
+    private KilledSender joinAndKillItsFirstSender() throws Exception {
         NodeProcess.startCluster(cluster.nodes, tmp, 3);
-        String big = "x".repeat(10_000);
-        int bigKeys = 1600;
-        for (int k = 0; k < bigKeys; k++) {
-            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
+        for (int k = 0; k < BIG_KEYS; k++) {
+            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "big" + k, BIG + k + ";", 3, 3)).isEqualTo(201);
         }
         MembershipTraffic traffic = cluster.traffic(cluster.nodes);
         traffic.preload(cluster.requests, 2, 3);
         traffic.start(3);
-        // About 16 MB on each of three sources, each sending the joiner the quarter of the keys it
-        // is the one to send, 4 MB, at 1 MB/s: each source's stream takes about 4 s, one after the
-        // other in URL order, and the first is killed some 0.1 s into its stream, while more of it
-        // is still to come than the joiner's read-ahead (1 MiB) and the sockets hold.
         NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
                 "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "1000000"));
         cluster.nodes.add(joining);
@@ -236,37 +238,57 @@ class MembershipProcessTest {
         }
         traffic.targets.remove(sender);
         sender.kill();
+        return new KilledSender(traffic, joining, sender);
+    }
+
+    /** Every key of the run on three of {@code live}, and the large values read back through the joiner. */
+    private void assertThreeCopiesOfEveryKey(List<NodeProcess> live, NodeProcess joining) throws Exception {
+        Map<String, Integer> copies = copiesOnceSettled(live, BIG_KEYS + MembershipTraffic.KEYS, 3);
+        assertThat(copies).hasSize(BIG_KEYS + MembershipTraffic.KEYS);
+        assertThat(copies.values()).as("copies per key").containsOnly(3);
+        for (int k = 0; k < BIG_KEYS; k += 28) {
+            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).isEqualTo(BIG + k + ";");
+        }
+    }
+
+    /**
+     * A source of the joiner's stream killed (SIGKILL) while it streams and restarted: the joiner
+     * retries it, the join ends once it is back, and no acknowledged write is lost. Five JVM
+     * starts make it over a minute on a busy machine, so it runs with -Pslow; the joiner's own
+     * kill, above, stays in the default run.
+     */
+    @Test
+    @Tag("slow")
+    void aMemberKilledWhileItStreamsToAJoinerIsRestartedAndTheJoinCompletes() throws Exception {
+        KilledSender run = joinAndKillItsFirstSender();
+        NodeProcess joining = run.joining();
+        NodeProcess sender = run.sender();
         assertThat(status(joining)).as("still joining").contains("\"rebalancing\":true");
         Thread.sleep(3_000);
         NodeProcess restarted = new NodeProcess(sender.port, sender.data, sender.extraArgs);
         cluster.nodes.add(restarted);
         restarted.startAndAwait();
-        traffic.targets.add(restarted);
+        run.traffic().targets.add(restarted);
 
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (!status(joining).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
         assertThat(status(joining)).contains("\"membershipVersion\":3", "\"joining\":[]");
         assertThat(joining.output()).as("the stream from the killed member failed and was resumed")
                 .contains("the stream from " + sender.url() + " failed");
-        traffic.targets.add(joining);
+        run.traffic().targets.add(joining);
         Thread.sleep(2_000);
-        traffic.stop();
-        traffic.assertHistoryValid();
-        assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
+        run.traffic().stop();
+        run.traffic().assertHistoryValid();
+        assertThat(run.traffic().acked()).as("writes acknowledged during the join").isGreaterThan(20);
 
         List<NodeProcess> members = new ArrayList<>(cluster.nodes.subList(0, 3));
         members.remove(sender);
         members.add(restarted);
         members.add(joining);
         for (NodeProcess n : members) assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":3");
-        Map<String, Integer> copies = copiesOnceSettled(members, bigKeys + MembershipTraffic.KEYS, 3);
-        assertThat(copies).hasSize(bigKeys + MembershipTraffic.KEYS);
-        assertThat(copies.values()).as("copies per key").containsOnly(3);
-        for (int k = 0; k < bigKeys; k += 28) {
-            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(r.body()).isEqualTo(big + k + ";");
-        }
+        assertThreeCopiesOfEveryKey(members, joining);
     }
 
     /**
@@ -277,52 +299,26 @@ class MembershipProcessTest {
     @Test
     @Tag("slow")
     void aMemberKilledForGoodWhileItStreamsToAJoinerIsStoodInForAndRemoved() throws Exception {
-        NodeProcess.startCluster(cluster.nodes, tmp, 3);
-        String big = "x".repeat(10_000);
-        int bigKeys = 1600; // as above: more of the killed source's stream still to come than buffers hold
-        for (int k = 0; k < bigKeys; k++) {
-            assertThat(cluster.requests.setUp(cluster.nodes.get(k % 3), "big" + k, big + k + ";", 3, 3)).isEqualTo(201);
-        }
-        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
-        traffic.preload(cluster.requests, 2, 3);
-        traffic.start(3);
-        NodeProcess joining = new NodeProcess(TestPorts.free(), tmp.resolve("n3"), List.of("--join", cluster.nodes.get(0).url(),
-                "--anti-entropy-interval", "0", "--rebalance-bytes-per-second", "1000000"));
-        cluster.nodes.add(joining);
-        joining.startAndAwait();
-        NodeProcess sender = cluster.nodes.subList(0, 3).stream().min(java.util.Comparator.comparing(NodeProcess::url))
-                .orElseThrow();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!status(joining).matches("(?s).*\"bytesScanned\":[1-9][0-9]{5,}.*") && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        traffic.targets.remove(sender);
-        sender.kill();
-
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        KilledSender run = joinAndKillItsFirstSender();
+        NodeProcess joining = run.joining();
+        NodeProcess sender = run.sender();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!status(joining).contains("\"joining\":[]") && System.nanoTime() < deadline) Thread.sleep(200);
         assertThat(status(joining)).contains("\"membershipVersion\":3", "\"joining\":[]", "\"laggards\":[\"" + sender.url() + "\"]");
         assertThat(joining.output()).contains("the other members send its keys instead");
-        traffic.targets.add(joining);
+        run.traffic().targets.add(joining);
         DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", sender.url(), "--via", joining.url());
         assertThat(removed.exitCode()).as(removed.stderr()).isZero();
         Thread.sleep(2_000);
-        traffic.stop();
-        traffic.assertHistoryValid();
-        assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
+        run.traffic().stop();
+        run.traffic().assertHistoryValid();
+        assertThat(run.traffic().acked()).as("writes acknowledged during the join").isGreaterThan(20);
 
         List<NodeProcess> live = new ArrayList<>(cluster.nodes.subList(0, 3));
         live.remove(sender);
         live.add(joining);
         for (NodeProcess n : live) assertThat(status(n)).as(n.url()).contains("\"membershipVersion\":4");
-        Map<String, Integer> copies = copiesOnceSettled(live, bigKeys + MembershipTraffic.KEYS, 3);
-        assertThat(copies).hasSize(bigKeys + MembershipTraffic.KEYS);
-        assertThat(copies.values()).as("copies per key").containsOnly(3);
-        for (int k = 0; k < bigKeys; k += 28) {
-            HttpResponse<String> r = cluster.http.send(HttpRequest.newBuilder(URI.create(joining.url() + "/v0/entity?id=big" + k))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(r.body()).isEqualTo(big + k + ";");
-        }
+        assertThreeCopiesOfEveryKey(live, joining);
     }
 
     @Test
