@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The configuration of an in-process cluster node for the membership tests: defaults throughout,
- * a 2 s replica timeout, 1 MiB/s rebalancing, and anti-entropy off, so that only the path under
- * test moves data.
+ * a 2 s replica timeout, 1 MiB memtables, rebalancing unpaced unless asked, and anti-entropy off,
+ * so that only the path under test moves data.
  */
 final class InProcessNodeConfigs {
     private InProcessNodeConfigs() {
@@ -20,17 +20,21 @@ final class InProcessNodeConfigs {
      * @param join              a member's URL to join through, or null
      */
     static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join) {
-        return of(port, data, cluster, replicationFactor, join, HintSettings.DEFAULTS);
+        return of(port, data, cluster, replicationFactor, join, HintSettings.DEFAULTS, 0);
     }
 
-    /** As above, with hinted handoff's {@code hints} settings (those handed over included). */
-    static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join, HintSettings hints) {
+    /**
+     * As above, with hinted handoff's {@code hints} settings (those handed over included) and a
+     * budget for the data a membership change moves ({@code rebalanceBytesPerSecond}, 0: none).
+     */
+    static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join, HintSettings hints,
+                         long rebalanceBytesPerSecond) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
                 1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
                 NodeConfig.DEFAULT_COMPRESSION, null, null, null, hints,
                 new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
-                NodeConfig.DEFAULT_TOMBSTONE_GRACE, replicationFactor, join, 0);
+                NodeConfig.DEFAULT_TOMBSTONE_GRACE, replicationFactor, join, rebalanceBytesPerSecond);
     }
 }

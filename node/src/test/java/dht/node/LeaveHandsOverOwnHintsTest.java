@@ -90,7 +90,7 @@ class LeaveHandsOverOwnHintsTest {
             // due in hours: what it keeps stays there until it leaves.
             HintSettings hints = i == 1 ? new HintSettings(HintSettings.DEFAULT_WINDOW, HintSettings.DEFAULT_BYTES_PER_PEER, 1)
                     : HintSettings.DEFAULTS;
-            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 3, null, hints)));
+            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 3, null, hints, 0)));
         }
         String keeper = urls.get(1);
         String down = urls.get(3);

@@ -69,4 +69,14 @@ final class HintBatch {
         }
         return out;
     }
+
+    /** As {@link #entries()}, for a caller that gives up when interrupted: an IOException then, the thread's flag set again. */
+    List<Entry> entriesOrIOException() throws IOException {
+        try {
+            return entries();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading back the hints for " + peer);
+        }
+    }
 }

@@ -52,6 +52,7 @@ public final class Rebalancer implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final JoinCleanup cleanup;
     private final JoinReceiver receiver;
+    private final RemovalMark removals;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
@@ -82,6 +83,7 @@ public final class Rebalancer implements AutoCloseable {
         this.writes = writes;
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed);
+        this.removals = new RemovalMark(dataDir);
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }
 
@@ -92,9 +94,13 @@ public final class Rebalancer implements AutoCloseable {
             seen = now;
         }
         changes.state().beforeKeeping(cleanup::markOwed);
+        changes.state().beforeKeeping((before, next) -> {
+            for (String gone : removedBy(before, next)) removals.mark(before, gone);
+        });
         changes.state().listen(this::applied);
         if (now.joining().contains(self)) startJoin();
         cleanup.resume(now);
+        resumeRemovalPush(now);
         timer.scheduleWithFixedDelay(changes::syncOnce, MembershipChanges.SYNC_MILLIS, MembershipChanges.SYNC_MILLIS,
                 TimeUnit.MILLISECONDS);
     }
@@ -127,11 +133,33 @@ public final class Rebalancer implements AutoCloseable {
         }
         if (m.joining().contains(self)) startJoin();
         cleanup.applied(before, m);
-        for (String gone : before.members()) {
-            if (!m.all().contains(gone) && !before.leaving().contains(gone) && m.members().contains(self)) {
-                Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
-            }
+        for (String gone : removedBy(before, m)) {
+            Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
         }
+    }
+
+    /** The members {@code next} removes (dropped, not leaving) when this node stays: it owes their copies a push. */
+    private List<String> removedBy(Membership before, Membership next) {
+        List<String> gone = new ArrayList<>();
+        if (!next.members().contains(self)) return gone;
+        for (String g : before.members()) {
+            if (!next.all().contains(g) && !before.leaving().contains(g)) gone.add(g);
+        }
+        return gone;
+    }
+
+    /** At start: the push after a removal, cut short by a crash, is made again if that removal is still current. */
+    private void resumeRemovalPush(Membership now) {
+        RemovalMark.Pending p = removals.pending();
+        if (p == null) return;
+        if (!p.current(now) || !now.members().contains(self)) {
+            log.info("the push owed after the removal of {} is no longer owed: membership version {} (anti-entropy "
+                    + "brings any copy it did not make)", p.gone(), now.version());
+            removals.clear(p.gone());
+            return;
+        }
+        log.info("resuming the push that re-creates the copies {} held, cut short before this start", p.gone());
+        Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(p.before(), now, p.gone()));
     }
 
     // ------------------------------------------------------------------ joining
@@ -308,6 +336,8 @@ public final class Rebalancer implements AutoCloseable {
                     keepFor(peer, batch, bytes);
                 }
             }, true);
+            if (closed) return; // cut short: the mark stays, and the next start pushes again
+            removals.clear(gone);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
                     counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
@@ -429,7 +459,7 @@ public final class Rebalancer implements AutoCloseable {
             for (HintBatch b : held.of(member)) {
                 List<Entry> entries = new ArrayList<>();
                 long bytes = 0;
-                for (Entry e : read(b)) {
+                for (Entry e : b.entriesOrIOException()) {
                     if (!after.replicas(e.key(), Topology.copies(e, rf)).contains(member)) continue;
                     entries.add(e);
                     bytes += RebalanceCounts.bytesOf(e);
@@ -453,15 +483,6 @@ public final class Rebalancer implements AutoCloseable {
                 log.info("leaving: {} hinted write(s) this node held for {} passed {}", passed, member,
                         holder == null ? "to it" : "to " + holder + ", which keeps them for it");
             }
-        }
-    }
-
-    private static List<Entry> read(HintBatch b) throws IOException {
-        try {
-            return b.entries();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
         }
     }
 
