@@ -1,12 +1,10 @@
 package dht.node.cluster;
 
-import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Store;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>joining: reads each member's join stream and ends the join ({@link JoinReceiver});</li>
  *   <li>leaving ({@link #leave}): pushes each version of its store to the nodes that gain the key
- *       (internal batches of writes), then ends the leave;</li>
+ *       (internal batches of writes, {@link DataPush}), then ends the leave;</li>
  *   <li>a member removed: for each key the dead node held, the first surviving old replica pushes
  *       its version to the nodes that gain the key;</li>
  *   <li>a join done: removes the keys this node no longer owns ({@link Store#purge}), a few
@@ -34,16 +32,12 @@ public final class Rebalancer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
     /** How long a join's stream, or a leave's push, takes to reach the budget (ByteRate#ramping). */
     static final long RAMP_SECONDS = 20;
-    private static final int PUSH_ENTRIES = 1_000;
-    private static final long PUSH_BYTES = 256L << 10;
 
     private final String self;
     private final MembershipChanges changes;
     private final PeerNetwork net;
-    private final TreeTransport push;
+    private final DataPush pushes;
     private final Store store;
-    private final ByteRate rate;
-    private final MembershipTransport transport;
     private final RebalanceCounts counts = new RebalanceCounts();
     private final JoinStreams joinStreams;
     /** The hints this node holds for each member: its own and those handed over to it. */
@@ -75,15 +69,14 @@ public final class Rebalancer implements AutoCloseable {
         this.self = self;
         this.changes = changes;
         this.net = net;
-        this.push = net.trees(self);
         this.store = store;
-        this.rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
-        this.transport = transport;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
         this.writes = writes;
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed);
+        ByteRate rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.removals = new RemovalMark(dataDir);
+        this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed);
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }
 
@@ -263,14 +256,14 @@ public final class Rebalancer implements AutoCloseable {
             // A member that missed this version (down) cannot take its keys now: a live member
             // keeps them for it as hints, delivered once it is back (HandedOverHints).
             List<String> behind = m.laggards();
-            pushAll(e -> {
+            pushes.all(e -> {
                 int n = Topology.copies(e, rf);
                 List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
                 gain.removeAll(before.replicas(e.key(), n));
                 return gain;
             }, (peer, batch, bytes) -> {
-                if (behind.contains(peer)) handOver(holder(m, peer), peer, batch, bytes);
-                else send(peer, batch, bytes);
+                if (behind.contains(peer)) pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
+                else pushes.send(peer, batch, bytes);
             }, false);
             passOnHints(m, after, rf);
         } catch (IOException | RuntimeException e) {
@@ -308,7 +301,7 @@ public final class Rebalancer implements AutoCloseable {
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();
-            pushAll(e -> {
+            pushes.all(e -> {
                 int n = Topology.copies(e, rf);
                 List<String> o = old.replicas(e.key(), n);
                 if (!o.contains(gone)) return List.of();
@@ -326,14 +319,14 @@ public final class Rebalancer implements AutoCloseable {
                 return gain;
             }, (peer, batch, bytes) -> {
                 if (after.laggards().contains(peer) || !net.isUp(peer)) {
-                    keepFor(peer, batch, bytes);
+                    pushes.keepFor(peer, batch, bytes);
                     return;
                 }
                 try {
-                    send(peer, batch, bytes);
+                    pushes.send(peer, batch, bytes);
                 } catch (IOException e) { // down since: kept like a laggard's, so the push goes on to the others
                     log.warn("re-creating the copies {} held: {}; kept here for it instead", gone, e.getMessage());
-                    keepFor(peer, batch, bytes);
+                    pushes.keepFor(peer, batch, bytes);
                 }
             }, true);
             if (closed) return; // cut short: the mark stays, and the next start pushes again
@@ -345,101 +338,6 @@ public final class Rebalancer implements AutoCloseable {
         } finally {
             counts.active.decrementAndGet();
         }
-    }
-
-    /** The nodes that gain a version: by its key and the copies its write asked for. */
-    private interface Gainers {
-        List<String> of(Entry e);
-    }
-
-    private interface Sender {
-        void send(String peer, List<Entry> batch, long bytes) throws IOException;
-    }
-
-    /**
-     * Sends each version of this node's store to the nodes {@code gainers} names, once the writes
-     * it accepted under an earlier version are in the store; if they are not within the wait, it
-     * fails ({@code orPushAnyway} false: the caller repeats it) or goes on all the same (true: for
-     * what nothing repeats, a late write missed is better than every key).
-     */
-    private void pushAll(Gainers gainers, Sender sender, boolean orPushAnyway) throws IOException {
-        try {
-            writes.awaitBeforeMoving("the push of this node's keys");
-        } catch (WritesInFlight.StillInFlightException e) {
-            if (!orPushAnyway) throw e;
-            log.warn("{}; pushing all the same (anti-entropy or bin/dht repair brings any such write)", e.getMessage());
-        }
-        Map<String, List<Entry>> batches = new HashMap<>();
-        Map<String, Long> sizes = new HashMap<>();
-        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
-            while (it.hasNext() && !closed) {
-                Entry e = it.next();
-                long size = RebalanceCounts.bytesOf(e);
-                counts.bytesScanned.addAndGet(size);
-                for (String g : gainers.of(e)) {
-                    List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
-                    b.add(e);
-                    long s = sizes.merge(g, size, Long::sum);
-                    if (b.size() >= PUSH_ENTRIES || s >= PUSH_BYTES) {
-                        sender.send(g, b, s);
-                        batches.remove(g);
-                        sizes.remove(g);
-                    }
-                }
-            }
-        }
-        for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
-    }
-
-    private void send(String peer, List<Entry> batch, long bytes) throws IOException {
-        try {
-            rate.spend(bytes);
-            push.push(peer, batch).get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IOException("pushing to " + peer + ": " + (e.getCause() == null ? e : e.getCause()).getMessage());
-        }
-        counts.keysMoved.addAndGet(batch.size());
-        counts.bytesMoved.addAndGet(bytes);
-    }
-
-    /** The member that keeps versions for {@code member} until it can take them: a live owner of {@code m} that did not miss it. */
-    private String holder(Membership m, String member) throws IOException {
-        for (String o : m.owners()) {
-            if (!o.equals(self) && !o.equals(member) && !m.laggards().contains(o) && net.isUp(o)) return o;
-        }
-        throw new IOException("no live member to keep the keys of " + member + " for it");
-    }
-
-    /** Hands {@code batch}, the versions {@code member} gains, to {@code holder}, which keeps them on disk for it. */
-    private void handOver(String holder, String member, List<Entry> batch, long bytes) throws IOException {
-        try {
-            rate.spend(bytes);
-            transport.call(holder, "handover", "url=" + java.net.URLEncoder.encode(member, java.nio.charset.StandardCharsets.UTF_8),
-                    HandOverBatch.encode(batch));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
-        } catch (MembershipChangeException e) {
-            throw new IOException("handing the keys of " + member + " to " + holder + ": " + e.getMessage());
-        }
-        counts.keysMoved.addAndGet(batch.size());
-        counts.bytesMoved.addAndGet(bytes);
-        counts.keysHandedOver.addAndGet(batch.size());
-    }
-
-    /** Keeps {@code batch}, versions {@code member} gains but missed the change for, here on disk until it is back. */
-    private void keepFor(String member, List<Entry> batch, long bytes) throws IOException {
-        try {
-            changes.handOver(member, batch);
-        } catch (MembershipChangeException e) {
-            throw new IOException("keeping the keys of " + member + ": " + e.getMessage());
-        }
-        counts.keysMoved.addAndGet(batch.size());
-        counts.bytesMoved.addAndGet(bytes);
-        counts.keysHandedOver.addAndGet(batch.size());
     }
 
     /**
@@ -467,7 +365,7 @@ public final class Rebalancer implements AutoCloseable {
                 if (entries.isEmpty()) continue;
                 if (!later) {
                     try {
-                        send(member, entries, bytes);
+                        pushes.send(member, entries, bytes);
                         passed += entries.size();
                         continue;
                     } catch (IOException e) { // down since: kept by another member instead
@@ -475,8 +373,8 @@ public final class Rebalancer implements AutoCloseable {
                         later = true;
                     }
                 }
-                if (holder == null) holder = holder(m, member);
-                handOver(holder, member, entries, bytes);
+                if (holder == null) holder = pushes.holder(m, member);
+                pushes.handOver(holder, member, entries, bytes);
                 passed += entries.size();
             }
             if (passed > 0) {

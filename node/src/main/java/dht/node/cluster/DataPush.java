@@ -1,0 +1,147 @@
+package dht.node.cluster;
+
+import dht.storage.CloseableIterator;
+import dht.storage.Entry;
+import dht.storage.Store;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a leave or a removal moves this node's versions to the nodes that gain them: a scan of the
+ * whole store, batched per gainer, each batch pushed as internal writes ({@link #send}), or kept
+ * for a gainer that cannot take it now, by a live member ({@link #handOver}) or here
+ * ({@link #keepFor}). Every byte is paced by the rebalance budget and counted in
+ * {@link RebalanceCounts}. Logs under {@link Rebalancer}'s name.
+ */
+final class DataPush {
+    private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
+    private static final int PUSH_ENTRIES = 1_000;
+    private static final long PUSH_BYTES = 256L << 10;
+
+    private final String self;
+    private final MembershipChanges changes;
+    private final PeerNetwork net;
+    private final TreeTransport push;
+    private final Store store;
+    private final ByteRate rate;
+    private final MembershipTransport transport;
+    private final RebalanceCounts counts;
+    private final WritesInFlight writes;
+    private final BooleanSupplier closed;
+
+    DataPush(String self, MembershipChanges changes, PeerNetwork net, Store store, ByteRate rate,
+             MembershipTransport transport, RebalanceCounts counts, WritesInFlight writes, BooleanSupplier closed) {
+        this.self = self;
+        this.changes = changes;
+        this.net = net;
+        this.push = net.trees(self);
+        this.store = store;
+        this.rate = rate;
+        this.transport = transport;
+        this.counts = counts;
+        this.writes = writes;
+        this.closed = closed;
+    }
+
+    /** The nodes that gain a version: by its key and the copies its write asked for. */
+    interface Gainers {
+        List<String> of(Entry e);
+    }
+
+    interface Sender {
+        void send(String peer, List<Entry> batch, long bytes) throws IOException;
+    }
+
+    /**
+     * Sends each version of this node's store to the nodes {@code gainers} names, once the writes
+     * it accepted under an earlier version are in the store; if they are not within the wait, it
+     * fails ({@code orPushAnyway} false: the caller repeats it) or goes on all the same (true: for
+     * what nothing repeats, a late write missed is better than every key).
+     */
+    void all(Gainers gainers, Sender sender, boolean orPushAnyway) throws IOException {
+        try {
+            writes.awaitBeforeMoving("the push of this node's keys");
+        } catch (WritesInFlight.StillInFlightException e) {
+            if (!orPushAnyway) throw e;
+            log.warn("{}; pushing all the same (anti-entropy or bin/dht repair brings any such write)", e.getMessage());
+        }
+        Map<String, List<Entry>> batches = new HashMap<>();
+        Map<String, Long> sizes = new HashMap<>();
+        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
+            while (it.hasNext() && !closed.getAsBoolean()) {
+                Entry e = it.next();
+                long size = RebalanceCounts.bytesOf(e);
+                counts.bytesScanned.addAndGet(size);
+                for (String g : gainers.of(e)) {
+                    List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
+                    b.add(e);
+                    long s = sizes.merge(g, size, Long::sum);
+                    if (b.size() >= PUSH_ENTRIES || s >= PUSH_BYTES) {
+                        sender.send(g, b, s);
+                        batches.remove(g);
+                        sizes.remove(g);
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
+    }
+
+    void send(String peer, List<Entry> batch, long bytes) throws IOException {
+        try {
+            rate.spend(bytes);
+            push.push(peer, batch).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("pushing to " + peer + ": " + (e.getCause() == null ? e : e.getCause()).getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+    }
+
+    /** The member that keeps versions for {@code member} until it can take them: a live owner of {@code m} that did not miss it. */
+    String holder(Membership m, String member) throws IOException {
+        for (String o : m.owners()) {
+            if (!o.equals(self) && !o.equals(member) && !m.laggards().contains(o) && net.isUp(o)) return o;
+        }
+        throw new IOException("no live member to keep the keys of " + member + " for it");
+    }
+
+    /** Hands {@code batch}, the versions {@code member} gains, to {@code holder}, which keeps them on disk for it. */
+    void handOver(String holder, String member, List<Entry> batch, long bytes) throws IOException {
+        try {
+            rate.spend(bytes);
+            transport.call(holder, "handover", "url=" + java.net.URLEncoder.encode(member, java.nio.charset.StandardCharsets.UTF_8),
+                    HandOverBatch.encode(batch));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (MembershipChangeException e) {
+            throw new IOException("handing the keys of " + member + " to " + holder + ": " + e.getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+        counts.keysHandedOver.addAndGet(batch.size());
+    }
+
+    /** Keeps {@code batch}, versions {@code member} gains but missed the change for, here on disk until it is back. */
+    void keepFor(String member, List<Entry> batch, long bytes) throws IOException {
+        try {
+            changes.handOver(member, batch);
+        } catch (MembershipChangeException e) {
+            throw new IOException("keeping the keys of " + member + ": " + e.getMessage());
+        }
+        counts.keysMoved.addAndGet(batch.size());
+        counts.bytesMoved.addAndGet(bytes);
+        counts.keysHandedOver.addAndGet(batch.size());
+    }
+}
