@@ -256,14 +256,23 @@ public final class Rebalancer implements AutoCloseable {
             // A member that missed this version (down) cannot take its keys now: a live member
             // keeps them for it as hints, delivered once it is back (HandedOverHints).
             List<String> behind = m.laggards();
+            java.util.Set<String> failed = new java.util.HashSet<>(); // pushes to them fail: handed over instead
             pushes.all(e -> {
                 int n = Topology.copies(e, rf);
                 List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
                 gain.removeAll(before.replicas(e.key(), n));
                 return gain;
             }, (peer, batch, bytes) -> {
-                if (behind.contains(peer)) pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
-                else pushes.send(peer, batch, bytes);
+                if (!behind.contains(peer) && !failed.contains(peer)) {
+                    try {
+                        pushes.send(peer, batch, bytes);
+                        return;
+                    } catch (IOException e) { // down since, perhaps for good: the leave must still end, or no change could follow
+                        log.warn("leaving: pushing to {} failed ({}); a live member keeps its keys for it", peer, e.getMessage());
+                        failed.add(peer);
+                    }
+                }
+                pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
             }, false);
             passOnHints(m, after, rf);
         } catch (IOException | RuntimeException e) {
