@@ -88,12 +88,12 @@ public final class Rebalancer implements AutoCloseable {
         }
         changes.state().beforeKeeping(cleanup::markOwed);
         changes.state().beforeKeeping((before, next) -> {
-            for (String gone : removedBy(before, next)) removals.mark(before, gone);
+            for (String gone : removedBy(before, next)) removals.mark(before, next, gone);
         });
         changes.state().listen(this::applied);
         if (now.joining().contains(self)) startJoin();
         cleanup.resume(now);
-        resumeRemovalPush(now);
+        resumeRemovalPush();
         timer.scheduleWithFixedDelay(changes::syncOnce, MembershipChanges.SYNC_MILLIS, MembershipChanges.SYNC_MILLIS,
                 TimeUnit.MILLISECONDS);
     }
@@ -141,18 +141,25 @@ public final class Rebalancer implements AutoCloseable {
         return gone;
     }
 
-    /** At start: the push after a removal, cut short by a crash, is made again if that removal is still current. */
-    private void resumeRemovalPush(Membership now) {
+    /**
+     * At start: the push after a removal, cut short by a crash, is made again if that removal is
+     * still current once this node has caught up with the versions it missed while down (a few
+     * seconds after start, past {@link MembershipChanges#catchUp}'s wait).
+     */
+    private void resumeRemovalPush() {
         RemovalMark.Pending p = removals.pending();
         if (p == null) return;
-        if (!p.current(now) || !now.members().contains(self)) {
-            log.info("the push owed after the removal of {} is no longer owed: membership version {} (anti-entropy "
-                    + "brings any copy it did not make)", p.gone(), now.version());
-            removals.clear(p.gone());
-            return;
-        }
-        log.info("resuming the push that re-creates the copies {} held, cut short before this start", p.gone());
-        Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(p.before(), now, p.gone()));
+        timer.schedule(() -> {
+            Membership now = changes.state().current();
+            if (!p.current(now) || !now.members().contains(self)) {
+                log.info("the push owed after the removal of {} is no longer owed: membership version {} (anti-entropy "
+                        + "brings any copy it did not make)", p.gone(), now.version());
+                removals.clear(p.gone());
+                return;
+            }
+            log.info("resuming the push that re-creates the copies {} held, cut short before this start", p.gone());
+            Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(p.before(), now, p.gone()));
+        }, 2 * MembershipChanges.SYNC_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------ joining
@@ -362,7 +369,8 @@ public final class Rebalancer implements AutoCloseable {
             if (member.equals(self)) continue;
             boolean later = m.laggards().contains(member) || !net.isUp(member);
             String holder = null;
-            long passed = 0;
+            long direct = 0;
+            long kept = 0;
             for (HintBatch b : held.of(member)) {
                 List<Entry> entries = new ArrayList<>();
                 long bytes = 0;
@@ -375,7 +383,7 @@ public final class Rebalancer implements AutoCloseable {
                 if (!later) {
                     try {
                         pushes.send(member, entries, bytes);
-                        passed += entries.size();
+                        direct += entries.size();
                         continue;
                     } catch (IOException e) { // down since: kept by another member instead
                         log.warn("leaving: passing on hints for {}: {}; a member keeps them for it instead", member, e.getMessage());
@@ -384,11 +392,11 @@ public final class Rebalancer implements AutoCloseable {
                 }
                 if (holder == null) holder = pushes.holder(m, member);
                 pushes.handOver(holder, member, entries, bytes);
-                passed += entries.size();
+                kept += entries.size();
             }
-            if (passed > 0) {
-                log.info("leaving: {} hinted write(s) this node held for {} passed {}", passed, member,
-                        holder == null ? "to it" : "to " + holder + ", which keeps them for it");
+            if (direct + kept > 0) {
+                log.info("leaving: of the hinted writes this node held for {}, {} passed to it and {} to {}, which keeps them for it",
+                        member, direct, kept, holder == null ? "no other member" : holder);
             }
         }
     }
