@@ -3,19 +3,14 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.HintSettings;
-import dht.testkit.TestPorts;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,85 +29,37 @@ class LeaveWhileAMemberDiesTest {
 
     @TempDir
     Path dir;
-    final List<Node> nodes = new ArrayList<>();
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    final InProcessMembers cluster = new InProcessMembers(5);
 
     @AfterEach
     void stop() {
-        for (Node n : nodes) n.close();
-    }
-
-    private static NodeConfig config(int port, Path data, List<String> cluster) {
-        return InProcessNodeConfigs.of(port, data, cluster, 3, null, HintSettings.DEFAULTS, 1 << 20);
-    }
-
-    private HttpResponse<String> send(String url, String method, String pathAndQuery) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery)).method(method, HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private long field(String url, String name) throws Exception {
-        String status = send(url, "GET", "/v0/status").body();
-        Matcher m = Pattern.compile("\"" + name + "\":(-?[0-9]+)").matcher(status);
-        assertThat(m.find()).as(name + " in " + status).isTrue();
-        return Long.parseLong(m.group(1));
-    }
-
-    /** The keys some of {@code members} lack (each should hold every key: three copies, three members). */
-    private List<String> lacking(List<String> members) throws Exception {
-        List<String> out = new ArrayList<>();
-        for (String m : members) {
-            HttpResponse<String> r = send(m, "GET", "/v0/entities?scope=local&start=key&end=kez");
-            assertThat(r.statusCode()).isEqualTo(200);
-            for (int k = 0; k < KEYS; k++) {
-                if (!r.body().contains("key" + k + "\n" + VALUE + k)) out.add("key" + k + " on " + m);
-            }
-        }
-        return out;
+        cluster.close();
     }
 
     @Test
     void aLeaveEndsWhenAMemberItPushesToDiesAndThatMemberCanBeRemoved() throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < 5; i++) ports.add(TestPorts.free());
-        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
-        for (int i = 0; i < 5; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls)));
-        for (int k = 0; k < KEYS; k++) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(urls.get(k % 3) + "/v0/entity?id=key" + k))
-                    .PUT(HttpRequest.BodyPublishers.ofString(VALUE + k)).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).isEqualTo(201);
-        }
+        List<String> urls = cluster.urls;
+        cluster.startAll(i -> InProcessNodeConfigs.of(cluster.ports.get(i), dir.resolve("n" + i), urls, 3, null,
+                HintSettings.DEFAULTS, 1 << 20));
+        cluster.write(KEYS, k -> VALUE + k);
         String leaving = urls.get(0);
         String dying = urls.get(3);
-        CompletableFuture<HttpResponse<String>> leave = http.sendAsync(HttpRequest.newBuilder(
+        CompletableFuture<HttpResponse<String>> leave = cluster.http.sendAsync(HttpRequest.newBuilder(
                         URI.create(leaving + "/internal/v0/membership?op=leave&url=" + leaving))
                 .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (field(leaving, "keysMoved") == 0 && System.nanoTime() < deadline) Thread.sleep(20);
+        while (cluster.field(leaving, "keysMoved") == 0 && System.nanoTime() < deadline) Thread.sleep(20);
         assertThat(leave).as("the leave, still pushing").isNotDone();
-        nodes.get(3).close(); // dead for good
+        cluster.nodes.get(3).close(); // dead for good
 
         HttpResponse<String> left = leave.get(120, TimeUnit.SECONDS);
         assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
         assertThat(left.body()).as("the leave's end, without the dead member").contains("laggard=" + dying);
-        nodes.get(0).close(); // its process would exit now
+        cluster.nodes.get(0).close(); // its process would exit now
 
-        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        HttpResponse<String> removed;
-        do { // until the failure detector sees the dead one down
-            removed = send(urls.get(1), "POST", "/internal/v0/membership?op=remove&url=" + dying);
-            if (removed.statusCode() == 200) break;
-            Thread.sleep(200);
-        } while (System.nanoTime() < deadline);
+        HttpResponse<String> removed = cluster.removeOnceDown(urls.get(1), dying);
         assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
-
-        List<String> members = List.of(urls.get(1), urls.get(2), urls.get(4));
-        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<String> missing = lacking(members);
-        while (!missing.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            missing = lacking(members);
-        }
-        assertThat(missing).as("keys not on all three that stay").isEmpty();
+        assertThat(cluster.lackingAfter(Duration.ofSeconds(60), List.of(urls.get(1), urls.get(2), urls.get(4)), KEYS, k -> VALUE + k))
+                .as("keys not on all three that stay").isEmpty();
     }
 }

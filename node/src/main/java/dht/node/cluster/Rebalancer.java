@@ -394,9 +394,11 @@ public final class Rebalancer implements AutoCloseable {
                 pushes.handOver(holder, member, entries, bytes);
                 kept += entries.size();
             }
-            if (direct + kept > 0) {
+            if (kept > 0) {
                 log.info("leaving: of the hinted writes this node held for {}, {} passed to it and {} to {}, which keeps them for it",
-                        member, direct, kept, holder == null ? "no other member" : holder);
+                        member, direct, kept, holder);
+            } else if (direct > 0) {
+                log.info("leaving: the {} hinted write(s) this node held for {} passed to it", direct, member);
             }
         }
     }
