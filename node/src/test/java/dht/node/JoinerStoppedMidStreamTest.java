@@ -80,7 +80,8 @@ class JoinerStoppedMidStreamTest {
         }
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
-        Node joining = Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, urls.getFirst()));
+        Node joining = Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, urls.getFirst(),
+                dht.node.cluster.HintSettings.DEFAULTS, 1 << 20));
         nodes.add(joining);
         // 1 MiB/s: each member's part, about 0.7 MiB, takes most of a second, written at its end.
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -88,7 +89,8 @@ class JoinerStoppedMidStreamTest {
         joining.close();
         nodes.remove(joining);
 
-        nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, null)));
+        nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, null,
+                dht.node.cluster.HintSettings.DEFAULTS, 1 << 20)));
         deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!send(joiner, "GET", "/v0/status", null).body().contains("\"joining\":[]") && System.nanoTime() < deadline) {
             Thread.sleep(250);

@@ -47,10 +47,11 @@ final class JoinCleanup {
         this.closed = closed;
     }
 
-    /** Whether taking {@code next} over {@code before} owes a cleanup here. */
+    /** Whether taking {@code next} over {@code before} owes a cleanup here (a join called off moved nothing: none). */
     private boolean owes(Membership before, Membership next) {
         boolean missedSome = next.version() > before.version() + 1;
-        return (!before.joining().isEmpty() || missedSome) && !next.changing() && next.members().contains(self)
+        boolean joinEnded = before.joining().stream().anyMatch(next.members()::contains);
+        return (joinEnded || missedSome) && !next.changing() && next.members().contains(self)
                 && !before.joining().contains(self);
     }
 

@@ -96,6 +96,13 @@ public record Membership(long version, List<String> members, List<String> joinin
         return new Membership(version + 1, owners(), List.of(), List.of(), replicationFactor);
     }
 
+    /** The next version with {@code url}'s join called off: it is no longer joining, and nothing else changes. */
+    public Membership withoutJoining(String url) {
+        List<String> j = new ArrayList<>(joining);
+        j.remove(url);
+        return new Membership(version + 1, members, j, leaving, replicationFactor);
+    }
+
     /** The next version with {@code url} leaving. */
     public Membership withLeaving(String url) {
         List<String> l = new ArrayList<>(leaving);

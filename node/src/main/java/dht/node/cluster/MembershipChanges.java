@@ -200,10 +200,20 @@ public final class MembershipChanges {
 
     /**
      * Drops {@code url}, a member dead for good; the others re-create the copies it held. Like a
-     * leave, it goes on with one other member down (its laggard), when a majority prepared.
+     * leave, it goes on with one other member down (its laggard), when a majority prepared. A
+     * joining node that is down is dropped too: its join is called off, and the members own what
+     * they owned before it (each write acknowledged meanwhile reached {@code ack} of them,
+     * {@link MovingWriteQuorum}), so nothing moves; else a joiner dead for good would hold every
+     * later change off for ever.
      */
     public Membership remove(String url) throws MembershipChangeException {
         return change("removal of " + url, Missing.ONE_NEW, cur -> {
+            if (cur.joining().contains(url)) {
+                if (url.equals(state.self()) || isUp.test(url)) {
+                    throw new MembershipChangeException(409, url + " is joining and up: its join ends once its data has arrived");
+                }
+                return cur.withoutJoining(url);
+            }
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             if (url.equals(state.self()) || isUp.test(url)) {
                 throw new MembershipChangeException(409, url + " is up: a live node leaves with bin/dht leave");

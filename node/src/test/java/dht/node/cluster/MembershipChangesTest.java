@@ -228,6 +228,24 @@ class MembershipChangesTest {
     }
 
     @Test
+    void aJoinerThatIsDownIsRemovedByCallingItsJoinOffAndOneThatIsUpIsNot() throws Exception {
+        cluster(3, 3);
+        Membership joining = node('a').join(url('d'));
+        assertThatThrownBy(() -> node('b').remove(url('d'))).as("up: it is still joining")
+                .hasMessageContaining("joining and up");
+        for (char c : new char[] {'a', 'b', 'c'}) assertThat(node(c).state().current()).isEqualTo(joining);
+
+        down.add(url('d'));
+        Membership calledOff = node('b').remove(url('d'));
+        assertThat(calledOff.version()).isEqualTo(3);
+        assertThat(calledOff.members()).containsExactly(url('a'), url('b'), url('c'));
+        assertThat(calledOff.joining()).isEmpty();
+        assertThat(calledOff.laggards()).isEmpty();
+        for (char c : new char[] {'a', 'b', 'c'}) assertThat(node(c).state().current()).isEqualTo(calledOff);
+        assertThat(node('c').join(url('e')).joining()).as("the next change").containsExactly(url('e'));
+    }
+
+    @Test
     void aJoinerThatServesTheVersionItsJoinAgreesOnJoins() throws Exception {
         cluster(3, 3);
         Membership before = node('a').state().current();
