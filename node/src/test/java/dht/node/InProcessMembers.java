@@ -88,6 +88,38 @@ final class InProcessMembers implements AutoCloseable {
         return missing;
     }
 
+    /**
+     * Waits up to {@code wait} until each of the {@code keys} is in the own stores of exactly the
+     * {@code copies} of {@code members} its placement among them names, with {@code value(k)};
+     * returns what is still misplaced then ("keyK missing on URL", "keyK extra on URL").
+     */
+    List<String> misplacedAfter(Duration wait, List<String> members, int copies, int keys, IntFunction<String> value)
+            throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        List<String> wrong = misplaced(members, copies, keys, value);
+        while (!wrong.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            wrong = misplaced(members, copies, keys, value);
+        }
+        return wrong;
+    }
+
+    private List<String> misplaced(List<String> members, int copies, int keys, IntFunction<String> value) throws Exception {
+        dht.node.cluster.Placement placement = new dht.node.cluster.Placement(members);
+        List<String> out = new ArrayList<>();
+        for (String m : members) {
+            HttpResponse<String> r = send(m, "GET", "/v0/entities?scope=local&start=key&end=kez", null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            for (int k = 0; k < keys; k++) {
+                boolean owns = placement.replicas(("key" + k).getBytes(java.nio.charset.StandardCharsets.UTF_8), copies).contains(m);
+                if (r.body().contains("key" + k + "\n" + value.apply(k)) != owns) {
+                    out.add("key" + k + (owns ? " missing on " : " extra on ") + m);
+                }
+            }
+        }
+        return out;
+    }
+
     private List<String> lacking(List<String> members, int keys, IntFunction<String> value) throws Exception {
         List<String> out = new ArrayList<>();
         for (String m : members) {

@@ -87,7 +87,7 @@ final class JoinCleanup {
         Placement owners = new Placement(m.members());
         int rf = m.replicationFactor();
         try {
-            // each key keeps the copies its newest version asked for, at least the replication factor
+            // each version keeps the copies its write asked for (Topology#copies)
             long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
             counts.keysCleanedUp.addAndGet(dropped);
             if (marked() <= m.version()) Files.deleteIfExists(dataDir.resolve(PENDING)); // not a newer version's mark

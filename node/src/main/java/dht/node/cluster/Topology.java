@@ -53,11 +53,13 @@ public final class Topology {
 
     /**
      * How many copies of {@code e}'s key the cluster keeps once nothing moves: as many as its write
-     * asked for ({@link Entry#copies}, the write's {@code from}), and at least the replication
-     * factor (a version written before copies were recorded carries 0).
+     * asked for ({@link Entry#copies}, the write's {@code from}), fewer than the replication factor
+     * included, so that a move takes a {@code from=1} version to the key's new first replica, where
+     * a {@code from=1} read looks; the replication factor when not recorded (0: a tombstone, or a
+     * version written before copies were recorded).
      */
     public static int copies(Entry e, int replicationFactor) {
-        return Math.max(replicationFactor, e.copies());
+        return e.copies() > 0 ? e.copies() : replicationFactor;
     }
 
     /** Whether {@code node} holds {@code e}'s key once the change in progress is done, on the copies its write asked for. */
