@@ -91,6 +91,9 @@ final class DataPush {
                 }
             }
         }
+        // Cut short, it must not pass for done: a leave would end with keys not pushed (its own
+        // copies gone with it), a removal's mark would be cleared.
+        if (closed.getAsBoolean()) throw new IOException("this node is stopping: the push was cut short");
         for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
     }
 

@@ -350,7 +350,11 @@ public final class Rebalancer implements AutoCloseable {
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
                     counts.keysMoved.get() - keysBefore);
         } catch (IOException | RuntimeException e) {
-            log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
+            if (closed) {
+                log.info("re-creating the copies {} held: cut short by this node's stop; its next start pushes again", gone);
+            } else {
+                log.error("re-creating the copies {} held failed: {} (anti-entropy or bin/dht repair can finish it)", gone, e.toString());
+            }
         } finally {
             counts.active.decrementAndGet();
         }
