@@ -103,6 +103,13 @@ public record Membership(long version, List<String> members, List<String> joinin
         return new Membership(version + 1, members, j, leaving, replicationFactor);
     }
 
+    /** The next version with {@code url}'s leave called off: a member again, and nothing else changes. */
+    public Membership withoutLeaving(String url) {
+        List<String> l = new ArrayList<>(leaving);
+        l.remove(url);
+        return new Membership(version + 1, members, joining, l, replicationFactor);
+    }
+
     /** The next version with {@code url} leaving. */
     public Membership withLeaving(String url) {
         List<String> l = new ArrayList<>(leaving);

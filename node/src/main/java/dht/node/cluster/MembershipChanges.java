@@ -204,9 +204,11 @@ public final class MembershipChanges {
      * joining node that is down is dropped too: its join is called off, and the members own what
      * they owned before it (each write acknowledged meanwhile reached {@code ack} of them,
      * {@link MovingWriteQuorum}), so nothing moves; else a joiner dead for good would hold every
-     * later change off for ever.
+     * later change off for ever. A leaving node that is down has its leave called off first
+     * ({@link #callOffLeave}), and is then removed as a member.
      */
     public Membership remove(String url) throws MembershipChangeException {
+        if (state.current().leaving().contains(url)) callOffLeave(url);
         return change("removal of " + url, Missing.ONE_NEW, cur -> {
             if (cur.joining().contains(url)) {
                 if (url.equals(state.self()) || isUp.test(url)) {
@@ -221,6 +223,23 @@ public final class MembershipChanges {
             refuseWhileChanging(cur);
             refuseBelowReplicationFactor(cur, url);
             return cur.without(url);
+        });
+    }
+
+    /**
+     * A leaving node dead for good cannot end its leave (only it pushes its data): the next version
+     * makes it a plain member again, so that it can be removed as one and the survivors re-create
+     * its copies. The copies it pushed already are on the nodes that gain its keys, which its
+     * removal makes their owners all the same.
+     */
+    private void callOffLeave(String url) throws MembershipChangeException {
+        change("calling off the leave of " + url, Missing.ONE_NEW, cur -> {
+            if (!cur.leaving().contains(url)) return null;
+            if (url.equals(state.self()) || isUp.test(url)) {
+                throw new MembershipChangeException(409, url + " is leaving and up: its leave ends once its data has moved"
+                        + " (bin/dht leave again goes on with it)");
+            }
+            return cur.withoutLeaving(url);
         });
     }
 
