@@ -260,28 +260,30 @@ public final class Rebalancer implements AutoCloseable {
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
-            // A member that missed this version (down) cannot take its keys now: a live member
-            // keeps them for it as hints, delivered once it is back (HandedOverHints).
-            List<String> behind = m.laggards();
-            java.util.Set<String> failed = new java.util.HashSet<>(); // pushes to them fail: handed over instead
-            pushes.all(e -> {
-                int n = Topology.copies(e, rf);
-                List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
-                gain.removeAll(before.replicas(e.key(), n));
-                return gain;
-            }, (peer, batch, bytes) -> {
-                if (!behind.contains(peer) && !failed.contains(peer)) {
+            // A member that missed this version, is down, or fails a push (down since, perhaps
+            // for good: the leave must still end, or no change could follow) cannot take its keys
+            // now: a live member keeps them for it as hints, delivered once it is back
+            // (HandedOverHints). The keys it gains and the hints held here for it go the same way.
+            java.util.Set<String> failed = new java.util.HashSet<>();
+            DataPush.Sender toMember = (peer, batch, bytes) -> {
+                if (!m.laggards().contains(peer) && !failed.contains(peer) && net.isUp(peer)) {
                     try {
                         pushes.send(peer, batch, bytes);
                         return;
-                    } catch (IOException e) { // down since, perhaps for good: the leave must still end, or no change could follow
+                    } catch (IOException e) {
                         log.warn("leaving: pushing to {} failed ({}); a live member keeps its keys for it", peer, e.getMessage());
                         failed.add(peer);
                     }
                 }
                 pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
-            }, false);
-            passOnHints(m, after, rf);
+            };
+            pushes.all(e -> {
+                int n = Topology.copies(e, rf);
+                List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
+                gain.removeAll(before.replicas(e.key(), n));
+                return gain;
+            }, toMember, false);
+            passOnHints(m, after, rf, toMember);
         } catch (IOException | RuntimeException e) {
             throw new MembershipChangeException(503, "leaving: moving the data failed (" + e.getMessage()
                     + "); the node is still leaving: repeat the leave to go on");
@@ -293,9 +295,8 @@ public final class Rebalancer implements AutoCloseable {
         // refused instead of serving a cluster it is no longer in. Had no member taken it, it is
         // not kept: a restart is still leaving, and the leave can be repeated.
         Membership done = changes.left(self);
-        String handed = m.laggards().isEmpty() ? ""
-                : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
-                + ", which was down)";
+        long kept = counts.keysHandedOver.get() - handedBefore;
+        String handed = kept == 0 ? "" : " (" + kept + " kept by members for others that were down)";
         log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
                 counts.bytesMoved.get() - bytesBefore, handed, done.version());
         return done;
@@ -363,18 +364,14 @@ public final class Rebalancer implements AutoCloseable {
     /**
      * The hints this node holds for the members that stay would leave with it: its own (writes it
      * coordinated while a replica was down) and those handed over to it (for a member that missed
-     * an earlier change). Each goes now to its member if that took this version and is up, else to
-     * a live member that keeps it until the member is back ({@link HandedOverHints}); only versions
-     * the member still holds once the leave is done. They stay held here too; newest wins on
-     * delivery.
+     * an earlier change). Each goes, by {@code sender}, as the keys the member gains go: to it, or
+     * to a live member that keeps it until the member can take it; only versions the member still
+     * holds once the leave is done. They stay held here too; newest wins on delivery.
      */
-    private void passOnHints(Membership m, Placement after, int rf) throws IOException {
+    private void passOnHints(Membership m, Placement after, int rf, DataPush.Sender sender) throws IOException {
         for (String member : m.owners()) {
             if (member.equals(self)) continue;
-            boolean later = m.laggards().contains(member) || !net.isUp(member);
-            String holder = null;
-            long direct = 0;
-            long kept = 0;
+            long passed = 0;
             for (HintBatch b : held.of(member)) {
                 List<Entry> entries = new ArrayList<>();
                 long bytes = 0;
@@ -384,26 +381,10 @@ public final class Rebalancer implements AutoCloseable {
                     bytes += RebalanceCounts.bytesOf(e);
                 }
                 if (entries.isEmpty()) continue;
-                if (!later) {
-                    try {
-                        pushes.send(member, entries, bytes);
-                        direct += entries.size();
-                        continue;
-                    } catch (IOException e) { // down since: kept by another member instead
-                        log.warn("leaving: passing on hints for {}: {}; a member keeps them for it instead", member, e.getMessage());
-                        later = true;
-                    }
-                }
-                if (holder == null) holder = pushes.holder(m, member);
-                pushes.handOver(holder, member, entries, bytes);
-                kept += entries.size();
+                sender.send(member, entries, bytes);
+                passed += entries.size();
             }
-            if (kept > 0) {
-                log.info("leaving: of the hinted writes this node held for {}, {} passed to it and {} to {}, which keeps them for it",
-                        member, direct, kept, holder);
-            } else if (direct > 0) {
-                log.info("leaving: the {} hinted write(s) this node held for {} passed to it", direct, member);
-            }
+            if (passed > 0) log.info("leaving: {} hinted write(s) this node held for {} passed on", passed, member);
         }
     }
 
