@@ -211,15 +211,11 @@ public final class MembershipChanges {
         if (state.current().leaving().contains(url)) callOffLeave(url);
         return change("removal of " + url, Missing.ONE_NEW, cur -> {
             if (cur.joining().contains(url)) {
-                if (url.equals(state.self()) || isUp.test(url)) {
-                    throw new MembershipChangeException(409, url + " is joining and up: its join ends once its data has arrived");
-                }
+                refuseIfUp(url, "is joining and up: its join ends once its data has arrived");
                 return cur.withoutJoining(url);
             }
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
-            if (url.equals(state.self()) || isUp.test(url)) {
-                throw new MembershipChangeException(409, url + " is up: a live node leaves with bin/dht leave");
-            }
+            refuseIfUp(url, "is up: a live node leaves with bin/dht leave");
             refuseWhileChanging(cur);
             refuseBelowReplicationFactor(cur, url);
             return cur.without(url);
@@ -235,12 +231,14 @@ public final class MembershipChanges {
     private void callOffLeave(String url) throws MembershipChangeException {
         change("calling off the leave of " + url, Missing.ONE_NEW, cur -> {
             if (!cur.leaving().contains(url)) return null;
-            if (url.equals(state.self()) || isUp.test(url)) {
-                throw new MembershipChangeException(409, url + " is leaving and up: its leave ends once its data has moved"
-                        + " (bin/dht leave again goes on with it)");
-            }
+            refuseIfUp(url, "is leaving and up: its leave ends once its data has moved (bin/dht leave again goes on with it)");
             return cur.withoutLeaving(url);
         });
+    }
+
+    /** Refuses (409, {@code url} then {@code why}) to drop a node that is this one or up: only a dead one is removed. */
+    private void refuseIfUp(String url, String why) throws MembershipChangeException {
+        if (url.equals(state.self()) || isUp.test(url)) throw new MembershipChangeException(409, url + " " + why);
     }
 
     private static void refuseWhileChanging(Membership cur) throws MembershipChangeException {
