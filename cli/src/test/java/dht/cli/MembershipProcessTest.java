@@ -207,6 +207,13 @@ class MembershipProcessTest {
 
     /** A join under traffic, one of its sources killed mid-stream: what the sender-killed cases share. */
     private record KilledSender(MembershipTraffic traffic, NodeProcess joining, NodeProcess sender) {
+        /** Lets the traffic run 2 s more, stops it, and checks its history: nothing acknowledged lost. */
+        void stopTrafficAndCheckHistory() throws Exception {
+            Thread.sleep(2_000);
+            traffic.stop();
+            traffic.assertHistoryValid();
+            assertThat(traffic.acked()).as("writes acknowledged during the join").isGreaterThan(20);
+        }
     }
 
     /**
@@ -278,10 +285,7 @@ class MembershipProcessTest {
         assertThat(joining.output()).as("the stream from the killed member failed and was resumed")
                 .contains("the stream from " + sender.url() + " failed");
         run.traffic().targets.add(joining);
-        Thread.sleep(2_000);
-        run.traffic().stop();
-        run.traffic().assertHistoryValid();
-        assertThat(run.traffic().acked()).as("writes acknowledged during the join").isGreaterThan(20);
+        run.stopTrafficAndCheckHistory();
 
         List<NodeProcess> members = new ArrayList<>(cluster.nodes.subList(0, 3));
         members.remove(sender);
@@ -309,10 +313,7 @@ class MembershipProcessTest {
         run.traffic().targets.add(joining);
         DhtRun removed = DhtRun.of(Duration.ofSeconds(60), "remove", "--url", sender.url(), "--via", joining.url());
         assertThat(removed.exitCode()).as(removed.stderr()).isZero();
-        Thread.sleep(2_000);
-        run.traffic().stop();
-        run.traffic().assertHistoryValid();
-        assertThat(run.traffic().acked()).as("writes acknowledged during the join").isGreaterThan(20);
+        run.stopTrafficAndCheckHistory();
 
         List<NodeProcess> live = new ArrayList<>(cluster.nodes.subList(0, 3));
         live.remove(sender);
