@@ -295,8 +295,9 @@ public final class Rebalancer implements AutoCloseable {
         // refused instead of serving a cluster it is no longer in. Had no member taken it, it is
         // not kept: a restart is still leaving, and the leave can be repeated.
         Membership done = changes.left(self);
-        long kept = counts.keysHandedOver.get() - handedBefore;
-        String handed = kept == 0 ? "" : " (" + kept + " kept by members for others that were down)";
+        String handed = m.laggards().isEmpty() ? ""
+                : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
+                + ", which was down)";
         log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
                 counts.bytesMoved.get() - bytesBefore, handed, done.version());
         return done;
