@@ -282,7 +282,7 @@ public final class LsmStore implements Store {
      * The newest version's stamp, found as {@link #get} finds the version (the same sources, the
      * same early stop) but with no key or value copied. Two values of one timestamp compete by
      * their bytes, which a stamp does not carry: they are one write and share their expiry, so
-     * either stamp is the winner's; should their expiries differ, the entry is read instead.
+     * either stamp is the winner's; should their expiries or copies differ, the entry is read instead.
      */
     @Override
     public Stamp stamp(byte[] key) throws IOException {

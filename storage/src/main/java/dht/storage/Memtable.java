@@ -254,7 +254,7 @@ final class Memtable {
         long ro = MemtableArena.offset(record);
         long timestamp = r.get(ValueLayout.JAVA_LONG, ro);
         if (r.get(ValueLayout.JAVA_INT, ro + RECORD_LENGTH) < 0) return new Stamp(timestamp, true, 0);
-        return new Stamp(timestamp, false, Entry.expiryOf(r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY)));
+        return Stamp.ofValue(timestamp, r.get(ValueLayout.JAVA_LONG, ro + RECORD_EXPIRY));
     }
 
     /** Entries with {@code from <= key < to} in key order ({@code null}: unbounded), as of each step. */

@@ -406,7 +406,7 @@ final class Table {
         if (p < 0) return null;
         long ts = block.get(Bytes.LONG, p + 8);
         if (block.get(Bytes.INT, p + 4) == TableFormat.TOMBSTONE_LEN) return new Stamp(ts, true, 0);
-        return new Stamp(ts, false, Entry.expiryOf(Entry.wordOrNever(block.get(Bytes.LONG, p + 16)))); // as decode reads it
+        return Stamp.ofValue(ts, Entry.wordOrNever(block.get(Bytes.LONG, p + 16))); // as decode reads it
     }
 
     /** The offset of {@code key}'s entry in {@code block} (block {@code b}'s entries), or -1. */
