@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Always-on anti-entropy (docs/cluster.md, "Anti-entropy"): this node keeps a hash tree per peer
- * over the keys whose replica set (the first replication-factor members of the key's placement)
- * holds both nodes, updated on every write ({@link HashTrees}, built once by a paced scan), and
+ * over the versions whose replica set (the first members of the key's placement, as many as the
+ * version's write asked for: {@link ExchangePeers#holders}) holds both nodes, updated on every write ({@link HashTrees}, built once by a paced scan), and
  * every {@code interval} exchanges with each peer in turn: it fetches the peer's tree, compares it
  * with a snapshot of its own, and for the leaves that differ pages through the peer's entries
  * beside its own, writing locally what the peer has newer or alone and pushing to the peer what
@@ -319,8 +319,10 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * Compares the peer's page with this node's entries in the same key range and leaves: writes
-     * here what the peer has newer or alone, pushes there what this node has newer or alone; only
-     * keys both replicate under {@code view}.
+     * here what the peer has newer or alone, pushes there what this node has newer or alone. Each
+     * side sends the versions it shares with the other by their copies ({@link ExchangePeers#shares}),
+     * but a newer version replaces an older one the peer holds even if not shared: the two sides
+     * disagree on the key's copies only because one of them missed the newer write.
      */
     private void reconcile(ExchangePeers view, String peer, BitSet leaves, byte[] start, TreePage page, ExchangeCounts c)
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
@@ -330,13 +332,13 @@ public final class AntiEntropy implements AutoCloseable {
             while (it.hasNext()) {
                 Entry e = it.next();
                 scanned += wireSize(e);
-                if (leaves.get(MerkleTree.leafOf(e.key())) && view.shares(e.key(), peer)) mine.add(e.owned());
+                if (leaves.get(MerkleTree.leafOf(e.key()))) mine.add(e.owned());
             }
         }
         rate.spend(scanned);
         List<Entry> theirs = new ArrayList<>(page.entries().size());
         for (Entry t : page.entries()) {
-            if (view.shares(t.key(), peer)) theirs.add(t);
+            if (view.shares(t, peer)) theirs.add(t);
         }
         stillOn(view.version());
         List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -348,7 +350,7 @@ public final class AntiEntropy implements AutoCloseable {
             Entry t = j < theirs.size() ? theirs.get(j) : null;
             int cmp = m == null ? 1 : t == null ? -1 : Arrays.compareUnsigned(m.key(), t.key());
             if (cmp < 0) {
-                push.add(m);
+                if (view.shares(m, peer)) push.add(m);
                 i++;
             } else if (cmp > 0) {
                 writes.add(local.write(t, () -> null));
@@ -444,7 +446,7 @@ public final class AntiEntropy implements AutoCloseable {
             try (CloseableIterator<Entry> it = store.scan(start, null)) {
                 while (it.hasNext()) {
                     Entry e = it.next();
-                    if (leaves.get(MerkleTree.leafOf(e.key())) && v.shares(e.key(), peer)) {
+                    if (leaves.get(MerkleTree.leafOf(e.key())) && v.shares(e, peer)) {
                         out.add(e.owned());
                         bytes += wireSize(e);
                     }

@@ -227,12 +227,12 @@ final class HashTrees {
     }
 
     /**
-     * Folds a key's version (its hash; {@code present}: not none) into build {@code p}'s trees,
-     * by the replica sets of the view {@code p} is for. {@code keyHash}: {@link MerkleTree#keyHash}
-     * of the key.
+     * Folds a key's version (its hash; {@code present}: not none; its {@link HeldVersions#treeCopies})
+     * into build {@code p}'s trees, by the replica sets of the view {@code p} is for. {@code keyHash}:
+     * {@link MerkleTree#keyHash} of the key.
      */
-    static void fold(TreeBuild.Progress p, byte[] key, long keyHash, long hash, boolean present) {
-        int[] peers = p.shared.of(key);
+    static void fold(TreeBuild.Progress p, byte[] key, long keyHash, long hash, boolean present, int copies) {
+        int[] peers = p.shared.of(key, copies);
         if (peers.length == 0) return;
         int leaf = MerkleTree.leafOfHash(keyHash);
         for (int i : peers) {
@@ -453,15 +453,33 @@ final class HashTrees {
     /**
      * The key's version went from word {@code old} to word {@code now} (neither {@link
      * HeldVersions#UNKNOWN}); under its stripe and the read side. {@code keyHash}: {@link
-     * MerkleTree#keyHash} of the key.
+     * MerkleTree#keyHash} of the key. Each word is in the trees of the peers its copies give
+     * ({@link SharedPeers#of}): when the two differ, the old one leaves its peers' trees and the
+     * new one joins its own.
      */
     void changed(byte[] key, long keyHash, long old, long now) {
         versions.put(keyHash, now);
-        long delta = HeldVersions.hash(keyHash, old) ^ HeldVersions.hash(keyHash, now);
-        long count = (now == HeldVersions.NONE ? 0 : 1) - (old == HeldVersions.NONE ? 0 : 1);
-        if (delta == 0 && count == 0) return;
-        int[] peers = shared.of(key);
-        if (peers.length == 0) return;
+        long oldHash = HeldVersions.hash(keyHash, old);
+        long nowHash = HeldVersions.hash(keyHash, now);
+        int oldCopies = HeldVersions.copies(old);
+        int nowCopies = HeldVersions.copies(now);
+        if (old == HeldVersions.NONE || now == HeldVersions.NONE || oldCopies == nowCopies) {
+            int copies = old == HeldVersions.NONE ? nowCopies : oldCopies;
+            long count = (now == HeldVersions.NONE ? 0 : 1) - (old == HeldVersions.NONE ? 0 : 1);
+            if (oldHash != nowHash || count != 0) apply(key, keyHash, shared.of(key, copies), oldHash ^ nowHash, count);
+        } else {
+            apply(key, keyHash, shared.of(key, oldCopies), oldHash, -1);
+            apply(key, keyHash, shared.of(key, nowCopies), nowHash, 1);
+        }
+    }
+
+    /**
+     * XORs {@code delta} into the key's leaf and adds {@code count} to the key counts of {@code
+     * peers}' trees, live and building. A key the build has not passed is marked dirty even when
+     * no peer shares this version: the build's scan may have read a version that one does share,
+     * and the word it sets from that read must not outlive this write.
+     */
+    private void apply(byte[] key, long keyHash, int[] peers, long delta, long count) {
         int leaf = MerkleTree.leafOfHash(keyHash);
         if (live != null) {
             for (int i : peers) {

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * For each key, the version {@link HashTrees} hold for it, so that a tracked write learns what it
  * replaces without reading the store: an open-addressing table off the heap, keyed by the key's
  * 64-bit {@link MerkleTree#keyHash}, 16 bytes a key (the key hash, then a {@link #word} of the
- * version's timestamp and whether it hashes as a tombstone). It grows by doubling up to a byte
- * budget; past it, new keys are not added and their writes read the store as before.
+ * version's timestamp, whether it hashes as a tombstone and the copies its trees follow, {@link
+ * #copies}). It grows by doubling up to a byte budget; past it, new keys are not added and their
+ * writes read the store as before.
  *
  * <p>Invariants: (1) a key's word, when the table has one, is what the trees hold for that key:
  * {@link #NONE} for no version, {@link #UNKNOWN} when that could not be told (a failed read back),
@@ -50,7 +51,10 @@ final class HeldVersions {
         return Math.min(DEFAULT_BYTES, Runtime.getRuntime().maxMemory() / 8);
     }
 
+    /** A word: bit 63 "hashes as a tombstone", bits 54-61 the copies, bits 0-53 the timestamp + 1. */
     private static final long TOMBSTONE_BIT = Long.MIN_VALUE;
+    private static final int COPIES_SHIFT = 54;
+    private static final long TIMESTAMP_MASK = (1L << COPIES_SHIFT) - 1;
     private static final int SLOT_BYTES = 16;
     private static final int MIN_SLOTS = 1 << 12;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -94,23 +98,62 @@ final class HeldVersions {
     /** The word of a version by its stamp (null: none); {@link #UNKNOWN} for a timestamp it cannot hold. */
     static long word(Stamp s) {
         if (s == null) return NONE;
-        return word(s.timestamp(), s.tombstone() || s.expiry() != 0);
+        boolean tombstoneish = s.tombstone() || s.expiry() != 0;
+        return word(s.timestamp(), tombstoneish, treeCopies(tombstoneish, s.copies()));
     }
 
     /** The word of the version {@code e} (a value with an expiry hashes as a tombstone, as in {@link MerkleTree#hashOf}). */
     static long wordOf(Entry e) {
-        return word(e.timestamp(), e.isTombstone() || e.expiry() != 0);
+        return word(e.timestamp(), tombstoneish(e), treeCopies(e));
     }
 
-    /** The word of a version: {@code timestamp + 1} with the top bit for "hashes as a tombstone". */
+    /** Whether {@code e} hashes as a tombstone: it is one, or a value with an expiry, which becomes one in time. */
+    static boolean tombstoneish(Entry e) {
+        return e.isTombstone() || e.expiry() != 0;
+    }
+
+    /**
+     * The copies the trees keep {@code e} on ({@link ExchangePeers#holders}): what its write asked
+     * for, but 0 (the replication factor's) for a version that hashes as a tombstone. A value with
+     * an expiry reads as a tombstone of no recorded copies once it expires, so it must sit in the
+     * same trees before and after.
+     */
+    static int treeCopies(Entry e) {
+        return treeCopies(tombstoneish(e), e.copies());
+    }
+
+    /** {@link #treeCopies(Entry)} of the version a stamp stands for (null: none, 0). */
+    static int treeCopies(Stamp s) {
+        return s == null ? 0 : treeCopies(s.tombstone() || s.expiry() != 0, s.copies());
+    }
+
+    private static int treeCopies(boolean tombstoneish, int copies) {
+        return tombstoneish ? 0 : copies;
+    }
+
+    /** The word of a version that asked for no known copies. */
     static long word(long timestamp, boolean tombstoneish) {
-        if (timestamp < 0 || timestamp == Long.MAX_VALUE) return UNKNOWN;
-        return (timestamp + 1) | (tombstoneish ? TOMBSTONE_BIT : 0);
+        return word(timestamp, tombstoneish, 0);
+    }
+
+    /**
+     * The word of a version: {@code timestamp + 1}, its tree copies (0 to {@link Entry#MAX_COPIES})
+     * and the top bit for "hashes as a tombstone"; {@link #UNKNOWN} for a timestamp past 2^54 - 2
+     * (some 570 years of microseconds), which only the store can tell.
+     */
+    static long word(long timestamp, boolean tombstoneish, int copies) {
+        if (timestamp < 0 || timestamp >= TIMESTAMP_MASK) return UNKNOWN;
+        return (timestamp + 1) | (long) copies << COPIES_SHIFT | (tombstoneish ? TOMBSTONE_BIT : 0);
     }
 
     /** The timestamp of a version's word (not {@link #NONE}, {@link #UNKNOWN} or {@link #ABSENT}). */
     static long timestamp(long word) {
-        return (word & ~TOMBSTONE_BIT) - 1;
+        return (word & TIMESTAMP_MASK) - 1;
+    }
+
+    /** The tree copies of a version's word (0 for {@link #NONE}: not known). */
+    static int copies(long word) {
+        return (int) (word >>> COPIES_SHIFT) & 0xFF;
     }
 
     /**

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which of a view's peers share each key with this node ({@link ExchangePeers#shares}), by the
- * peers' index in the view, the order of the hash trees. Asked on every tracked write, so when
- * every replica set is the whole cluster (a replication factor of its size, the static
+ * Which of a view's peers share a version of a key with this node ({@link ExchangePeers#holders}),
+ * by the peers' index in the view, the order of the hash trees. Asked on every tracked write, so
+ * when a version's replica set is the whole cluster (a replication factor of its size, the static
  * cluster's default) the answer, every peer, is worked out once.
  */
 final class SharedPeers {
@@ -16,18 +16,13 @@ final class SharedPeers {
 
     final ExchangePeers view;
     private final Map<String, Integer> index = new HashMap<>();
-    /** Every peer's index when each key's replicas are every node, this one among them; else null. */
-    private final int[] forEveryKey;
+    /** The answer for a version on every node: every peer's index, or none when this node is not one. */
+    private final int[] every;
 
     SharedPeers(ExchangePeers view) {
         this.view = view;
         for (int i = 0; i < view.peers().size(); i++) index.put(view.peers().get(i), i);
-        int[] all = null;
-        if (view.replicas() >= view.placement().size()) {
-            all = indexes(view.holders(new byte[0])); // any key's: every node, or none
-            if (all.length == 0) all = null;
-        }
-        this.forEveryKey = all;
+        this.every = indexes(view.holders(new byte[0], view.placement().size())); // any key's: every node, or none
     }
 
     /** The peer's index, or -1 if it is not one of the view's peers. */
@@ -36,9 +31,13 @@ final class SharedPeers {
         return i == null ? -1 : i;
     }
 
-    /** The indexes of the peers that share {@code key} with this node: none unless it is a replica. */
-    int[] of(byte[] key) {
-        return forEveryKey != null ? forEveryKey : indexes(view.holders(key));
+    /**
+     * The indexes of the peers that share a version of {@code key} with tree copies {@code copies}
+     * ({@link HeldVersions#treeCopies}) with this node: none unless it is a replica.
+     */
+    int[] of(byte[] key, int copies) {
+        if (view.holderCount(copies) >= view.placement().size()) return every;
+        return indexes(view.holders(key, copies));
     }
 
     private int[] indexes(List<String> holders) {

@@ -120,6 +120,7 @@ final class TreeBuild {
         List<Long> keyHashes = new ArrayList<>();
         List<Long> hashes = new ArrayList<>();
         List<Long> words = new ArrayList<>();
+        List<Integer> copies = new ArrayList<>();
         byte[] next = null;
         long bytes = 0;
         try (CloseableIterator<Entry> it = t.inner.scan(from, null, ReadBudget.UNLIMITED)) {
@@ -130,6 +131,7 @@ final class TreeBuild {
                 keyHashes.add(keyHash);
                 hashes.add(MerkleTree.hashOf(keyHash, e));
                 words.add(HeldVersions.wordOf(e));
+                copies.add(HeldVersions.treeCopies(e));
                 bytes += AntiEntropy.wireSize(e);
                 if (keys.size() >= CHUNK_ENTRIES || bytes >= CHUNK_BYTES) {
                     if (it.hasNext()) next = Arrays.copyOf(e.key(), e.key().length + 1);
@@ -149,7 +151,7 @@ final class TreeBuild {
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
                 Stamp now = t.inner.stamp(key);
                 long keyHash = MerkleTree.keyHash(key);
-                HashTrees.fold(p, key, keyHash, MerkleTree.hashOf(keyHash, now), now != null);
+                HashTrees.fold(p, key, keyHash, MerkleTree.hashOf(keyHash, now), now != null, HeldVersions.treeCopies(now));
                 t.versions.grow();
                 t.versions.put(keyHash, HeldVersions.word(now));
             }
@@ -168,7 +170,7 @@ final class TreeBuild {
         for (int i = 0; i < keys.size(); i++) {
             byte[] key = keys.get(i);
             if (!dirty.isEmpty() && dirty.contains(ByteBuffer.wrap(key))) continue;
-            HashTrees.fold(p, key, keyHashes.get(i), hashes.get(i), true);
+            HashTrees.fold(p, key, keyHashes.get(i), hashes.get(i), true, copies.get(i));
         }
         return next;
     }

@@ -259,6 +259,56 @@ class AntiEntropyTest {
         assertThat(onB.size() + onC.size()).isEqualTo(aHolds);
     }
 
+    /**
+     * A version is kept on as many replicas as its write asked for, its {@code from}, not on the
+     * replication factor's: anti-entropy repairs a replica of those it missed and adds none. A
+     * newer version asking for fewer copies replaces an older one everywhere the older one is, so
+     * no replica keeps answering with it, and the trees then agree.
+     */
+    @Test
+    void aVersionStaysOnTheCopiesItsWriteAskedFor() throws Exception {
+        String[] urls = {"http://a", "http://b", "http://c"};
+        cluster(3, urls);
+        Placement placement = new Placement(List.of(urls));
+        for (int i = 0; i < 600; i++) {
+            byte[] key = b("key" + i);
+            int copies = 1 + i % 3;
+            // only the first replica took the write: the others of its copies missed it
+            String first = placement.replicas(key, 1).get(0);
+            stores.get(first).write(List.of(Entry.value(key, b("v" + i), 10).withCopies(copies)));
+        }
+        byte[] mixed = b("mixed");
+        for (String url : urls) stores.get(url).write(List.of(Entry.value(mixed, b("old"), 10).withCopies(3)));
+        String mixedFirst = placement.replicas(mixed, 1).get(0);
+        stores.get(mixedFirst).write(List.of(Entry.value(mixed, b("new"), 20).withCopies(1)));
+
+        for (int r = 0; r < 2; r++) for (String url : urls) nodes.get(url).round();
+
+        Map<String, Map<String, String>> held = new HashMap<>();
+        for (String url : urls) held.put(url, contents(url));
+        for (int i = 0; i < 600; i++) {
+            byte[] key = b("key" + i);
+            List<String> holders = placement.replicas(key, 1 + i % 3);
+            for (String url : urls) {
+                assertThat(held.get(url).containsKey("key" + i)).as("key%d (%d copies) on %s", i, 1 + i % 3, url)
+                        .isEqualTo(holders.contains(url));
+            }
+        }
+        for (String url : urls) assertThat(held.get(url)).as("on %s", url).containsEntry("mixed", "new@20");
+
+        Map<String, Long> leavesBefore = new HashMap<>();
+        for (String url : urls) leavesBefore.put(url, differingLeaves(url));
+        for (String url : urls) nodes.get(url).round();
+        for (String url : urls) {
+            assertThat(differingLeaves(url)).as("leaves %s found differing once every copy was in place", url)
+                    .isEqualTo(leavesBefore.get(url));
+        }
+    }
+
+    private long differingLeaves(String url) {
+        return nodes.get(url).counts().values().stream().mapToLong(c -> c.get("differingLeaves")).sum();
+    }
+
     @Test
     void onlyAnExchangeCompletedInFullMovesThePurgeHorizon() throws Exception {
         cluster(3, "http://a", "http://b", "http://c");

@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The trees kept on write equal the trees a fresh scan of the store builds: after random writes,
- * overwrites older and newer, deletes, values with an expiry (some expiring meanwhile) and batches
- * repeating a key; and after a build that ran while writers went on.
+ * overwrites older and newer, deletes, values with an expiry (some expiring meanwhile), versions
+ * asking for fewer or more copies than the replication factor (so that an overwrite moves a key
+ * between peers' trees) and batches repeating a key; and after a build that ran while writers went on.
  */
 class HashTreesTest {
     private static final List<String> NODES = List.of("http://a", "http://b", "http://c");
@@ -61,7 +62,7 @@ class HashTreesTest {
         try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
             while (it.hasNext()) {
                 Entry e = it.next();
-                if (view.shares(e.key(), peer)) t.add(e);
+                if (view.shares(e, peer)) t.add(e);
             }
         }
         return t;
@@ -71,7 +72,7 @@ class HashTreesTest {
         long n = 0;
         try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
             while (it.hasNext()) {
-                if (view.shares(it.next().key(), peer)) n++;
+                if (view.shares(it.next(), peer)) n++;
             }
         }
         return n;
@@ -95,9 +96,18 @@ class HashTreesTest {
         int kind = r.nextInt(10);
         long now = System.currentTimeMillis();
         if (kind < 2) return Entry.tombstone(key, ts);
-        if (kind == 2) return Entry.value(key, b("expired" + ts), ts, now - 1_000); // already expired
-        if (kind == 3) return Entry.value(key, b("expiring" + ts), ts, now + 50 + r.nextInt(300));
-        return Entry.value(key, b("v" + ts + "-" + r.nextInt(3)), ts);
+        if (kind == 2) return copied(Entry.value(key, b("expired" + ts), ts, now - 1_000)); // already expired
+        if (kind == 3) return copied(Entry.value(key, b("expiring" + ts), ts, now + 50 + r.nextInt(300)));
+        return copied(Entry.value(key, b("v" + ts + "-" + r.nextInt(3)), ts));
+    }
+
+    /**
+     * The value asking for 0 (not recorded: the replication factor's) to 4 (more than the nodes)
+     * copies, by its bytes: one timestamp and value is one write, which asks for one number of
+     * copies, so that two versions of a key differ in their copies only if they differ otherwise.
+     */
+    private static Entry copied(Entry value) {
+        return value.withCopies(Math.floorMod(java.util.Arrays.hashCode(value.value()), 5));
     }
 
     @Test

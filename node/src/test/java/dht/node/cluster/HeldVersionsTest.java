@@ -18,13 +18,21 @@ class HeldVersionsTest {
         long now = System.currentTimeMillis();
         Entry[] versions = {
             Entry.value(key, b("v"), 42), Entry.tombstone(key, 42), Entry.value(key, b("v"), 42, now + 60_000),
-            Entry.value(key, b("v"), 0), Entry.tombstone(key, Long.MAX_VALUE - 1),
+            Entry.value(key, b("v"), 0), Entry.tombstone(key, (1L << 54) - 2),
+            Entry.value(key, b("v"), 42).withCopies(1), Entry.value(key, b("v"), (1L << 54) - 2).withCopies(Entry.MAX_COPIES),
+            Entry.value(key, b("v"), 42, now + 60_000).withCopies(2),
         };
         for (Entry e : versions) {
             long w = HeldVersions.word(Stamp.of(e));
             assertThat(HeldVersions.hash(MerkleTree.keyHash(key), w)).as("%s", e).isEqualTo(MerkleTree.hashOf(e));
             assertThat(HeldVersions.timestamp(w)).isEqualTo(e.timestamp());
+            assertThat(HeldVersions.copies(w)).as("%s: its tree copies", e).isEqualTo(HeldVersions.treeCopies(e));
+            assertThat(HeldVersions.wordOf(e)).as("%s: by entry and by stamp", e).isEqualTo(w);
         }
+        assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42).withCopies(3))).isEqualTo(3);
+        assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42, now + 60_000).withCopies(3)))
+                .as("a value that expires sits where its tombstone will").isZero();
+        assertThat(HeldVersions.word((1L << 54) - 1, false)).as("past what a word holds").isEqualTo(HeldVersions.UNKNOWN);
         assertThat(HeldVersions.word(null)).isEqualTo(HeldVersions.NONE);
         assertThat(HeldVersions.hash(MerkleTree.keyHash(key), HeldVersions.NONE)).isZero();
         assertThat(HeldVersions.word(Long.MAX_VALUE, false)).isEqualTo(HeldVersions.UNKNOWN);
