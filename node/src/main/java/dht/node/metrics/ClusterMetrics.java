@@ -4,6 +4,10 @@ import dht.node.cluster.ClusterView;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,12 +24,6 @@ final class ClusterMetrics {
         Snapshot<Map<String, Long>> counts = new Snapshot<>(view::repair);
         Gauge.builder("cluster.members", view, v -> v.nodes().size())
                 .description("Members of the cluster, this node included").register(registry);
-        for (String peer : view.nodes()) {
-            if (peer.equals(view.self())) continue;
-            Gauge.builder("peer.up", view, v -> Boolean.TRUE.equals(v.peersUp().get(peer)) ? 1 : 0)
-                    .description("1 while this node's failure detector believes the peer up, else 0")
-                    .tag("peer", peer).register(registry);
-        }
         counter(registry, counts, "read.repairs", "sent", "readRepairsSent", "Read repairs by outcome");
         counter(registry, counts, "read.repairs", "failed", "readRepairsFailed", "Read repairs by outcome");
         counter(registry, counts, "hints.stored", null, "hintsHeld", "Hinted writes kept for a peer that missed them");
@@ -38,6 +36,37 @@ final class ClusterMetrics {
         counter(registry, counts, "full.repairs", "sent", "fullRepairsSent", "Full repair writes by outcome");
         counter(registry, counts, "full.repairs", "failed", "fullRepairsFailed", "Full repair writes by outcome");
         return java.util.List.of(view, counts);
+    }
+
+    /**
+     * {@code dht_peer_up}, one row per peer of the current membership: the peers change with joins,
+     * leaves and removals, so the rows are set again before a scrape whenever the members changed
+     * (a member that left is no longer shown as down, one that joined is shown).
+     */
+    static final class PeerUp {
+        private final ClusterView view;
+        private final MultiGauge gauge;
+        private List<String> shown = List.of();
+
+        PeerUp(MeterRegistry registry, ClusterView view) {
+            this.view = view;
+            this.gauge = MultiGauge.builder("peer.up")
+                    .description("1 while this node's failure detector believes the peer up, else 0").register(registry);
+            refresh();
+        }
+
+        /** Sets the rows to the current members but this node, if they changed. */
+        synchronized void refresh() {
+            List<String> peers = view.nodes().stream().filter(n -> !n.equals(view.self())).toList();
+            if (peers.equals(shown)) return;
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            for (String peer : peers) {
+                rows.add(MultiGauge.Row.of(Tags.of("peer", peer), view,
+                        v -> Boolean.TRUE.equals(v.peersUp().get(peer)) ? 1 : 0));
+            }
+            gauge.register(rows, true);
+            shown = peers;
+        }
     }
 
     private static void counter(MeterRegistry registry, Snapshot<Map<String, Long>> counts, String name, String outcome,

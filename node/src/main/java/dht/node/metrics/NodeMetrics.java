@@ -39,6 +39,8 @@ public final class NodeMetrics implements AutoCloseable {
     private final JvmGcMetrics gc;
     /** What the gauges and function counters read: Micrometer refers to it weakly, this keeps it. */
     private final List<Object> read = new ArrayList<>();
+    /** Rows that follow the membership, set again before each scrape. Null until {@link #bind}. */
+    private volatile ClusterMetrics.PeerUp peerUp;
 
     public NodeMetrics() {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -75,6 +77,7 @@ public final class NodeMetrics implements AutoCloseable {
     public void bind(Store store, Admission admission, ClusterView view) {
         read.add(StorageMetrics.bind(registry, store));
         read.add(ClusterMetrics.bind(registry, view));
+        peerUp = new ClusterMetrics.PeerUp(registry, view);
         read.add(admission);
         Gauge.builder("requests.in.flight", admission, Admission::inFlight)
                 .description("Requests holding an admission permit").register(registry);
@@ -94,6 +97,8 @@ public final class NodeMetrics implements AutoCloseable {
 
     /** The Prometheus text exposition of every meter. */
     public String scrape() {
+        ClusterMetrics.PeerUp p = peerUp;
+        if (p != null) p.refresh();
         return registry.scrape();
     }
 

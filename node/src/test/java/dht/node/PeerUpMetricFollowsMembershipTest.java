@@ -1,0 +1,68 @@
+package dht.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.testkit.TestPorts;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dht_peer_up} has a row for each peer of the current membership: a node that joins gets
+ * one (and reads 1 once seen up), a node that leaves loses it rather than reading 0 for ever. The
+ * rows were fixed at start: a joiner was never shown, and a member that left stayed "down".
+ */
+class PeerUpMetricFollowsMembershipTest {
+    @TempDir
+    Path dir;
+    final InProcessMembers cluster = new InProcessMembers(2);
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    private String peerUp(String url, String peer) throws Exception {
+        String metrics = cluster.send(url, "GET", "/metrics", null).body();
+        String row = "dht_peer_up{peer=\"" + peer + "\"} ";
+        int at = metrics.indexOf(row);
+        return at < 0 ? null : metrics.substring(at + row.length(), metrics.indexOf('\n', at)).trim();
+    }
+
+    private String peerUpAfter(Duration wait, String url, String peer, String expected) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        String v = peerUp(url, peer);
+        while (!java.util.Objects.equals(v, expected) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            v = peerUp(url, peer);
+        }
+        return v;
+    }
+
+    @Test
+    void aJoinerGetsARowAndALeaverLosesIt() throws Exception {
+        List<String> urls = cluster.urls;
+        cluster.startAll(i -> InProcessNodeConfigs.of(cluster.ports.get(i), dir.resolve("n" + i), urls, 2, null));
+        String first = urls.getFirst();
+        assertThat(peerUpAfter(Duration.ofSeconds(10), first, urls.get(1), "1.0")).isEqualTo("1.0");
+
+        int port = TestPorts.free();
+        String joiner = "http://localhost:" + port;
+        cluster.nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, first)));
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!cluster.send(joiner, "GET", "/v0/status", null).body().contains("\"joining\":[]") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(peerUpAfter(Duration.ofSeconds(10), first, joiner, "1.0")).as("the joiner's row").isEqualTo("1.0");
+        assertThat(peerUp(joiner, first)).as("the joiner's own rows").isNotNull();
+
+        HttpResponse<String> left = cluster.send(joiner, "POST", "/internal/v0/membership?op=leave&url=" + joiner, "");
+        assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
+        assertThat(peerUpAfter(Duration.ofSeconds(10), first, joiner, null)).as("the row of a node that left").isNull();
+        assertThat(peerUp(first, urls.get(1))).isEqualTo("1.0");
+    }
+}
