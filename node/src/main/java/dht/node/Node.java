@@ -214,7 +214,8 @@ public final class Node implements AutoCloseable {
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, joinSenders, status,
                     profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
-            routes.put("/ui", new UiRoute());
+            dht.node.cluster.ClusterView view = cluster.view();
+            routes.put("/ui", new UiRoute(view.self(), () -> membersUp(view)));
             Router router = new Router(routes, metrics.requests(), config.clusterSecret());
             boolean writeRuns = cluster.writesOfOnePassInOrder();
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
@@ -422,6 +423,14 @@ public final class Node implements AutoCloseable {
 
     private interface Closer {
         void close() throws Exception;
+    }
+
+    /** The members in order, each with whether this node sees it up (itself: up), for the status page. */
+    private static Map<String, Boolean> membersUp(dht.node.cluster.ClusterView view) {
+        Map<String, Boolean> up = new java.util.LinkedHashMap<>();
+        Map<String, Boolean> peers = view.peersUp();
+        for (String n : view.nodes()) up.put(n, n.equals(view.self()) || Boolean.TRUE.equals(peers.get(n)));
+        return up;
     }
 
     private static void closeQuietly(Closer closer, String what) {

@@ -6,25 +6,61 @@ import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /ui}: the status page for people, one self-contained HTML file (its script and style
  * inline) read once from this module's resources; nothing is loaded from elsewhere. The page polls
- * this node's {@code /v0/status} and {@code /metrics} itself. Like those, it needs no admission
- * permit or token.
+ * this node's {@code /v0/status} and {@code /metrics} itself; as sent, it already lists every
+ * member with "up" or "down", as this node sees it then, so that a client without a script engine
+ * (curl, a health check, a text browser) reads them too. Like those, it needs no admission permit
+ * or token.
  */
 public final class UiRoute implements Route {
     private static final String RESOURCE = "/dht/node/ui/index.html";
+    /** Where the page's member rows and this node's URL go, as the resource has them. */
+    private static final String ROWS = "<tbody></tbody>";
+    private static final String SELF = "<span id=\"self\">…</span>";
 
-    private final byte[] page;
+    private final String page;
+    private final String self;
+    private final Supplier<Map<String, Boolean>> members;
 
-    public UiRoute() {
+    /**
+     * @param self    this node's URL
+     * @param members the members in the page's order, each with whether this node sees it up
+     *                (itself: up), read at each request
+     */
+    public UiRoute(String self, Supplier<Map<String, Boolean>> members) {
         try (InputStream in = UiRoute.class.getResourceAsStream(RESOURCE)) {
             if (in == null) throw new IllegalStateException("missing resource " + RESOURCE);
-            this.page = in.readAllBytes();
+            this.page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        if (!page.contains(ROWS) || !page.contains(SELF)) throw new IllegalStateException(RESOURCE + " lacks its placeholders");
+        this.self = self;
+        this.members = members;
+    }
+
+    /** The page with this node's URL and a row per member, as the script would first draw them. */
+    String render() {
+        StringBuilder rows = new StringBuilder("<tbody>\n");
+        for (Map.Entry<String, Boolean> m : members.get().entrySet()) {
+            String state = m.getValue() ? "up" : "down";
+            rows.append("  <tr").append(m.getKey().equals(self) ? " class=\"self\"" : "").append("><td>")
+                    .append(escape(m.getKey())).append("</td><td class=\"state ").append(state).append("\">")
+                    .append(state).append("</td><td class=\"num rate\">–</td><td class=\"num p99\">–</td>")
+                    .append("<td class=\"num storage\">–</td><td class=\"num hints\">–</td></tr>\n");
+        }
+        rows.append("  </tbody>");
+        return page.replace(SELF, "<span id=\"self\">" + escape(self) + "</span>").replace(ROWS, rows);
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     @Override
@@ -34,7 +70,7 @@ public final class UiRoute implements Route {
             slot.respond(Responses.methodNotAllowed("GET, HEAD"));
             return;
         }
-        FullHttpResponse r = Responses.html(page);
+        FullHttpResponse r = Responses.html(render().getBytes(StandardCharsets.UTF_8));
         r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
         slot.respond(r);
     }
