@@ -60,7 +60,7 @@ final class RepairCommand implements Callable<Integer> {
     Integer from;
 
     @Option(names = "--from", paramLabel = "F",
-            description = "Copies every key should have: its first F replicas (default: the cluster size). "
+            description = "Copies every key should have: its first F replicas (default: the cluster's replication factor). "
                     + "A key written with a smaller from is brought up to F copies.")
     void from(int f) {
         if (f < 1) throw new ParameterException(spec.commandLine(), "--from must be at least 1");
@@ -127,7 +127,8 @@ final class RepairCommand implements Callable<Integer> {
             err.println("dht repair: no cluster in the status of " + base);
             return 1;
         }
-        int f = from == null ? nodes.size() : from;
+        long replicationFactor = number(status.body(), "replicationFactor"); // -1 from a node too old to say
+        int f = from != null ? from : replicationFactor > 0 ? (int) Math.min(replicationFactor, nodes.size()) : nodes.size();
         if (f > nodes.size()) {
             // known only once the cluster is: still bad usage, said by Main.badUsage like the rest
             throw new ParameterException(spec.commandLine(), "--from " + f + " is larger than the cluster ("
