@@ -116,6 +116,12 @@ public final class MembershipState {
         log.info("membership version {} -> {}: members {}{}{}, replication factor {}", before.version(), next.version(),
                 next.members(), next.joining().isEmpty() ? "" : ", joining " + next.joining(),
                 next.leaving().isEmpty() ? "" : ", leaving " + next.leaving(), next.replicationFactor());
+        if (before.all().contains(self) && !before.leaving().contains(self) && !next.all().contains(self)) {
+            log.warn("this node ({}) is not in the cluster any more as of membership version {}: it was {} while the "
+                    + "others could not reach it; it holds no replica and its data here is not read; stop it (to join "
+                    + "again, start it with an empty --data)", self, next.version(),
+                    before.joining().contains(self) ? "joining, and its join was called off" : "removed");
+        }
         // Listeners hear versions in order, each at most once: two versions applied at once on two
         // threads (a commit and a pull) must not reach them newest first.
         synchronized (notifying) {
