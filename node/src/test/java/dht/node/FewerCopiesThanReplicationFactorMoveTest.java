@@ -55,10 +55,7 @@ class FewerCopiesThanReplicationFactorMoveTest {
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
         cluster.nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, urls.getFirst())));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!cluster.send(joiner, "GET", "/v0/status", null).body().contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
+        assertThat(cluster.statusOnceJoined(Duration.ofSeconds(60), joiner)).contains("\"joining\":[]");
         List<String> four = new ArrayList<>(urls);
         four.add(joiner);
         assertEveryKeyReadsWithOneCopy(four);

@@ -62,6 +62,17 @@ final class InProcessMembers implements AutoCloseable {
         return Long.parseLong(m.group(1));
     }
 
+    /** {@code url}'s {@code /v0/status} once it shows no node joining, or after {@code wait} if it never does. */
+    String statusOnceJoined(Duration wait, String url) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        String status = send(url, "GET", "/v0/status", null).body();
+        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            status = send(url, "GET", "/v0/status", null).body();
+        }
+        return status;
+    }
+
     /** Asks {@code via} to remove {@code dead} until it does (its failure detector must see it down first), for 20 s. */
     HttpResponse<String> removeOnceDown(String via, String dead) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -67,11 +67,7 @@ class JoinCalledOffTest {
         int next = TestPorts.free();
         String joining = "http://localhost:" + next;
         joiner(next, "next");
-        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!cluster.send(joining, "GET", "/v0/status", null).body().contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
-        assertThat(cluster.send(joining, "GET", "/v0/status", null).body()).as("the next join, done")
+        assertThat(cluster.statusOnceJoined(Duration.ofSeconds(60), joining)).as("the next join, done")
                 .contains("\"membershipVersion\":5", "\"joining\":[]", joining);
     }
 }

@@ -53,10 +53,7 @@ class PeerUpMetricFollowsMembershipTest {
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
         cluster.nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("joiner"), List.of(joiner), 0, first)));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!cluster.send(joiner, "GET", "/v0/status", null).body().contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
+        assertThat(cluster.statusOnceJoined(Duration.ofSeconds(60), joiner)).contains("\"joining\":[]");
         assertThat(peerUpAfter(Duration.ofSeconds(10), first, joiner, "1.0")).as("the joiner's row").isEqualTo("1.0");
         assertThat(peerUp(joiner, first)).as("the joiner's own rows").isNotNull();
 

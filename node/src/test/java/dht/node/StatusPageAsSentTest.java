@@ -2,14 +2,9 @@ package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dht.testkit.TestPorts;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,17 +23,15 @@ class StatusPageAsSentTest {
 
     @TempDir
     Path dir;
-    final List<Node> nodes = new ArrayList<>();
-    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    final InProcessMembers cluster = new InProcessMembers(3);
 
     @AfterEach
     void stop() {
-        for (Node n : nodes) n.close();
+        cluster.close();
     }
 
     private String page(String url) throws Exception {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/ui")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = cluster.send(url, "GET", "/ui", null);
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("content-type")).hasValue("text/html; charset=utf-8");
         return r.body();
@@ -52,33 +45,31 @@ class StatusPageAsSentTest {
         return "missing";
     }
 
+    /** {@code url}'s page once it shows {@code member} in {@code expected} state, or after 10 s. */
+    private String pageShowing(String url, String member, String expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        String html = page(url);
+        while (!state(html, member).equals(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            html = page(url);
+        }
+        return html;
+    }
+
     @Test
     void namesEveryMemberUpOrDownWithoutAScript() throws Exception {
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
-        for (int i = 0; i < 3; i++) {
-            nodes.add(Node.start(TestNode.inCluster(NodeConfig.single(ports.get(i), dir.resolve("n" + i)), urls)));
-        }
+        List<String> urls = cluster.urls;
+        cluster.startAll(i -> TestNode.inCluster(NodeConfig.single(cluster.ports.get(i), dir.resolve("n" + i)), urls));
         String first = urls.getFirst();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        for (String url : urls) pageShowing(first, url, "up");
         String html = page(first);
-        while (!allUp(html, urls) && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            html = page(first);
-        }
         assertThat(html).contains("<span id=\"self\">" + first + "</span>");
         for (String url : urls) assertThat(state(html, url)).as("%s in %s", url, html).isEqualTo("up");
 
-        nodes.get(2).close();
-        deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!state(page(first), urls.get(2)).equals("down") && System.nanoTime() < deadline) Thread.sleep(200);
-        html = page(first);
+        cluster.nodes.get(2).close();
+        html = pageShowing(first, urls.get(2), "down");
         assertThat(state(html, urls.get(2))).as("the stopped member").isEqualTo("down");
         assertThat(state(html, urls.get(1))).isEqualTo("up");
         assertThat(state(html, first)).as("this node").isEqualTo("up");
-    }
-
-    private static boolean allUp(String html, List<String> urls) {
-        return urls.stream().allMatch(u -> state(html, u).equals("up"));
     }
 }
