@@ -37,6 +37,7 @@ final class ClusterSecretFile {
 
     static ClusterSecret read(Path file) throws Refused {
         try {
+            if (Files.isDirectory(file)) throw new Refused("--cluster-secret-file " + file + " is a directory, not a file");
             if (!Files.isRegularFile(file)) throw new Refused("--cluster-secret-file " + file + ": no such file");
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
             if (perms.stream().anyMatch(OPEN::contains)) {

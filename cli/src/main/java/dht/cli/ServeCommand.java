@@ -408,6 +408,9 @@ public final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--replication-factor is the cluster's, fixed when it was created: a joining node takes it");
         }
         String url = normalize(join);
+        if (url.equals(nodes.getFirst())) {
+            throw new IllegalArgumentException("--join " + url + " is this node's own URL: join through a member of the running cluster");
+        }
         String scheme = nodes.getFirst().substring(0, nodes.getFirst().indexOf("://") + 3);
         if (!url.startsWith(scheme)) {
             throw new IllegalArgumentException("--join " + url + " must be " + scheme + "..., as this node's own URL");

@@ -1,0 +1,39 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two start-up refusals that say what is wrong: {@code --join} naming the node's own URL (it used
+ * to wait for an answer from itself and time out), and a directory given as the cluster secret
+ * file (it used to say "no such file").
+ */
+class JoinAndSecretOptionsTest {
+    @TempDir
+    Path dir;
+
+    private static ServeCommand parsed(String... args) {
+        ServeCommand c = new ServeCommand();
+        new picocli.CommandLine(c).parseArgs(args);
+        return c;
+    }
+
+    @Test
+    void joiningThroughItselfIsRefused() {
+        assertThatThrownBy(parsed("--self", "http://a:1", "--join", "http://a:1/")::config)
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("this node's own URL");
+        assertThat(parsed("--self", "http://a:1", "--join", "http://b:2").config().join()).isEqualTo("http://b:2");
+    }
+
+    @Test
+    void aDirectoryIsNoSecretFile() {
+        assertThatThrownBy(() -> ClusterSecretFile.read(dir)).isInstanceOf(ClusterSecretFile.Refused.class)
+                .hasMessageContaining("is a directory");
+        assertThatThrownBy(() -> ClusterSecretFile.read(dir.resolve("absent")))
+                .isInstanceOf(ClusterSecretFile.Refused.class).hasMessageContaining("no such file");
+    }
+}
