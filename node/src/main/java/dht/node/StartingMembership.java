@@ -26,8 +26,9 @@ final class StartingMembership {
         if (kept.version() == 1 && config.cluster().size() > 1) return flags;
         if (!kept.all().contains(config.self())) {
             throw new IOException("its membership (version " + kept.version() + ", members " + kept.members()
-                    + ") does not list " + config.self() + ": the node left the cluster or was removed; start it "
-                    + "on an empty data directory with --join to add it again");
+                    + ") does not list " + config.self() + ": either the node left the cluster or was removed (start it "
+                    + "on an empty data directory with --join to add it again), or this directory is another node's "
+                    + "(started with another --port or --self: start it with that one)");
         }
         return kept;
     }
