@@ -320,9 +320,9 @@ public final class AntiEntropy implements AutoCloseable {
     /**
      * Compares the peer's page with this node's entries in the same key range and leaves: writes
      * here what the peer has newer or alone, pushes there what this node has newer or alone. Each
-     * side sends the versions it shares with the other by their copies ({@link ExchangePeers#shares}),
-     * but a newer version replaces an older one the peer holds even if not shared: the two sides
-     * disagree on the key's copies only because one of them missed the newer write.
+     * side sends the versions it shares with the other by their copies ({@link ExchangePeers#shares});
+     * an older version the peer holds of a newer one not shared is shadowed ({@link
+     * ExchangePeers#replacing}): the peer missed a write that asked for fewer copies.
      */
     private void reconcile(ExchangePeers view, String peer, BitSet leaves, byte[] start, TreePage page, ExchangeCounts c)
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
@@ -357,7 +357,7 @@ public final class AntiEntropy implements AutoCloseable {
                 j++;
             } else {
                 if (t.supersedes(m)) writes.add(local.write(t, () -> null));
-                else if (m.supersedes(t)) push.add(m);
+                else if (m.supersedes(t)) push.add(view.replacing(m, peer));
                 i++;
                 j++;
             }

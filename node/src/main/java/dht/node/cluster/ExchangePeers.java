@@ -29,6 +29,19 @@ record ExchangePeers(long version, String self, List<String> peers, Placement pl
         return r.contains(self) ? r : List.of();
     }
 
+    /**
+     * What to send {@code peer}, which holds an older version of {@code newer}'s key, so that it no
+     * longer answers with it: {@code newer} itself when the two share it or it is a tombstone; else
+     * a tombstone just older than it (at timestamp 0, which has none older, itself). A value sent where its copies do not
+     * place it would sit outside every tree, and a later write with as few copies would leave it
+     * stale for good, or a delete that does not reach it would let it come back; the tombstone
+     * shadows the older version and is forgotten after the grace, like any other.
+     */
+    Entry replacing(Entry newer, String peer) {
+        if (newer.isTombstone() || shares(newer, peer)) return newer;
+        return newer.timestamp() > 0 ? Entry.tombstone(newer.key(), newer.timestamp() - 1) : newer;
+    }
+
     /** Whether this node and {@code peer} both replicate the version {@code e}. */
     boolean shares(Entry e, String peer) {
         return holders(e.key(), HeldVersions.treeCopies(e)).contains(peer);
