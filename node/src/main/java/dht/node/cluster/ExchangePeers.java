@@ -32,10 +32,10 @@ record ExchangePeers(long version, String self, List<String> peers, Placement pl
     /**
      * What to send {@code peer}, which holds an older version of {@code newer}'s key, so that it no
      * longer answers with it: {@code newer} itself when the two share it or it is a tombstone; else
-     * a tombstone just older than it (at timestamp 0, which has none older, itself). A value sent where its copies do not
-     * place it would sit outside every tree, and a later write with as few copies would leave it
-     * stale for good, or a delete that does not reach it would let it come back; the tombstone
-     * shadows the older version and is forgotten after the grace, like any other.
+     * a tombstone just older than it (at timestamp 0, which has none older, itself). A value sent
+     * where its copies do not place it would sit outside every tree, and a later write with as few
+     * copies would leave it stale for good, or a delete that does not reach it would let it come
+     * back; the tombstone shadows the older version and is forgotten after the grace, like any other.
      */
     Entry replacing(Entry newer, String peer) {
         if (newer.isTombstone() || shares(newer, peer)) return newer;

@@ -452,10 +452,9 @@ final class HashTrees {
 
     /**
      * The key's version went from word {@code old} to word {@code now} (neither {@link
-     * HeldVersions#UNKNOWN}); under its stripe and the read side. {@code keyHash}: {@link
-     * MerkleTree#keyHash} of the key. Each word is in the trees of the peers its copies give
-     * ({@link SharedPeers#of}): when the two differ, the old one leaves its peers' trees and the
-     * new one joins its own.
+     * HeldVersions#UNKNOWN}; {@code keyHash}: its {@link MerkleTree#keyHash}), under its stripe and
+     * the read side. Each word sits in the trees of the peers its copies give ({@link
+     * SharedPeers#of}): when they differ, the old one leaves its peers' trees, the new one joins its own.
      */
     void changed(byte[] key, long keyHash, long old, long now) {
         versions.put(keyHash, now);
