@@ -16,17 +16,11 @@ class JoinAndSecretOptionsTest {
     @TempDir
     Path dir;
 
-    private static ServeCommand parsed(String... args) {
-        ServeCommand c = new ServeCommand();
-        new picocli.CommandLine(c).parseArgs(args);
-        return c;
-    }
-
     @Test
     void joiningThroughItselfIsRefused() {
-        assertThatThrownBy(parsed("--self", "http://a:1", "--join", "http://a:1/")::config)
+        assertThatThrownBy(ServeArgs.parsed("--self", "http://a:1", "--join", "http://a:1/")::config)
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("this node's own URL");
-        assertThat(parsed("--self", "http://a:1", "--join", "http://b:2").config().join()).isEqualTo("http://b:2");
+        assertThat(ServeArgs.parsed("--self", "http://a:1", "--join", "http://b:2").config().join()).isEqualTo("http://b:2");
     }
 
     @Test

@@ -14,12 +14,6 @@ class TlsProviderOptionTest {
     @TempDir
     Path dir;
 
-    private static ServeCommand parsed(String... args) {
-        ServeCommand c = new ServeCommand();
-        new picocli.CommandLine(c).parseArgs(args);
-        return c;
-    }
-
     /** A self-signed certificate for localhost and its PKCS#8 key, made with openssl. */
     private String[] tlsArgs(String... more) throws Exception {
         Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key",
@@ -35,24 +29,24 @@ class TlsProviderOptionTest {
 
     @Test
     void withoutTheFlagTheProviderIsAuto() throws Exception {
-        assertThat(parsed(tlsArgs()).config().tls().provider()).isEqualTo(TlsProvider.AUTO);
+        assertThat(ServeArgs.parsed(tlsArgs()).config().tls().provider()).isEqualTo(TlsProvider.AUTO);
     }
 
     @Test
     void theJdkEngineCanBeChosen() throws Exception {
-        assertThat(parsed(tlsArgs("--tls-provider", "jdk")).config().tls().provider()).isEqualTo(TlsProvider.JDK);
+        assertThat(ServeArgs.parsed(tlsArgs("--tls-provider", "jdk")).config().tls().provider()).isEqualTo(TlsProvider.JDK);
     }
 
     @Test
     void anUnknownEngineIsRefused() throws Exception {
-        ServeCommand c = parsed(tlsArgs("--tls-provider", "rustls"));
+        ServeCommand c = ServeArgs.parsed(tlsArgs("--tls-provider", "rustls"));
         assertThatThrownBy(c::config).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--tls-provider must be auto, openssl or jdk");
     }
 
     @Test
     void theFlagWithoutTlsIsRefused() {
-        ServeCommand c = parsed("--self", "http://localhost:1", "--tls-provider", "jdk");
+        ServeCommand c = ServeArgs.parsed("--self", "http://localhost:1", "--tls-provider", "jdk");
         assertThatThrownBy(c::config).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--tls-provider needs --tls-cert");
     }
