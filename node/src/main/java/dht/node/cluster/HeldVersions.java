@@ -98,8 +98,7 @@ final class HeldVersions {
     /** The word of a version by its stamp (null: none); {@link #UNKNOWN} for a timestamp it cannot hold. */
     static long word(Stamp s) {
         if (s == null) return NONE;
-        boolean tombstoneish = s.tombstone() || s.expiry() != 0;
-        return word(s.timestamp(), tombstoneish, treeCopies(tombstoneish, s.copies()));
+        return word(s.timestamp(), s.tombstone() || s.expiry() != 0, treeCopies(s));
     }
 
     /** The word of the version {@code e} (a value with an expiry hashes as a tombstone, as in {@link MerkleTree#hashOf}). */
