@@ -90,7 +90,7 @@ class ClusterAddProcessTest {
         }
     }
 
-    /** A join the cluster refuses (a member is down, so not every member can agree): exit 1 with the reason, nothing left behind. */
+    /** A join the cluster refuses (one of two members is down: no majority can agree): exit 1 with the reason, nothing left behind. */
     @Test
     void aRefusedAddLeavesNeitherRecordNorDirectoryAndTheClusterGoesOn() throws Exception {
         int base = TestPorts.run(3);

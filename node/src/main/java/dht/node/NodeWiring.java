@@ -170,12 +170,18 @@ final class NodeWiring {
      * it asked for: its answer was lost (the member did not answer in time, or this node stopped
      * first and starts again), but the member has it.
      */
-    private static boolean agreedAfterAll(NodeConfig config, MembershipClient calls, Membership expected) {
+    private static Membership agreedAfterAll(NodeConfig config, MembershipClient calls, Membership expected) {
         try {
-            return membershipOf(config, calls).equals(expected);
+            Membership theirs = membershipOf(config, calls);
+            return sameJoin(theirs, expected) ? theirs : null;
         } catch (JoinRefusedException e) {
-            return false;
+            return null;
         }
+    }
+
+    /** Whether {@code agreed} is the version {@code started} stands for, with the laggards its agreement recorded. */
+    private static boolean sameJoin(Membership agreed, Membership started) {
+        return agreed.equals(started.withLaggards(agreed.laggards()));
     }
 
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
@@ -288,21 +294,23 @@ final class NodeWiring {
                     // No answer in time: the member may have agreed all the same (it probes this
                     // node and prepares every member first), or may still. Agreed: go on. Not yet:
                     // the mark stays, for a start again to find out. A refusal changed nothing.
-                    if (!agreedAfterAll(config, membershipCalls, starting)) {
+                    agreed = agreedAfterAll(config, membershipCalls, starting);
+                    if (agreed == null) {
                         if (!e.getMessage().startsWith(config.join() + " did not answer")) Files.deleteIfExists(asked);
                         throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
                     }
-                    agreed = starting;
                 } catch (JoinRefusedException e) {
                     Files.deleteIfExists(asked);
                     throw e;
                 }
-                if (!agreed.equals(starting)) {
+                if (!sameJoin(agreed, starting)) {
                     throw new JoinRefusedException(config.join() + " agreed on membership version " + agreed.version()
                             + " (members " + agreed.members() + ", joining " + agreed.joining() + "), not the version "
                             + config.self() + " started on; start it again with --join to go on with that join");
                 }
                 membershipFile.write(agreed);
+                // A member down when it was agreed is its laggard: this node ends the join, and must know.
+                cluster.membership().recordLaggards(agreed);
                 Files.deleteIfExists(asked);
                 rebalancer.start();
             }

@@ -26,12 +26,11 @@ import org.slf4j.LoggerFactory;
  * reaches it later: every node asks its peers for their version every {@link #SYNC_MILLIS} and
  * takes a newer one.
  *
- * <p>A leave, a removal and a join's end may go on with one member down: a majority prepared, the
- * version records the one that did not (its laggard), and no other change is agreed until it has
- * caught up ({@code change} states the invariant). This is not consensus: a join's start needs
- * every member up,
- * and a coordinator that dies between the phases leaves the prepared nodes locked until the lease
- * ends (docs/design.md, "Membership").
+ * <p>Every change may go on with one member down: a majority prepared, the version records the one
+ * that did not (its laggard), and no other change is agreed until it has caught up ({@code change}
+ * states the invariant). Not a join with one copy of each key, which would wait for the member
+ * ({@link JoinReceiver}). This is not consensus: a coordinator that dies between the phases leaves
+ * the prepared nodes locked until the lease ends (docs/design.md, "Membership").
  */
 public final class MembershipChanges {
     private static final Logger log = LoggerFactory.getLogger(MembershipChanges.class);
@@ -151,7 +150,9 @@ public final class MembershipChanges {
                         + ", not the version its join would agree on");
             }
         }
-        return change("join of " + url, Missing.NONE, cur -> {
+        // One copy of each key: only the member holds its keys, and the join would wait for it.
+        Missing missing = state.current().replicationFactor() >= 2 ? Missing.ONE_NEW : Missing.NONE;
+        return change("join of " + url, missing, cur -> {
             refuseJoin(cur, url, expect);
             return cur.withJoining(url);
         });
@@ -170,8 +171,8 @@ public final class MembershipChanges {
     /** {@code url}'s data has arrived: it becomes a member that serves reads. Repeating it is harmless. */
     public Membership joined(String url) throws MembershipChangeException {
         // One member may miss it: one down for good mid-join, whose keys the others sent instead
-        // (JoinReceiver), is then this version's laggard, and can be removed.
-        return change("end of the join of " + url, Missing.ONE_NEW, cur -> {
+        // (JoinReceiver), is then this version's laggard, and can be removed; the start's laggard too.
+        return change("end of the join of " + url, Missing.ONE_CONTINUING, cur -> {
             if (cur.members().contains(url) && !cur.joining().contains(url)) return null;
             if (!cur.joining().contains(url)) throw new MembershipChangeException(409, url + " is not joining");
             return cur.settled();
@@ -264,9 +265,9 @@ public final class MembershipChanges {
     private enum Missing {
         /** Every node that stays prepares. */
         NONE,
-        /** A new change (a leave, a removal, a join's end): one that does not answer may be missed, but not a recorded laggard. */
+        /** A new change (a join, a leave, a removal): one that does not answer may be missed, but not a recorded laggard. */
         ONE_NEW,
-        /** The end of the change that recorded the laggards: one may be missed, a recorded laggard included. */
+        /** The end of the change that recorded the laggards (a join's, a leave's): one may be missed, a recorded laggard included. */
         ONE_CONTINUING
     }
 
@@ -279,7 +280,7 @@ public final class MembershipChanges {
      * <p>Invariant: every node is at most one change behind the agreed version. A new change
      * (join, leave, remove) over a version that records laggards needs each of them still in the
      * cluster to prepare it, which it can only do once it has that version (prepare checks it);
-     * only the end of the change that recorded them ({@link #left}) may miss them again. The
+     * only the end of the change that recorded them ({@link #joined}, {@link #left}) may miss them again. The
      * record is cleared by the next version: it lists only who missed that one. A majority of
      * the members preparing keeps two changes from both being agreed on one version.
      */

@@ -87,6 +87,20 @@ public final class MembershipState {
         return apply(next, false);
     }
 
+    /**
+     * Takes {@code agreed}, the current version with the laggards its agreement recorded, in place
+     * of the current one: a joiner serves on the version its join agrees on before it is agreed, and
+     * ends that join, which may miss those laggards again. Placement does not depend on the record.
+     * A newer version taken meanwhile stays.
+     */
+    public synchronized void recordLaggards(Membership agreed) {
+        if (current().version() > agreed.version()) return;
+        if (!agreed.equals(current().withLaggards(agreed.laggards()))) {
+            throw new IllegalArgumentException("version " + agreed.version() + " is not the current one with laggards");
+        }
+        topology = new Topology(agreed);
+    }
+
     /** Keeps the current version on disk if it was applied unkept; else nothing. */
     public synchronized void keep() throws IOException {
         if (unkept && file != null) file.write(current());

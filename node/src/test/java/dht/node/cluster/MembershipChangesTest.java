@@ -29,20 +29,23 @@ class MembershipChangesTest {
         List<String> urls = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) urls.add("http://" + (char) ('a' + i) + ":1");
         Membership initial = Membership.initial(urls, rf);
-        for (String u : urls) {
-            MembershipState state = new MembershipState(u, initial, null, x -> { });
-            nodes.put(u, new MembershipChanges(state, new MembershipTransport() {
-                @Override
-                public byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
-                    return MembershipChangesTest.this.call(node, op, params, body);
-                }
+        for (String u : urls) addNode(u, initial);
+    }
 
-                @Override
-                public long storedBytes(String node) {
-                    return -1;
-                }
-            }, p -> !down.contains(p)));
-        }
+    /** A node that serves on {@code serving}: a member, or a joiner on the version its join agrees on. */
+    private void addNode(String u, Membership serving) {
+        MembershipState state = new MembershipState(u, serving, null, x -> { });
+        nodes.put(u, new MembershipChanges(state, new MembershipTransport() {
+            @Override
+            public byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
+                return MembershipChangesTest.this.call(node, op, params, body);
+            }
+
+            @Override
+            public long storedBytes(String node) {
+                return -1;
+            }
+        }, p -> !down.contains(p)));
     }
 
     private byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
@@ -157,14 +160,53 @@ class MembershipChangesTest {
         assertThat(node('e').state().current()).isEqualTo(next);
     }
 
+    /**
+     * A join goes on with one member down, as a leave does: its start and its end (which the joiner
+     * coordinates, on the agreed version with its record) both record it, and it pulls the end's
+     * version when back.
+     */
     @Test
-    void twoMembersDownOrAChangeOtherThanALeaveIsRefusedAndNothingChanges() throws Exception {
+    void aJoinGoesOnWithOneMemberDownAndRecordsItAsTheLaggardOfBothVersions() throws Exception {
+        cluster(3, 3);
+        Membership before = node('a').state().current();
+        joiners.put(url('d'), before.withJoining(url('d')));
+        addNode(url('d'), before.withJoining(url('d')));
+        down.add(url('c'));
+        Membership joining = node('a').join(url('d'), before.version());
+        assertThat(joining.joining()).containsExactly(url('d'));
+        assertThat(joining.laggards()).containsExactly(url('c'));
+        assertThat(node('b').state().current()).isEqualTo(joining);
+        assertThat(version('c')).isEqualTo(1);
+
+        node('d').state().recordLaggards(joining);
+        assertThat(node('d').state().current()).isEqualTo(joining);
+        Membership joined = node('d').joined(url('d'));
+        assertThat(joined.members()).containsExactly(url('a'), url('b'), url('c'), url('d'));
+        assertThat(joined.laggards()).containsExactly(url('c'));
+        for (char n : new char[] {'a', 'b', 'd'}) assertThat(node(n).state().current()).isEqualTo(joined);
+
+        down.remove(url('c'));
+        for (int i = 0; i < 4 && version('c') < 3; i++) node('c').syncOnce();
+        assertThat(node('c').state().current()).isEqualTo(joined);
+    }
+
+    /** With one copy of each key only the member that is down holds its keys: the join is refused. */
+    @Test
+    void withOneCopyAJoinNeedsEveryMember() {
+        cluster(3, 1);
+        down.add(url('c'));
+        assertThatThrownBy(() -> node('a').join("http://f:1")).hasMessageContaining("did not answer");
+        for (char n : new char[] {'a', 'b'}) assertThat(version(n)).isEqualTo(1);
+    }
+
+    @Test
+    void twoMembersDownAreOneTooManyForAnyChangeAndNothingChanges() throws Exception {
         cluster(5, 3);
         down.add(url('d'));
         down.add(url('e'));
         assertThatThrownBy(() -> node('a').leave(url('a'))).hasMessageContaining("one member at most");
+        assertThatThrownBy(() -> node('a').join("http://f:1")).hasMessageContaining("one member at most");
         down.remove(url('e'));
-        assertThatThrownBy(() -> node('a').join("http://f:1")).hasMessageContaining("did not answer");
         for (char n : new char[] {'a', 'b', 'c', 'e'}) {
             assertThat(version(n)).isEqualTo(1);
         }

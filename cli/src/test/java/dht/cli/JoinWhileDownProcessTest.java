@@ -1,0 +1,88 @@
+package dht.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dht.testkit.TestPorts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node joins while a member is down, with real {@code dht serve} processes: three members,
+ * three copies of each key, anti-entropy off (so that nothing but the join's streams, the hints
+ * and the cleanup shape the copies). One member is killed (SIGKILL); a fourth node joins through
+ * a live one under client writes and reads through the two live members. The join is agreed
+ * without the dead member, which both of its versions record as their laggard; its stream fails
+ * until the others send its keys instead (30 s), and the join ends. The history shows no
+ * acknowledged write lost and no stale read. The dead member restarts on its data, takes the
+ * version that ended the join (two versions on), cleans up the keys it no longer owns and gets
+ * the writes it missed as hints: every key ends with exactly three copies.
+ */
+class JoinWhileDownProcessTest {
+    @TempDir
+    Path tmp;
+
+    @RegisterExtension
+    final ProcessCluster cluster = new ProcessCluster();
+
+    @Test
+    void aNodeJoinsWhileAMemberIsDownWhichCatchesUpWhenBack() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < 3; i++) ports.add(TestPorts.free());
+        String members = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
+        List<String> args = List.of("--cluster", members, "--anti-entropy-interval", "0");
+        for (int i = 0; i < 3; i++) cluster.nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args));
+        for (NodeProcess n : cluster.nodes) n.start();
+        for (NodeProcess n : cluster.nodes) n.awaitReady(Duration.ofSeconds(60));
+        NodeProcess a = cluster.nodes.get(0);
+        NodeProcess b = cluster.nodes.get(1);
+        NodeProcess down = cluster.nodes.get(2);
+        List<NodeProcess> live = List.of(a, b);
+
+        MembershipTraffic traffic = cluster.traffic(cluster.nodes);
+        traffic.preload(cluster.requests, 3, 3);
+        traffic.targets.retainAll(live);
+        down.kill();
+        assertThat(NodeStatus.await(live, "\"" + down.url() + "\":\"down\"", Duration.ofSeconds(30))).isTrue();
+        traffic.start(2);
+        Thread.sleep(500);
+
+        NodeProcess joins = new NodeProcess(TestPorts.free(), tmp.resolve("joins"),
+                List.of("--join", a.url(), "--anti-entropy-interval", "0"));
+        cluster.nodes.add(joins);
+        joins.startAndAwait();
+        assertThat(NodeStatus.await(live, "\"joining\":[\"" + joins.url() + "\"]", Duration.ofSeconds(30)))
+                .as(joins.output()).isTrue();
+        for (NodeProcess n : List.of(a, b, joins)) {
+            assertThat(NodeStatus.of(n)).contains("\"membershipVersion\":2", "\"laggards\":[\"" + down.url() + "\"]");
+        }
+
+        // The others stand in for the dead member's stream after 30 s, and the join ends without it.
+        List<NodeProcess> after = List.of(a, b, joins);
+        assertThat(NodeStatus.await(after, "\"membershipVersion\":3", Duration.ofSeconds(150))).as(joins.output()).isTrue();
+        assertThat(joins.output()).contains(down.url() + " is down and its stream has failed for 30 s");
+        for (NodeProcess n : after) {
+            assertThat(NodeStatus.of(n)).contains("\"joining\":[]", "\"laggards\":[\"" + down.url() + "\"]");
+        }
+        traffic.targets.add(joins);
+        Thread.sleep(2_000);
+        traffic.stop();
+        traffic.assertHistoryValid();
+        assertThat(traffic.acked()).as("writes acknowledged while a member was down").isGreaterThan(20);
+
+        NodeProcess back = new NodeProcess(down.port, down.data, down.extraArgs);
+        cluster.nodes.add(back);
+        back.startAndAwait();
+        assertThat(NodeStatus.await(List.of(back), "\"membershipVersion\":3", Duration.ofSeconds(30)))
+                .as(back.output()).isTrue();
+        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(cluster.requests,
+                List.of(a, b, back, joins), MembershipTraffic.KEYS, 3);
+        assertThat(copies).hasSize(MembershipTraffic.KEYS);
+        assertThat(copies.values()).as("copies per key").containsOnly(3);
+    }
+}
