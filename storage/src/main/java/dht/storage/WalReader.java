@@ -15,9 +15,11 @@ import org.slf4j.LoggerFactory;
  * Replays one log file ({@link LogFormat}), keeping every record whose fragments are all intact.
  *
  * <p>A fragment whose length runs past its block, whose CRC does not match or whose type is
- * unknown leaves nothing in its block to trust: the record it belongs to is dropped and reading
- * resumes at the next block boundary, where a fragment header always starts; the MIDDLE and LAST
- * fragments found there of a record begun before are skipped. A fragment out of sequence (a
+ * unknown drops the record it belongs to. Reading resumes where a CRC-failed fragment's length
+ * leads when intact fragments run from there to the end of the block or file ({@code tilesIntact}:
+ * the damage was in that fragment alone); otherwise nothing more in its block can be trusted, and
+ * reading resumes at the next block boundary, where a fragment header always starts. The MIDDLE and
+ * LAST fragments found next of a record begun before are skipped. A fragment out of sequence (a
  * FULL or FIRST while a record is open, a MIDDLE or LAST with none) or a record whose body is
  * malformed drops that record only: the CRCs proved where each fragment ends, so reading goes on
  * in place.
@@ -112,18 +114,22 @@ final class WalReader {
                 int len = file.get(SHORT, p + 4) & 0xFFFF;
                 byte type = file.get(ValueLayout.JAVA_BYTE, p + 6);
                 String bad = null;
+                boolean checksum = false;
                 if (len > room - LogFormat.HEADER) {
                     bad = "bad fragment length " + len + " (" + (room - LogFormat.HEADER) + " bytes left in its block)";
                 } else if (size - p - LogFormat.HEADER < len) {
                     bad = "torn fragment (" + (size - p - LogFormat.HEADER) + " of " + len + " payload bytes)";
                 } else if (!crcMatches(p, len)) {
                     bad = "checksum mismatch";
+                    checksum = true;
                 } else if (type < LogFormat.FULL || type > LogFormat.LAST) {
                     bad = "unknown fragment " + LogFormat.typeName(type);
                 }
                 if (bad != null) {
                     fail(p, bad);
-                    p += room; // nothing more in this block can be trusted
+                    long next = p + LogFormat.HEADER + len;
+                    // Resume where its length leads if that holds up; else nothing more in this block can be trusted.
+                    p = checksum && tilesIntact(next, p - p % LogFormat.BLOCK + LogFormat.BLOCK) ? next : p + room;
                     continue;
                 }
                 fragment(p, type, len);
@@ -202,6 +208,30 @@ final class WalReader {
                         problemAt, dropped);
             }
             skipped += dropped;
+        }
+
+        /**
+         * Whether intact fragments, one at least, run from {@code q} to the end of its block (up to
+         * its zero tail) or of the file. After a fragment whose checksum failed, its length (which
+         * the checksum does not cover) is proven by that: a length damaged instead leads into
+         * unchecked bytes, where a run of valid checksums that ends exactly where the block or file
+         * does is not met by chance (a value holding log bytes would need them at its very end and
+         * the damage to land exactly on them).
+         */
+        private boolean tilesIntact(long q, long blockEnd) {
+            long x = q;
+            int fragments = 0;
+            while (x < size && blockEnd - x >= LogFormat.HEADER) {
+                int len = file.get(SHORT, x + 4) & 0xFFFF;
+                byte type = file.get(ValueLayout.JAVA_BYTE, x + 6);
+                if (len > blockEnd - x - LogFormat.HEADER || size - x - LogFormat.HEADER < len || type < LogFormat.FULL
+                        || type > LogFormat.LAST || !crcMatches(x, len)) {
+                    return false;
+                }
+                fragments++;
+                x += LogFormat.HEADER + len;
+            }
+            return fragments > 0;
         }
 
         private boolean crcMatches(long p, int len) {

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Damaged and torn logs: every record before the damage and every whole record starting after the
- * damaged block is replayed, the count is reported, and the log is kept as {@code .corrupt} only
- * when intact fragments follow the damage (a torn tail is a crash's normal trace).
+ * Damaged and torn logs: every record before the damage and every whole record after it is
+ * replayed (after the damaged block, when the damage leaves no way to tell where the next fragment
+ * in it starts), the count is reported, and the log is kept as {@code .corrupt} only when intact
+ * fragments follow the damage (a torn tail is a crash's normal trace).
  */
 class WalDamageTest {
     private static final int BLOCK = LogFormat.BLOCK;
@@ -105,19 +106,54 @@ class WalDamageTest {
     }
 
     @Test
-    void aFlippedByteLosesItsRecordAndTheRestOfItsBlockOnly() throws IOException {
+    void aFlippedByteInARecordLosesThatRecordOnly() throws IOException {
         long[] starts = writeSmall(600);
         int hit = firstFrom(starts, BLOCK + 1000);
         flip(log(), starts[hit] + 40); // in record hit's payload, in block 1
-        int resumed = firstFrom(starts, 2L * BLOCK);
+        int resumed = hit + 1;
 
         WalFiles.Replayed r = WalFiles.replay(log());
         assertThat(r.keys()).isEqualTo(concat(keys(0, hit), keys(resumed, 600)));
-        assertThat(r.outcome()).isEqualTo(new WalReader.Outcome(600 - (resumed - hit), starts[resumed] - starts[hit], true));
+        assertThat(r.outcome()).isEqualTo(new WalReader.Outcome(599, starts[resumed] - starts[hit], true));
         assertThat(logged()).containsExactly(
                 "log " + log() + ": DAMAGED: checksum mismatch at offset " + starts[hit] + "; skipped " + (starts[resumed] - starts[hit])
                         + " bytes to the next record at offset " + starts[resumed] + " (the file will be kept as 000001.log.corrupt)",
                 "log " + log() + ": replayed " + r.outcome().records() + " records, skipped " + r.outcome().skippedBytes() + " bytes");
+    }
+
+    /** A small log, all in its one block: damage there is no torn tail, and the records after it are kept. */
+    @Test
+    void aFlippedByteInTheLastBlockLosesItsRecordOnlyAndIsDamage() throws IOException {
+        long[] starts = writeSmall(50);
+        flip(log(), starts[10] + 100);
+        WalFiles.Replayed r = WalFiles.replay(log());
+        assertThat(r.keys()).isEqualTo(concat(keys(0, 10), keys(11, 50)));
+        assertThat(r.outcome()).isEqualTo(new WalReader.Outcome(49, starts[11] - starts[10], true));
+        // the checksum field itself, and the type byte it covers, likewise
+        for (long at : new long[] {starts[20] + 1, starts[20] + 6}) {
+            writeSmall(50);
+            flip(log(), at);
+            assertThat(WalFiles.replay(log()).keys()).as("flip at %d", at).isEqualTo(concat(keys(0, 20), keys(21, 50)));
+        }
+        // the last record: nothing intact after it, so a torn tail as a crash leaves
+        writeSmall(50);
+        flip(log(), starts[49] + 100);
+        r = WalFiles.replay(log());
+        assertThat(r.keys()).isEqualTo(keys(0, 49));
+        assertThat(r.outcome().damaged()).isFalse();
+    }
+
+    /** Two damaged fragments in one block: where the first one's length leads is not intact to the block's end. */
+    @Test
+    void twoFlipsInOneBlockLoseTheRestOfItFromTheFirst() throws IOException {
+        long[] starts = writeSmall(600);
+        int hit = firstFrom(starts, BLOCK + 1000);
+        flip(log(), starts[hit] + 40);
+        flip(log(), starts[hit + 5] + 40);
+        int resumed = firstFrom(starts, 2L * BLOCK);
+        WalFiles.Replayed r = WalFiles.replay(log());
+        assertThat(r.keys()).isEqualTo(concat(keys(0, hit), keys(resumed, 600)));
+        assertThat(r.outcome().damaged()).isTrue();
     }
 
     @Test
@@ -187,11 +223,10 @@ class WalDamageTest {
         assertThat(r.outcome().damaged()).isTrue();
         assertThat(r.outcome().skippedBytes()).isEqualTo(starts[4] - starts[3]);
 
-        // damage in its LAST fragment loses it and the records after it in that block
+        // damage in its LAST fragment loses it alone: its length leads to the intact records after it
         WalFiles.write(log(), written);
         flip(log(), 3L * BLOCK + 10);
-        int resumed = firstFrom(starts, 4L * BLOCK);
-        assertThat(WalFiles.replay(log()).keys()).isEqualTo(concat(all.subList(0, 3), all.subList(resumed, all.size())));
+        assertThat(WalFiles.replay(log()).keys()).isEqualTo(all.stream().filter(k -> !k.equals("big")).toList());
     }
 
     @Test
@@ -246,10 +281,9 @@ class WalDamageTest {
         for (Path p : Files.list(dir).toList()) Files.delete(p);
         writeSmall(300);
         flip(log(), starts[10] + 40);
-        int resumed = firstFrom(starts, BLOCK);
         try (LsmStore s = LsmStore.open(dir, opts)) {
             for (int i = 0; i < 300; i++) {
-                if (i >= 10 && i < resumed) assertThat(s.get(b("k" + i))).as("k%d", i).isNull();
+                if (i == 10) assertThat(s.get(b("k" + i))).as("k%d", i).isNull();
                 else assertThat(s.get(b("k" + i)).value()).as("k%d", i).isEqualTo(small(i).value());
             }
         }
