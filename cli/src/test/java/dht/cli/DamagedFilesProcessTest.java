@@ -111,6 +111,37 @@ class DamagedFilesProcessTest {
         assertThat(files(".log.corrupt")).hasSize(1);
     }
 
+    /**
+     * The newest writes, all in the log's last block: a byte flipped in one record's value loses
+     * that write alone, and is damage (reported, the log kept), not a crash's torn tail.
+     */
+    @Test
+    void aFlippedByteAmongTheNewestWritesLosesThatWriteOnly() throws Exception {
+        node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
+        try (DhtClient client = DhtClient.create(node.url())) {
+            for (int i = 0; i < 50; i++) client.put("key" + i, value(i));
+        }
+        node.kill();
+        Path log = files(".log").getLast();
+        byte[] bytes = Files.readAllBytes(log);
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf(value(10));
+        assertThat(at).as("key10's value in the log").isPositive();
+        flip(log, at + 20);
+
+        node.startAndAwait();
+        for (int i = 0; i < 50; i++) {
+            HttpResponse<String> r = get(i);
+            if (i == 10) {
+                assertThat(r.statusCode()).as("the damaged write").isEqualTo(404);
+            } else {
+                assertThat(r.statusCode()).as("key%d", i).isEqualTo(200);
+                assertThat(r.body()).isEqualTo(value(i));
+            }
+        }
+        assertThat(node.output()).contains("DAMAGED: checksum mismatch");
+        assertThat(files(".log.corrupt")).hasSize(1);
+    }
+
     @Test
     void flippedByteInATableIsDetectedAndNeverServed() throws Exception {
         node = new NodeProcess(TestPorts.free(), tmp.resolve("d"), List.of()).startAndAwait();
