@@ -222,6 +222,7 @@ final class WalReader {
             long x = q;
             int fragments = 0;
             while (x < size && blockEnd - x >= LogFormat.HEADER) {
+                if (size - x < LogFormat.HEADER) return false; // a torn header
                 int len = file.get(SHORT, x + 4) & 0xFFFF;
                 byte type = file.get(ValueLayout.JAVA_BYTE, x + 6);
                 if (len > blockEnd - x - LogFormat.HEADER || size - x - LogFormat.HEADER < len || type < LogFormat.FULL

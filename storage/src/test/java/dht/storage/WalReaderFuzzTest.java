@@ -63,8 +63,10 @@ class WalReaderFuzzTest {
     /**
      * Walks the file by the format's rules: 32 KiB blocks, a tail under 7 bytes is padding; a
      * fragment {@code crc u32 | len u16 | type u8 | payload} that crosses its block, is cut, fails
-     * its CRC-32C (over type and payload) or has an unknown type sends the walk to the next block
-     * and drops the record open. A record is FULL, or FIRST MIDDLE* LAST in walk order.
+     * its CRC-32C (over type and payload) or has an unknown type drops the record open and sends
+     * the walk to the next block, or, for a failed CRC alone, to where its length leads when whole
+     * fragments from there end exactly at the block's padding or the file's end. A record is FULL,
+     * or FIRST MIDDLE* LAST in walk order.
      */
     private static Expected expected(byte[] d) {
         final int block = 32768, header = 7;
@@ -87,10 +89,12 @@ class WalReaderFuzzTest {
             CRC32C c = new CRC32C();
             boolean whole = len <= room - header && d.length - p - header >= len;
             if (whole) c.update(d, p + 6, len + 1);
-            if (!whole || (int) c.getValue() != le32(d, p) || type < 1 || type > 4) {
+            boolean crcFailed = whole && (int) c.getValue() != le32(d, p);
+            if (!whole || crcFailed || type < 1 || type > 4) {
                 problem = true;
                 body = null;
-                p += room;
+                int next = p + header + len;
+                p = crcFailed && wholeTo(d, next, p - p % block + block) ? next : p + room;
                 continue;
             }
             byte[] payload = Arrays.copyOfRange(d, p + header, p + header + len);
@@ -113,6 +117,23 @@ class WalReaderFuzzTest {
         }
         if (body != null) problem = true;
         return new Expected(out, problem);
+    }
+
+    /** Whether whole fragments, one at least, run from {@code q} to {@code blockEnd}'s padding (under 7 bytes) or the file's end. */
+    private static boolean wholeTo(byte[] d, int q, int blockEnd) {
+        int x = q, fragments = 0;
+        while (x < d.length && blockEnd - x >= 7) {
+            if (d.length - x < 7) return false;
+            int len = (d[x + 4] & 0xFF) | (d[x + 5] & 0xFF) << 8;
+            int type = d[x + 6];
+            if (len > blockEnd - x - 7 || d.length - x - 7 < len || type < 1 || type > 4) return false;
+            CRC32C c = new CRC32C();
+            c.update(d, x + 6, len + 1);
+            if ((int) c.getValue() != le32(d, x)) return false;
+            fragments++;
+            x += 7 + len;
+        }
+        return fragments > 0;
     }
 
     /** A body {@code type u8 | timestamp i64 | expiry i64 | key_len u32 | key | value}: a PUT (1) or a DELETE (2) with no value. */
