@@ -117,73 +117,6 @@ final class NodeWiring {
         }
     }
 
-    /** The membership of the member {@code config.join()}, as it answers {@code op=get}. */
-    private static Membership membershipOf(NodeConfig config, MembershipClient calls) throws JoinRefusedException {
-        try {
-            return answerOf(config, calls.call(config.join(), "get", "", new byte[0]));
-        } catch (MembershipChangeException e) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
-        }
-    }
-
-    /** The membership in the member's answer {@code body}; refused when it is none. */
-    private static Membership answerOf(NodeConfig config, byte[] body) throws JoinRefusedException {
-        try {
-            return Membership.decode(new String(body, java.nio.charset.StandardCharsets.UTF_8));
-        } catch (IllegalArgumentException e) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": its answer is not a membership ("
-                    + e.getMessage() + "); is it a dht node?");
-        }
-    }
-
-    /** Refuses to join {@code m} when it lists this node as a member or a change is under way (the member checks both again). */
-    private static void checkJoinable(NodeConfig config, Membership m) throws JoinRefusedException {
-        if (m.all().contains(config.self())) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": " + config.self() + " is already a member");
-        }
-        if (m.changing()) {
-            throw new JoinRefusedException("cannot join through " + config.join() + ": another change is in progress (joining "
-                    + m.joining() + ", leaving " + m.leaving() + "); retry once it is done");
-        }
-    }
-
-    /**
-     * Asks the member {@code config.join()} to add this node, which already serves on the version
-     * the join agrees on, from version {@code expect}; returns its answer, the membership with this
-     * node joining.
-     *
-     * @throws MembershipChangeException as the member refused, or 503 when it did not answer
-     */
-    private static Membership join(NodeConfig config, MembershipClient calls, long expect)
-            throws JoinRefusedException, MembershipChangeException {
-        Membership m = answerOf(config, calls.call(config.join(), "join",
-                "url=" + java.net.URLEncoder.encode(config.self(), java.nio.charset.StandardCharsets.UTF_8)
-                        + "&expect=" + expect, new byte[0]));
-        if (!m.joining().contains(config.self())) {
-            throw new JoinRefusedException(config.join() + " answered a membership in which " + config.self() + " is not joining");
-        }
-        return m;
-    }
-
-    /**
-     * Whether the join this node asked for was agreed after all, {@code expected} being the version
-     * it asked for: its answer was lost (the member did not answer in time, or this node stopped
-     * first and starts again), but the member has it.
-     */
-    private static Membership agreedAfterAll(NodeConfig config, MembershipClient calls, Membership expected) {
-        try {
-            Membership theirs = membershipOf(config, calls);
-            return sameJoin(theirs, expected) ? theirs : null;
-        } catch (JoinRefusedException e) {
-            return null;
-        }
-    }
-
-    /** Whether {@code agreed} is the version {@code started} stands for, with the laggards its agreement recorded. */
-    private static boolean sameJoin(Membership agreed, Membership started) {
-        return agreed.equals(started.withLaggards(agreed.laggards()));
-    }
-
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops) {
         return startCluster(config, store, storageExecutor, loops, PeerCallMeter.NONE, purgeHorizon(config));
     }
@@ -196,8 +129,10 @@ final class NodeWiring {
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         MembershipFile membershipFile = new MembershipFile(config.dataDir());
-        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(),
-                config.tls() == null ? null : CaTrust.context(config.tls().ca()));
+        javax.net.ssl.SSLContext membershipTls = config.tls() == null ? null : CaTrust.context(config.tls().ca());
+        MembershipClient membershipCalls = new MembershipClient(MEMBERSHIP_CALL_TIMEOUT, config.clusterSecret(), membershipTls);
+        JoinThrough through = new JoinThrough(config, membershipCalls,
+                new MembershipClient(JoinThrough.JOIN_CALL_TIMEOUT, config.clusterSecret(), membershipTls));
         Membership membership;
         Membership stored;
         // A node joining for the first time starts on the version it will join on, unagreed and
@@ -208,7 +143,7 @@ final class NodeWiring {
             Membership kept = membershipFile.read();
             stored = kept;
             if (kept == null && config.join() != null) {
-                Membership current = membershipOf(config, membershipCalls);
+                Membership current = through.membership();
                 if (current.joining().contains(config.self()) && Files.exists(asked)) {
                     // Asked from this directory and agreed, but never kept here (a crash, or an
                     // answer lost): take it, as a restart of a joining node would, and stream.
@@ -218,7 +153,7 @@ final class NodeWiring {
                     membershipFile.write(membership);
                     Files.deleteIfExists(asked);
                 } else {
-                    checkJoinable(config, current);
+                    through.checkJoinable(current);
                     joinsFrom = current;
                     membership = joinsFrom.withJoining(config.self());
                 }
@@ -288,22 +223,25 @@ final class NodeWiring {
                 // Marks that this directory asked: a restart with --join after an answer lost takes
                 // the join if the member agreed (startCluster), where another node's is refused.
                 Files.writeString(asked, starting.version() + "\n");
+                log.info("asking {} to let {} join (from membership version {}): every member prepares it, which "
+                        + "takes up to {} s for one that does not answer", config.join(), config.self(), joinsFromVersion,
+                        MEMBERSHIP_CALL_TIMEOUT.toSeconds());
                 try {
-                    agreed = join(config, membershipCalls, joinsFromVersion);
+                    agreed = through.join(joinsFromVersion);
                 } catch (MembershipChangeException e) {
-                    // No answer in time: the member may have agreed all the same (it probes this
-                    // node and prepares every member first), or may still. Agreed: go on. Not yet:
-                    // the mark stays, for a start again to find out. A refusal changed nothing.
-                    agreed = agreedAfterAll(config, membershipCalls, starting);
+                    // A refusal changed nothing. No answer (or one lost): the member may have agreed all
+                    // the same, or may still; outcome() finds out, or says it cannot, the mark kept.
+                    agreed = e.outcome() == MembershipChangeException.Outcome.NOTHING_CHANGED ? null
+                            : through.outcome(starting, joinsFromVersion, e);
                     if (agreed == null) {
-                        if (!e.getMessage().startsWith(config.join() + " did not answer")) Files.deleteIfExists(asked);
+                        Files.deleteIfExists(asked);
                         throw new JoinRefusedException("cannot join through " + config.join() + ": " + e.getMessage());
                     }
                 } catch (JoinRefusedException e) {
                     Files.deleteIfExists(asked);
                     throw e;
                 }
-                if (!sameJoin(agreed, starting)) {
+                if (!JoinThrough.sameJoin(agreed, starting)) {
                     throw new JoinRefusedException(config.join() + " agreed on membership version " + agreed.version()
                             + " (members " + agreed.members() + ", joining " + agreed.joining() + "), not the version "
                             + config.self() + " started on; start it again with --join to go on with that join");
