@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * for good) while it streams. {@code remove} of it calls its join off, so the cluster is not left
  * changing for ever: the members list no one joining, every key still reads, and the next join
  * goes through. Before, the joiner was "not a member" to remove, and every other change was
- * refused while its join was under way.
+ * refused while its join was under way. The joiner, started again after all, stops its join.
  */
 class JoinCalledOffTest {
     static final int KEYS = 1_500;
@@ -63,6 +63,21 @@ class JoinCalledOffTest {
         for (int k = 0; k < KEYS; k += 50) {
             assertThat(cluster.send(urls.get(k % 3), "GET", "/v0/entity?id=key" + k, null).body()).isEqualTo("v" + k + "-" + PAD);
         }
+
+        // Not dead after all: started again on its directory, it learns its join was called off and
+        // stops asking for streams the members refuse (before, once a second for ever, "rebalancing").
+        cluster.nodes.add(Node.start(InProcessNodeConfigs.of(port, dir.resolve("dying"), List.of(dead), 0,
+                urls.getFirst(), HintSettings.DEFAULTS, 1 << 20)));
+        String back = cluster.send(dead, "GET", "/v0/status", null).body();
+        for (long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                !back.contains("\"rebalancing\":false") && System.nanoTime() < until; ) {
+            Thread.sleep(100);
+            back = cluster.send(dead, "GET", "/v0/status", null).body();
+        }
+        assertThat(back).contains("\"membershipVersion\":3", "\"rebalancing\":false");
+        Thread.sleep(2_000);
+        assertThat(cluster.send(dead, "GET", "/v0/status", null).body()).contains("\"rebalancing\":false");
+        cluster.nodes.removeLast().close();
 
         int next = TestPorts.free();
         String joining = "http://localhost:" + next;

@@ -78,7 +78,7 @@ final class JoinReceiver {
         boolean standIn = m.replicationFactor() >= 2 && sources.size() >= 2;
         for (String source : sources) {
             long failingSince = -1;
-            while (!closed.getAsBoolean() && !progress.done(source)) {
+            while (!closed.getAsBoolean() && stillJoining() && !progress.done(source)) {
                 byte[] before = progress.resumeAt(source);
                 try {
                     if (stream(source, null, progress, changes.state().current().version())) {
@@ -98,7 +98,14 @@ final class JoinReceiver {
                 }
             }
         }
-        while (!closed.getAsBoolean() && changes.state().current().joining().contains(self)) {
+        if (!closed.getAsBoolean() && !stillJoining() && !changes.state().current().members().contains(self)) {
+            // Called off (bin/dht remove while this node could not be reached): the members own
+            // what they owned before, and every stream is refused. MembershipState warned already.
+            log.warn("joining: stopped, this node's join was called off (membership version {})",
+                    changes.state().current().version());
+            return;
+        }
+        while (!closed.getAsBoolean() && stillJoining()) {
             try {
                 changes.joined(self);
             } catch (MembershipChangeException e) {
@@ -110,6 +117,11 @@ final class JoinReceiver {
             progress.clear();
             log.info("joined: {} keys, {} bytes received", counts.keysMoved.get(), counts.bytesMoved.get());
         }
+    }
+
+    /** Whether this node is still joining in its current membership version (not called off, not yet ended). */
+    private boolean stillJoining() {
+        return changes.state().current().joining().contains(self);
     }
 
     /**
