@@ -8,13 +8,9 @@ import dht.node.cluster.MembershipFile;
 import dht.testkit.TestPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,21 +28,13 @@ import org.junit.jupiter.api.io.TempDir;
 class JoinAgreedLateTest {
     @TempDir
     Path dir;
-    final List<Node> nodes = new ArrayList<>();
-    final List<String> urls = new ArrayList<>();
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    final InProcessMembers cluster = new InProcessMembers(3);
     HttpServer relay;
 
     @AfterEach
     void stop() {
         if (relay != null) relay.stop(0);
-        for (Node n : nodes) n.close();
-    }
-
-    private HttpResponse<String> send(String url, String method, String pathAndQuery) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery))
-                .method(method, method.equals("PUT") ? HttpRequest.BodyPublishers.ofString("v") : HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        cluster.close();
     }
 
     /** Passes {@code op=get} on to {@code member}; drops {@code op=join} at once and sends it on two seconds later. */
@@ -64,7 +52,7 @@ class JoinAgreedLateTest {
             Thread.ofVirtual().start(() -> {
                 try {
                     Thread.sleep(2_000);
-                    send(member, "POST", pathAndQuery);
+                    cluster.send(member, "POST", pathAndQuery, null);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -72,7 +60,7 @@ class JoinAgreedLateTest {
             return;
         }
         try {
-            HttpResponse<String> r = send(member, exchange.getRequestMethod(), pathAndQuery);
+            HttpResponse<String> r = cluster.send(member, exchange.getRequestMethod(), pathAndQuery, null);
             byte[] body = r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(r.statusCode(), body.length);
             exchange.getResponseBody().write(body);
@@ -85,30 +73,21 @@ class JoinAgreedLateTest {
 
     @Test
     void aJoinerWhoseCallFailedGoesOnWithTheJoinTheMemberAgreesLater() throws Exception {
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        for (int p : ports) urls.add("http://localhost:" + p);
-        for (int i = 0; i < 3; i++) nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 0, null)));
-        for (int k = 0; k < 60; k++) {
-            assertThat(send(urls.get(k % 3), "PUT", "/v0/entity?id=key" + k + "&ack=3").statusCode()).isEqualTo(201);
-        }
+        List<String> urls = cluster.urls;
+        cluster.startAll(i -> InProcessNodeConfigs.of(cluster.ports.get(i), dir.resolve("n" + i), urls, 0, null));
+        cluster.write(60, k -> "v" + k);
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
         Path data = dir.resolve("n3");
-        nodes.add(Node.start(InProcessNodeConfigs.of(port, data, List.of(joiner), 0, startRelay(urls.get(1)))));
+        cluster.nodes.add(Node.start(InProcessNodeConfigs.of(port, data, List.of(joiner), 0, startRelay(urls.get(1)))));
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String status = send(joiner, "GET", "/v0/status").body();
-        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            status = send(joiner, "GET", "/v0/status").body();
-        }
-        assertThat(status).contains("\"membershipVersion\":3", "\"joining\":[]");
+        assertThat(cluster.statusOnceJoined(Duration.ofSeconds(60), joiner)).contains("\"membershipVersion\":3", "\"joining\":[]");
         assertThat(data.resolve(MembershipFile.JOIN_ASKED)).doesNotExist();
         for (String member : urls) {
-            assertThat(send(member, "GET", "/v0/status").body()).contains("\"membershipVersion\":3", "\"joining\":[]");
+            assertThat(cluster.send(member, "GET", "/v0/status", null).body()).contains("\"membershipVersion\":3", "\"joining\":[]");
         }
         for (int k = 0; k < 60; k += 7) {
-            assertThat(send(joiner, "GET", "/v0/entity?id=key" + k).statusCode()).isEqualTo(200);
+            assertThat(cluster.send(joiner, "GET", "/v0/entity?id=key" + k, null).body()).isEqualTo("v" + k);
         }
     }
 }
