@@ -6,8 +6,10 @@ import dht.testkit.TestPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,10 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
  * without the dead member, which both of its versions record as their laggard; its stream fails
  * until the others send its keys instead (30 s), and the join ends. The history shows no
  * acknowledged write lost and no stale read. The dead member restarts on its data, takes the
- * version that ended the join (two versions on), cleans up the keys it no longer owns and gets
- * the writes it missed as hints: every key ends with exactly three copies.
+ * version that ended the join (two versions on), sends the {@code from=1} keys whose only copy it
+ * holds to their new owner (no other member could), cleans up the keys it no longer owns and gets
+ * the writes it missed as hints: every key ends with exactly three copies, each {@code from=1}
+ * key with one.
  */
 class JoinWhileDownProcessTest {
+    private static final int ONE_COPY = 60;
     @TempDir
     Path tmp;
 
@@ -46,6 +51,10 @@ class JoinWhileDownProcessTest {
 
         MembershipTraffic traffic = cluster.traffic(cluster.nodes);
         traffic.preload(cluster.requests, 3, 3);
+        // One copy each: a third of them only on the member about to die, which no other can send.
+        for (int k = 0; k < ONE_COPY; k++) {
+            assertThat(cluster.requests.write(cluster.nodes.get(k % 3), "one" + k, "o" + k + ";", 1, 1)).isEqualTo(201);
+        }
         traffic.targets.retainAll(live);
         down.kill();
         assertThat(NodeStatus.await(live, "\"" + down.url() + "\":\"down\"", Duration.ofSeconds(30))).isTrue();
@@ -81,9 +90,18 @@ class JoinWhileDownProcessTest {
         back.startAndAwait();
         assertThat(NodeStatus.await(List.of(back), "\"membershipVersion\":3", Duration.ofSeconds(30)))
                 .as(back.output()).isTrue();
-        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(cluster.requests,
-                List.of(a, b, back, joins), MembershipTraffic.KEYS, 3);
-        assertThat(copies).hasSize(MembershipTraffic.KEYS);
-        assertThat(copies.values()).as("copies per key").containsOnly(3);
+        List<NodeProcess> all = List.of(a, b, back, joins);
+        Map<String, Integer> copies = new HashMap<>();
+        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < until; Thread.sleep(500)) {
+            copies.clear();
+            for (NodeProcess n : all) for (String key : cluster.requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
+            if (copies.size() == MembershipTraffic.KEYS + ONE_COPY
+                    && copies.entrySet().stream().allMatch(e -> e.getValue() == (e.getKey().startsWith("one") ? 1 : 3))) {
+                break;
+            }
+        }
+        assertThat(copies).hasSize(MembershipTraffic.KEYS + ONE_COPY);
+        copies.forEach((key, n) -> assertThat(n).as("copies of " + key).isEqualTo(key.startsWith("one") ? 1 : 3));
+        assertThat(back.output()).contains("versions whose only copy was here sent to their new owners first");
     }
 }

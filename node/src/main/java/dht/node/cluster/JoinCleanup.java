@@ -17,6 +17,12 @@ import org.slf4j.LoggerFactory;
  * missed some (one of those may have ended a join). A leave or a removal it missed only added keys
  * to its share, so that cleanup would remove nothing.
  *
+ * <p>Before it removes anything, a member sends the versions whose only copy is here and that it no
+ * longer owns to their new owner. Its own join stream sent them, unless it was down and the others
+ * stood in for it ({@link JoinReceiver}): they send every key with another old replica, but a
+ * {@code from=1} version has none. Sending them again costs a scan and the moved {@code from=1}
+ * versions, far less than the purge's compaction. If that fails the cleanup waits and tries again.
+ *
  * <p>Invariant: the cleanup is marked pending in {@code DATA/cleanup-pending}, with the version
  * it is for, before that version is kept ({@link MembershipState#beforeKeeping}), and the mark is
  * removed only once a cleanup for that version or a later one is done. So a member killed anywhere
@@ -35,9 +41,16 @@ final class JoinCleanup {
     private final ScheduledExecutorService timer;
     private final RebalanceCounts counts;
     private final BooleanSupplier closed;
+    private final SolePush solePush;
+
+    /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}). */
+    @FunctionalInterface
+    interface SolePush {
+        void push(DataPush.Gainers gainers) throws IOException;
+    }
 
     JoinCleanup(String self, MembershipState state, Store store, Path dataDir, ScheduledExecutorService timer,
-                RebalanceCounts counts, BooleanSupplier closed) {
+                RebalanceCounts counts, BooleanSupplier closed, SolePush solePush) {
         this.self = self;
         this.state = state;
         this.store = store;
@@ -45,6 +58,7 @@ final class JoinCleanup {
         this.timer = timer;
         this.counts = counts;
         this.closed = closed;
+        this.solePush = solePush;
     }
 
     /** Whether taking {@code next} over {@code before} owes a cleanup here (a join called off moved nothing: none). */
@@ -86,6 +100,10 @@ final class JoinCleanup {
         }
         Placement owners = new Placement(m.members());
         int rf = m.replicationFactor();
+        if (!sentSoleCopies(m, owners, rf)) {
+            schedule(m);
+            return;
+        }
         try {
             // each version keeps the copies its write asked for (Topology#copies)
             long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
@@ -94,6 +112,25 @@ final class JoinCleanup {
             log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
         } catch (IOException | UnsupportedOperationException e) {
             log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
+        }
+    }
+
+    /** Sends the versions only this node holds that {@code m} places elsewhere; false if that failed. */
+    private boolean sentSoleCopies(Membership m, Placement owners, int rf) {
+        java.util.concurrent.atomic.AtomicLong sole = new java.util.concurrent.atomic.AtomicLong();
+        try {
+            solePush.push(e -> {
+                if (Topology.copies(e, rf) != 1 || owners.replicas(e.key(), 1).contains(self)) return java.util.List.of();
+                sole.incrementAndGet();
+                return owners.replicas(e.key(), 1);
+            });
+            log.info("cleanup after membership version {}: {} versions whose only copy was here sent to their new owners first",
+                    m.version(), sole.get());
+            return true;
+        } catch (IOException e) {
+            log.warn("cleanup after membership version {} put off {} s: the versions whose only copy is here could not all "
+                    + "be sent to their new owners ({})", m.version(), DELAY_MILLIS / 1000, e.getMessage());
+            return false;
         }
     }
 

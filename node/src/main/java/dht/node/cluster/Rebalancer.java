@@ -73,10 +73,11 @@ public final class Rebalancer implements AutoCloseable {
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
         this.writes = writes;
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
-        this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed);
         ByteRate rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.removals = new RemovalMark(dataDir);
         this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed);
+        this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed,
+                gainers -> pushes.all(gainers, pushes::send, true));
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }
 
