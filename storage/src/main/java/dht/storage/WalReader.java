@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class WalReader {
     private static final Logger log = LoggerFactory.getLogger(WalReader.class);
+    private static final String CHECKSUM_MISMATCH = "checksum mismatch";
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /**
@@ -111,28 +112,16 @@ final class WalReader {
                     fail(p, "torn fragment header (" + (size - p) + " of " + LogFormat.HEADER + " bytes)");
                     break;
                 }
-                int len = file.get(SHORT, p + 4) & 0xFFFF;
-                byte type = file.get(ValueLayout.JAVA_BYTE, p + 6);
-                String bad = null;
-                boolean checksum = false;
-                if (len > room - LogFormat.HEADER) {
-                    bad = "bad fragment length " + len + " (" + (room - LogFormat.HEADER) + " bytes left in its block)";
-                } else if (size - p - LogFormat.HEADER < len) {
-                    bad = "torn fragment (" + (size - p - LogFormat.HEADER) + " of " + len + " payload bytes)";
-                } else if (!crcMatches(p, len)) {
-                    bad = "checksum mismatch";
-                    checksum = true;
-                } else if (type < LogFormat.FULL || type > LogFormat.LAST) {
-                    bad = "unknown fragment " + LogFormat.typeName(type);
-                }
+                int len = length(p);
+                String bad = badFragment(p, room);
                 if (bad != null) {
                     fail(p, bad);
                     long next = p + LogFormat.HEADER + len;
                     // Resume where its length leads if that holds up; else nothing more in this block can be trusted.
-                    p = checksum && tilesIntact(next, p - p % LogFormat.BLOCK + LogFormat.BLOCK) ? next : p + room;
+                    p = CHECKSUM_MISMATCH.equals(bad) && tilesIntact(next, p + room) ? next : p + room;
                     continue;
                 }
-                fragment(p, type, len);
+                fragment(p, file.get(ValueLayout.JAVA_BYTE, p + 6), len);
                 p += LogFormat.HEADER + len;
             }
             if (recordStart >= 0) fail(recordStart, "torn record (the file ends after " + bodyLength + " bytes of its body)");
@@ -222,17 +211,35 @@ final class WalReader {
             long x = q;
             int fragments = 0;
             while (x < size && blockEnd - x >= LogFormat.HEADER) {
-                if (size - x < LogFormat.HEADER) return false; // a torn header
-                int len = file.get(SHORT, x + 4) & 0xFFFF;
-                byte type = file.get(ValueLayout.JAVA_BYTE, x + 6);
-                if (len > blockEnd - x - LogFormat.HEADER || size - x - LogFormat.HEADER < len || type < LogFormat.FULL
-                        || type > LogFormat.LAST || !crcMatches(x, len)) {
-                    return false;
-                }
+                if (size - x < LogFormat.HEADER || badFragment(x, blockEnd - x) != null) return false; // torn header, or bad
                 fragments++;
-                x += LogFormat.HEADER + len;
+                x += LogFormat.HEADER + length(x);
             }
             return fragments > 0;
+        }
+
+        /** The payload length in the (whole) fragment header at {@code p}. */
+        private int length(long p) {
+            return file.get(SHORT, p + 4) & 0xFFFF;
+        }
+
+        /**
+         * What is wrong with the fragment whose whole header is at {@code p}, {@code room} bytes
+         * before its block ends; null when it is intact. A failed CRC is {@link #CHECKSUM_MISMATCH},
+         * the one case whose length may still hold.
+         */
+        private String badFragment(long p, long room) {
+            int len = length(p);
+            byte type = file.get(ValueLayout.JAVA_BYTE, p + 6);
+            if (len > room - LogFormat.HEADER) {
+                return "bad fragment length " + len + " (" + (room - LogFormat.HEADER) + " bytes left in its block)";
+            }
+            if (size - p - LogFormat.HEADER < len) {
+                return "torn fragment (" + (size - p - LogFormat.HEADER) + " of " + len + " payload bytes)";
+            }
+            if (!crcMatches(p, len)) return CHECKSUM_MISMATCH;
+            if (type < LogFormat.FULL || type > LogFormat.LAST) return "unknown fragment " + LogFormat.typeName(type);
+            return null;
         }
 
         private boolean crcMatches(long p, int len) {
