@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dht.testkit.TestPorts;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,13 +34,7 @@ class JoinWhileDownProcessTest {
 
     @Test
     void aNodeJoinsWhileAMemberIsDownWhichCatchesUpWhenBack() throws Exception {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < 3; i++) ports.add(TestPorts.free());
-        String members = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        List<String> args = List.of("--cluster", members, "--anti-entropy-interval", "0");
-        for (int i = 0; i < 3; i++) cluster.nodes.add(new NodeProcess(ports.get(i), tmp.resolve("n" + i), args));
-        for (NodeProcess n : cluster.nodes) n.start();
-        for (NodeProcess n : cluster.nodes) n.awaitReady(Duration.ofSeconds(60));
+        NodeProcess.startCluster(cluster.nodes, tmp, 3); // anti-entropy off
         NodeProcess a = cluster.nodes.get(0);
         NodeProcess b = cluster.nodes.get(1);
         NodeProcess down = cluster.nodes.get(2);
@@ -90,16 +81,8 @@ class JoinWhileDownProcessTest {
         back.startAndAwait();
         assertThat(NodeStatus.await(List.of(back), "\"membershipVersion\":3", Duration.ofSeconds(30)))
                 .as(back.output()).isTrue();
-        List<NodeProcess> all = List.of(a, b, back, joins);
-        Map<String, Integer> copies = new HashMap<>();
-        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < until; Thread.sleep(500)) {
-            copies.clear();
-            for (NodeProcess n : all) for (String key : cluster.requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
-            if (copies.size() == MembershipTraffic.KEYS + ONE_COPY
-                    && copies.entrySet().stream().allMatch(e -> e.getValue() == (e.getKey().startsWith("one") ? 1 : 3))) {
-                break;
-            }
-        }
+        Map<String, Integer> copies = MembershipTraffic.copiesOnceSettled(cluster.requests, List.of(a, b, back, joins),
+                MembershipTraffic.KEYS + ONE_COPY, key -> key.startsWith("one") ? 1 : 3);
         assertThat(copies).hasSize(MembershipTraffic.KEYS + ONE_COPY);
         copies.forEach((key, n) -> assertThat(n).as("copies of " + key).isEqualTo(key.startsWith("one") ? 1 : 3));
         assertThat(back.output()).contains("versions whose only copy was here sent to their new owners first");

@@ -142,6 +142,12 @@ final class MembershipTraffic implements AutoCloseable {
      */
     static Map<String, Integer> copiesOnceSettled(NodeRequests requests, List<NodeProcess> among, int keys, int expected)
             throws InterruptedException {
+        return copiesOnceSettled(requests, among, keys, key -> expected);
+    }
+
+    /** As above, {@code expected.applyAsInt(key)} copies of each key. */
+    static Map<String, Integer> copiesOnceSettled(NodeRequests requests, List<NodeProcess> among, int keys,
+                                                  java.util.function.ToIntFunction<String> expected) throws InterruptedException {
         Map<String, Integer> copies = new HashMap<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
@@ -149,7 +155,9 @@ final class MembershipTraffic implements AutoCloseable {
             for (NodeProcess n : among) {
                 for (String key : requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
             }
-            if (copies.size() == keys && copies.values().stream().allMatch(c -> c == expected)) break;
+            if (copies.size() == keys && copies.entrySet().stream().allMatch(e -> e.getValue() == expected.applyAsInt(e.getKey()))) {
+                break;
+            }
             Thread.sleep(500);
         }
         return copies;

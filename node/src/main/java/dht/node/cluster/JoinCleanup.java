@@ -120,9 +120,11 @@ final class JoinCleanup {
         java.util.concurrent.atomic.AtomicLong sole = new java.util.concurrent.atomic.AtomicLong();
         try {
             solePush.push(e -> {
-                if (Topology.copies(e, rf) != 1 || owners.replicas(e.key(), 1).contains(self)) return java.util.List.of();
+                if (Topology.copies(e, rf) != 1) return java.util.List.of();
+                java.util.List<String> owner = owners.replicas(e.key(), 1);
+                if (owner.contains(self)) return java.util.List.of();
                 sole.incrementAndGet();
-                return owners.replicas(e.key(), 1);
+                return owner;
             });
             log.info("cleanup after membership version {}: {} versions whose only copy was here sent to their new owners first",
                     m.version(), sole.get());
