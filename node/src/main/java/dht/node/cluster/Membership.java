@@ -84,6 +84,22 @@ public record Membership(long version, List<String> members, List<String> joinin
         return !joining.isEmpty() || !leaving.isEmpty();
     }
 
+    /** Refuses (409) a new change over this version while one is in progress. */
+    void refuseWhileChanging() throws MembershipChangeException {
+        if (changing()) {
+            throw new MembershipChangeException(409, "another change is in progress (joining " + joining()
+                    + ", leaving " + leaving() + "); retry once it is done");
+        }
+    }
+
+    /** Refuses (409) to drop {@code url} when fewer owners than the replication factor would be left. */
+    void refuseBelowReplicationFactor(String url) throws MembershipChangeException {
+        if (owners().size() - 1 < replicationFactor()) {
+            throw new MembershipChangeException(409, "without " + url + " the cluster would have "
+                    + (owners().size() - 1) + " members, fewer than its replication factor " + replicationFactor());
+        }
+    }
+
     /** The next version with {@code url} joining. */
     public Membership withJoining(String url) {
         List<String> j = new ArrayList<>(joining);

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Membership changes, agreed by two phases run from the node that was asked (the coordinator of
  * the change): every node that stays in the cluster is asked to prepare version V+1 over V (it
- * refuses if its version is not V, or if it holds another change's prepare, for at most
- * {@link #LEASE_MILLIS}); only when all have prepared is V+1 committed to each, which keeps it in
+ * refuses if its version is not V, or if it holds another change's prepare, a {@link PrepareLease});
+ * only when all have prepared is V+1 committed to each, which keeps it in
  * its data directory and uses it. A refusal or a node that does not answer aborts the change, and
  * nothing changes. Two changes at once cannot both prepare everywhere, so they cannot leave the
  * members on different versions V+1. A commit that does not reach a node (it crashed meanwhile)
@@ -34,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MembershipChanges {
     private static final Logger log = LoggerFactory.getLogger(MembershipChanges.class);
-    static final long LEASE_MILLIS = 30_000;
     public static final long SYNC_MILLIS = 2_000;
 
     private final MembershipState state;
@@ -43,9 +42,7 @@ public final class MembershipChanges {
     private final HandOver handOver;
     private final Object coordinating = new Object();
     private final AtomicLong changes = new AtomicLong();
-    /** The change this node has prepared, and until when; guarded by this. */
-    private String preparedId;
-    private long preparedUntil;
+    private final PrepareLease lease = new PrepareLease();
     private int syncTurn;
 
     public MembershipChanges(MembershipState state, MembershipTransport transport, Predicate<String> isUp) {
@@ -81,24 +78,17 @@ public final class MembershipChanges {
                     + ", not " + expect + ": another change came first; retry");
         }
         if (proposal.version() != expect + 1) throw new MembershipChangeException(400, "a proposal must be version " + (expect + 1));
-        long now = System.currentTimeMillis();
-        if (preparedId != null && !preparedId.equals(id) && now < preparedUntil) {
-            throw new MembershipChangeException(409, state.self() + " has prepared another membership change; retry");
-        }
-        preparedId = id;
-        preparedUntil = now + LEASE_MILLIS;
+        lease.take(id, expect, System.currentTimeMillis(), state.self());
     }
 
     /** Phase two here: keeps and uses {@code proposal}. */
     public void commit(String id, Membership proposal) throws IOException {
         state.apply(proposal);
-        synchronized (this) {
-            if (id.equals(preparedId)) preparedId = null;
-        }
+        lease.end(id);
     }
 
-    public synchronized void abort(String id) {
-        if (id.equals(preparedId)) preparedId = null;
+    public void abort(String id) {
+        lease.end(id);
     }
 
     /**
@@ -161,7 +151,7 @@ public final class MembershipChanges {
     /** Refuses {@code url}'s join over {@code cur}: already in it, a change under way, or (with {@code expect} 0 or more) another version. */
     private static void refuseJoin(Membership cur, String url, long expect) throws MembershipChangeException {
         if (cur.all().contains(url)) throw new MembershipChangeException(409, url + " is already a member");
-        refuseWhileChanging(cur);
+        cur.refuseWhileChanging();
         if (expect >= 0 && cur.version() != expect) {
             throw new MembershipChangeException(409, "the membership moved on (version " + cur.version() + ", the joiner"
                     + " started from " + expect + "); start the joiner again");
@@ -184,8 +174,8 @@ public final class MembershipChanges {
         return change("leave of " + url, Missing.ONE_NEW, cur -> {
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             if (cur.leaving().contains(url)) return null;
-            refuseWhileChanging(cur);
-            refuseBelowReplicationFactor(cur, url);
+            cur.refuseWhileChanging();
+            cur.refuseBelowReplicationFactor(url);
             return cur.withLeaving(url);
         });
     }
@@ -217,8 +207,8 @@ public final class MembershipChanges {
             }
             if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
             refuseIfUp(url, "is up: a live node leaves with bin/dht leave");
-            refuseWhileChanging(cur);
-            refuseBelowReplicationFactor(cur, url);
+            cur.refuseWhileChanging();
+            cur.refuseBelowReplicationFactor(url);
             return cur.without(url);
         });
     }
@@ -240,20 +230,6 @@ public final class MembershipChanges {
     /** Refuses (409, {@code url} then {@code why}) to drop a node that is this one or up: only a dead one is removed. */
     private void refuseIfUp(String url, String why) throws MembershipChangeException {
         if (url.equals(state.self()) || isUp.test(url)) throw new MembershipChangeException(409, url + " " + why);
-    }
-
-    private static void refuseWhileChanging(Membership cur) throws MembershipChangeException {
-        if (cur.changing()) {
-            throw new MembershipChangeException(409, "another change is in progress (joining " + cur.joining()
-                    + ", leaving " + cur.leaving() + "); retry once it is done");
-        }
-    }
-
-    private static void refuseBelowReplicationFactor(Membership cur, String url) throws MembershipChangeException {
-        if (cur.owners().size() - 1 < cur.replicationFactor()) {
-            throw new MembershipChangeException(409, "without " + url + " the cluster would have "
-                    + (cur.owners().size() - 1) + " members, fewer than its replication factor " + cur.replicationFactor());
-        }
     }
 
     private interface Step {
@@ -294,6 +270,7 @@ public final class MembershipChanges {
             participants.retainAll(next.all());
             List<String> prepared = new ArrayList<>();
             List<String> missed = new ArrayList<>();
+            List<String> unanswered = new ArrayList<>();
             try {
                 // The coordinator holds the change too when it is a member that does not stay (the
                 // end of its own leave): it counts toward the majority as a node that prepared.
@@ -310,15 +287,19 @@ public final class MembershipChanges {
                         }
                         prepared.add(p);
                     } catch (MembershipChangeException e) {
+                        if (e.status() == 503) unanswered.add(p);
                         boolean mayMiss = missing != Missing.NONE && !p.equals(state.self())
                                 && (e.status() == 503 || missing == Missing.ONE_CONTINUING && cur.laggards().contains(p));
-                        if (!mayMiss) throw behind(cur, p, e);
+                        if (!mayMiss) throw e.answered() ? behindIfSo(cur, p, e) : behind(cur, p, e);
                         missed.add(p);
                     }
                 }
                 refuseMissing(cur, missing, prepared, missed);
             } catch (MembershipChangeException e) {
                 for (String p : prepared) abortQuietly(p, id);
+                // One that did not answer in time may still take the prepare once it gets to it,
+                // and hold it against every other coordinator's change for the lease's length.
+                for (String p : unanswered) Thread.ofVirtual().name("membership-abort").start(() -> abortQuietly(p, id));
                 log.warn("membership change ({}) refused, nothing changed: {}", what, e.getMessage());
                 throw e;
             }
@@ -376,6 +357,20 @@ public final class MembershipChanges {
         } catch (IOException e) {
             log.warn("cannot keep membership version {}: {}", next.version(), e.toString());
         }
+    }
+
+    /**
+     * {@link #behind} for a refusal {@code node} answered, unless it has the version after all: it
+     * refused for another reason (another change's prepare), which {@code e} says as it is.
+     */
+    private MembershipChangeException behindIfSo(Membership cur, String node, MembershipChangeException e) {
+        if (!cur.laggards().contains(node)) return e;
+        try {
+            if (ask(node).version() >= cur.version()) return e;
+        } catch (MembershipChangeException | IllegalArgumentException notKnown) {
+            log.debug("version of {}: {}", node, notKnown.getMessage());
+        }
+        return behind(cur, node, e);
     }
 
     /** The refusal of a recorded laggard, which says why it matters; else {@code e} as it is. */

@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
 class MembershipChangesTest {
     private final Map<String, MembershipChanges> nodes = new LinkedHashMap<>();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
+    /** Nodes that take a prepare only after its caller gave up on them (frozen, then let go): they hold it, and the caller saw no answer. */
+    private final Set<String> late = ConcurrentHashMap.newKeySet();
+    /** Nodes an abort never reaches. */
+    private final Set<String> abortsLost = ConcurrentHashMap.newKeySet();
     /** Nodes that serve before they join, by URL: the membership each answers a get with. */
     private final Map<String, Membership> joiners = new ConcurrentHashMap<>();
 
@@ -49,7 +53,9 @@ class MembershipChangesTest {
     }
 
     private byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException {
-        if (down.contains(node)) throw new MembershipChangeException(503, node + " did not answer");
+        if (down.contains(node) || op.equals("abort") && abortsLost.contains(node)) {
+            throw new MembershipChangeException(503, node + " did not answer");
+        }
         if (joiners.containsKey(node) && op.equals("get")) return joiners.get(node).bytes();
         MembershipChanges c = nodes.get(node);
         if (c == null) throw new MembershipChangeException(503, node + " did not answer");
@@ -69,6 +75,7 @@ class MembershipChangesTest {
         } catch (IOException e) {
             throw new MembershipChangeException(500, e.toString());
         }
+        if (op.equals("prepare") && late.contains(node)) throw new MembershipChangeException(503, node + " did not answer in time");
         return c.state().current().bytes();
     }
 
@@ -212,6 +219,71 @@ class MembershipChangesTest {
         }
         // and the refusals held no lease: a leave with one down goes on
         assertThat(node('a').leave(url('a')).laggards()).containsExactly(url('d'));
+    }
+
+    /**
+     * A prepare taken after its coordinator gave up holds no change off for long: the coordinator
+     * aborts it there too, and its own next change replaces it even when that abort is lost.
+     */
+    @Test
+    void aLatePrepareOfARefusedChangeIsAbortedAndTheSameCoordinatorsNextChangeReplacesIt() throws Exception {
+        cluster(4, 2);
+        down.add(url('c'));
+        late.add(url('d'));
+        assertThatThrownBy(() -> node('b').leave(url('b'))).hasMessageContaining("one member at most");
+        down.remove(url('c'));
+        late.clear();
+        // the abort to d runs on its own thread: another coordinator's change goes on once it arrived
+        Membership leaving = null;
+        for (int i = 0; i < 100 && leaving == null; i++) {
+            try {
+                leaving = node('a').leave(url('a'));
+            } catch (MembershipChangeException e) {
+                assertThat(e).hasMessageContaining("has prepared another membership change (coordinated by " + url('b'));
+                Thread.sleep(20);
+            }
+        }
+        assertThat(leaving).isNotNull();
+        assertThat(leaving.laggards()).isEmpty();
+
+        node('a').left(url('a'));
+        down.add(url('c'));
+        late.add(url('d'));
+        abortsLost.add(url('d'));
+        assertThatThrownBy(() -> node('b').leave(url('b'))).hasMessageContaining("one member at most");
+        down.remove(url('c'));
+        late.clear();
+        assertThatThrownBy(() -> node('c').leave(url('c'))).hasMessageContaining("coordinated by " + url('b'));
+        assertThat(node('b').leave(url('b')).laggards()).isEmpty(); // b's own next change replaces its prepare
+    }
+
+    /**
+     * A prepare a laggard took late, over the version it then missed, ends when it takes a newer
+     * one: that change can no longer be committed there. And a laggard that has the version but
+     * holds another change is not said to have missed it.
+     */
+    @Test
+    void aLatePrepareEndsWithItsVersionAndALaggardIsRefusedForWhatItSays() throws Exception {
+        cluster(5, 2);
+        down.add(url('e'));
+        late.add(url('d'));
+        Membership removed = node('c').remove(url('e'));
+        assertThat(removed.laggards()).containsExactly(url('d'));
+        late.clear();
+        for (int i = 0; i < 4 && version('d') < 2; i++) node('d').syncOnce();
+        assertThat(version('d')).isEqualTo(2);
+
+        down.add(url('c'));
+        late.add(url('d'));
+        abortsLost.add(url('d'));
+        assertThatThrownBy(() -> node('b').leave(url('b'))).isInstanceOf(MembershipChangeException.class);
+        down.remove(url('c'));
+        late.clear();
+        assertThatThrownBy(() -> node('a').leave(url('a')))
+                .hasMessageContaining(url('d') + " has prepared another membership change (coordinated by " + url('b'))
+                .hasMessageNotContaining("missed membership version");
+
+        assertThat(node('b').leave(url('b')).laggards()).isEmpty(); // the record is cleared: d prepared it
     }
 
     @Test
