@@ -28,6 +28,7 @@ public final class JvmSettings {
     public static final String HINT_BYTES = "dht.hints.bytes";
     public static final String EXIT_WITH_PARENT = "dht.exitWithParent";
     public static final String JOIN_STREAM_PRIORITY = "dht.rebalance.sendPriority";
+    public static final String MAX_CONNECTIONS = "dht.http.maxConnections";
 
     private JvmSettings() {
     }
@@ -50,9 +51,10 @@ public final class JvmSettings {
         long hintBytes = wholeNumber(HINT_BYTES, Tuning.defaultHintBytes(), 0, Long.MAX_VALUE, "bytes");
         boolean exitWithParent = flag(EXIT_WITH_PARENT, false);
         BackgroundPriority sendPriority = priority(JOIN_STREAM_PRIORITY, Tuning.DEFAULT_JOIN_STREAM_PRIORITY);
+        int maxConnections = (int) wholeNumber(MAX_CONNECTIONS, 0, 0, 1_000_000, "connections");
         return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
                 priority, yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes,
-                exitWithParent, sendPriority);
+                exitWithParent, sendPriority, maxConnections);
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */

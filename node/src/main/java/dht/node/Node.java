@@ -10,6 +10,7 @@ import dht.node.http.AdminRoute;
 import dht.node.http.ClusterSizes;
 import dht.node.http.CompactRoute;
 import dht.node.http.Admission;
+import dht.node.http.ConnectionLimit;
 import dht.node.http.EntityRoute;
 import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
@@ -206,11 +207,13 @@ public final class Node implements AutoCloseable {
             joinSenders = joinSenders(tuning.joinStreamPriority());
             cluster = clusterStarter.start(config, store, storageExecutor, ioGroup);
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
+            ConnectionLimit connections = new ConnectionLimit(tuning.maxConnections());
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0, config.clusterSecret() != null, config.tombstoneGrace());
             profiler = new Profiler();
             metrics.bind(store, admission, cluster.view());
+            metrics.bind(connections);
             Map<String, Route> routes = routes(config, store, cluster, admission, scanWorkers, joinSenders, status,
                     profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
@@ -220,7 +223,8 @@ public final class Node implements AutoCloseable {
             boolean writeRuns = cluster.writesOfOnePassInOrder();
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
                     config.maxBodyBytes(), config.bodyTimeout(), writeRuns ? whileAlone(router, cluster) : router,
-                    admission, channels, writeRuns, config.tls() == null ? null : config.tls().serverContext()));
+                    admission, channels, writeRuns, config.tls() == null ? null : config.tls().serverContext(),
+                    connections));
             // After Netty's acceptor, which was added when the socket was registered.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);

@@ -39,12 +39,15 @@ import dht.storage.StoreOptions;
  *                            once the launcher is gone (end of standard input)
  * @param joinStreamPriority  {@code dht.rebalance.sendPriority}: the CPU priority of the threads
  *                            that read and send the join streams this node serves
+ * @param maxConnections      {@code dht.http.maxConnections}: the most connections open at once, past
+ *                            which a new one gets 503 (0: derived from the heap and the descriptor
+ *                            limit, {@code ConnectionLimit#defaultMax})
  */
 public record Tuning(String affinity, long pollMicros, String storageExecutor, String storageQueue,
                      Boolean storageBatch, int storageThreads, BackgroundPriority backgroundPriority,
                      int yieldEvery, long compactionBytesPerSecond, boolean acceptMissingTables,
                      String peerBatch, int writeThreads, long hintBytes, boolean exitWithParent,
-                     BackgroundPriority joinStreamPriority) {
+                     BackgroundPriority joinStreamPriority, int maxConnections) {
 
     public static final String DEFAULT_AFFINITY = "none";
     public static final String DEFAULT_STORAGE_EXECUTOR = "pool";
@@ -71,6 +74,6 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
         StoreOptions store = StoreOptions.defaults();
         return new Tuning(DEFAULT_AFFINITY, 0, DEFAULT_STORAGE_EXECUTOR, DEFAULT_STORAGE_QUEUE, null,
                 DEFAULT_STORAGE_THREADS, store.backgroundPriority(), store.yieldEveryEntries(), 0, false,
-                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY);
+                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY, 0);
     }
 }

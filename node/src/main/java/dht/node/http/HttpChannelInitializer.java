@@ -12,7 +12,7 @@ import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 
 /**
- * The pipeline of every accepted connection, one handler per job: HTTP framing with the size limits
+ * The pipeline of every accepted connection within the {@link ConnectionLimit}, one handler per job: HTTP framing with the size limits
  * ({@link HttpServerCodec}), body assembly and the 413 limit ({@link RequestAssembler}), then request
  * order and dispatch ({@link ResponseSequencer} over the {@link Router}).
  */
@@ -45,6 +45,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final RequestHandler handler;
     private final Admission admission;
     private final ChannelGroup channels;
+    private final ConnectionLimit connections;
     private final Duration bodyTimeout;
     private final boolean writeRuns;
     /** Null: plain HTTP. */
@@ -53,14 +54,19 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     /** @param writeRuns pipelined writes whose routes allow it may start together ({@link DispatchWindow}) */
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
                                   RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns) {
-        this(maxUriBytes, maxHeaderBytes, maxBodyBytes, bodyTimeout, handler, admission, channels, writeRuns, null);
+        this(maxUriBytes, maxHeaderBytes, maxBodyBytes, bodyTimeout, handler, admission, channels, writeRuns, null,
+                new ConnectionLimit(0));
     }
 
-    /** @param tls the server's TLS context: every connection speaks HTTPS (null: plain HTTP) */
+    /**
+     * @param tls         the server's TLS context: every connection speaks HTTPS (null: plain HTTP)
+     * @param connections the bound on connections open at once
+     */
     public HttpChannelInitializer(int maxUriBytes, int maxHeaderBytes, int maxBodyBytes, Duration bodyTimeout,
                                   RequestHandler handler, Admission admission, ChannelGroup channels, boolean writeRuns,
-                                  SslContext tls) {
+                                  SslContext tls, ConnectionLimit connections) {
         this.tls = tls;
+        this.connections = connections;
         this.bodyTimeout = bodyTimeout;
         this.writeRuns = writeRuns;
         this.admission = admission;
@@ -73,6 +79,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
+        if (!connections.admit(ch, tls != null)) return;
         channels.add(ch);
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(RequestAssembler.decoderLineLimit(maxUriBytes))

@@ -2,9 +2,11 @@ package dht.node.metrics;
 
 import dht.node.cluster.ClusterView;
 import dht.node.http.Admission;
+import dht.node.http.ConnectionLimit;
 import dht.node.http.RequestMeter;
 import dht.node.rpc.PeerCallMeter;
 import dht.storage.Store;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,6 +76,16 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     /** Gauges over the store's, the admission's and the cluster's own figures, read at each scrape. */
+    /** The connections open, their bound and the ones refused for it. */
+    public void bind(ConnectionLimit connections) {
+        Gauge.builder("http.connections.open", connections, ConnectionLimit::open)
+                .description("Connections open (clients' and peers')").register(registry);
+        Gauge.builder("http.connections.max", connections, ConnectionLimit::max)
+                .description("The most connections open at once; past it a new one gets 503").register(registry);
+        FunctionCounter.builder("http.connections.refused", connections, ConnectionLimit::refused)
+                .description("Connections refused for the bound").register(registry);
+    }
+
     public void bind(Store store, Admission admission, ClusterView view) {
         read.add(StorageMetrics.bind(registry, store));
         read.add(ClusterMetrics.bind(registry, view));

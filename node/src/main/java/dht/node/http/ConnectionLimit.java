@@ -1,0 +1,135 @@
+package dht.node.http;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bounds the connections open at once, clients' and peers' alike. Past the bound a new connection
+ * gets {@code 503} with {@code Retry-After: 1} before it has sent anything (a TLS one is closed:
+ * no answer can be written before its handshake), and is closed.
+ *
+ * <p>Why: every open connection holds a file descriptor, and heap for a request head in progress
+ * (Netty's decoder keeps up to the line and header limits, about 2.5 bytes of heap a byte sent).
+ * Unbounded, a few thousand clients that each send most of a head and wait ran a 256 MiB heap
+ * out (OutOfMemoryError on the event loops, the node alive and answering nothing), and 20,000
+ * idle ones ran the descriptors out (accepts failed silently, and so did a new log file).
+ *
+ * <p>Invariant: {@code 0 <= open <= max}; a connection counts from its accept until it is closed.
+ */
+public final class ConnectionLimit {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionLimit.class);
+    /** Heap a connection may hold at worst is far less; this leaves most of the heap for everything else. */
+    private static final long HEAP_PER_CONNECTION = 256 * 1024;
+    static final int FLOOR = 512;
+    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final int max;
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+    private final AtomicLong refusedAtLastLine = new AtomicLong();
+
+    /** @param max the most connections open at once; 0 for {@link #defaultMax()} */
+    public ConnectionLimit(int max) {
+        if (max < 0) throw new IllegalArgumentException("the connection limit must be 0 (derived) or positive, got " + max);
+        this.max = max == 0 ? defaultMax() : max;
+    }
+
+    /**
+     * The bound when none is set: a connection per 256 KiB of the heap, at least {@value #FLOOR},
+     * and at most half the process's file descriptors (the rest are for tables, logs and peers).
+     */
+    public static int defaultMax() {
+        return defaultMax(Runtime.getRuntime().maxMemory(), maxFileDescriptors());
+    }
+
+    /** The same for a heap of {@code maxHeap} bytes and {@code maxFds} descriptors (not known: 0 or less). */
+    public static int defaultMax(long maxHeap, long maxFds) {
+        long byHeap = Math.max(FLOOR, maxHeap / HEAP_PER_CONNECTION);
+        long byFds = maxFds > 0 ? Math.max(64, maxFds / 2) : Integer.MAX_VALUE;
+        return (int) Math.min(Integer.MAX_VALUE, Math.min(byHeap, byFds));
+    }
+
+    private static long maxFileDescriptors() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+            return unix.getMaxFileDescriptorCount();
+        }
+        return -1;
+    }
+
+    public int max() {
+        return max;
+    }
+
+    public int open() {
+        return open.get();
+    }
+
+    /** Connections refused for the bound since start. */
+    public long refused() {
+        return refused.get();
+    }
+
+    /**
+     * Counts {@code ch} until it closes and returns true, or, past the bound, sets it up to be
+     * refused ({@code tls}: closed without an answer) and returns false: then it is not counted.
+     */
+    boolean admit(Channel ch, boolean tls) {
+        if (open.incrementAndGet() <= max) {
+            ch.closeFuture().addListener(f -> open.decrementAndGet());
+            return true;
+        }
+        open.decrementAndGet();
+        refused.incrementAndGet();
+        logRefusal();
+        ch.pipeline().addLast("too-many-connections", new Refusal(max, tls));
+        return false;
+    }
+
+    /** One line at most every 10 s, with the count since the last one. */
+    private void logRefusal() {
+        long now = System.nanoTime();
+        long last = lastLine.get();
+        if (now - last < LOG_EVERY_NANOS || !lastLine.compareAndSet(last, now)) return;
+        long total = refused.get();
+        log.warn("refusing connections: {} open, the most allowed (-Ddht.http.maxConnections); {} refused since the "
+                + "last such line", max, total - refusedAtLastLine.getAndSet(total));
+    }
+
+    /** Answers a refused connection 503 as soon as it is open, then closes it lingering. */
+    private static final class Refusal extends ChannelInboundHandlerAdapter {
+        private final int max;
+        private final boolean tls;
+
+        Refusal(int max, boolean tls) {
+            this.max = max;
+            this.tls = tls;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (tls) {
+                ctx.close();
+                return;
+            }
+            byte[] body = ("too many connections (" + max + " open); retry\n").getBytes(StandardCharsets.UTF_8);
+            String head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    + "Content-Length: " + body.length + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+            LingeringClose.after(ctx.writeAndFlush(Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body)));
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.fireChannelRead(msg); // not read: dropped by the lingering close, or by the pipeline's end before it
+        }
+    }
+}
