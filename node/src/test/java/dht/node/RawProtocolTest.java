@@ -326,6 +326,19 @@ class RawProtocolTest {
         assertThat(node.get("/v0/entity?id=gz").statusCode()).isEqualTo(404);
     }
 
+    /** A chunk size line past the line limit is a malformed body, not a long request line. */
+    @Test
+    void aChunkSizeLineTooLongIs400AndChangesNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=ext HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;x="
+                    + "e".repeat(4 * MAX_URI) + "\r\nabc\r\n0\r\n\r\n");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)).contains("chunk size line");
+        }
+        assertThat(node.get("/v0/entity?id=ext").statusCode()).isEqualTo(404);
+    }
+
     @Test
     void longUriIs414() throws Exception {
         try (RawHttp c = connect()) {

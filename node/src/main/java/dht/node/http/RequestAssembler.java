@@ -208,7 +208,11 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
             if (head == null || broken) return;
             if (content.decoderResult().isFailure()) {
                 discardBody();
-                reject(ctx, decodeFailure(ctx, content.decoderResult().cause()), false);
+                Throwable cause = content.decoderResult().cause();
+                // A line too long here is a chunk's size line (or a trailer's), not the request line.
+                reject(ctx, cause instanceof TooLongHttpLineException
+                        ? Responses.badRequest("malformed chunked body: a chunk size line too long")
+                        : decodeFailure(ctx, cause), false);
                 return;
             }
             ByteBuf piece = content.content();
