@@ -129,9 +129,12 @@ final class NodeAddition implements ClusterControl.Handler {
     /** A progress line from the joining node's status (null: it does not answer yet). */
     private static String joining(String status) {
         if (status == null) return "starting...";
-        long scanned = StatusProbe.number(status, "bytesScanned");
-        long total = StatusProbe.number(status, "totalBytes");
-        return "joining: " + Math.max(0, scanned) + (total >= 0 ? " of " + total : "") + " bytes streamed";
+        // Versions, not bytes: the members' sizes are as stored (compressed), the bytes streamed are not.
+        long scanned = StatusProbe.number(status, "entriesScanned");
+        long total = StatusProbe.number(status, "totalEntries");
+        long eta = StatusProbe.number(status, "etaMillis");
+        return "joining: " + Math.max(0, scanned) + (total >= 0 ? " of about " + total : "") + " versions streamed"
+                + (eta > 0 ? ", about " + Math.ceilDiv(eta, 1000) + " s to go" : "");
     }
 
     /** Why a node exited: its own {@code dht serve:} line, else its last line. */

@@ -99,6 +99,7 @@ final class StatusReport {
         b.append(",\"storage\":{\"tables\":").append(s.tables())
                 .append(",\"tableBytes\":").append(s.tableBytes())
                 .append(",\"memtableBytes\":").append(s.memtableBytes())
+                .append(",\"entries\":").append(s.entries())
                 .append(",\"walBytes\":").append(s.walBytes())
                 .append(",\"pendingFlushes\":").append(s.pendingFlushes())
                 .append(",\"pendingCompactions\":").append(s.pendingCompactions())

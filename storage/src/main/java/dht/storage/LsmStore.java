@@ -418,12 +418,14 @@ public final class LsmStore implements Store {
     @Override
     public StoreStats stats() {
         Version v = versions.acquire();
-        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0);
+        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0, 0);
         try {
             long tableBytes = 0;
+            long entries = v.active.count();
             int damaged = 0;
             for (Table t : v.tables) {
                 tableBytes += t.sizeBytes;
+                entries += t.entryCount;
                 if (t.damaged) damaged++;
             }
             long mem = v.active.bytes();
@@ -431,9 +433,10 @@ public final class LsmStore implements Store {
             for (Memtable m : v.immutables) {
                 mem += m.bytes();
                 walBytes += m.walBytes;
+                entries += m.count();
             }
             return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    compaction.pending(), walBytes, damaged);
+                    compaction.pending(), walBytes, damaged, entries);
         } finally {
             v.release();
         }

@@ -12,7 +12,9 @@ package dht.storage;
  * @param damagedTables   live tables in which a read or a compaction found a block that fails its
  *                        checksum (each logged once with its file and offset): reads that need such
  *                        a block fail, everything else is served, and compaction leaves the table as it is
+ * @param entries         versions in the live tables and memtables (a key overwritten before a
+ *                        compaction counts once per version): what a scan of the store reads, at most
  */
 public record StoreStats(int tables, long tableBytes, long memtableBytes, int pendingFlushes,
-                         int pendingCompactions, long walBytes, int damagedTables) {
+                         int pendingCompactions, long walBytes, int damagedTables, long entries) {
 }

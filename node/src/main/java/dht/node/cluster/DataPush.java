@@ -78,7 +78,7 @@ final class DataPush {
             while (it.hasNext() && !closed.getAsBoolean()) {
                 Entry e = it.next();
                 long size = RebalanceCounts.bytesOf(e);
-                counts.bytesScanned.addAndGet(size);
+                counts.scanned(size);
                 for (String g : gainers.of(e)) {
                     List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
                     b.add(e);

@@ -66,14 +66,18 @@ final class JoinReceiver {
         List<String> sources = new ArrayList<>(m.members());
         sources.remove(self);
         long total = 0;
+        long entries = 0;
         for (String s : sources) {
-            long b = transport.storedBytes(s);
-            total = b < 0 || total < 0 ? -1 : total + b;
+            MembershipTransport.Stored held = transport.stored(s);
+            total = held.bytes() < 0 || total < 0 ? -1 : total + held.bytes();
+            entries = held.entries() < 0 || entries < 0 ? -1 : entries + held.entries();
         }
         // Each member sends about one owner's share of what it holds (JoinStreamKeys).
         if (total > 0) total /= m.owners().size();
-        counts.begin(total);
-        log.info("joining: streaming the keys this node will own from {} (about {} bytes)", sources, total);
+        if (entries > 0) entries /= m.owners().size();
+        counts.begin(total, entries);
+        log.info("joining: streaming the keys this node will own from {} (about {} versions, {} bytes as stored)",
+                sources, entries, total);
         // Others can stand in only where every key has another old replica: never with one copy.
         boolean standIn = m.replicationFactor() >= 2 && sources.size() >= 2;
         for (String source : sources) {
@@ -170,7 +174,7 @@ final class JoinReceiver {
             while (!closed.getAsBoolean() && scan.hasNext()) {
                 Entry e = scan.next();
                 long size = RebalanceCounts.bytesOf(e);
-                counts.bytesScanned.addAndGet(size);
+                counts.scanned(size);
                 keys++;
                 bytes += size;
                 unpaid += size;

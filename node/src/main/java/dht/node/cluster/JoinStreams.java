@@ -1,11 +1,12 @@
 package dht.node.cluster;
 
+import dht.storage.StoreStats;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import java.io.IOException;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The join streams this member sends (the internal range stream with {@code joiner=URL&version=V}):
@@ -18,13 +19,13 @@ public final class JoinStreams {
     private final MembershipState membership;
     private final WritesInFlight writes;
     private final RebalanceCounts counts;
-    private final LongSupplier storedBytes;
+    private final Supplier<StoreStats> stored;
 
-    JoinStreams(MembershipState membership, WritesInFlight writes, RebalanceCounts counts, LongSupplier storedBytes) {
+    JoinStreams(MembershipState membership, WritesInFlight writes, RebalanceCounts counts, Supplier<StoreStats> stored) {
         this.membership = membership;
         this.writes = writes;
         this.counts = counts;
-        this.storedBytes = storedBytes;
+        this.stored = stored;
     }
 
     /**
@@ -43,7 +44,7 @@ public final class JoinStreams {
 
     /**
      * The entries of the scan {@code open} makes that {@code keys} sends, counted as they go: every
-     * entry read toward {@code bytesScanned} (against the store's size, for the ETA), those sent
+     * entry read toward {@code bytesScanned} and {@code entriesScanned} (against the store's, for the ETA), those sent
      * toward {@code keysMoved} and {@code bytesMoved}. Closing it closes the scan and ends its
      * count. The scan opens once the writes this node accepted under an earlier version are in
      * its store ({@link WritesInFlight}), so that none lands behind it.
@@ -51,7 +52,10 @@ public final class JoinStreams {
     public CloseableIterator<Entry> send(Scan open, JoinStreamKeys keys) throws IOException {
         writes.awaitBeforeMoving("the join stream to " + keys.joiner());
         CloseableIterator<Entry> scan = open.open();
-        if (counts.active.getAndIncrement() == 0) counts.begin(storedBytes.getAsLong());
+        if (counts.active.getAndIncrement() == 0) {
+            StoreStats s = stored.get();
+            counts.begin(s.tableBytes(), s.entries());
+        }
         return new Sending(scan, keys);
     }
 
@@ -70,7 +74,7 @@ public final class JoinStreams {
         public boolean hasNext() {
             while (next == null && scan.hasNext()) {
                 Entry e = scan.next();
-                counts.bytesScanned.addAndGet(RebalanceCounts.bytesOf(e));
+                counts.scanned(RebalanceCounts.bytesOf(e));
                 if (keys.sends(e)) next = e;
             }
             return next != null;

@@ -15,6 +15,11 @@ public interface MembershipTransport {
      */
     byte[] call(String node, String op, String params, byte[] body) throws MembershipChangeException;
 
-    /** The bytes {@code node} says its tables and memtable hold ({@code /v0/status}), or -1 if it cannot say. */
-    long storedBytes(String node);
+    /** What {@code node} says its tables and memtables hold ({@code /v0/status}); -1 for what it cannot say. */
+    Stored stored(String node);
+
+    /** Bytes as stored (tables compressed) and versions a node holds; -1 each when not known. */
+    record Stored(long bytes, long entries) {
+        public static final Stored UNKNOWN = new Stored(-1, -1);
+    }
 }

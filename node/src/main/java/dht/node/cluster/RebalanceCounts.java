@@ -11,10 +11,18 @@ final class RebalanceCounts {
     /** Bytes of versions this node wrote (received) or sent because it gained or lost keys. */
     final AtomicLong bytesMoved = new AtomicLong();
     final AtomicLong keysMoved = new AtomicLong();
-    /** Bytes read from the sources' streams, kept or not: what the ETA counts against {@link #totalBytes}. */
+    /** Bytes read from the sources' streams, kept or not. */
     final AtomicLong bytesScanned = new AtomicLong();
-    /** What the sources said they hold when the move began; -1 unknown. */
+    /** Versions read from the sources' streams, kept or not: what the ETA counts against {@link #totalEntries}. */
+    final AtomicLong entriesScanned = new AtomicLong();
+    /** What the sources said their tables and memtables take when the move began (compressed, as stored); -1 unknown. */
     final AtomicLong totalBytes = new AtomicLong(-1);
+    /**
+     * The versions the sources said they hold when the move began; -1 unknown. The ETA counts
+     * versions, not bytes: stored bytes are compressed and scanned ones are not, so a byte ETA
+     * ran out long before the move did.
+     */
+    final AtomicLong totalEntries = new AtomicLong(-1);
     final AtomicLong keysCleanedUp = new AtomicLong();
     /** Of {@link #keysMoved}, those a leave handed to a live member for one that was down. */
     final AtomicLong keysHandedOver = new AtomicLong();
@@ -25,10 +33,19 @@ final class RebalanceCounts {
         return e.key().length + (long) e.valueLength() + 24;
     }
 
-    void begin(long total) {
+    /** A move begins; what the sources hold, in stored bytes and in versions (-1: unknown). */
+    void begin(long bytes, long entries) {
         startedNanos = System.nanoTime();
         bytesScanned.set(0);
-        totalBytes.set(total);
+        entriesScanned.set(0);
+        totalBytes.set(bytes);
+        totalEntries.set(entries);
+    }
+
+    /** One entry of {@code bytes} read from a source. */
+    void scanned(long bytes) {
+        bytesScanned.addAndGet(bytes);
+        entriesScanned.incrementAndGet();
     }
 
     Map<String, Long> snapshot() {
@@ -38,18 +55,21 @@ final class RebalanceCounts {
         m.put("keysMoved", keysMoved.get());
         m.put("bytesScanned", bytesScanned.get());
         m.put("totalBytes", totalBytes.get());
+        m.put("entriesScanned", entriesScanned.get());
+        m.put("totalEntries", totalEntries.get());
         m.put("etaMillis", eta());
         m.put("keysCleanedUp", keysCleanedUp.get());
         m.put("keysHandedOver", keysHandedOver.get());
         return m;
     }
 
+    /** 0 when nothing moves; -1 when not known, or when more was read than the sources said they held. */
     private long eta() {
-        long total = totalBytes.get();
-        long scanned = bytesScanned.get();
+        long total = totalEntries.get();
+        long scanned = entriesScanned.get();
         if (active.get() == 0) return 0;
-        if (total <= 0 || scanned <= 0) return -1;
+        if (total <= 0 || scanned <= 0 || scanned >= total) return -1;
         long elapsedMillis = (System.nanoTime() - startedNanos) / 1_000_000;
-        return Math.max(0, (long) (elapsedMillis * (double) Math.max(0, total - scanned) / scanned));
+        return Math.max(1, (long) (elapsedMillis * (double) (total - scanned) / scanned));
     }
 }

@@ -72,7 +72,7 @@ public final class Rebalancer implements AutoCloseable {
         this.store = store;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("membership").factory());
         this.writes = writes;
-        this.joinStreams = new JoinStreams(changes.state(), writes, counts, () -> store.stats().tableBytes());
+        this.joinStreams = new JoinStreams(changes.state(), writes, counts, store::stats);
         ByteRate rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.removals = new RemovalMark(dataDir);
         this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed);
@@ -108,7 +108,10 @@ public final class Rebalancer implements AutoCloseable {
         Map<String, Long> m = counts.snapshot();
         // Joining or leaving, data is still to move even between two tries of a stream or push.
         Membership now = changes.state().current();
-        if (now.joining().contains(self) || now.leaving().contains(self)) m.put("rebalancing", 1L);
+        if (now.joining().contains(self) || now.leaving().contains(self)) {
+            m.put("rebalancing", 1L);
+            if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries: still to move, not known
+        }
         m.put("writesInFlight", writes.inFlight());
         m.put("moveWaitsTimedOut", writes.waitsTimedOut());
         return m;
@@ -257,7 +260,7 @@ public final class Rebalancer implements AutoCloseable {
         long handedBefore = counts.keysHandedOver.get();
         counts.active.incrementAndGet();
         try {
-            counts.begin(store.stats().tableBytes());
+            counts.begin(store.stats().tableBytes(), store.stats().entries());
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
@@ -316,7 +319,7 @@ public final class Rebalancer implements AutoCloseable {
         long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
         try {
-            counts.begin(store.stats().tableBytes());
+            counts.begin(store.stats().tableBytes(), store.stats().entries());
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();

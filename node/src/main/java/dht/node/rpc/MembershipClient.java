@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
 public final class MembershipClient implements MembershipTransport {
     private static final Pattern TABLE_BYTES = Pattern.compile("\"tableBytes\":(\\d+)");
     private static final Pattern MEMTABLE_BYTES = Pattern.compile("\"memtableBytes\":(\\d+)");
+    private static final Pattern ENTRIES = Pattern.compile("\"entries\":(\\d+)");
     private final HttpClient client;
     private final Duration timeout;
     /** Null: requests go unsigned. */
@@ -100,20 +101,22 @@ public final class MembershipClient implements MembershipTransport {
     }
 
     @Override
-    public long storedBytes(String node) {
+    public Stored stored(String node) {
         try {
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(node + "/v0/status")).timeout(timeout).build(),
                     HttpResponse.BodyHandlers.ofString());
             // What it holds in its tables and its memtable: a member whose data is not flushed yet holds it too.
             Matcher t = TABLE_BYTES.matcher(r.body());
             Matcher mem = MEMTABLE_BYTES.matcher(r.body());
-            if (r.statusCode() != 200 || !t.find()) return -1;
-            return Long.parseLong(t.group(1)) + (mem.find() ? Long.parseLong(mem.group(1)) : 0);
+            Matcher entries = ENTRIES.matcher(r.body());
+            if (r.statusCode() != 200 || !t.find()) return Stored.UNKNOWN;
+            return new Stored(Long.parseLong(t.group(1)) + (mem.find() ? Long.parseLong(mem.group(1)) : 0),
+                    entries.find() ? Long.parseLong(entries.group(1)) : -1);
         } catch (IOException e) {
-            return -1;
+            return Stored.UNKNOWN;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return -1;
+            return Stored.UNKNOWN;
         }
     }
 }

@@ -35,8 +35,8 @@ class MembershipCatchUpTest {
             }
 
             @Override
-            public long storedBytes(String node) {
-                return -1;
+            public Stored stored(String node) {
+                return Stored.UNKNOWN;
             }
         };
         return new MembershipChanges(state, transport, peer -> true);

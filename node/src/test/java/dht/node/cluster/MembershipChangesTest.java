@@ -46,8 +46,8 @@ class MembershipChangesTest {
             }
 
             @Override
-            public long storedBytes(String node) {
-                return -1;
+            public Stored stored(String node) {
+                return Stored.UNKNOWN;
             }
         }, p -> !down.contains(p)));
     }
