@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Bounds the connections open at once, clients' and peers' alike. Past the bound a new connection
  * gets {@code 503} with {@code Retry-After: 1} before it has sent anything (a TLS one is closed:
- * no answer can be written before its handshake), and is closed.
+ * no answer can be written before its handshake), and is closed, lingering so that the answer is
+ * not lost to a reset. At most an eighth of the bound (at least 16) of those refusals linger at
+ * once; past that a refused connection is closed at once without an answer, so that a flood of
+ * connects cannot hold more descriptors than the bound and that eighth.
  *
  * <p>Why: every open connection holds a file descriptor, and heap for a request head in progress
  * (Netty's decoder keeps up to the line and header limits, about 2.5 bytes of heap a byte sent).
@@ -24,6 +27,8 @@ import org.slf4j.LoggerFactory;
  * idle ones ran the descriptors out (accepts failed silently, and so did a new log file).
  *
  * <p>Invariant: {@code 0 <= open <= max}; a connection counts from its accept until it is closed.
+ * {@code lingering} counts the refused ones not yet closed; one is answered only while at most
+ * {@code maxLingering} are.
  */
 public final class ConnectionLimit {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLimit.class);
@@ -34,6 +39,8 @@ public final class ConnectionLimit {
 
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
+    private final int maxLingering;
+    private final AtomicInteger lingering = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
     private final AtomicLong refusedAtLastLine = new AtomicLong();
@@ -42,6 +49,7 @@ public final class ConnectionLimit {
     public ConnectionLimit(int max) {
         if (max < 0) throw new IllegalArgumentException("the connection limit must be 0 (derived) or positive, got " + max);
         this.max = max == 0 ? defaultMax() : max;
+        this.maxLingering = Math.max(16, this.max / 8);
     }
 
     /**
@@ -91,7 +99,9 @@ public final class ConnectionLimit {
         open.decrementAndGet();
         refused.incrementAndGet();
         logRefusal();
-        ch.pipeline().addLast("too-many-connections", new Refusal(max, tls));
+        boolean answer = !tls && lingering.incrementAndGet() <= maxLingering;
+        if (!tls) ch.closeFuture().addListener(f -> lingering.decrementAndGet());
+        ch.pipeline().addLast("too-many-connections", new Refusal(max, answer));
         return false;
     }
 
@@ -105,19 +115,19 @@ public final class ConnectionLimit {
                 + "last such line", max, total - refusedAtLastLine.getAndSet(total));
     }
 
-    /** Answers a refused connection 503 as soon as it is open, then closes it lingering. */
+    /** Answers a refused connection 503 as soon as it is open, then closes it lingering; or closes it at once. */
     private static final class Refusal extends ChannelInboundHandlerAdapter {
         private final int max;
-        private final boolean tls;
+        private final boolean answer;
 
-        Refusal(int max, boolean tls) {
+        Refusal(int max, boolean answer) {
             this.max = max;
-            this.tls = tls;
+            this.answer = answer;
         }
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            if (tls) {
+            if (!answer) {
                 ctx.close();
                 return;
             }
@@ -125,6 +135,12 @@ public final class ConnectionLimit {
             String head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
                     + "Content-Length: " + body.length + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
             LingeringClose.after(ctx.writeAndFlush(Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body)));
+        }
+
+        /** A refused client that resets is expected: closed, not logged (thousands a second in a flood). */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
         }
 
         @Override
