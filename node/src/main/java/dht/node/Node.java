@@ -225,7 +225,10 @@ public final class Node implements AutoCloseable {
                     config.maxBodyBytes(), config.bodyTimeout(), writeRuns ? whileAlone(router, cluster) : router,
                     admission, channels, writeRuns, config.tls() == null ? null : config.tls().serverContext(),
                     connections));
-            // After Netty's acceptor, which was added when the socket was registered.
+            // Before Netty's acceptor, which was added when the socket was registered: sheds
+            // connections past the bound before an event loop takes them.
+            serverChannel.pipeline().addFirst("connection-limit", connections.shedder());
+            // After the acceptor.
             serverChannel.pipeline().addLast("accept-errors", new AcceptErrorLog());
             serverChannel.config().setAutoRead(true);
             cluster.finishStart();
