@@ -3,9 +3,6 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.http.ConnectionLimit;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,41 +23,41 @@ class ConnectionLimitTest {
     void pastTheBoundANewConnectionGets503AndTheOthersAreStillServed() throws Exception {
         try (TestNode node = WithProperty.with(JvmSettings.MAX_CONNECTIONS, "3",
                 () -> TestNode.start(TestNode.config(dir).withTuning(JvmSettings.read()), s -> s))) {
-            List<Socket> held = new ArrayList<>();
+            int port = node.node.port();
+            List<RawHttp> held = new ArrayList<>();
             try {
                 // Each is answered once (so it is surely counted: accepts are counted on two event
                 // loops, not in connect order), then two sit inside a head.
-                Socket first = new Socket("localhost", node.node.port());
+                RawHttp first = new RawHttp(port);
                 held.add(first);
-                assertThat(exchange(first, "GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
+                assertThat(exchange(first, STATUS).statusLine()).isEqualTo("HTTP/1.1 200 OK");
                 for (int i = 0; i < 2; i++) {
-                    Socket s = new Socket("localhost", node.node.port());
-                    held.add(s);
-                    assertThat(exchange(s, "GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
-                    s.getOutputStream().write("GET /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+                    RawHttp c = new RawHttp(port);
+                    held.add(c);
+                    assertThat(exchange(c, STATUS).statusLine()).isEqualTo("HTTP/1.1 200 OK");
+                    c.send("GET /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nX-Slow: ");
                 }
-                try (Socket extra = new Socket("localhost", node.node.port())) {
-                    extra.setSoTimeout(5_000);
-                    String answer = new String(extra.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                try (RawHttp extra = new RawHttp(port)) {
+                    extra.socket.setSoTimeout(5_000);
+                    String answer = new String(extra.in.readAllBytes(), StandardCharsets.US_ASCII);
                     assertThat(answer).startsWith("HTTP/1.1 503 Service Unavailable\r\n").contains("Retry-After: 1\r\n")
                             .contains("Connection: close\r\n").endsWith("too many connections (3 open); retry\n");
                 }
-                assertThat(exchange(first, "GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
+                assertThat(exchange(first, STATUS).statusLine()).isEqualTo("HTTP/1.1 200 OK");
 
                 held.remove(1).close(); // a half-sent head's slot is given back when it closes
                 String answer = "";
                 for (int i = 0; i < 50 && !answer.startsWith("HTTP/1.1 200"); i++) {
-                    try (Socket next = new Socket("localhost", node.node.port())) {
-                        next.setSoTimeout(5_000);
-                        answer = exchange(next, "GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                    try (RawHttp next = new RawHttp(port)) {
+                        answer = exchange(next, "GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").statusLine();
                     }
                     if (!answer.startsWith("HTTP/1.1 200")) Thread.sleep(20);
                 }
-                assertThat(answer).startsWith("HTTP/1.1 200 OK");
-                String metrics = exchange(first, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(answer).isEqualTo("HTTP/1.1 200 OK");
+                String metrics = exchange(first, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").text();
                 assertThat(metrics).contains("dht_http_connections_max 3.0").contains("dht_http_connections_refused_total ");
             } finally {
-                for (Socket s : held) s.close();
+                for (RawHttp c : held) c.close();
             }
         }
     }
@@ -74,16 +71,16 @@ class ConnectionLimitTest {
     void pastTheLingeringAllowanceARefusedConnectionIsClosedWithoutAnAnswer() throws Exception {
         try (TestNode node = WithProperty.with(JvmSettings.MAX_CONNECTIONS, "1",
                 () -> TestNode.start(TestNode.config(dir).withTuning(JvmSettings.read()), s -> s));
-             Socket held = new Socket("localhost", node.node.port())) {
-            assertThat(exchange(held, "GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
-            List<Socket> refused = new ArrayList<>();
+             RawHttp held = new RawHttp(node.node.port())) {
+            assertThat(exchange(held, STATUS).statusLine()).isEqualTo("HTTP/1.1 200 OK");
+            List<RawHttp> refused = new ArrayList<>();
             try {
-                for (int i = 0; i < 40; i++) refused.add(new Socket("localhost", node.node.port()));
+                for (int i = 0; i < 40; i++) refused.add(new RawHttp(node.node.port()));
                 int answered = 0;
                 int closedBare = 0;
-                for (Socket s : refused) {
-                    s.setSoTimeout(10_000);
-                    String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                for (RawHttp c : refused) {
+                    c.socket.setSoTimeout(10_000);
+                    String answer = new String(c.in.readAllBytes(), StandardCharsets.US_ASCII);
                     if (answer.isEmpty()) closedBare++;
                     else if (answer.startsWith("HTTP/1.1 503 ")) answered++;
                     else throw new AssertionError("unexpected answer: " + answer);
@@ -91,7 +88,7 @@ class ConnectionLimitTest {
                 assertThat(answered).isBetween(1, 39);
                 assertThat(closedBare).isPositive();
             } finally {
-                for (Socket s : refused) s.close();
+                for (RawHttp c : refused) c.close();
             }
         }
     }
@@ -108,21 +105,10 @@ class ConnectionLimitTest {
         assertThat(new ConnectionLimit(7).max()).isEqualTo(7);
     }
 
-    /** Sends {@code request} and reads one answer's head and body (Content-Length) on {@code s}. */
-    private static String exchange(Socket s, String request) throws Exception {
-        s.setSoTimeout(5_000);
-        OutputStream out = s.getOutputStream();
-        out.write(request.getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        InputStream in = s.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) break;
-            head.append((char) b);
-        }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
-        int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
-        return head + new String(in.readNBytes(length), StandardCharsets.UTF_8);
+    private static final String STATUS = "GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    private static RawHttp.Response exchange(RawHttp c, String request) throws Exception {
+        c.send(request);
+        return c.read();
     }
 }

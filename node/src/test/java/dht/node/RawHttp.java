@@ -31,7 +31,8 @@ final class RawHttp implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    record Response(int status, Map<String, String> headers, byte[] body, boolean complete) {
+    /** @param statusLine the status line as sent, without its line end */
+    record Response(int status, Map<String, String> headers, byte[] body, boolean complete, String statusLine) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -89,7 +90,7 @@ final class RawHttp implements AutoCloseable {
         } else {
             body.write(in.readAllBytes());
         }
-        return new Response(status, headers, body.toByteArray(), complete);
+        return new Response(status, headers, body.toByteArray(), complete, statusLine);
     }
 
     /** A CRLF-terminated line without its terminator, or null at end of stream. */
