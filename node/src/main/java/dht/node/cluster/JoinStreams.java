@@ -52,10 +52,7 @@ public final class JoinStreams {
     public CloseableIterator<Entry> send(Scan open, JoinStreamKeys keys) throws IOException {
         writes.awaitBeforeMoving("the join stream to " + keys.joiner());
         CloseableIterator<Entry> scan = open.open();
-        if (counts.active.getAndIncrement() == 0) {
-            StoreStats s = stored.get();
-            counts.begin(s.tableBytes(), s.entries());
-        }
+        if (counts.active.getAndIncrement() == 0) counts.begin(stored.get());
         return new Sending(scan, keys);
     }
 

@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.storage.StoreStats;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,6 +41,11 @@ final class RebalanceCounts {
         entriesScanned.set(0);
         totalBytes.set(bytes);
         totalEntries.set(entries);
+    }
+
+    /** A move from this node's own store begins: its tables' bytes as stored and its versions. */
+    void begin(StoreStats held) {
+        begin(held.tableBytes(), held.entries());
     }
 
     /** One entry of {@code bytes} read from a source. */

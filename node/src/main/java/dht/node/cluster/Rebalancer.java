@@ -260,7 +260,7 @@ public final class Rebalancer implements AutoCloseable {
         long handedBefore = counts.keysHandedOver.get();
         counts.active.incrementAndGet();
         try {
-            counts.begin(store.stats().tableBytes(), store.stats().entries());
+            counts.begin(store.stats());
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
@@ -319,7 +319,7 @@ public final class Rebalancer implements AutoCloseable {
         long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
         try {
-            counts.begin(store.stats().tableBytes(), store.stats().entries());
+            counts.begin(store.stats());
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();
