@@ -65,19 +65,13 @@ final class JoinReceiver {
         Membership m = changes.state().current();
         List<String> sources = new ArrayList<>(m.members());
         sources.remove(self);
-        long total = 0;
-        long entries = 0;
-        for (String s : sources) {
-            MembershipTransport.Stored held = transport.stored(s);
-            total = held.bytes() < 0 || total < 0 ? -1 : total + held.bytes();
-            entries = held.entries() < 0 || entries < 0 ? -1 : entries + held.entries();
-        }
+        MembershipTransport.Stored held = MembershipTransport.Stored.NONE;
+        for (String s : sources) held = held.plus(transport.stored(s));
         // Each member sends about one owner's share of what it holds (JoinStreamKeys).
-        if (total > 0) total /= m.owners().size();
-        if (entries > 0) entries /= m.owners().size();
-        counts.begin(total, entries);
+        MembershipTransport.Stored share = held.share(m.owners().size());
+        counts.begin(share.bytes(), share.entries());
         log.info("joining: streaming the keys this node will own from {} (about {} versions, {} bytes as stored)",
-                sources, entries, total);
+                sources, share.entries(), share.bytes());
         // Others can stand in only where every key has another old replica: never with one copy.
         boolean standIn = m.replicationFactor() >= 2 && sources.size() >= 2;
         for (String source : sources) {

@@ -21,5 +21,20 @@ public interface MembershipTransport {
     /** Bytes as stored (tables compressed) and versions a node holds; -1 each when not known. */
     record Stored(long bytes, long entries) {
         public static final Stored UNKNOWN = new Stored(-1, -1);
+        static final Stored NONE = new Stored(0, 0);
+
+        /** This and {@code other} together; what either cannot say, not known. */
+        Stored plus(Stored other) {
+            return new Stored(sum(bytes, other.bytes), sum(entries, other.entries));
+        }
+
+        /** About one of {@code parts} equal shares of this. */
+        Stored share(int parts) {
+            return new Stored(bytes > 0 ? bytes / parts : bytes, entries > 0 ? entries / parts : entries);
+        }
+
+        private static long sum(long a, long b) {
+            return a < 0 || b < 0 ? -1 : a + b;
+        }
     }
 }
