@@ -191,10 +191,5 @@ public final class ConnectionLimit {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
         }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.fireChannelRead(msg); // not read: dropped by the lingering close, or by the pipeline's end before it
-        }
     }
 }
