@@ -29,6 +29,7 @@ public final class JvmSettings {
     public static final String EXIT_WITH_PARENT = "dht.exitWithParent";
     public static final String JOIN_STREAM_PRIORITY = "dht.rebalance.sendPriority";
     public static final String MAX_CONNECTIONS = "dht.http.maxConnections";
+    public static final String IDLE_TIMEOUT = "dht.http.idleTimeout";
 
     private JvmSettings() {
     }
@@ -52,9 +53,10 @@ public final class JvmSettings {
         boolean exitWithParent = flag(EXIT_WITH_PARENT, false);
         BackgroundPriority sendPriority = priority(JOIN_STREAM_PRIORITY, Tuning.DEFAULT_JOIN_STREAM_PRIORITY);
         int maxConnections = (int) wholeNumber(MAX_CONNECTIONS, 0, 0, 1_000_000, "connections");
+        long idleTimeout = wholeNumber(IDLE_TIMEOUT, Tuning.DEFAULT_IDLE_TIMEOUT_SECONDS, 0, 86_400, "seconds");
         return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
                 priority, yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes,
-                exitWithParent, sendPriority, maxConnections);
+                exitWithParent, sendPriority, maxConnections, idleTimeout);
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */

@@ -207,7 +207,8 @@ public final class Node implements AutoCloseable {
             joinSenders = joinSenders(tuning.joinStreamPriority());
             cluster = clusterStarter.start(config, store, storageExecutor, ioGroup);
             Admission admission = Admission.forLimits(config.maxInFlight(), config.maxBodyBytes());
-            ConnectionLimit connections = new ConnectionLimit(tuning.maxConnections());
+            ConnectionLimit connections = new ConnectionLimit(tuning.maxConnections(),
+                    Duration.ofSeconds(tuning.idleTimeoutSeconds()));
             ChannelGroup channels = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
             StatusReport status = new StatusReport(cluster.view(), store, admission, config.dataDir(),
                     transport.name(), startedAtMillis, t0, config.clusterSecret() != null, config.tombstoneGrace());

@@ -170,7 +170,9 @@ final class NodeWiring {
                 new HintStorage(config.dataDir().resolve(HINTS_DIR), config.syncEveryWrite(), config.tombstoneGrace(), config.hints()),
                 config.maxClockOffset(), config.antiEntropy().interval(), config.antiEntropy().bytesPerSecond(), horizon,
                 (me, nodes, timeout, peerLoops) -> new PeerClient(me, nodes, timeout, peerLoops,
-                        peerCalls, config.clusterSecret(), peerTls(config)));
+                        peerCalls, config.clusterSecret(), peerTls(config),
+                        // half the idle timeout: peers are meant to share it (README)
+                        Duration.ofSeconds(config.tuning().idleTimeoutSeconds()).dividedBy(2)));
         MembershipChanges changes = new MembershipChanges(cluster.membership(), membershipCalls,
                 peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
         cluster.replicaService().fence().pullWith(changes::pullFrom);

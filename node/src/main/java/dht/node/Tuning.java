@@ -42,12 +42,14 @@ import dht.storage.StoreOptions;
  * @param maxConnections      {@code dht.http.maxConnections}: the most connections open at once, past
  *                            which a new one gets 503 (0: derived from the heap and the descriptor
  *                            limit, {@code ConnectionLimit#defaultMax})
+ * @param idleTimeoutSeconds  {@code dht.http.idleTimeout}: how long a connection may go with nothing
+ *                            to do before it is closed ({@code IdleTimeout}; 0: never)
  */
 public record Tuning(String affinity, long pollMicros, String storageExecutor, String storageQueue,
                      Boolean storageBatch, int storageThreads, BackgroundPriority backgroundPriority,
                      int yieldEvery, long compactionBytesPerSecond, boolean acceptMissingTables,
                      String peerBatch, int writeThreads, long hintBytes, boolean exitWithParent,
-                     BackgroundPriority joinStreamPriority, int maxConnections) {
+                     BackgroundPriority joinStreamPriority, int maxConnections, long idleTimeoutSeconds) {
 
     public static final String DEFAULT_AFFINITY = "none";
     public static final String DEFAULT_STORAGE_EXECUTOR = "pool";
@@ -60,6 +62,14 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
     public static final String DEFAULT_PEER_BATCH = "all";
     /** 8 by measurement (docs/benchmarks.md, "Fewer threads for writes"). */
     public static final int DEFAULT_WRITE_THREADS = 8;
+
+    /**
+     * A minute, as nginx's {@code keepalive_timeout} (75 s) and {@code client_header_timeout} (60 s)
+     * are near: long enough that a client pausing between requests keeps its connection, short
+     * enough that connections of clients gone without a close, and heads dribbled in, give back
+     * their socket and their place under the connection bound.
+     */
+    public static final long DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
 
     /** Until measured otherwise: as every other thread. */
     public static final BackgroundPriority DEFAULT_JOIN_STREAM_PRIORITY = BackgroundPriority.NORMAL;
@@ -74,6 +84,7 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
         StoreOptions store = StoreOptions.defaults();
         return new Tuning(DEFAULT_AFFINITY, 0, DEFAULT_STORAGE_EXECUTOR, DEFAULT_STORAGE_QUEUE, null,
                 DEFAULT_STORAGE_THREADS, store.backgroundPriority(), store.yieldEveryEntries(), 0, false,
-                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY, 0);
+                DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY, 0,
+                DEFAULT_IDLE_TIMEOUT_SECONDS);
     }
 }

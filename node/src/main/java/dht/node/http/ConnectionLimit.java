@@ -6,10 +6,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * Unbounded, a few thousand clients that each send most of a head and wait ran a 256 MiB heap
  * out (OutOfMemoryError on the event loops, the node alive and answering nothing), and 20,000
  * idle ones ran the descriptors out (accepts failed silently, and so did a new log file).
+ *
+ * <p>A connection that has nothing to do for the idle timeout is closed ({@link IdleTimeout}), so that
+ * clients gone without a close, or dribbling a head, do not hold their places for good.
  *
  * <p>Invariant: {@code 0 <= open <= max}; a connection counts from its accept until it is closed.
  * {@code lingering} counts the refused ones not yet closed; one is answered only while at most
@@ -51,12 +56,25 @@ public final class ConnectionLimit {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
     private final AtomicLong refusedAtLastLine = new AtomicLong();
+    /** 0: connections are never closed for being idle. */
+    private final long idleTimeoutNanos;
+    private final LongAdder idleClosed = new LongAdder();
 
-    /** @param max the most connections open at once; 0 for {@link #defaultMax()} */
+    /** @param max the most connections open at once; 0 for {@link #defaultMax()}; no idle timeout */
     public ConnectionLimit(int max) {
+        this(max, Duration.ZERO);
+    }
+
+    /**
+     * @param max         the most connections open at once; 0 for {@link #defaultMax()}
+     * @param idleTimeout how long a connection may have nothing to do before it is closed; zero: never
+     */
+    public ConnectionLimit(int max, Duration idleTimeout) {
         if (max < 0) throw new IllegalArgumentException("the connection limit must be 0 (derived) or positive, got " + max);
+        if (idleTimeout.isNegative()) throw new IllegalArgumentException("the idle timeout must not be negative, got " + idleTimeout);
         this.max = max == 0 ? defaultMax() : max;
         this.maxLingering = Math.max(16, this.max / 8);
+        this.idleTimeoutNanos = idleTimeout.toNanos();
     }
 
     /**
@@ -92,6 +110,16 @@ public final class ConnectionLimit {
     /** Connections refused for the bound since start. */
     public long refused() {
         return refused.get();
+    }
+
+    /** Connections closed for having nothing to do for the idle timeout, since start. */
+    public long idleClosed() {
+        return idleClosed.sum();
+    }
+
+    /** A new handler that closes its connection once idle for the timeout; null when there is none. */
+    IdleTimeout idleTimeout() {
+        return idleTimeoutNanos == 0 ? null : new IdleTimeout(idleTimeoutNanos, idleClosed);
     }
 
     /**

@@ -91,5 +91,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 .addLast("http", new HttpServerCodec(decoder, MAX_PIPELINE_DEPTH))
                 .addLast("assembler", new RequestAssembler(maxUriBytes, maxBodyBytes, admission, bodyTimeout))
                 .addLast("sequencer", new ResponseSequencer(handler, admission, writeRuns));
+        IdleTimeout idle = connections.idleTimeout();
+        if (idle != null) ch.pipeline().addLast("idle-timeout", idle);
     }
 }

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * hold the whole budget and have every other body refused with 503. A body that gets no byte for
  * {@code bodyTimeout} is answered 408 and its connection closed, which gives its bytes back. The
  * same silence while dropping the rest of a refused body closes the connection (its answer went out
- * long before). Nothing else is timed: an idle connection, or one whose head is still arriving (held
- * by the decoder, at most the header limit, outside the budget), stays open.
+ * long before). An idle connection, or one whose head is still arriving (held by the decoder, at
+ * most the header limit, outside the budget), is {@link IdleTimeout}'s to close.
  */
 public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RequestAssembler.class);
@@ -327,7 +327,7 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     }
 
     /** True while a body has begun and not ended: its own (held against the budget) or a refused one being dropped. */
-    private boolean midBody() {
+    boolean midBody() {
         return !broken && (head != null || discarding);
     }
 

@@ -56,6 +56,8 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** The client ended its side (FIN): the requests it sent are answered, then the connection closes. */
     private boolean clientDone;
     private boolean paused;
+    /** Requests read whole (rejected ones too), for {@link IdleTimeout}. */
+    private long requestsRead;
     /** The ready answers that wait, and the answer being written in slices; made once the handler is added. */
     private WaitingAnswers waitingAnswers;
     /** A graceful stop's write-out of the ready answers; made once the handler is added. */
@@ -87,6 +89,7 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        requestsRead++;
         if (msg instanceof RejectedRequest rejected) {
             AnswerSlot slot = enqueue(rejected.keepAlive(), false);
             if (!rejected.keepAlive()) inputClosed = true;
@@ -118,6 +121,11 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     /** No answer is pending on this connection (an interim 100 Continue may be written now). */
     boolean idle() {
         return queue.isEmpty() && activeStream == null;
+    }
+
+    /** How many requests this connection has read whole so far, rejected ones included. */
+    long requestsRead() {
+        return requestsRead;
     }
 
     /** A slot became ready: write every answer that can go out now. */

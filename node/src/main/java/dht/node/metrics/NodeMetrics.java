@@ -75,8 +75,7 @@ public final class NodeMetrics implements AutoCloseable {
         return peerCalls;
     }
 
-    /** Gauges over the store's, the admission's and the cluster's own figures, read at each scrape. */
-    /** The connections open, their bound and the ones refused for it. */
+    /** The connections open, their bound, the ones refused for it and the ones closed for being idle. */
     public void bind(ConnectionLimit connections) {
         Gauge.builder("http.connections.open", connections, ConnectionLimit::open)
                 .description("Connections open (clients' and peers')").register(registry);
@@ -84,7 +83,11 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("The most connections open at once; past it a new one gets 503").register(registry);
         FunctionCounter.builder("http.connections.refused", connections, ConnectionLimit::refused)
                 .description("Connections refused for the bound").register(registry);
+        FunctionCounter.builder("http.connections.idle.closed", connections, ConnectionLimit::idleClosed)
+                .description("Connections closed for having nothing to do for the idle timeout").register(registry);
     }
+
+    /** Gauges over the store's, the admission's and the cluster's own figures, read at each scrape. */
 
     public void bind(Store store, Admission admission, ClusterView view) {
         read.add(StorageMetrics.bind(registry, store));

@@ -67,11 +67,21 @@ public final class PeerClient implements PeerNetwork {
      */
     public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter,
                       ClusterSecret secret, SslContext tls) {
+        this(self, nodes, timeout, sharedLoops, meter, secret, tls, Duration.ZERO);
+    }
+
+    /**
+     * @param reuseIdleFor how long a connection may sit unused and still be taken for a call (zero: no
+     *                     limit); shorter than the peers' idle timeout, so that a call never goes out
+     *                     on a connection the peer is closing ({@link PeerPool})
+     */
+    public PeerClient(String self, List<String> nodes, Duration timeout, EventLoopGroup sharedLoops, PeerCallMeter meter,
+                      ClusterSecret secret, SslContext tls, Duration reuseIdleFor) {
         this.self = self;
         this.meter = meter;
         this.secret = secret;
         this.timeout = timeout;
-        this.pool = new PeerPool(timeout, sharedLoops, tls);
+        this.pool = new PeerPool(timeout, sharedLoops, tls, reuseIdleFor);
         for (String url : nodes) {
             if (!url.equals(self)) peers.put(url, new Peer(url));
         }

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * cost more CPU than the requests themselves, see docs/cluster.md). A caller that is not one of the
  * loops is spread over the lanes in turn.
  *
+ * <p>A connection unused for longer than {@code reuseIdleFor} is not taken again: the peer closes
+ * connections idle for its idle timeout, and a call sent as it closes one would fail.
+ *
  * <p>Invariant: a connection carries at most one outstanding request ({@link PeerCall}).
  */
 final class PeerPool implements AutoCloseable {
@@ -67,6 +70,8 @@ final class PeerPool implements AutoCloseable {
     private final List<Lanes> opened = new ArrayList<>();
     /** Null: plain HTTP. */
     private final SslContext tls;
+    /** Whether a pooled connection may be taken for a call. */
+    private final ChannelHealthChecker health;
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
@@ -79,7 +84,17 @@ final class PeerPool implements AutoCloseable {
 
     /** @param tls the TLS context every connection starts with, or null for plain HTTP */
     PeerPool(Duration timeout, EventLoopGroup sharedLoops, SslContext tls) {
+        this(timeout, sharedLoops, tls, Duration.ZERO);
+    }
+
+    /**
+     * @param tls          the TLS context every connection starts with, or null for plain HTTP
+     * @param reuseIdleFor how long a connection may have sat in the pool and still be taken (zero: no
+     *                     limit); past it, it is closed and another taken or opened
+     */
+    PeerPool(Duration timeout, EventLoopGroup sharedLoops, SslContext tls, Duration reuseIdleFor) {
         this.tls = tls;
+        this.health = reuseIdleFor.isZero() ? ChannelHealthChecker.ACTIVE : new FreshConnection(reuseIdleFor);
         this.timeout = timeout;
         IoHandlerFactory io;
         if (Epoll.isAvailable()) {
@@ -219,7 +234,17 @@ final class PeerPool implements AutoCloseable {
                     ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                             new PeerCall.AnswerHandler());
                 }
-            }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL,
+
+                @Override
+                public void channelAcquired(Channel ch) {
+                    ch.attr(FreshConnection.RELEASED_AT).set(null);
+                }
+
+                @Override
+                public void channelReleased(Channel ch) {
+                    ch.attr(FreshConnection.RELEASED_AT).set(System.nanoTime());
+                }
+            }, health, FixedChannelPool.AcquireTimeoutAction.FAIL,
                     Math.max(1, timeout.toMillis()), maxConnections, MAX_PENDING_ACQUIRES, true, true);
         }
     }
