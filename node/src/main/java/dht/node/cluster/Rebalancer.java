@@ -106,11 +106,12 @@ public final class Rebalancer implements AutoCloseable {
 
     public Map<String, Long> counts() {
         Map<String, Long> m = counts.snapshot();
-        // Joining or leaving, data is still to move even between two tries of a stream or push.
         Membership now = changes.state().current();
-        if (now.joining().contains(self) || now.leaving().contains(self)) {
+        // Joining or leaving, data is still to move even between two tries of a stream or push; and
+        // while another member leaves, the rest receive what it pushes until its leave ends.
+        if (now.joining().contains(self) || !now.leaving().isEmpty()) {
             m.put("rebalancing", 1L);
-            if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries: still to move, not known
+            if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries, or the sender's to know
         }
         m.put("writesInFlight", writes.inFlight());
         m.put("moveWaitsTimedOut", writes.waitsTimedOut());
