@@ -438,6 +438,7 @@ public final class Node implements AutoCloseable {
         Map<String, Boolean> up = new java.util.LinkedHashMap<>();
         Map<String, Boolean> peers = view.peersUp();
         for (String n : view.nodes()) up.put(n, n.equals(view.self()) || Boolean.TRUE.equals(peers.get(n)));
+        up.putIfAbsent(view.self(), true); // joining, or removed: not among the nodes it routes to, still its own row
         return up;
     }
 
