@@ -145,6 +145,17 @@ class UsageProcessTest {
         assertThat(data).doesNotExist();
     }
 
+    /** A client's --url with a port out of range is bad usage too (was: exit 1 and a Java exception's text). */
+    @Test
+    void aClientUrlWithAPortOutOfRangeIsBadUsage() throws Exception {
+        for (String url : List.of("http://localhost:99999", "http://localhost:0", "http://localhost:")) {
+            DhtRun o = dht("get", "k", "--url", url);
+            assertThat(o.exitCode()).as(url).isEqualTo(2);
+            assertThat(o.stderr()).as(url).isEqualTo("the port of --url must be 1..65535, got '" + url + "'"
+                    + NL + "Try 'dht get --help' for more information." + NL);
+        }
+    }
+
     private static final String NL = System.lineSeparator();
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {
