@@ -42,6 +42,14 @@ final class NodeKeyStream implements KeyMerge.Source {
         BusyException() { super("answered 503 (busy)"); }
     }
 
+    /** The node refused the request for the cluster secret: missing (401) or another one (403). */
+    static final class SecretRefusedException extends IOException {
+        SecretRefusedException(int status) {
+            super("answered " + status + ": " + (status == 401 ? "the cluster has a secret and none was given"
+                    : "the secret given is not the cluster's"));
+        }
+    }
+
     /**
      * The stream stopped before its terminating chunk, or inside a record: the node cut it (it
      * closes a stream nobody read for a while, or it stopped). What came before is sound, so the
@@ -84,6 +92,7 @@ final class NodeKeyStream implements KeyMerge.Source {
         try {
             int status = c.getResponseCode();
             if (status == 503) throw new BusyException();
+            if (status == 401 || status == 403) throw new SecretRefusedException(status);
             if (status != 200) throw new IOException("answered " + status);
             InputStream counted = new FilterInputStream(c.getInputStream()) {
                 @Override

@@ -104,6 +104,8 @@ final class RepairCommand implements Callable<Integer> {
     private RepairTally tally;
     /** Null without --cluster-secret-file. */
     private dht.node.rpc.ClusterSecret secret;
+    /** A node refused a key stream for the cluster secret: the remedy is the secret, not waiting. */
+    private volatile boolean secretRefused;
 
     @Override
     public Integer call() throws Exception {
@@ -155,6 +157,9 @@ final class RepairCommand implements Callable<Integer> {
             try {
                 streams.add(ResumingKeyStream.open(node, first,
                         from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed, secret)));
+            } catch (NodeKeyStream.SecretRefusedException e) {
+                secretRefused = true;
+                nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             } catch (IOException e) {
                 nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             }
@@ -179,7 +184,9 @@ final class RepairCommand implements Callable<Integer> {
         tally.print(err, tally.summary());
         if (tally.complete()) return 0;
         // Repairing a key twice is harmless (it sends only what a replica lacks), so the remedy is simple.
-        tally.print(err, "dht repair: run it again once every node is up and answering");
+        tally.print(err, secretRefused
+                ? "dht repair: give --cluster-secret-file the secret the nodes were started with (bin/dht cluster keeps it in DATA/cluster-secret), and run it again"
+                : "dht repair: run it again once every node is up and answering");
         return 1;
     }
 

@@ -84,7 +84,8 @@ public final class Router implements RequestHandler {
             }
             case MISSING -> {
                 var r = Responses.text(HttpResponseStatus.UNAUTHORIZED, "internal paths need the cluster secret's proof ("
-                        + ClusterSecret.HEADER + ")");
+                        + ClusterSecret.HEADER + "); bin/dht takes the secret with --cluster-secret-file PATH"
+                        + " (bin/dht cluster keeps it in DATA/cluster-secret)");
                 r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "DHT-HMAC-SHA256");
                 slot.respond(r);
             }
