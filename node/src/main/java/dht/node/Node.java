@@ -12,6 +12,7 @@ import dht.node.http.CompactRoute;
 import dht.node.http.Admission;
 import dht.node.http.ConnectionLimit;
 import dht.node.http.EntityRoute;
+import dht.node.http.PauseWatch;
 import dht.node.http.GracefulStop;
 import dht.node.http.HttpChannelInitializer;
 import dht.node.http.MetricsRoute;
@@ -268,7 +269,7 @@ public final class Node implements AutoCloseable {
         ClusterView view = cluster.view();
         java.util.function.Supplier<ClusterSizes> sizes = () -> new ClusterSizes(view.nodes().size(), view.replicationFactor());
         Map<String, Route> routes = new HashMap<>();
-        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), sizes, admission));
+        routes.put("/v0/entity", new EntityRoute(cluster.coordinator(), sizes, admission, PauseWatch.process()));
         routes.put("/v0/entities", ScanRoute.publicScan(store, cluster.scanner(), sizes, admission, scanWorkers));
         routes.put("/v0/status", new StatusRoute(status::json, admission));
         ReplicaRoute replicaRoute = new ReplicaRoute(cluster.replicaEndpoint(), admission);

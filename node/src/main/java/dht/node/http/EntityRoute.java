@@ -24,6 +24,7 @@ public final class EntityRoute implements Route {
     private final Coordinator coordinator;
     private final java.util.function.Supplier<ClusterSizes> sizes;
     private final Admission admission;
+    private final PauseWatch pauses;
 
     public EntityRoute(Coordinator coordinator, int clusterSize, Admission admission) {
         this(coordinator, () -> ClusterSizes.everyNode(clusterSize), admission);
@@ -31,9 +32,16 @@ public final class EntityRoute implements Route {
 
     /** With {@code sizes} read for each request: the membership, and so the sizes, may change. */
     public EntityRoute(Coordinator coordinator, java.util.function.Supplier<ClusterSizes> sizes, Admission admission) {
+        this(coordinator, sizes, admission, PauseWatch.NONE);
+    }
+
+    /** @param pauses whether the process just stood still: writes read then are refused ({@link PauseWatch}) */
+    public EntityRoute(Coordinator coordinator, java.util.function.Supplier<ClusterSizes> sizes, Admission admission,
+                       PauseWatch pauses) {
         this.coordinator = coordinator;
         this.sizes = sizes;
         this.admission = admission;
+        this.pauses = pauses;
     }
 
     @Override
@@ -51,6 +59,11 @@ public final class EntityRoute implements Route {
         // default it takes all of them to call the key repaired.
         Quorum quorum = QuorumParams.parse(params, sizes.get(), repairAll);
         long ttl = ttlSeconds(params, method);
+        if (!method.equals(HttpMethod.GET) && pauses.justResumed()) {
+            slot.respond(Responses.overloaded("this node stood still for " + pauses.pauseMillis() + " ms just now;"
+                    + " the write was not applied (its client may have given up meanwhile): send it again"));
+            return;
+        }
         if (!admit(admission, slot)) return;
         if (repairAll) {
             repair(id, quorum, slot);
