@@ -53,6 +53,7 @@ public final class JoinStreams {
         writes.awaitBeforeMoving("the join stream to " + keys.joiner());
         CloseableIterator<Entry> scan = open.open();
         if (counts.active.getAndIncrement() == 0) counts.begin(stored.get());
+        else counts.more(stored.get());
         return new Sending(scan, keys);
     }
 

@@ -48,6 +48,16 @@ final class RebalanceCounts {
         begin(held.tableBytes(), held.entries());
     }
 
+    /**
+     * Another read of this node's store begins while one is under way (two joiners, or a stream
+     * resumed before the last one closed): it reads the store again, so the totals grow by it, or
+     * the versions read would pass the total and the ETA be lost.
+     */
+    void more(StoreStats held) {
+        totalBytes.getAndUpdate(t -> t < 0 ? t : t + held.tableBytes());
+        totalEntries.getAndUpdate(t -> t < 0 ? t : t + held.entries());
+    }
+
     /** One entry of {@code bytes} read from a source. */
     void scanned(long bytes) {
         bytesScanned.addAndGet(bytes);

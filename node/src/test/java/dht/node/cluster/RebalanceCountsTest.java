@@ -31,6 +31,18 @@ class RebalanceCountsTest {
     }
 
     @Test
+    void aSecondReadOfTheStoreWhileOneRunsAddsToTheTotals() {
+        counts.active.incrementAndGet();
+        counts.begin(1_000, 100);
+        for (int i = 0; i < 80; i++) counts.scanned(10);
+        counts.active.incrementAndGet(); // a second joiner's stream
+        counts.more(new dht.storage.StoreStats(0, 1_000, 0, 0, 0, 0, 0, 100));
+        for (int i = 0; i < 80; i++) counts.scanned(10);
+        assertThat(counts.snapshot().get("totalEntries")).isEqualTo(200);
+        assertThat(counts.snapshot().get("etaMillis")).as("160 of 200 read: still known").isNotEqualTo(-1);
+    }
+
+    @Test
     void anUnknownTotalHasNoEta() {
         counts.active.incrementAndGet();
         counts.begin(-1, -1);
