@@ -51,6 +51,8 @@ public final class AnswerSlot {
     private RequestMeter meter;
     private RequestMeter.Operation operation;
     private long dispatchedNanos;
+    /** When the request was read whole ({@link System#nanoTime()}): it may start much later, behind others. */
+    final long readNanos = System.nanoTime();
 
     AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
         this.sequencer = sequencer;

@@ -59,7 +59,7 @@ public final class EntityRoute implements Route {
         // default it takes all of them to call the key repaired.
         Quorum quorum = QuorumParams.parse(params, sizes.get(), repairAll);
         long ttl = ttlSeconds(params, method);
-        if (!method.equals(HttpMethod.GET) && pauses.justResumed()) {
+        if (!method.equals(HttpMethod.GET) && pauses.readJustAfterAPause(slot.readNanos)) {
             slot.respond(Responses.overloaded("this node stood still for " + pauses.pauseMillis() + " ms just now;"
                     + " the write was not applied (its client may have given up meanwhile): send it again"));
             return;

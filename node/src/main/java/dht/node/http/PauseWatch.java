@@ -6,10 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Notices when the whole process stood still (SIGSTOP, a frozen VM, a GC pause of seconds): a
+ * Notices when the whole process stood still (SIGSTOP, a GC pause of seconds): a
  * daemon thread wakes every {@link #TICK_NANOS}, and a gap of more than {@link #PAUSE_NANOS} (2 s)
- * between two wake-ups is a pause. {@link #justResumed()} is true while one has not been noticed
- * yet and for {@link #AFTER_NANOS} after it was.
+ * between two wake-ups is a pause. A request read during one, or within {@link #AFTER_NANOS} after it
+ * was noticed, was read just after a pause ({@link #readJustAfterAPause}). {@code System.nanoTime}
+ * does not advance while the host sleeps, so a suspended machine is not seen.
  *
  * <p>Why: while the process stood still, clients went on sending, their requests waited in the
  * kernel, and many of those clients gave up. A write read once the process runs again would get
@@ -32,9 +33,11 @@ public final class PauseWatch {
     private static PauseWatch process;
 
     private volatile long lastTick = System.nanoTime();
-    /** When the last pause was noticed; far in the past before the first. */
+    /** The last pause noticed: the tick before it, and when it was noticed (far in the past before the first). */
+    private volatile long pauseFrom = System.nanoTime() - 4 * AFTER_NANOS;
     private volatile long noticedAt = System.nanoTime() - 2 * AFTER_NANOS;
     private volatile long lastPauseNanos;
+    private final Thread thread;
 
     /** The process's watch, started on first use; it runs as long as the process. */
     public static synchronized PauseWatch process() {
@@ -43,35 +46,47 @@ public final class PauseWatch {
     }
 
     private PauseWatch(boolean watch) {
-        if (watch) Thread.ofPlatform().daemon().name("pause-watch").start(this::watch);
-        else lastTick = Long.MAX_VALUE / 2; // "now - lastTick" stays negative: never paused
+        thread = watch ? Thread.ofPlatform().daemon().name("pause-watch").start(this::watch) : null;
+        if (!watch) lastTick = Long.MAX_VALUE / 2; // "now - lastTick" stays negative: never paused
     }
 
     private void watch() {
         while (true) {
-            LockSupport.parkNanos(TICK_NANOS);
-            long now = System.nanoTime();
-            long gap = now - lastTick;
-            if (gap > PAUSE_NANOS) {
-                lastPauseNanos = gap;
-                noticedAt = now;
-                log.warn("the process stood still for {} ms (stopped, or a long GC pause); writes read in the next {} ms"
-                        + " are refused with 503, since their clients may have given up meanwhile",
-                        TimeUnit.NANOSECONDS.toMillis(gap), TimeUnit.NANOSECONDS.toMillis(AFTER_NANOS));
+            try {
+                LockSupport.parkNanos(TICK_NANOS);
+                long now = System.nanoTime();
+                long before = lastTick;
+                if (now - before > PAUSE_NANOS) {
+                    lastPauseNanos = now - before;
+                    pauseFrom = before;
+                    noticedAt = now;
+                    log.warn("the process stood still for {} ms (stopped, or a long GC pause); writes read in it or in the"
+                            + " next {} ms are refused with 503, since their clients may have given up meanwhile",
+                            TimeUnit.NANOSECONDS.toMillis(now - before), TimeUnit.NANOSECONDS.toMillis(AFTER_NANOS));
+                }
+                lastTick = now;
+            } catch (Throwable t) {
+                // Out of heap in the log line, say: the watch must go on ticking, or every write
+                // would look read in a pause for good.
+                lastTick = System.nanoTime();
             }
-            lastTick = now;
         }
     }
 
     /**
-     * True while the process is coming back from a pause: one that the watching thread has not
-     * run since (the event loops may run first), or one it noticed within the last second. The
-     * event loops read the requests queued during it as soon as the process runs again; one read
-     * later than that second is taken as sent after the pause.
+     * Whether a request read at {@code readNanos} may have waited through a pause: read during one
+     * not yet noticed (the event loops may run before this thread), or from the tick before the
+     * last one noticed until a second after it. The event loops read the requests queued during a
+     * pause as soon as the process runs again; one read later than that second is taken as sent
+     * after the pause. Asked with the read time, not the time it starts: a write pipelined behind
+     * a long scan may start much later.
      */
-    public boolean justResumed() {
+    public boolean readJustAfterAPause(long readNanos) {
+        if (thread != null && !thread.isAlive()) return false;
         long now = System.nanoTime();
-        return now - lastTick > PAUSE_NANOS || now - noticedAt < AFTER_NANOS;
+        long tick = lastTick;
+        if (now - tick > PAUSE_NANOS && readNanos - tick >= 0) return true;
+        return readNanos - pauseFrom >= 0 && readNanos - noticedAt < AFTER_NANOS;
     }
 
     /** How long the process stood still: the pause under way to be noticed, else the last one (0 before any). */
