@@ -108,8 +108,9 @@ public final class Rebalancer implements AutoCloseable {
         Map<String, Long> m = counts.snapshot();
         Membership now = changes.state().current();
         // Joining or leaving, data is still to move even between two tries of a stream or push; and
-        // while another member leaves, the rest receive what it pushes until its leave ends.
-        if (now.joining().contains(self) || !now.leaving().isEmpty()) {
+        // while a member leaves, the other members receive what it pushes until its leave ends
+        // (leaving is a subset of members; a removed node still running is in neither).
+        if (now.joining().contains(self) || !now.leaving().isEmpty() && now.members().contains(self)) {
             m.put("rebalancing", 1L);
             if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries, or the sender's to know
         }
