@@ -2,14 +2,12 @@ package dht.node.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dht.node.cluster.TestLoops;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpMethod;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,52 +16,41 @@ import org.junit.jupiter.api.Test;
 /**
  * A pooled connection to a peer is taken again while it has sat unused for less than the reuse
  * limit, and not after: the peer may be closing it for its idle timeout, and a call sent on it then
- * would fail. Told apart by the client port the peer sees.
+ * would fail. The pool alone, so that no failure-detector probe uses the connection meanwhile.
  */
 class PeerConnectionReuseTest {
-    private HttpServer peer;
+    private ServerSocket peer;
     private EventLoopGroup loops;
-    private PeerClient client;
-    private String peerUrl;
-    private final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
+    private PeerPool pool;
 
     @BeforeEach
     void start() throws Exception {
-        peer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        peer.createContext("/", exchange -> {
-            clientPorts.add(exchange.getRemoteAddress().getPort());
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, 2);
-            exchange.getResponseBody().write("ok".getBytes());
-            exchange.close();
-        });
-        peer.start();
-        peerUrl = "http://127.0.0.1:" + peer.getAddress().getPort();
-        loops = TestLoops.start(1); // one lane: every call takes from the same pool
-        client = new PeerClient("http://127.0.0.1:1", List.of("http://127.0.0.1:1", peerUrl), Duration.ofSeconds(2),
-                loops, PeerCallMeter.NONE, null, null, Duration.ofMillis(400));
+        peer = new ServerSocket();
+        peer.bind(new InetSocketAddress("127.0.0.1", 0), 16); // the kernel accepts; nothing need be read
+        loops = TestLoops.start(1);
+        pool = new PeerPool(Duration.ofSeconds(2), loops, null, Duration.ofMillis(1_500));
     }
 
     @AfterEach
     void stop() throws Exception {
-        TestLoops.stop(client, loops);
-        peer.stop(0);
+        pool.close();
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        peer.close();
     }
 
     @Test
     void aConnectionUnusedPastTheLimitIsNotTakenAgain() throws Exception {
-        call();
-        call();
-        assertThat(clientPorts.get(1)).as("taken again at once").isEqualTo(clientPorts.get(0));
-        Thread.sleep(1_000);
-        call();
-        assertThat(clientPorts.get(2)).as("a new connection after 1 s unused").isNotEqualTo(clientPorts.get(1));
-        call();
-        assertThat(clientPorts.get(3)).isEqualTo(clientPorts.get(2));
-    }
+        PeerPool.Lane lane = pool.open("127.0.0.1", peer.getLocalPort()).lane();
+        Channel first = lane.pool.acquire().get(5, TimeUnit.SECONDS);
+        lane.pool.release(first).get(5, TimeUnit.SECONDS);
+        Channel again = lane.pool.acquire().get(5, TimeUnit.SECONDS);
+        assertThat(again).as("taken again at once").isSameAs(first);
+        lane.pool.release(again).get(5, TimeUnit.SECONDS);
 
-    private void call() throws Exception {
-        PeerResponse r = client.send(peerUrl, HttpMethod.GET, "/x", null, new byte[0]).get(5, TimeUnit.SECONDS);
-        assertThat(r.status()).isEqualTo(200);
+        Thread.sleep(3_000);
+        Channel later = lane.pool.acquire().get(5, TimeUnit.SECONDS);
+        assertThat(later).as("a new connection after 3 s unused").isNotSameAs(first);
+        assertThat(first.closeFuture().await(5, TimeUnit.SECONDS)).as("the stale one closed").isTrue();
+        lane.pool.release(later).get(5, TimeUnit.SECONDS);
     }
 }
