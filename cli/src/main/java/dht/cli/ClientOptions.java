@@ -97,8 +97,7 @@ final class ClientOptions {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--url must look like http://host:port, got '" + url + "'");
         }
         // 0 or past 65535 would otherwise fail at the request, as a node that cannot be reached
-        if (parsed.getPort() == 0 || parsed.getPort() > 65535
-                || (parsed.getPort() == -1 && parsed.getRawAuthority().matches(".*:[^\\]]*"))) {
+        if (UrlPort.outOfRange(parsed)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "the port of --url must be 1..65535, got '" + url + "'");
         }
         return u;

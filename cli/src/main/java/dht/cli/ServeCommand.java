@@ -484,7 +484,7 @@ public final class ServeCommand implements Callable<Integer> {
                 || parsed.getRawFragment() != null || !parsed.getRawPath().isEmpty()) {
             throw new IllegalArgumentException("node URLs must look like http://host:port (no path, query or user), got " + url);
         }
-        if (parsed.getPort() == 0 || parsed.getPort() > 65535 || (parsed.getPort() == -1 && parsed.getRawAuthority().matches(".*:[^\\]]*"))) {
+        if (UrlPort.outOfRange(parsed)) {
             throw new IllegalArgumentException("the port of a node URL must be 1..65535, got " + url);
         }
         return u.toLowerCase(java.util.Locale.ROOT);
