@@ -157,10 +157,8 @@ final class RepairCommand implements Callable<Integer> {
             try {
                 streams.add(ResumingKeyStream.open(node, first,
                         from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed, secret)));
-            } catch (NodeKeyStream.SecretRefusedException e) {
-                secretRefused = true;
-                nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             } catch (IOException e) {
+                if (e instanceof NodeKeyStream.SecretRefusedException) secretRefused = true;
                 nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
             }
         }
