@@ -47,7 +47,6 @@ public final class PauseWatch {
 
     private PauseWatch(boolean watch) {
         thread = watch ? Thread.ofPlatform().daemon().name("pause-watch").start(this::watch) : null;
-        if (!watch) lastTick = Long.MAX_VALUE / 2; // "now - lastTick" stays negative: never paused
     }
 
     private void watch() {
@@ -82,7 +81,7 @@ public final class PauseWatch {
      * a long scan may start much later.
      */
     public boolean readJustAfterAPause(long readNanos) {
-        if (thread != null && !thread.isAlive()) return false;
+        if (thread == null || !thread.isAlive()) return false; // NONE, or a watch that stopped: no pause seen
         long now = System.nanoTime();
         long tick = lastTick;
         if (now - tick > PAUSE_NANOS && readNanos - tick >= 0) return true;
