@@ -3,14 +3,11 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.HintSettings;
-import dht.testkit.TestPorts;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -31,44 +28,35 @@ class LeaveReceiversRebalancingTest {
 
     @TempDir
     Path dir;
-    final List<Node> nodes = new ArrayList<>();
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    final InProcessMembers cluster = new InProcessMembers(4);
 
     @AfterEach
     void stop() {
-        for (Node n : nodes) n.close();
-    }
-
-    private HttpResponse<String> send(String url, String method, String pathAndQuery, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        cluster.close();
     }
 
     @Test
     void theMembersThatReceiveALeavingNodesKeysShowRebalancingUntilTheLeaveEnds() throws Exception {
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free(), TestPorts.free());
-        List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
+        List<String> urls = cluster.urls;
         // 1 MiB/s: the leave pushes about a quarter of 3 MB, so it takes a second or more
-        for (int i = 0; i < 4; i++) {
-            nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 3, null,
-                    HintSettings.DEFAULTS, 1L << 20)));
-        }
+        cluster.startAll(i -> InProcessNodeConfigs.of(cluster.ports.get(i), dir.resolve("n" + i), urls, 3, null,
+                HintSettings.DEFAULTS, 1L << 20));
         for (int k = 0; k < KEYS; k++) {
-            assertThat(send(urls.get(k % 4), "PUT", "/v0/entity?id=key" + k + "&ack=3", PAD).statusCode()).isEqualTo(201);
+            assertThat(cluster.send(urls.get(k % 4), "PUT", "/v0/entity?id=key" + k + "&ack=3", PAD).statusCode())
+                    .isEqualTo(201);
         }
         String leaving = urls.get(0);
         List<String> staying = urls.subList(1, 4);
-        for (String u : staying) assertThat(send(u, "GET", "/v0/status", null).body()).contains("\"rebalancing\":false");
+        for (String u : staying) assertThat(cluster.send(u, "GET", "/v0/status", null).body()).contains("\"rebalancing\":false");
 
-        CompletableFuture<HttpResponse<String>> leave = http.sendAsync(HttpRequest.newBuilder(
+        CompletableFuture<HttpResponse<String>> leave = cluster.http.sendAsync(HttpRequest.newBuilder(
                         URI.create(leaving + "/internal/v0/membership?op=leave&url=" + leaving))
                 .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(90)).build(),
                 HttpResponse.BodyHandlers.ofString());
         Set<String> seenRebalancing = new HashSet<>();
         while (!leave.isDone()) {
             for (String u : staying) {
-                if (send(u, "GET", "/v0/status", null).body().contains("\"rebalancing\":true")) seenRebalancing.add(u);
+                if (cluster.send(u, "GET", "/v0/status", null).body().contains("\"rebalancing\":true")) seenRebalancing.add(u);
             }
             Thread.sleep(50);
         }
@@ -78,7 +66,7 @@ class LeaveReceiversRebalancingTest {
         for (String u : staying) {
             String status = "";
             for (int i = 0; i < 100; i++) { // the version without the leaver reaches each member within a sync
-                status = send(u, "GET", "/v0/status", null).body();
+                status = cluster.send(u, "GET", "/v0/status", null).body();
                 if (status.contains("\"rebalancing\":false")) break;
                 Thread.sleep(100);
             }
