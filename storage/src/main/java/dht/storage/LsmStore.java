@@ -64,11 +64,11 @@ public final class LsmStore implements Store {
         this.dirLock = dirLock;
         this.versions = new VersionSet(dir, opt);
         this.mutex = versions.mutex;
-        this.flusher = background("dht-storage-flush", opt.backgroundPriority());
-        this.compactor = background("dht-storage-compact", opt.backgroundPriority());
+        this.flusher = BackgroundThreads.start("dht-storage-flush", opt.backgroundPriority());
+        this.compactor = BackgroundThreads.start("dht-storage-compact", opt.backgroundPriority());
         this.compaction = new Compaction(dir, opt, versions, compactor);
         java.util.concurrent.ScheduledThreadPoolExecutor sync =
-                new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon("dht-storage-sync"));
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1, BackgroundThreads.daemon("dht-storage-sync"));
         // shutdown() drops pending retries and periodic syncs without interrupting a running one.
         sync.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         sync.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
@@ -76,37 +76,6 @@ public final class LsmStore implements Store {
         this.syncer = sync;
         this.flushes = new MemtableFlush(dir, opt, versions, flusher, syncer, compaction);
         this.writes = new WriteQueue(dir, opt, versions, syncer, flushes);
-    }
-
-    /**
-     * One background thread, started now, by the thread opening the store: a thread inherits its
-     * creator's scheduling (its CPU mask on Linux), and one started lazily by a writer would take
-     * on that writer's. The thread sets its own CPU priority ({@link StoreOptions#backgroundPriority})
-     * as it starts: on Linux that is a per-thread attribute.
-     */
-    private static ExecutorService background(String name, BackgroundPriority priority) {
-        java.util.concurrent.ThreadFactory daemon = daemon(name);
-        java.util.concurrent.ThreadPoolExecutor e = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0L,
-                TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> daemon.newThread(() -> {
-                    if (!priority.applyToCurrentThread() && priorityRefusalLogged.compareAndSet(false, true)) {
-                        log.info("background threads keep their CPU priority: the system refused {}", priority);
-                    }
-                    r.run();
-                }));
-        e.prestartCoreThread();
-        return e;
-    }
-
-    /** A refused priority is said once per process, not once per store and thread. */
-    private static final java.util.concurrent.atomic.AtomicBoolean priorityRefusalLogged =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /**
