@@ -39,6 +39,12 @@ public abstract class ForwardingStore implements Store {
         return inner.tryWrite(entries);
     }
 
+    /** Passes through: a wrapper that changes {@link #get} so that it may wait must decline. */
+    @Override
+    public boolean readsWithoutWaiting() throws IOException {
+        return inner.readsWithoutWaiting();
+    }
+
     @Override
     public Entry get(byte[] key) throws IOException {
         return inner.get(key);

@@ -176,6 +176,21 @@ public final class LsmStore implements Store {
         return writes.tryWrite(entries);
     }
 
+    /**
+     * True while every table was wholly in the page cache at its last check ({@link Residency}):
+     * a {@link #get} then reads memory only, the memtables being in memory too.
+     */
+    @Override
+    public boolean readsWithoutWaiting() throws IOException {
+        Version v = acquire();
+        try {
+            for (Table t : v.tables) if (!t.resident()) return false;
+            return true;
+        } finally {
+            v.release();
+        }
+    }
+
     /** Writes the active memtable to a table and waits until it is done. */
     @Override
     public void flush() throws IOException {

@@ -41,6 +41,16 @@ public interface Store extends AutoCloseable {
     }
 
     /**
+     * Whether a {@link #get} now would wait for nothing but memory: no disk read, no lock held
+     * across I/O. For a caller that must not block (an event loop), which makes its reads itself
+     * while this holds and hands them over otherwise. A store that cannot tell says no: this
+     * default. Only a hint: the answer may be stale by the time the read runs.
+     */
+    default boolean readsWithoutWaiting() throws IOException {
+        return false;
+    }
+
+    /**
      * The newest version of the key (a value or a tombstone), or {@code null} if none is known. A
      * value past its {@link Entry#expiry} (by this node's clock) reads as a tombstone with its timestamp.
      */

@@ -60,6 +60,7 @@ final class Table {
     final boolean statsDamaged;
     /** For {@link #checkBlock} and {@link #verifyBlock}, which their callers run over every block in order. */
     private final Readahead blockPass;
+    private final Residency residency;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
@@ -80,7 +81,11 @@ final class Table {
         this.statsDamaged = statsDamaged;
         this.sizeBytes = seg.byteSize();
         this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
+        this.residency = new Residency(seg);
     }
+
+    /** Whether the whole table was in the page cache at the last check (see {@link Residency}). */
+    boolean resident() { return residency.resident(); }
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
         Arena arena = Arena.ofShared();
