@@ -6,8 +6,9 @@ import dht.storage.Store;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * This node as a replica: store operations are handed to the storage threads, never run on the
- * calling (event-loop) thread. A rejected task (executor saturated or shut down) is a failed replica.
+ * This node as a replica: store operations are handed to the storage threads, or run on the
+ * calling event loop only where they cannot wait ({@link StorageDispatcher}). A rejected task
+ * (executor saturated or shut down) is a failed replica.
  */
 final class LocalReplica implements Replica {
     private final String url;
@@ -35,7 +36,7 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key, ReadBudget budget) {
         CompletableFuture<Entry> result = new CompletableFuture<>();
-        reads.submit(result, () -> result.complete(store.get(key, budget)));
+        reads.submitRead(result, store, () -> result.complete(store.get(key, budget)));
         return result;
     }
 

@@ -64,13 +64,14 @@ public final class ReplicaService {
     }
 
     /**
-     * Reads {@code key} on a storage thread and turns its newest version (null if none) into the
+     * Reads {@code key} on a storage thread (on the event loop when the store's data is in memory:
+     * {@link StorageDispatcher#submitRead}) and turns its newest version (null if none) into the
      * answer there. {@code behindWrites}: through the write hand-off, so that the read runs after
      * the writes handed over before it (a batch holding writes keeps its order); else beside them.
      */
     public <T> CompletableFuture<T> read(byte[] key, boolean behindWrites, Function<Entry, T> answer) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        (behindWrites ? writes : reads).submit(result, () -> result.complete(answer.apply(store.get(key))));
+        (behindWrites ? writes : reads).submitRead(result, store, () -> result.complete(answer.apply(store.get(key))));
         return result;
     }
 

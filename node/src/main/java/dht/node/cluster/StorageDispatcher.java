@@ -22,15 +22,18 @@ import java.util.concurrent.RejectedExecutionException;
  * batch runs its calls one after another on one thread, so a slow call (a read that misses the page
  * cache, a write held back while flushes catch up) delays the calls after it in its batch.
  *
- * <p>One exception to the hand-off, when batching: the writes at the head of a batch that their
- * store commits at once ({@link Store#tryWrite}: no fsync, no writer ahead, room in the memtable)
- * are made on the event loop, with their tasks; only a write to the page cache can wait there.
+ * <p>Two exceptions to the hand-off, when batching, both at the head of a batch: the writes that
+ * their store commits at once ({@link Store#tryWrite}: no fsync, no writer ahead, room in the
+ * memtable) are made on the event loop, with their tasks; only a write to the page cache can wait
+ * there. And the reads of a store whose data is all in memory ({@link Store#readsWithoutWaiting})
+ * run there too.
  *
  * <p>Invariants: every task runs at most once, and its future completes: by the task, or failed
  * with the executor's refusal (or, for a write, with the write's failure), also when that refusal
  * or failure is an Error such as an OutOfMemoryError; a call that fails, however, never stops the
- * calls after it in its batch; no store call that can wait (a read, a write the store declines)
- * runs on an event loop; the calls of one batch run in the order they were made, consecutive
+ * calls after it in its batch; no store call that can wait (a read of a store not wholly in
+ * memory, a write the store declines) runs on an event loop; the calls of one batch run in the
+ * order they were made, consecutive
  * writes to one store as one {@link Store#write(List)} or {@link Store#tryWrite} call.
  */
 final class StorageDispatcher {
@@ -76,6 +79,14 @@ final class StorageDispatcher {
         submit(new Call(result, null, store, entry));
     }
 
+    /**
+     * Runs {@code read}, a task that reads {@code store} and nothing else that can wait, on a
+     * storage thread, or on the event loop when the store says its reads wait for nothing.
+     */
+    void submitRead(CompletableFuture<?> result, Store store, StoreTask read) {
+        submit(new Call(result, read, store, null));
+    }
+
     private void submit(Call call) {
         if (loops != null) {
             Batch b = batch();
@@ -118,7 +129,7 @@ final class StorageDispatcher {
             int i = 0;
             while (i < calls.size()) {
                 Call c = calls.get(i);
-                if (c.store == null) {
+                if (!c.isWrite()) {
                     c.run();
                     i++;
                     continue;
@@ -166,7 +177,7 @@ final class StorageDispatcher {
     /** The end (exclusive) of the run of writes to one store that starts at the write {@code from}. */
     private static int runEnd(List<Call> calls, int from) {
         int end = from + 1;
-        while (end < calls.size() && calls.get(end).store == calls.get(from).store) end++;
+        while (end < calls.size() && calls.get(end).isWrite() && calls.get(end).store == calls.get(from).store) end++;
         return end;
     }
 
@@ -178,14 +189,26 @@ final class StorageDispatcher {
 
     /**
      * On the event loop, the batch's leading runs of writes that their store can commit without
-     * waiting ({@link Store#tryWrite}), each with its tasks; returns how many calls it took, the
-     * rest to be handed over in order. Why: a write that needs no fsync is a log append and a
-     * memtable insert, microseconds, where handing it over wakes a storage thread and then the
-     * loop again (a quarter of a PUT's CPU in the flame graphs, docs/benchmarks.md).
+     * waiting ({@link Store#tryWrite}), each with its tasks, and reads of a store that reads
+     * without waiting; returns how many calls it took, the rest to be handed over in order. Why: a
+     * write that needs no fsync is a log append and a memtable insert, and a read of data in
+     * memory a lookup, microseconds, where handing it over wakes a storage thread and then the loop
+     * again (a quarter of a PUT's CPU in the flame graphs, docs/benchmarks.md).
      */
-    private static int writeInline(List<Call> calls) {
+    private static int runInline(List<Call> calls) {
         int i = 0;
+        Store inMemory = null; // a store found to read without waiting in this pass
         while (i < calls.size() && calls.get(i).store != null) {
+            Call c = calls.get(i);
+            if (!c.isWrite()) {
+                if (c.store != inMemory) {
+                    if (!readsWithoutWaiting(c.store)) break;
+                    inMemory = c.store;
+                }
+                c.run();
+                i++;
+                continue;
+            }
             int end = runEnd(calls, i);
             try {
                 if (!calls.get(i).store.tryWrite(entriesOf(calls, i, end))) break;
@@ -201,11 +224,25 @@ final class StorageDispatcher {
         return i;
     }
 
+    /** {@link Store#readsWithoutWaiting}, a store that fails to tell taken as a no: the read then fails where it may wait. */
+    private static boolean readsWithoutWaiting(Store store) {
+        try {
+            return store.readsWithoutWaiting();
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
     /**
      * A store call; a write also names its store and entry, and {@code task} runs once it is
-     * written (a write without a task completes {@code result} with null).
+     * written (a write without a task completes {@code result} with null); a read names its store
+     * and no entry.
      */
     private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry) {
+        boolean isWrite() {
+            return entry != null;
+        }
+
         /** Runs the task; never throws, so the calls after it in its batch still run. */
         void run() {
             try {
@@ -260,7 +297,7 @@ final class StorageDispatcher {
         private void flush() {
             List<Call> out = calls;
             calls = new ArrayList<>();
-            int inline = writeInline(out);
+            int inline = runInline(out);
             if (inline < out.size()) hand(inline == 0 ? out : out.subList(inline, out.size()));
         }
     }

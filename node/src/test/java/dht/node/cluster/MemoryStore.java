@@ -60,6 +60,14 @@ final class MemoryStore implements Store {
         return true;
     }
 
+    /** What {@link #readsWithoutWaiting} says (a store whose data is all in memory). */
+    volatile boolean readsAtOnce;
+
+    @Override
+    public boolean readsWithoutWaiting() {
+        return readsAtOnce;
+    }
+
     /** Whether {@link #write} fails once it has written everything (a lost acknowledgement) ... */
     volatile boolean failAfterWriting;
     /** ... and makes every call fail from then on. */

@@ -274,4 +274,40 @@ class StorageDispatcherTest {
         assertThat(store.writeCalls).containsExactly(1);
         assertThat(handOvers).hasValue(1);
     }
+
+    /**
+     * Reads of a store whose data is in memory run on the event loop, in order with writes it
+     * takes at once; a read of a store that may wait, and everything after it, is handed over.
+     */
+    @Test
+    void readsOfAStoreInMemoryRunOnTheLoopAndTheOthersAreHandedOver() throws Exception {
+        StorageDispatcher h = dispatcher(true);
+        MemoryStore inMemory = new MemoryStore();
+        inMemory.readsAtOnce = true;
+        inMemory.takesWritesAtOnce = true;
+        MemoryStore onDisk = new MemoryStore();
+        List<CompletableFuture<Object>> results = new ArrayList<>();
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        loop.submit(() -> {
+            results.add(write(h, inMemory, value("k0")));
+            results.add(read(h, inMemory, "k0", threads));
+            results.add(read(h, onDisk, "k0", threads));
+            results.add(read(h, inMemory, "k0", threads));
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(results).extracting(CompletableFuture::join).containsExactly("written", "seen", "missed", "seen");
+        assertThat(threads).hasSize(3);
+        assertThat(threads.get(0)).doesNotStartWith("storage-");
+        assertThat(threads.subList(1, 3)).allMatch(t -> t.startsWith("storage-"));
+        assertThat(handOvers).hasValue(1);
+    }
+
+    private static CompletableFuture<Object> read(StorageDispatcher h, MemoryStore store, String key, List<String> threads) {
+        CompletableFuture<Object> r = new CompletableFuture<>();
+        h.submitRead(r, store, () -> {
+            threads.add(Thread.currentThread().getName());
+            r.complete(store.get(key.getBytes()) != null ? "seen" : "missed");
+        });
+        return r;
+    }
 }
