@@ -60,7 +60,8 @@ warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a ra
 }
 start_node() { # HEAP (or "default") NAME
   local heap=()
-  [ "$1" = default ] || heap=("-Xmx$1")
+  # -Xms as well, as bin/dht starts a node given -Xmx (a heap that does not shrink under load)
+  [ "$1" = default ] || heap=("-Xmx$1" "-Xms$1")
   "${java[@]}" "${heap[@]}" -jar "$jar" serve --port "$port" --data "$dir/data-$2" >"$dir/node-$2.log" 2>&1 &
   pid=$!
   wait_ready "$url" || { kill "$pid"; exit 1; }
