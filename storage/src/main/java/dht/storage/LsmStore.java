@@ -58,6 +58,7 @@ public final class LsmStore implements Store {
     private final ScheduledExecutorService syncer;
     private final Compaction compaction;
     private final MemtableFlush flushes;
+    private final ResidencyWatch residency;
 
     private LsmStore(Path dir, StoreOptions opt, Closeable dirLock) {
         this.dir = dir;
@@ -76,6 +77,7 @@ public final class LsmStore implements Store {
         this.syncer = sync;
         this.flushes = new MemtableFlush(dir, opt, versions, flusher, syncer, compaction);
         this.writes = new WriteQueue(dir, opt, versions, syncer, flushes);
+        this.residency = new ResidencyWatch(versions, syncer); // short checks beside the log syncs
     }
 
     /**
@@ -177,15 +179,15 @@ public final class LsmStore implements Store {
     }
 
     /**
-     * True while every table was wholly in the page cache at its last check ({@link Residency}):
-     * a {@link #get} then reads memory only, the memtables being in memory too.
+     * True while every table was wholly in the page cache at its last check, made at most once a
+     * second off the calling thread ({@link ResidencyWatch}): a {@link #get} then reads memory
+     * only, the memtables being in memory too.
      */
     @Override
     public boolean readsWithoutWaiting() throws IOException {
         Version v = acquire();
         try {
-            for (Table t : v.tables) if (!t.resident()) return false;
-            return true;
+            return residency.allResident(v);
         } finally {
             v.release();
         }

@@ -60,7 +60,8 @@ final class Table {
     final boolean statsDamaged;
     /** For {@link #checkBlock} and {@link #verifyBlock}, which their callers run over every block in order. */
     private final Readahead blockPass;
-    private final Residency residency;
+    /** Whether the whole table is in the page cache, as last checked ({@link ResidencyWatch}). */
+    final Residency residency;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
@@ -84,8 +85,6 @@ final class Table {
         this.residency = new Residency(seg);
     }
 
-    /** Whether the whole table was in the page cache at the last check (see {@link Residency}). */
-    boolean resident() { return residency.resident(); }
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
         Arena arena = Arena.ofShared();

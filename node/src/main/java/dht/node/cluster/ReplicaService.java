@@ -11,7 +11,9 @@ import java.util.function.Supplier;
  * the transport ({@code dht.node.rpc.StoreReplicaEndpoint} turns requests into these calls and
  * their results into answers).
  *
- * <p>Invariants: store work is handed to the storage threads, never run on the calling thread;
+ * <p>Invariants: store work is handed to the storage threads, or run on the calling event loop
+ * only where it cannot wait ({@link StorageDispatcher}: writes the store commits at once, reads of
+ * a store in memory);
  * every incoming write's timestamp is observed by this node's clock before it is applied, and a
  * write whose timestamp the clock refuses (too far ahead, see {@link HybridLogicalClock}) is not
  * applied: it fails with {@link TimestampRefusedException}.
