@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class opens and closes the store, serves reads and hands the rest to its parts:
  * {@link Recovery} (open), {@link WriteQueue} (writes, log switches), {@link MemtableFlush} and
- * {@link Compaction} (background jobs, one thread each) and {@link VersionSet} (the current
- * version, file numbers, manifest installs, and the mutex they share).
+ * {@link Compaction} (background jobs, one thread each), {@link ResidencyWatch} (which tables
+ * are in the page cache, checked on the log-sync thread), {@link BackgroundThreads} and
+ * {@link VersionSet} (the current version, file numbers, manifest installs, and the mutex they share).
  *
  * <p>Invariants:
  * <ul>
