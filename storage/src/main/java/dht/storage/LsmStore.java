@@ -181,16 +181,16 @@ public final class LsmStore implements Store {
 
     /**
      * True while every table was wholly in the page cache at its last check, made at most once a
-     * second off the calling thread ({@link ResidencyWatch}): a {@link #get} then reads memory
-     * only, the memtables being in memory too.
+     * second off the calling thread, and no block or value is large ({@link ResidencyWatch}): a
+     * {@link #get} then reads memory only, briefly, and leaves any freeing to a background thread.
      */
     @Override
     public boolean readsWithoutWaiting() throws IOException {
         Version v = acquire();
         try {
-            return residency.allResident(v);
+            return residency.readsWithoutWaiting(v);
         } finally {
-            v.release();
+            v.release(syncer);
         }
     }
 
@@ -261,7 +261,7 @@ public final class LsmStore implements Store {
             release(best, budget); // the caller owns a reservation only when get returns
             throw e;
         } finally {
-            v.release();
+            v.release(syncer); // a read may be on an event loop (readsWithoutWaiting)
         }
     }
 

@@ -57,6 +57,8 @@ final class Memtable {
     private final long[] prev = new long[MAX_HEIGHT]; // writer's scratch
     private long random;
     private volatile int count;
+    /** The longest value put here, in bytes: what a point read copies at most. */
+    private volatile int largestValue;
     /** Size of this memtable's log once it is closed (for stats). */
     volatile long walBytes;
 
@@ -105,6 +107,7 @@ final class Memtable {
 
     private long writeRecord(Entry e) {
         int length = e.valueLength();
+        if (length > largestValue) largestValue = length; // one writer (put is synchronized)
         long record = arena.allocate(RECORD_HEADER + length);
         MemorySegment s = arena.segment(record);
         long o = MemtableArena.offset(record);
@@ -298,6 +301,9 @@ final class Memtable {
     }
 
     /** Native bytes the entries take, superseded versions included: what decides a flush. */
+    /** The longest value put here so far, in bytes. */
+    int largestValue() { return largestValue; }
+
     long bytes() { return arena.used() - HEAD_BYTES; }
 
     int count() { return count; }

@@ -6,15 +6,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each table's {@link Residency} current for {@link LsmStore#readsWithoutWaiting}: the caller
- * (an event loop) reads the last answers only, and the checks that are due run on a background
- * executor, one pass at a time per store.
+ * Tells {@link LsmStore#readsWithoutWaiting}: whether a point read of a version is memory work of a
+ * few microseconds, fit for an event loop. That takes every table wholly in the page cache (its
+ * {@link Residency}) and no block or value larger than {@link #INLINE_BYTES_MAX}, as a large value
+ * is checksummed, decompressed and copied by the read: a 1 MiB value read on the loop, answer after
+ * answer to clients that did not read them, kept a 128 MiB node in back-to-back collections
+ * (LargeAnswersProcessTest).
  *
- * <p>Invariants: at most one pass is queued or running; a table never checked counts as not
- * resident, so a new table sends reads to the storage threads until its first check; a pass that
- * fails is logged and the next call queues another.
+ * <p>Invariants: the caller (an event loop) reads the last answers only; the checks that are due run
+ * on a background executor, one pass at a time per store; a table never checked counts as not
+ * resident, so a new table sends reads to the storage threads until its first check; a table's
+ * largest block is measured once, the first time it is found resident (the walk touches every block,
+ * which then costs no disk read); a pass that fails is logged and the next call queues another.
  */
 final class ResidencyWatch {
+    /** Larger blocks or values send a store's reads to the storage threads (a thread's reused scratch). */
+    static final int INLINE_BYTES_MAX = Table.SCRATCH_MAX;
     private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
 
     private final VersionSet versions;
@@ -26,12 +33,17 @@ final class ResidencyWatch {
         this.background = background;
     }
 
-    /** Whether every table of {@code v} was resident at its last check; queues the checks that are due. */
-    boolean allResident(Version v) {
-        boolean all = true;
+    /**
+     * Whether every table of {@code v} was resident at its last check and every block and memtable
+     * value is small; queues the checks that are due.
+     */
+    boolean readsWithoutWaiting(Version v) {
+        boolean all = v.active.largestValue() <= INLINE_BYTES_MAX;
+        for (Memtable m : v.immutables) all &= m.largestValue() <= INLINE_BYTES_MAX;
         boolean due = false;
         for (Table t : v.tables) {
-            all &= t.residency.resident();
+            int largest = t.largestBlock;
+            all &= t.residency.resident() && largest >= 0 && largest <= INLINE_BYTES_MAX;
             due |= t.residency.due();
         }
         if (due && queued.compareAndSet(false, true)) {
@@ -49,7 +61,11 @@ final class ResidencyWatch {
             Version v = versions.acquire();
             if (v == null) return;
             try {
-                for (Table t : v.tables) if (t.residency.due()) t.residency.check();
+                for (Table t : v.tables) {
+                    if (!t.residency.due()) continue;
+                    t.residency.check();
+                    if (t.largestBlock < 0 && t.residency.resident()) t.largestBlock = largestBlock(t);
+                }
             } finally {
                 v.release();
             }
@@ -58,5 +74,16 @@ final class ResidencyWatch {
         } finally {
             queued.set(false);
         }
+    }
+
+    /** The largest {@link Table#blockBytes} of {@code t}; {@link Integer#MAX_VALUE} if an index entry points outside the file. */
+    private static int largestBlock(Table t) {
+        int largest = 0;
+        try {
+            for (int i = 0; i < t.blockCount(); i++) largest = Math.max(largest, t.blockBytes(i));
+        } catch (IndexOutOfBoundsException damaged) {
+            return Integer.MAX_VALUE; // reads of it report the damage, off the loop
+        }
+        return largest;
     }
 }

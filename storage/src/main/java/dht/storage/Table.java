@@ -62,6 +62,8 @@ final class Table {
     private final Readahead blockPass;
     /** Whether the whole table is in the page cache, as last checked ({@link ResidencyWatch}). */
     final Residency residency;
+    /** {@link #blockBytes} of the largest block, once {@link ResidencyWatch} measured it; -1 before. */
+    volatile int largestBlock = -1;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
     /** Offsets whose damage was logged already. */
@@ -295,6 +297,12 @@ final class Table {
         }
     }
 
+    /** What a point read of block {@code i} checksums and decompresses: its stored or raw length, the greater. */
+    int blockBytes(int i) {
+        int len = blockLen(i);
+        return DataBlock.isCompressed(seg, blockOffset(i)) ? Math.max(len, rawLength(blockOffset(i), len)) : len;
+    }
+
     /** The raw length a compressed block's header states (0 if it has no whole header: decompress refuses it). */
     private int rawLength(long off, int len) {
         return len >= DataBlock.COMPRESSED_HEADER ? Math.max(0, DataBlock.rawLength(seg, off)) : 0;
@@ -311,9 +319,7 @@ final class Table {
     }
 
     /** The number of data blocks, for a check of each ({@link #checkBlock}). */
-    int blockCount() {
-        return blocks;
-    }
+    int blockCount() { return blocks; }
 
     /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {

@@ -2,6 +2,8 @@ package dht.storage;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,6 +51,23 @@ final class Version {
             active.release();
             for (Memtable m : immutables) m.release();
             for (Table t : tables) t.release();
+        }
+    }
+
+    /**
+     * {@link #release}, the last one made on {@code freeing} (or here, if it refuses): a reader that
+     * may be on an event loop does not pay for closing arenas, unmapping and deleting tables.
+     */
+    void release(Executor freeing) {
+        while (true) {
+            int r = refs.get();
+            if (r <= 1) break; // may be the last: decremented over there (the count stays exact either way)
+            if (refs.compareAndSet(r, r - 1)) return;
+        }
+        try {
+            freeing.execute(this::release);
+        } catch (RejectedExecutionException e) {
+            release();
         }
     }
 }

@@ -12,12 +12,18 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link LsmStore#readsWithoutWaiting} and {@link Residency}: a point read may run on an event loop
- * only while every table is in the page cache, as mincore(2) tells.
+ * only while every table is in the page cache, as mincore(2) tells, and no value is large; the
+ * last release of what such a read held is made off its thread.
  */
 class ReadsWithoutWaitingTest {
     @TempDir
@@ -75,5 +81,45 @@ class ReadsWithoutWaitingTest {
         Residency r = new Residency(MemorySegment.ofArray(new byte[4096]));
         r.check();
         assertThat(r.resident()).isTrue();
+    }
+
+    /**
+     * A large value makes a read long CPU work even in memory (checksum, decompression, copy): in
+     * the memtable, and in a table once flushed, with or without a codec, reads are handed over.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+    void aLargeValueSendsReadsToTheStorageThreadsInTheMemtableAndOnceFlushed(Compression compression) throws Exception {
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withCompression(compression))) {
+            s.put(b("small"), b("v"), 1);
+            assertThat(s.readsWithoutWaiting()).isTrue();
+            byte[] big = new byte[ResidencyWatch.INLINE_BYTES_MAX + 1];
+            Arrays.fill(big, (byte) 'v');
+            s.put(b("big"), big, 2);
+            assertThat(s.readsWithoutWaiting()).as("in the memtable").isFalse();
+            s.flush();
+            long deadline = System.nanoTime() + 3_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                assertThat(s.readsWithoutWaiting()).as("in a table").isFalse();
+                Thread.sleep(50);
+            }
+            assertThat(s.get(b("big")).value()).isEqualTo(big);
+        }
+    }
+
+    /** The last reference a read lets go of is released on the executor it names, not on its own thread. */
+    @Test
+    void theLastReleaseOfAVersionIsMadeOnTheGivenExecutor() {
+        Memtable m = new Memtable(1, 1 << 16, 1 << 16);
+        Version v = new Version(m, List.of(), List.of());
+        List<Runnable> handed = new ArrayList<>();
+        assertThat(v.tryRetain()).isTrue();
+        v.release(handed::add);
+        assertThat(handed).as("not the last reference: released here").isEmpty();
+        v.release(handed::add);
+        assertThat(handed).hasSize(1);
+        m.put(Entry.value(b("k"), b("v"), 1)); // the memtable is still alive
+        handed.getFirst().run();
+        assertThatThrownBy(() -> m.put(Entry.value(b("k2"), b("v"), 2))).isInstanceOf(IllegalStateException.class);
     }
 }
