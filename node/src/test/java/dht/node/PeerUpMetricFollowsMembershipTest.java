@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code dht_peer_up} has a row for each peer of the current membership: a node that joins gets
  * one (and reads 1 once seen up), a node that leaves loses it rather than reading 0 for ever. The
- * rows were fixed at start: a joiner was never shown, and a member that left stayed "down".
+ * rows were fixed at start: a joiner was never shown, and a member that left stayed "down". The
+ * series of calls to a peer ({@code dht_peer_calls_*}) leave with it too.
  */
 class PeerUpMetricFollowsMembershipTest {
     @TempDir
@@ -43,6 +44,23 @@ class PeerUpMetricFollowsMembershipTest {
         return v;
     }
 
+    /** Whether {@code url}'s metrics have a {@code dht_peer_calls} series of calls to {@code peer}. */
+    private boolean hasCallSeries(String url, String peer) throws Exception {
+        String label = "peer=\"" + peer + "\"";
+        return cluster.send(url, "GET", "/metrics", null).body().lines()
+                .anyMatch(l -> l.startsWith("dht_peer_calls") && l.contains(label));
+    }
+
+    private boolean hasCallSeriesAfter(Duration wait, String url, String peer, boolean expected) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        boolean v = hasCallSeries(url, peer);
+        while (v != expected && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            v = hasCallSeries(url, peer);
+        }
+        return v;
+    }
+
     @Test
     void aJoinerGetsARowAndALeaverLosesIt() throws Exception {
         List<String> urls = cluster.urls;
@@ -56,10 +74,13 @@ class PeerUpMetricFollowsMembershipTest {
         assertThat(cluster.statusOnceJoined(Duration.ofSeconds(60), joiner)).contains("\"joining\":[]");
         assertThat(peerUpAfter(Duration.ofSeconds(10), first, joiner, "1.0")).as("the joiner's row").isEqualTo("1.0");
         assertThat(peerUp(joiner, first)).as("the joiner's own rows").isNotNull();
+        assertThat(hasCallSeriesAfter(Duration.ofSeconds(10), first, joiner, true)).as("calls to the joiner").isTrue();
 
         HttpResponse<String> left = cluster.send(joiner, "POST", "/internal/v0/membership?op=leave&url=" + joiner, "");
         assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
         assertThat(peerUpAfter(Duration.ofSeconds(10), first, joiner, null)).as("the row of a node that left").isNull();
+        assertThat(hasCallSeriesAfter(Duration.ofSeconds(10), first, joiner, false)).as("calls to a node that left").isFalse();
+        assertThat(hasCallSeries(first, urls.get(1))).as("calls to a member").isTrue();
         assertThat(peerUp(first, urls.get(1))).isEqualTo("1.0");
     }
 }

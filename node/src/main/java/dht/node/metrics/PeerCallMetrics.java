@@ -2,8 +2,12 @@ package dht.node.metrics;
 
 import dht.node.rpc.PeerCallMeter;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,10 +15,12 @@ import java.util.concurrent.TimeUnit;
  * reads and writes, batches, hint deliveries, failure-detector probes) by how it ended:
  * {@code answered} (any HTTP status), {@code failed} (connection refused or cut) or
  * {@code timeout}; and {@code dht_peer_calls_refused_total{peer}}: calls not sent because the
- * peer is believed down.
+ * peer is believed down. A peer that leaves the membership takes its series with it ({@link #retire}).
  */
 final class PeerCallMetrics implements PeerCallMeter {
     private final MeterRegistry registry;
+    /** The meters registered for each peer's URL, to remove when it leaves. */
+    private final Map<String, List<Meter>> byPeer = new ConcurrentHashMap<>();
 
     PeerCallMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -27,6 +33,7 @@ final class PeerCallMetrics implements PeerCallMeter {
         Timer timedOut = timer(url, "timeout");
         Counter refused = Counter.builder("peer.calls.refused")
                 .description("Calls to a peer not sent because it is believed down").tag("peer", url).register(registry);
+        byPeer.put(url, List.of(answered, failed, timedOut, refused));
         return new Peer() {
             @Override
             public void answered(long nanos) {
@@ -48,6 +55,12 @@ final class PeerCallMetrics implements PeerCallMeter {
                 refused.increment();
             }
         };
+    }
+
+    @Override
+    public void retire(String url) {
+        List<Meter> meters = byPeer.remove(url);
+        if (meters != null) meters.forEach(registry::remove);
     }
 
     private Timer timer(String peer, String outcome) {

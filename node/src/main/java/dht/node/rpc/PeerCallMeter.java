@@ -18,7 +18,15 @@ public interface PeerCallMeter {
         void refused();
     }
 
+    /** The meters of the peer at {@code url}, registered now if they are not yet. */
     Peer peer(String url);
+
+    /**
+     * The peer left the membership: its meters stop being reported (a scrape no longer lists it),
+     * and a later {@link #peer} of the same URL (it joined again) registers new ones.
+     */
+    default void retire(String url) {
+    }
 
     Peer NO_PEER = new Peer() {
         @Override

@@ -92,13 +92,17 @@ public final class PeerClient implements PeerNetwork {
     @Override
     public void addPeer(String url) {
         if (url.equals(self)) return;
-        peers.computeIfAbsent(url, Peer::new);
-        retired.remove(url);
+        Peer p = peers.computeIfAbsent(url, Peer::new);
+        if (retired.remove(url)) p.meter = meter.peer(url); // back in the membership: its series again
     }
 
+    /** The peer left the membership: no longer probed, nor in the metrics (a late call counts nowhere). */
     @Override
     public void retirePeer(String url) {
-        if (peers.containsKey(url)) retired.add(url);
+        Peer p = peers.get(url);
+        if (p == null || !retired.add(url)) return;
+        p.meter = PeerCallMeter.NO_PEER;
+        meter.retire(url);
     }
 
     @Override
@@ -218,7 +222,8 @@ public final class PeerClient implements PeerNetwork {
         final String hostHeader;
         final PeerPool.Lanes lanes;
         final FailureDetector detector;
-        final PeerCallMeter.Peer meter;
+        /** Its meters; {@link PeerCallMeter#NO_PEER} while retired. */
+        volatile PeerCallMeter.Peer meter;
 
         Peer(String url) {
             this.meter = PeerClient.this.meter.peer(url);
