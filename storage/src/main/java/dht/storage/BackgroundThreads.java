@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The store's background threads (flush, compaction, log sync): daemons, so that a store left
+ * The store's background threads (flush, compaction, log sync, housekeeping): daemons, so that a store left
  * open never keeps a process alive. Logs under {@link LsmStore}'s name.
  */
 final class BackgroundThreads {

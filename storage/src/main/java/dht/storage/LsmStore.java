@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>This class opens and closes the store, serves reads and hands the rest to its parts:
  * {@link Recovery} (open), {@link WriteQueue} (writes, log switches), {@link MemtableFlush} and
  * {@link Compaction} (background jobs, one thread each), {@link ResidencyWatch} (which tables
- * are in the page cache, checked on the log-sync thread), {@link BackgroundThreads} and
+ * are in the page cache, checked on the housekeeping thread), {@link BackgroundThreads} and
  * {@link VersionSet} (the current version, file numbers, manifest installs, and the mutex they share).
  *
  * <p>Invariants:
@@ -57,6 +57,8 @@ public final class LsmStore implements Store {
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final ScheduledExecutorService syncer;
+    /** Residency checks and the freeing a reader hands over (Version#release(Executor)): never the loop's, nor the log syncs'. */
+    private final ExecutorService housekeeper;
     private final Compaction compaction;
     private final MemtableFlush flushes;
     private final ResidencyWatch residency;
@@ -78,7 +80,8 @@ public final class LsmStore implements Store {
         this.syncer = sync;
         this.flushes = new MemtableFlush(dir, opt, versions, flusher, syncer, compaction);
         this.writes = new WriteQueue(dir, opt, versions, syncer, flushes);
-        this.residency = new ResidencyWatch(versions, syncer); // short checks beside the log syncs
+        this.housekeeper = BackgroundThreads.start("dht-storage-housekeeping", opt.backgroundPriority());
+        this.residency = new ResidencyWatch(versions, housekeeper);
     }
 
     /**
@@ -131,6 +134,7 @@ public final class LsmStore implements Store {
         flusher.shutdownNow();
         compactor.shutdownNow();
         syncer.shutdownNow();
+        housekeeper.shutdownNow();
         Version v = versions.current();
         if (v != null) v.release();
         writes.abandonLog();
@@ -190,7 +194,7 @@ public final class LsmStore implements Store {
         try {
             return residency.readsWithoutWaiting(v);
         } finally {
-            v.release(syncer);
+            v.release(housekeeper);
         }
     }
 
@@ -261,7 +265,7 @@ public final class LsmStore implements Store {
             release(best, budget); // the caller owns a reservation only when get returns
             throw e;
         } finally {
-            v.release(syncer); // a read may be on an event loop (readsWithoutWaiting)
+            v.release(housekeeper); // a read may be on an event loop (readsWithoutWaiting)
         }
     }
 
@@ -463,11 +467,13 @@ public final class LsmStore implements Store {
         syncer.shutdown(); // drops periodic syncs and pending flush retries; the log is synced below
         compactor.shutdown();
         flusher.shutdown();
+        housekeeper.shutdown(); // runs the freeing queued so far; a later release frees on its caller's thread
         try {
             // Each waited for on its own: one that overruns must not let the others go unwaited for.
             boolean stopped = compactor.awaitTermination(1, TimeUnit.MINUTES);
             stopped &= flusher.awaitTermination(1, TimeUnit.MINUTES);
             stopped &= syncer.awaitTermination(1, TimeUnit.MINUTES);
+            stopped &= housekeeper.awaitTermination(1, TimeUnit.MINUTES);
             if (!stopped) log.warn("background work of store {} did not stop within a minute", dir);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -300,10 +300,10 @@ final class Memtable {
         };
     }
 
-    /** Native bytes the entries take, superseded versions included: what decides a flush. */
     /** The longest value put here so far, in bytes. */
     int largestValue() { return largestValue; }
 
+    /** Native bytes the entries take, superseded versions included: what decides a flush. */
     long bytes() { return arena.used() - HEAD_BYTES; }
 
     int count() { return count; }

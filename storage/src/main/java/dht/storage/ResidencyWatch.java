@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * on a background executor, one pass at a time per store; a table never checked counts as not
  * resident, so a new table sends reads to the storage threads until its first check; a table's
  * largest block is measured once, the first time it is found resident (the walk touches every block,
- * which then costs no disk read); a pass that fails is logged and the next call queues another.
+ * which then costs no disk read); a table whose check fails is never inlined; a pass that fails is
+ * logged and the next call queues another.
  */
 final class ResidencyWatch {
     /** Larger blocks or values send a store's reads to the storage threads (a thread's reused scratch). */
@@ -35,15 +36,18 @@ final class ResidencyWatch {
 
     /**
      * Whether every table of {@code v} was resident at its last check and every block and memtable
-     * value is small; queues the checks that are due.
+     * value is small; queues the checks that are due. One large value anywhere keeps every read of
+     * the store on the storage threads until a compaction drops it (or a flush, from a memtable).
      */
     boolean readsWithoutWaiting(Version v) {
-        boolean all = v.active.largestValue() <= INLINE_BYTES_MAX;
-        for (Memtable m : v.immutables) all &= m.largestValue() <= INLINE_BYTES_MAX;
+        // A large value or block decides alone, until a flush or compaction drops it: no checks meanwhile.
+        if (v.active.largestValue() > INLINE_BYTES_MAX) return false;
+        for (Memtable m : v.immutables) if (m.largestValue() > INLINE_BYTES_MAX) return false;
+        for (Table t : v.tables) if (t.largestBlock > INLINE_BYTES_MAX) return false;
+        boolean all = true;
         boolean due = false;
         for (Table t : v.tables) {
-            int largest = t.largestBlock;
-            all &= t.residency.resident() && largest >= 0 && largest <= INLINE_BYTES_MAX;
+            all &= t.residency.resident() && t.largestBlock >= 0;
             due |= t.residency.due();
         }
         if (due && queued.compareAndSet(false, true)) {
@@ -62,9 +66,15 @@ final class ResidencyWatch {
             if (v == null) return;
             try {
                 for (Table t : v.tables) {
-                    if (!t.residency.due()) continue;
-                    t.residency.check();
-                    if (t.largestBlock < 0 && t.residency.resident()) t.largestBlock = largestBlock(t);
+                    if (t.largestBlock > INLINE_BYTES_MAX || !t.residency.due()) continue;
+                    try {
+                        t.residency.check();
+                        if (t.largestBlock < 0 && t.residency.resident()) t.largestBlock = largestBlock(t);
+                    } catch (RuntimeException | Error e) { // a mapping that fails (a truncated file): never inline it
+                        t.largestBlock = Integer.MAX_VALUE;
+                        log.warn("{}: checking whether it is in the page cache failed, its reads stay on the storage threads: {}",
+                                t.path, e.toString());
+                    }
                 }
             } finally {
                 v.release();
@@ -77,7 +87,7 @@ final class ResidencyWatch {
     }
 
     /** The largest {@link Table#blockBytes} of {@code t}; {@link Integer#MAX_VALUE} if an index entry points outside the file. */
-    private static int largestBlock(Table t) {
+    static int largestBlock(Table t) {
         int largest = 0;
         try {
             for (int i = 0; i < t.blockCount(); i++) largest = Math.max(largest, t.blockBytes(i));

@@ -3,8 +3,9 @@ package dht.storage;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An immutable snapshot of what a reader must consult: the active memtable, the immutable ones
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them).
  */
 final class Version {
+    private static final Logger log = LoggerFactory.getLogger(LsmStore.class);
     final Memtable active;
     final List<Memtable> immutables; // oldest first
     final List<Table> tables;
@@ -55,8 +57,10 @@ final class Version {
     }
 
     /**
-     * {@link #release}, the last one made on {@code freeing} (or here, if it refuses): a reader that
-     * may be on an event loop does not pay for closing arenas, unmapping and deleting tables.
+     * {@link #release}, the last one made on {@code freeing} (or here, if it refuses: a closed
+     * store's): a reader that may be on an event loop does not pay for closing arenas, unmapping
+     * and deleting tables. {@code freeing} must run or refuse every task (a plain pool, not a
+     * scheduled one, which may cancel a task it takes while terminating).
      */
     void release(Executor freeing) {
         while (true) {
@@ -65,9 +69,17 @@ final class Version {
             if (refs.compareAndSet(r, r - 1)) return;
         }
         try {
-            freeing.execute(this::release);
-        } catch (RejectedExecutionException e) {
+            freeing.execute(this::releaseLogged);
+        } catch (Throwable refused) { // refused, or no heap for the task: free here rather than leak
             release();
+        }
+    }
+
+    private void releaseLogged() {
+        try {
+            release();
+        } catch (RuntimeException | Error e) {
+            log.warn("freeing a replaced version's memtables and tables failed: {}", e.toString());
         }
     }
 }

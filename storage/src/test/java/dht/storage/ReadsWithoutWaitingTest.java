@@ -105,6 +105,17 @@ class ReadsWithoutWaitingTest {
             }
             assertThat(s.get(b("big")).value()).isEqualTo(big);
         }
+        try (var ssts = java.nio.file.Files.list(dir)) {
+            Path sst = ssts.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+            Table t = Table.open(NioStorageFiles.INSTANCE, sst, 1);
+            t.retain();
+            try {
+                assertThat(ResidencyWatch.largestBlock(t)).as("the large value's block, measured")
+                        .isGreaterThan(ResidencyWatch.INLINE_BYTES_MAX);
+            } finally {
+                t.release();
+            }
+        }
     }
 
     /** The last reference a read lets go of is released on the executor it names, not on its own thread. */
