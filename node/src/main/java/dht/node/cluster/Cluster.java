@@ -291,12 +291,17 @@ public final class Cluster implements AutoCloseable {
         boolean inOrder = nodes.size() == 1 && batchStoreCalls && loops != null;
         if (antiEntropy != null) antiEntropy.start();
         if (net != null) {
-            // A node that left or was removed is no longer probed, nor kept hints for.
+            // A node that left or was removed is no longer probed, nor kept hints for. Under the
+            // membership's lock, against a newer version: MembershipState#apply adds a peer that
+            // is back under it, and a listener of an older version must not retire it after that.
             membership.listen(m -> {
-                for (String known : replicas.keySet()) {
-                    if (known.equals(self) || m.all().contains(known)) continue;
-                    peerReplicas.remove(known);
-                    c.retirePeer(known);
+                synchronized (membership) {
+                    Membership now = membership.current();
+                    for (String known : replicas.keySet()) {
+                        if (known.equals(self) || m.all().contains(known) || now.all().contains(known)) continue;
+                        peerReplicas.remove(known);
+                        c.retirePeer(known);
+                    }
                 }
             });
         }

@@ -107,6 +107,11 @@ public final class MembershipState {
         unkept = false;
     }
 
+    /**
+     * Installs {@code next} if it is newer. Its monitor is held while the peers of {@code next} are
+     * reached and its topology set, so a listener that undoes what a reach did (retiring a peer)
+     * takes the same monitor and checks {@link #current} first.
+     */
     private boolean apply(Membership next, boolean keep) throws IOException {
         Membership before;
         synchronized (this) {
