@@ -43,11 +43,12 @@ final class ResidencyWatch {
         // A large value or block decides alone, until a flush or compaction drops it: no checks meanwhile.
         if (v.active.largestValue() > INLINE_BYTES_MAX) return false;
         for (Memtable m : v.immutables) if (m.largestValue() > INLINE_BYTES_MAX) return false;
-        for (Table t : v.tables) if (t.largestBlock > INLINE_BYTES_MAX) return false;
         boolean all = true;
         boolean due = false;
         for (Table t : v.tables) {
-            all &= t.residency.resident() && t.largestBlock >= 0;
+            int largest = t.largestBlock;
+            if (largest > INLINE_BYTES_MAX) return false; // before anything is queued
+            all &= t.residency.resident() && largest >= 0;
             due |= t.residency.due();
         }
         if (due && queued.compareAndSet(false, true)) {

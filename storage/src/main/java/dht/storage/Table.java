@@ -299,8 +299,9 @@ final class Table {
 
     /** What a point read of block {@code i} checksums and decompresses: its stored or raw length, the greater. */
     int blockBytes(int i) {
+        long off = blockOffset(i);
         int len = blockLen(i);
-        return DataBlock.isCompressed(seg, blockOffset(i)) ? Math.max(len, rawLength(blockOffset(i), len)) : len;
+        return DataBlock.isCompressed(seg, off) ? Math.max(len, rawLength(off, len)) : len;
     }
 
     /** The raw length a compressed block's header states (0 if it has no whole header: decompress refuses it). */
