@@ -34,14 +34,19 @@ class PeerUpMetricFollowsMembershipTest {
         return at < 0 ? null : metrics.substring(at + row.length(), metrics.indexOf('\n', at)).trim();
     }
 
-    private String peerUpAfter(Duration wait, String url, String peer, String expected) throws Exception {
+    /** What {@code read} gives once it gives {@code expected}, or its last answer after {@code wait}. */
+    private static <T> T readUntil(Duration wait, T expected, java.util.concurrent.Callable<T> read) throws Exception {
         long deadline = System.nanoTime() + wait.toNanos();
-        String v = peerUp(url, peer);
+        T v = read.call();
         while (!java.util.Objects.equals(v, expected) && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            v = peerUp(url, peer);
+            v = read.call();
         }
         return v;
+    }
+
+    private String peerUpAfter(Duration wait, String url, String peer, String expected) throws Exception {
+        return readUntil(wait, expected, () -> peerUp(url, peer));
     }
 
     /** Whether {@code url}'s metrics have a {@code dht_peer_calls} series of calls to {@code peer}. */
@@ -52,13 +57,7 @@ class PeerUpMetricFollowsMembershipTest {
     }
 
     private boolean hasCallSeriesAfter(Duration wait, String url, String peer, boolean expected) throws Exception {
-        long deadline = System.nanoTime() + wait.toNanos();
-        boolean v = hasCallSeries(url, peer);
-        while (v != expected && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            v = hasCallSeries(url, peer);
-        }
-        return v;
+        return readUntil(wait, expected, () -> hasCallSeries(url, peer));
     }
 
     @Test
