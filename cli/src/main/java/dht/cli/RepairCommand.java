@@ -158,8 +158,7 @@ final class RepairCommand implements Callable<Integer> {
                 streams.add(ResumingKeyStream.open(node, first,
                         from -> NodeKeyStream.open(node, from, end, client.timeoutSeconds, tally.streamed, secret)));
             } catch (IOException e) {
-                if (e instanceof NodeKeyStream.SecretRefusedException) secretRefused = true;
-                nodeFailed(node, "cannot stream its keys (" + e.getMessage() + ")");
+                streamFailed(node, e, "cannot stream its keys (" + e.getMessage() + ")");
             }
         }
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -169,7 +168,7 @@ final class RepairCommand implements Callable<Integer> {
         });
         ticker.scheduleAtFixedRate(() -> tally.print(err, tally.progress()), 1, 1, TimeUnit.SECONDS);
         Semaphore inFlight = new Semaphore(concurrency);
-        try (KeyMerge keys = new KeyMerge(streams, (s, e) -> nodeFailed(s.name(),
+        try (KeyMerge keys = new KeyMerge(streams, (s, e) -> streamFailed(s.name(), e,
                 "its key stream failed (" + e.getMessage() + "); keys only it holds past this point are not checked"))) {
             for (byte[] key = keys.next(); key != null; key = keys.next()) {
                 inFlight.acquire();
@@ -241,6 +240,12 @@ final class RepairCommand implements Callable<Integer> {
         int n = failuresListed.incrementAndGet();
         if (n <= FAILURES_LISTED) tally.print(err, "dht repair: key " + printable(key) + " not fully repaired: " + why);
         if (n == FAILURES_LISTED + 1) tally.print(err, "dht repair: further keys not fully repaired are counted, not listed");
+    }
+
+    /** A node's stream failed, at its open or mid-run (a reopen after a cut may meet a node restarted with a secret). */
+    private void streamFailed(String node, IOException e, String why) {
+        if (e instanceof NodeKeyStream.SecretRefusedException) secretRefused = true;
+        nodeFailed(node, why);
     }
 
     private void nodeFailed(String node, String why) {
