@@ -56,6 +56,16 @@ public abstract class ForwardingStore implements Store {
     }
 
     @Override
+    public Stamp storedStamp(byte[] key) throws IOException {
+        return inner.storedStamp(key);
+    }
+
+    @Override
+    public CloseableIterator<Entry> storedScan(byte[] from, byte[] to) throws IOException {
+        return inner.storedScan(from, to);
+    }
+
+    @Override
     public Entry get(byte[] key, ReadBudget budget) throws IOException {
         return inner.get(key, budget);
     }

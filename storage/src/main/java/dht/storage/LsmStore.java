@@ -245,6 +245,11 @@ public final class LsmStore implements Store {
 
     @Override
     public Entry get(byte[] key, ReadBudget budget) throws IOException {
+        return get(key, budget, true);
+    }
+
+    /** {@code asRead}: an expired value as a tombstone (else as stored). */
+    private Entry get(byte[] key, ReadBudget budget, boolean asRead) throws IOException {
         checkKey(key);
         Version v = acquire();
         Entry best = null;
@@ -260,7 +265,7 @@ public final class LsmStore implements Store {
                     best = newer(best, t.get(key, hash, budget, floor(best)), budget);
                 }
             }
-            return readNow(best, budget);
+            return asRead ? readNow(best, budget) : best;
         } catch (IOException | RuntimeException | Error e) {
             release(best, budget); // the caller owns a reservation only when get returns
             throw e;
@@ -277,6 +282,13 @@ public final class LsmStore implements Store {
      */
     @Override
     public Stamp stamp(byte[] key) throws IOException {
+        return stamp(key, true);
+    }
+
+    @Override
+    public Stamp storedStamp(byte[] key) throws IOException { return stamp(key, false); }
+
+    private Stamp stamp(byte[] key, boolean asRead) throws IOException {
         checkKey(key);
         Version v = acquire();
         Stamp best;
@@ -300,8 +312,8 @@ public final class LsmStore implements Store {
         } finally {
             v.release();
         }
-        if (tied) return Stamp.of(get(key));
-        return best == null ? null : best.readAt(System.currentTimeMillis());
+        if (tied) return Stamp.of(get(key, ReadBudget.UNLIMITED, asRead));
+        return best == null || !asRead ? best : best.readAt(System.currentTimeMillis());
     }
 
     /** {@link Entry#readAt} now, by this node's clock: an expired value's reservation goes back. */
@@ -364,6 +376,16 @@ public final class LsmStore implements Store {
      */
     @Override
     public CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
+        return scan(from, to, budget, true);
+    }
+
+    @Override
+    public CloseableIterator<Entry> storedScan(byte[] from, byte[] to) throws IOException {
+        return scan(from, to, ReadBudget.UNLIMITED, false);
+    }
+
+    /** The borrowing scan; {@code asRead}: expired values as tombstones (else as stored). */
+    private CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget, boolean asRead) throws IOException {
         Version v = acquire();
         MergingIterator merged;
         try {
@@ -387,7 +409,8 @@ public final class LsmStore implements Store {
             @Override
             public Entry next() {
                 if (released) throw new NoSuchElementException();
-                return merged.next().readAt(System.currentTimeMillis());
+                Entry e = merged.next();
+                return asRead ? e.readAt(System.currentTimeMillis()) : e;
             }
 
             @Override
@@ -409,27 +432,10 @@ public final class LsmStore implements Store {
     @Override
     public StoreStats stats() {
         Version v = versions.acquire();
-        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0, 0);
         try {
-            long tableBytes = 0;
-            long entries = v.active.count();
-            int damaged = 0;
-            for (Table t : v.tables) {
-                tableBytes += t.sizeBytes;
-                entries += t.entryCount;
-                if (t.damaged) damaged++;
-            }
-            long mem = v.active.bytes();
-            long walBytes = writes.walBytes();
-            for (Memtable m : v.immutables) {
-                mem += m.bytes();
-                walBytes += m.walBytes;
-                entries += m.count();
-            }
-            return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(),
-                    compaction.pending(), walBytes, damaged, entries);
+            return StoreStats.of(v, writes.walBytes(), compaction.pending());
         } finally {
-            v.release();
+            if (v != null) v.release();
         }
     }
 

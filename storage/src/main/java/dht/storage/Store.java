@@ -66,6 +66,15 @@ public interface Store extends AutoCloseable {
     }
 
     /**
+     * As {@link #stamp}, but an expired value's stamp as it is stored, not read as a tombstone: for
+     * anti-entropy's hash trees, which must place a version in the same trees before and after it
+     * expires. This default is {@link #stamp}, for a store that keeps no expiry.
+     */
+    default Stamp storedStamp(byte[] key) throws IOException {
+        return stamp(key);
+    }
+
+    /**
      * {@link #get(byte[])} with the returned value's length reserved in {@code budget} (see
      * {@link ReadBudget} for who gives it back). Throws {@link ReadBudgetExceededException}, with
      * nothing reserved, if the budget cannot take the value. An engine that can should reserve
@@ -101,6 +110,15 @@ public interface Store extends AutoCloseable {
      */
     default CloseableIterator<Entry> scan(byte[] from, byte[] to, ReadBudget budget) throws IOException {
         return scan(from, to);
+    }
+
+    /**
+     * As {@link #scan(byte[], byte[], ReadBudget)} with no budget, values borrowed, but expired
+     * values as they are stored, not read as tombstones (see {@link #storedStamp}). This default is
+     * that scan, for a store that keeps no expiry.
+     */
+    default CloseableIterator<Entry> storedScan(byte[] from, byte[] to) throws IOException {
+        return scan(from, to, ReadBudget.UNLIMITED);
     }
 
     /**

@@ -17,4 +17,24 @@ package dht.storage;
  */
 public record StoreStats(int tables, long tableBytes, long memtableBytes, int pendingFlushes,
                          int pendingCompactions, long walBytes, int damagedTables, long entries) {
+    /** The figures of version {@code v} (null: a closed store, all zero), with the active log's bytes and the compactions pending. */
+    static StoreStats of(Version v, long activeWalBytes, int pendingCompactions) {
+        if (v == null) return new StoreStats(0, 0, 0, 0, 0, 0, 0, 0);
+        long tableBytes = 0;
+        long entries = v.active.count();
+        int damaged = 0;
+        for (Table t : v.tables) {
+            tableBytes += t.sizeBytes;
+            entries += t.entryCount;
+            if (t.damaged) damaged++;
+        }
+        long mem = v.active.bytes();
+        long walBytes = activeWalBytes;
+        for (Memtable m : v.immutables) {
+            mem += m.bytes();
+            walBytes += m.walBytes;
+            entries += m.count();
+        }
+        return new StoreStats(v.tables.size(), tableBytes, mem, v.immutables.size(), pendingCompactions, walBytes, damaged, entries);
+    }
 }
