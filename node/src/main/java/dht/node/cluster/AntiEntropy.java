@@ -328,7 +328,7 @@ public final class AntiEntropy implements AutoCloseable {
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
         List<Entry> mine = new ArrayList<>();
         long scanned = 0;
-        try (CloseableIterator<Entry> it = store.scan(start, page.next())) {
+        try (CloseableIterator<Entry> it = store.storedScan(start, page.next())) {
             while (it.hasNext()) {
                 Entry e = it.next();
                 scanned += wireSize(e);
@@ -443,7 +443,7 @@ public final class AntiEntropy implements AutoCloseable {
             List<Entry> out = new ArrayList<>();
             long bytes = 0;
             int scanned = 0;
-            try (CloseableIterator<Entry> it = store.scan(start, null)) {
+            try (CloseableIterator<Entry> it = store.storedScan(start, null)) {
                 while (it.hasNext()) {
                     Entry e = it.next();
                     if (leaves.get(MerkleTree.leafOf(e.key())) && v.shares(e, peer)) {

@@ -22,9 +22,10 @@ import java.util.function.LongSupplier;
  * Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
- * of the version the store holds for each shared key, that is, what a scan of the store would
- * build now, but for tombstones the engine forgot past the purge horizon (their hash stays; see
- * {@link PurgeHorizon}). It holds because (1) a key's lookup, write and tree update run under the
+ * of the version the store holds for each shared key, that is, what a scan of the store as stored
+ * ({@link Store#storedScan}: an expired value as itself) would build now, but for tombstones the
+ * engine forgot past the purge horizon (their hash stays; see {@link PurgeHorizon}) and values a
+ * compaction turned into tombstones past the grace (they stay in their copies' trees). It holds because (1) a key's lookup, write and tree update run under the
  * key's stripe lock, so two writes of one key never interleave between read and update, and
  * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
  * side) sees no write half done: the trees it copies are the store's state at that instant. A
@@ -373,7 +374,7 @@ final class HashTrees {
      */
     private long held(byte[] key, long keyHash) throws IOException {
         long w = heldKnown(keyHash);
-        return w != HeldVersions.UNKNOWN ? w : HeldVersions.word(inner.stamp(key));
+        return w != HeldVersions.UNKNOWN ? w : HeldVersions.word(inner.storedStamp(key));
     }
 
     /**
@@ -394,7 +395,7 @@ final class HashTrees {
      */
     void readBack(byte[] key, long keyHash, long old) {
         try {
-            long now = HeldVersions.word(inner.stamp(key));
+            long now = HeldVersions.word(inner.storedStamp(key));
             if (old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN) {
                 versions.put(keyHash, HeldVersions.UNKNOWN);
                 drifted();

@@ -113,21 +113,19 @@ final class HeldVersions {
 
     /**
      * The copies the trees keep {@code e} on ({@link ExchangePeers#holders}): what its write asked
-     * for, but 0 (the replication factor's) for a version that hashes as a tombstone. A value with
-     * an expiry reads as a tombstone of no recorded copies once it expires, so it must sit in the
-     * same trees before and after.
+     * for, a value with an expiry included (0, the replication factor's, for a tombstone). The trees
+     * read the store as stored ({@link dht.storage.Store#storedScan}, {@link
+     * dht.storage.Store#storedStamp}), so an expired value keeps its copies there; only a compaction
+     * past the grace turns it into a tombstone for good, which moves it to the replication factor's
+     * trees behind their back, as a forgotten tombstone leaves its hash: the next build mends both.
      */
     static int treeCopies(Entry e) {
-        return treeCopies(tombstoneish(e), e.copies());
+        return e.isTombstone() ? 0 : e.copies();
     }
 
     /** {@link #treeCopies(Entry)} of the version a stamp stands for (null: none, 0). */
     static int treeCopies(Stamp s) {
-        return s == null ? 0 : treeCopies(s.tombstone() || s.expiry() != 0, s.copies());
-    }
-
-    private static int treeCopies(boolean tombstoneish, int copies) {
-        return tombstoneish ? 0 : copies;
+        return s == null || s.tombstone() ? 0 : s.copies();
     }
 
     /** The word of a version that asked for no known copies. */

@@ -3,7 +3,6 @@ package dht.node.cluster;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.Stamp;
-import dht.storage.ReadBudget;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -123,7 +122,7 @@ final class TreeBuild {
         List<Integer> copies = new ArrayList<>();
         byte[] next = null;
         long bytes = 0;
-        try (CloseableIterator<Entry> it = t.inner.scan(from, null, ReadBudget.UNLIMITED)) {
+        try (CloseableIterator<Entry> it = t.inner.storedScan(from, null)) {
             while (it.hasNext()) {
                 Entry e = it.next();
                 long keyHash = MerkleTree.keyHash(e.key());
@@ -149,7 +148,7 @@ final class TreeBuild {
             for (ByteBuffer d : dirty) {
                 byte[] key = d.array();
                 if (Arrays.compareUnsigned(key, from) < 0 || next != null && Arrays.compareUnsigned(key, next) >= 0) continue;
-                Stamp now = t.inner.stamp(key);
+                Stamp now = t.inner.storedStamp(key);
                 long keyHash = MerkleTree.keyHash(key);
                 HashTrees.fold(p, key, keyHash, MerkleTree.hashOf(keyHash, now), now != null, HeldVersions.treeCopies(now));
                 t.versions.grow();

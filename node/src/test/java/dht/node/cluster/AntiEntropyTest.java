@@ -308,6 +308,55 @@ class AntiEntropyTest {
         }
     }
 
+    /**
+     * A value with a {@code ttl} stays on the copies its write asked for too, before and after it
+     * expires (the trees read the store as stored), on the real engine, which reads an expired value
+     * as a tombstone; and one written over an older value of every replica shadows it there.
+     */
+    @Test
+    void aValueWithAnExpiryStaysOnTheCopiesItsWriteAskedFor(@TempDir Path dir) throws Exception {
+        String[] urls = {"http://a", "http://b", "http://c"};
+        cluster(3, (url, horizon) -> LsmStore.open(dir.resolve(url.substring(7)), StoreOptions.defaults()), urls);
+        Placement placement = new Placement(List.of(urls));
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < 90; i++) {
+            byte[] key = b("ttl" + i);
+            // a third expires within the test, a third has expired already: each on its first replica alone
+            long expiry = i % 3 == 0 ? now + 3_600_000 : i % 3 == 1 ? now + 700 : now - 1_000;
+            stores.get(placement.replicas(key, 1).get(0)).write(List.of(Entry.value(key, b("v" + i), 10, expiry).withCopies(1 + i % 2)));
+        }
+        byte[] shadowed = b("shadowed");
+        for (String url : urls) stores.get(url).write(List.of(Entry.value(shadowed, b("old"), 10).withCopies(3)));
+        String shadowedFirst = placement.replicas(shadowed, 1).get(0);
+        stores.get(shadowedFirst).write(List.of(Entry.value(shadowed, b("new"), 20, now + 3_600_000).withCopies(1)));
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) Thread.sleep(Math.max(0, now + 800 - System.currentTimeMillis()));
+            for (int r = 0; r < 2; r++) for (String url : urls) nodes.get(url).round();
+            for (String url : urls) {
+                Map<String, String> held = stored(url);
+                for (int i = 0; i < 90; i++) {
+                    boolean holder = placement.replicas(b("ttl" + i), 1 + i % 2).contains(url);
+                    assertThat(held.containsKey("ttl" + i)).as("ttl%d (%d copies) on %s, pass %d", i, 1 + i % 2, url, pass)
+                            .isEqualTo(holder);
+                }
+                assertThat(held).as("on %s", url).containsEntry("shadowed", url.equals(shadowedFirst) ? "new@20" : "-@19");
+            }
+        }
+    }
+
+    /** A node's versions as stored: an expired value as itself, not read as a tombstone. */
+    private Map<String, String> stored(String url) throws Exception {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (CloseableIterator<Entry> it = stores.get(url).storedScan(new byte[0], null)) {
+            while (it.hasNext()) {
+                Entry e = it.next();
+                out.put(new String(e.key(), StandardCharsets.UTF_8),
+                        (e.isTombstone() ? "-" : new String(e.value(), StandardCharsets.UTF_8)) + "@" + e.timestamp());
+            }
+        }
+        return out;
+    }
+
     private long differingLeaves(String url) {
         return nodes.get(url).counts().values().stream().mapToLong(c -> c.get("differingLeaves")).sum();
     }

@@ -56,10 +56,13 @@ class HashTreesTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** What a scan of {@code store} builds for {@code peer}: the reference the kept trees must equal. */
+    /**
+     * What a scan of {@code store} as stored builds for {@code peer}: the reference the kept trees
+     * must equal. As stored: an expired value stays on the copies its write asked for.
+     */
     private MerkleTree scanned(ExchangePeers view, Store store, String peer) throws IOException {
         MerkleTree t = new MerkleTree();
-        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
+        try (CloseableIterator<Entry> it = store.storedScan(new byte[0], null)) {
             while (it.hasNext()) {
                 Entry e = it.next();
                 if (view.shares(e, peer)) t.add(e);
@@ -70,7 +73,7 @@ class HashTreesTest {
 
     private long keysShared(ExchangePeers view, Store store, String peer) throws IOException {
         long n = 0;
-        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
+        try (CloseableIterator<Entry> it = store.storedScan(new byte[0], null)) {
             while (it.hasNext()) {
                 if (view.shares(it.next(), peer)) n++;
             }

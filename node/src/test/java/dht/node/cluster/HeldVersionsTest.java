@@ -30,8 +30,10 @@ class HeldVersionsTest {
             assertThat(HeldVersions.wordOf(e)).as("%s: by entry and by stamp", e).isEqualTo(w);
         }
         assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42).withCopies(3))).isEqualTo(3);
-        assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42, now + 60_000).withCopies(3)))
-                .as("a value that expires sits where its tombstone will").isZero();
+        assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42, now + 60_000).withCopies(1)))
+                .as("a value that expires sits on the copies its write asked for").isEqualTo(1);
+        assertThat(HeldVersions.treeCopies(Entry.value(key, b("v"), 42, now - 60_000).withCopies(1)))
+                .as("also once it has expired, as stored").isEqualTo(1);
         assertThat(HeldVersions.word((1L << 54) - 1, false)).as("past what a word holds").isEqualTo(HeldVersions.UNKNOWN);
         assertThat(HeldVersions.word(null)).isEqualTo(HeldVersions.NONE);
         assertThat(HeldVersions.hash(MerkleTree.keyHash(key), HeldVersions.NONE)).isZero();
