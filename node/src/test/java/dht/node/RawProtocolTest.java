@@ -358,6 +358,19 @@ class RawProtocolTest {
         }
     }
 
+    /** A long line whose request declares more body than is worth dropping (1 MiB): the 414 says the connection closes. */
+    @Test
+    void longUriWithABodyPastWhatIsDroppedIs414AndSaysItCloses() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=" + "u".repeat(MAX_URI) + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                    + ((1 << 20) + 1) + "\r\n\r\nabc");
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(414);
+            assertThat(r.header("connection")).isEqualTo("close");
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
     @Test
     void uriPastWhatTheDecoderReadsIs414AndCloses() throws Exception {
         try (RawHttp c = connect()) {

@@ -165,7 +165,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         if (lineLength > maxUriBytes && !internal(request)) {
             // Decoded whole, so the framing holds: the connection stays usable once the body is dropped
             // (after an unsupported Expect it was already refused and closed, above).
-            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue;
+            // As for a 413: a declared body past what is worth dropping closes, and the answer says so.
+            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
             reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
             discarding = keepAlive;
             return;
