@@ -179,6 +179,9 @@ class HttpApiTest {
         assertThat(node.get("/v0/entities?start=a&from=1").statusCode()).isEqualTo(200);
         assertThat(text(node.get("/v0/entity?id=k&ack=2147483648")).strip())
                 .isEqualTo("'ack' must be a positive integer (decimal digits, at most 2147483647)");
+        // the value is bounded, not the digits: leading zeros as any client may send them
+        assertThat(node.get("/v0/entities?start=a&ack=00000000001&from=000000000001").statusCode()).isEqualTo(200);
+        assertThat(node.get("/v0/entity?id=k&ack=00000000002147483648").statusCode()).isEqualTo(400);
         HttpResponse<byte[]> empty = node.get("/v0/entities?start=b&end=a");
         assertThat(empty.statusCode()).isEqualTo(200);
         assertThat(empty.headers().firstValue("transfer-encoding")).hasValue("chunked");

@@ -61,10 +61,11 @@ public final class QueryParams {
     public int positiveInt(String name, int absent) throws BadRequestException {
         byte[] b = bytes(name);
         if (b == null) return absent;
-        if (b.length == 0 || b.length > 10) throw notPositive(name);
+        if (b.length == 0) throw notPositive(name);
         long v = 0;
         for (byte c : b) {
-            if (c < '0' || c > '9') throw notPositive(name);
+            // the value, not the digit count, is bounded: leading zeros are allowed (as for ttl)
+            if (c < '0' || c > '9' || v > Integer.MAX_VALUE) throw notPositive(name);
             v = v * 10 + (c - '0');
         }
         if (v < 1 || v > Integer.MAX_VALUE) throw notPositive(name);
