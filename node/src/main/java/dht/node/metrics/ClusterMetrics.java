@@ -28,7 +28,7 @@ final class ClusterMetrics {
         counter(registry, counts, "read.repairs", "failed", "readRepairsFailed", "Read repairs by outcome");
         counter(registry, counts, "hints.stored", null, "hintsHeld", "Hinted writes kept for a peer that missed them");
         counter(registry, counts, "hints.delivered", null, "hintsDelivered", "Hinted writes delivered to their peer");
-        counter(registry, counts, "hints.dropped", null, "hintsDropped", "Hinted writes dropped (no room, refused, or node stopping)");
+        counter(registry, counts, "hints.dropped", null, "hintsDropped", "Hinted writes dropped, whatever the reason: no room, too old for the hint window or the tombstone grace, refused, lost, the peer removed, the key no longer the peer's (per reason under hints in /v0/status)");
         counter(registry, counts, "hints.superseded", null, "hintsSuperseded", "Hinted writes replaced by a newer hint for the same key");
         Gauge.builder("hints.pending", counts, c -> c.get().getOrDefault("hintsWaiting", 0L))
                 .description("Hinted writes waiting for delivery").register(registry);
