@@ -54,7 +54,21 @@ final class ClientOptions {
     /** {@code key}'s bytes; an empty key is bad usage like any other bad value, not a request the node can only answer 400 (exit 1). */
     byte[] key(String key) {
         if (key.isEmpty()) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "KEY must not be empty");
-        return key.getBytes(StandardCharsets.UTF_8);
+        return utf8(spec, "KEY", key);
+    }
+
+    /**
+     * An argument's UTF-8 bytes. The JVM decodes arguments by the locale's encoding and turns bytes
+     * it cannot decode into U+FFFD, so two different byte strings would name one key: an argument
+     * holding U+FFFD is refused (bad usage) rather than sent as bytes nobody typed.
+     */
+    static byte[] utf8(picocli.CommandLine.Model.CommandSpec spec, String what, String arg) {
+        if (arg.indexOf('\uFFFD') >= 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), what + " holds bytes that are not "
+                    + "valid in this terminal's encoding (" + System.getProperty("sun.jnu.encoding") + "), or U+FFFD: "
+                    + "they cannot be sent as given; use the HTTP API with percent-encoding (id=%FF)");
+        }
+        return arg.getBytes(StandardCharsets.UTF_8);
     }
 
     /**

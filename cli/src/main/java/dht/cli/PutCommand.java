@@ -3,7 +3,6 @@ package dht.cli;
 import dht.client.DhtClient;
 import dht.client.DhtException;
 import dht.client.WriteOptions;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -52,7 +51,7 @@ final class PutCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--ttl must be from 1 to " + MAX_TTL_SECONDS + " seconds");
         }
         byte[] id = client.key(key);
-        byte[] body = value != null ? value.getBytes(StandardCharsets.UTF_8) : System.in.readAllBytes();
+        byte[] body = value != null ? ClientOptions.utf8(spec, "VALUE", value) : System.in.readAllBytes();
         WriteOptions options = ttl == null ? replicas.write() : replicas.write().ttlSeconds(ttl);
         try (DhtClient c = client.client()) {
             c.put(id, body, options);

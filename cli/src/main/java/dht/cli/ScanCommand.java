@@ -77,8 +77,8 @@ final class ScanCommand implements Callable<Integer> {
         if (clusterScope) options = options.cluster();
         if (localScope) options = options.local();
         if (ack != null) options = options.ack(ack);
-        byte[] first = start.getBytes(StandardCharsets.UTF_8);
-        byte[] last = end == null ? null : end.getBytes(StandardCharsets.UTF_8);
+        byte[] first = ClientOptions.utf8(spec, "START", start);
+        byte[] last = end == null ? null : ClientOptions.utf8(spec, "END", end);
         try (DhtClient c = client.client()) {
             ScanIterator entries;
             try {
@@ -135,7 +135,7 @@ final class ScanCommand implements Callable<Integer> {
         out.write('\n');
     }
 
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private static void escape(byte[] b, OutputStream out) throws IOException {
         for (byte x : b) {

@@ -93,6 +93,22 @@ class KeyCommandsProcessTest {
                 .as("ack beyond a cluster of one").startsWith("400 ");
     }
 
+    /**
+     * The JVM turns argument bytes its locale cannot decode into U+FFFD, so {@code col\xff} and
+     * {@code col\xfe} would both name one key: such an argument is bad usage, and nothing is sent.
+     */
+    @Test
+    void anArgumentWhoseBytesTheLocaleCouldNotDecodeIsRefused() {
+        String undecoded = "col\uFFFD";
+        for (String[] args : List.of(new String[] {"put", undecoded, "v"}, new String[] {"put", "col", "v\uFFFD"},
+                new String[] {"get", undecoded}, new String[] {"delete", undecoded}, new String[] {"scan", undecoded})) {
+            Outcome o = run(null, args);
+            assertThat(o.exitCode()).as("%s", List.of(args)).isEqualTo(2);
+            assertThat(o.stderr()).as("%s", List.of(args)).contains("not valid in this terminal's encoding");
+        }
+        assertThat(run(null, "get", "col").exitCode()).as("nothing was written").isEqualTo(1);
+    }
+
     private static Outcome run(byte[] stdin, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Outcome o = run(stdin, out, args);
