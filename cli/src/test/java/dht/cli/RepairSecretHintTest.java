@@ -2,9 +2,7 @@ package dht.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -47,12 +45,7 @@ class RepairSecretHintTest {
     }
 
     private void answer(Socket s) throws IOException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
-        String line = in.readLine();
-        while (true) {
-            String h = in.readLine();
-            if (h == null || h.isEmpty()) break;
-        }
+        String line = StubServer.requestLine(s);
         OutputStream out = s.getOutputStream();
         if (line.startsWith("GET /v0/status")) {
             byte[] body = ("{\"node\":\"" + self + "\",\"cluster\":[\"" + self + "\"],\"replicationFactor\":1,"

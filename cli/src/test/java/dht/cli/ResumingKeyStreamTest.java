@@ -3,10 +3,8 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URLDecoder;
@@ -54,12 +52,7 @@ class ResumingKeyStreamTest {
     }
 
     private void answer(Socket s) throws IOException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
-        String line = in.readLine();
-        while (true) {
-            String h = in.readLine();
-            if (h == null || h.isEmpty()) break;
-        }
+        String line = StubServer.requestLine(s);
         String start = "";
         int q = line.indexOf("start=");
         if (q >= 0) {

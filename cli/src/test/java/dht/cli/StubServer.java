@@ -1,7 +1,11 @@
 package dht.cli;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A hand-made node for client tests: a server socket on a free port, served by one thread running
@@ -29,6 +33,16 @@ final class StubServer implements AutoCloseable {
         });
         serving.start();
         return "http://localhost:" + socket.getLocalPort();
+    }
+
+    /** Reads a request's head from {@code s} (its line and headers; no body is expected) and returns its request line. */
+    static String requestLine(Socket s) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+        String line = in.readLine();
+        while (true) {
+            String h = in.readLine();
+            if (h == null || h.isEmpty()) return line;
+        }
     }
 
     @Override

@@ -121,8 +121,13 @@ class AntiEntropyTest {
     }
 
     private Map<String, String> contents(String url) throws Exception {
+        return versions(stores.get(url).scan(new byte[0], null));
+    }
+
+    /** Each key's version as {@code value@timestamp}, {@code -@timestamp} for a tombstone; closes the scan. */
+    private static Map<String, String> versions(CloseableIterator<Entry> scan) {
         Map<String, String> out = new LinkedHashMap<>();
-        try (CloseableIterator<Entry> it = stores.get(url).scan(new byte[0], null)) {
+        try (CloseableIterator<Entry> it = scan) {
             while (it.hasNext()) {
                 Entry e = it.next();
                 out.put(new String(e.key(), StandardCharsets.UTF_8),
@@ -346,15 +351,7 @@ class AntiEntropyTest {
 
     /** A node's versions as stored: an expired value as itself, not read as a tombstone. */
     private Map<String, String> stored(String url) throws Exception {
-        Map<String, String> out = new LinkedHashMap<>();
-        try (CloseableIterator<Entry> it = stores.get(url).storedScan(new byte[0], null)) {
-            while (it.hasNext()) {
-                Entry e = it.next();
-                out.put(new String(e.key(), StandardCharsets.UTF_8),
-                        (e.isTombstone() ? "-" : new String(e.value(), StandardCharsets.UTF_8)) + "@" + e.timestamp());
-            }
-        }
-        return out;
+        return versions(stores.get(url).storedScan(new byte[0], null));
     }
 
     private long differingLeaves(String url) {
