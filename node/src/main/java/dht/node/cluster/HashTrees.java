@@ -22,10 +22,9 @@ import java.util.function.LongSupplier;
  * Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
- * of the version the store holds for each shared key, that is, what a scan of the store as stored
- * ({@link Store#storedScan}: an expired value as itself) would build now, but for tombstones the
- * engine forgot past the purge horizon (their hash stays; see {@link PurgeHorizon}) and values a
- * compaction turned into tombstones past the grace (they stay in their copies' trees). It holds because (1) a key's lookup, write and tree update run under the
+ * of the version the store holds for each shared key: what a {@link Store#storedScan} would build
+ * now, but for tombstones forgotten past the purge horizon (their hash stays; {@link PurgeHorizon})
+ * and values a compaction turned into tombstones past the grace (still in their copies' trees). It holds because (1) a key's lookup, write and tree update run under the
  * key's stripe lock, so two writes of one key never interleave between read and update, and
  * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
  * side) sees no write half done: the trees it copies are the store's state at that instant. A
