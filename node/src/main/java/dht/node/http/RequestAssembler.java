@@ -162,18 +162,19 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         boolean expectsContinue = HttpUtil.is100ContinueExpected(request);
         int lineLength = request.method().name().length() + request.uri().length()
                 + request.protocolVersion().text().length() + 2;
+        // Whether a request refused here (414, 413) keeps its connection: its body is read and
+        // dropped, unless the client waits for 100 Continue, asked to close, or declared more than
+        // is worth dropping; the answer says close when it will.
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
         if (lineLength > maxUriBytes && !internal(request)) {
             // Decoded whole, so the framing holds: the connection stays usable once the body is dropped
             // (after an unsupported Expect it was already refused and closed, above).
-            // As for a 413: a declared body past what is worth dropping closes, and the answer says so.
-            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
             reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
             discarding = keepAlive;
             return;
         }
         int limit = bodyLimit(request);
         if (length > limit) {
-            boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
             reject(ctx, tooLarge(limit), keepAlive);
             discarding = keepAlive;
             return;
