@@ -61,14 +61,8 @@ public final class QueryParams {
     public int positiveInt(String name, int absent) throws BadRequestException {
         byte[] b = bytes(name);
         if (b == null) return absent;
-        if (b.length == 0) throw notPositive(name);
-        long v = 0;
-        for (byte c : b) {
-            // the value, not the digit count, is bounded: leading zeros are allowed (as for ttl)
-            if (c < '0' || c > '9' || v > Integer.MAX_VALUE) throw notPositive(name);
-            v = v * 10 + (c - '0');
-        }
-        if (v < 1 || v > Integer.MAX_VALUE) throw notPositive(name);
+        long v = digits(b, Integer.MAX_VALUE);
+        if (v < 1) throw notPositive(name);
         return (int) v;
     }
 
@@ -79,13 +73,24 @@ public final class QueryParams {
     public long longInRange(String name, long min, long max, long absent) throws BadRequestException {
         byte[] b = bytes(name);
         if (b == null) return absent;
+        long v = digits(b, max);
+        if (v < min) throw notInRange(name, min, max);
+        return v;
+    }
+
+    /**
+     * The decimal value of {@code b}, or -1 when it is empty, holds anything but digits, or is over
+     * {@code max}; callers' minimums are at least 0, so -1 is always out of range. The value, not the
+     * digit count, is bounded: leading zeros are fine.
+     */
+    private static long digits(byte[] b, long max) {
+        if (b.length == 0) return -1;
         long v = 0;
         for (byte c : b) {
-            if (c < '0' || c > '9' || v > max) throw notInRange(name, min, max);
+            if (c < '0' || c > '9' || v > max) return -1;
             v = v * 10 + (c - '0');
         }
-        if (b.length == 0 || v < min || v > max) throw notInRange(name, min, max);
-        return v;
+        return v > max ? -1 : v;
     }
 
     private static BadRequestException notInRange(String name, long min, long max) {
