@@ -18,19 +18,19 @@ import java.util.function.LongSupplier;
  * {@link #tracked()} (client, replica, hint, repair and anti-entropy writes alike) updates them:
  * {@code leaf ^= hash(old) ^ hash(new)}, where {@code old} is what the trees hold for the key (the
  * engine's last-write-wins check does not tell what it replaced), taken from {@link HeldVersions}
- * and, for a key it does not know, read from the store just before the write as a {@link
- * Store#stamp}: the version's timestamp and kind, all a hash needs, no value copied.
+ * and, for a key it does not know, read just before the write as a {@link Store#storedStamp}.
  *
  * <p>Invariant, while {@link #exact}: each peer's leaves are the XOR of {@link MerkleTree#hashOf}
  * of the version the store holds for each shared key: what a {@link Store#storedScan} would build
  * now, but for tombstones forgotten past the purge horizon (their hash stays; {@link PurgeHorizon})
- * and values a compaction turned into tombstones past the grace (still in their copies' trees). It holds because (1) a key's lookup, write and tree update run under the
- * key's stripe lock, so two writes of one key never interleave between read and update, and
- * (2) every tracked write runs under the read side of {@code gate}, so a {@link #snapshot} (write
- * side) sees no write half done: the trees it copies are the store's state at that instant. A
- * write that fails is followed by a read of each of its keys, so a partly applied batch is counted
- * as applied; if that read fails too, or keys are purged behind the writes' back
- * ({@link Store#purge}), the trees are no longer exact until a new build completes.
+ * and values a compaction turned into tombstones past the grace (still in their copies' trees). It
+ * holds because (1) a key's lookup, write and tree update run under the key's stripe lock, so two
+ * writes of one key never interleave between read and update, and (2) every tracked write runs
+ * under the read side of {@code gate}, so a {@link #snapshot} (write side) sees no write half done:
+ * the trees it copies are the store's state at that instant. A write that fails is followed by a
+ * read of each of its keys, so a partly applied batch is counted as applied; if that read fails
+ * too, or keys are purged behind the writes' back ({@link Store#purge}), the trees are no longer
+ * exact until a new build completes.
  *
  * <p>The trees are for one {@link ExchangePeers} view (a membership version: its peers, placement
  * and replication factor). When anti-entropy moves to another version, {@link #retarget} (under
