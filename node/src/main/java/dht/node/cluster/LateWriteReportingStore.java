@@ -2,8 +2,10 @@ package dht.node.cluster;
 
 import dht.storage.Entry;
 import dht.storage.ForwardingStore;
+import dht.storage.Stamp;
 import dht.storage.Store;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,6 +13,14 @@ import java.util.List;
  * anti-entropy): tells the {@link PurgeHorizon} of each write that reaches it late, around the
  * write, so that a compaction starting meanwhile already keeps what it carries. On-time writes cost
  * one clock read per call. Everything else passes through.
+ *
+ * <p>A late tombstone that the version this node stores for its key supersedes is dropped, neither
+ * written nor told: it would change nothing, and a report would hold the horizon back for nothing.
+ * Anti-entropy sends such ones each round (a replica holding the tombstone that shadows an older
+ * value of a newer version it is not a replica of hands it to the version's replicas, docs/
+ * cluster.md): reported, they kept every node from forgetting tombstones for good. Only tombstones:
+ * the stored version may be a tombstone a compaction forgets meanwhile, and a value written then
+ * would come back, while a tombstone shadows nothing the forgotten one did not.
  */
 public final class LateWriteReportingStore extends ForwardingStore {
     private final PurgeHorizon horizon;
@@ -56,6 +66,12 @@ public final class LateWriteReportingStore extends ForwardingStore {
         }
     }
 
+    /** Whether this node stores a version of {@code key} that a tombstone at {@code timestamp} would not replace. */
+    private boolean holdsNewer(byte[] key, long timestamp) throws IOException {
+        Stamp s = inner.storedStamp(key);
+        return s != null && (s.timestamp() > timestamp || s.timestamp() == timestamp && s.tombstone());
+    }
+
     @Override
     public void delete(byte[] key, long timestamp) throws IOException {
         long late = oldestLate(timestamp);
@@ -63,6 +79,7 @@ public final class LateWriteReportingStore extends ForwardingStore {
             inner.delete(key, timestamp);
             return;
         }
+        if (holdsNewer(key, timestamp)) return;
         horizon.lateWriteStarting(late);
         try {
             inner.delete(key, timestamp);
@@ -79,14 +96,22 @@ public final class LateWriteReportingStore extends ForwardingStore {
 
     @Override
     public void write(List<Entry> entries) throws IOException {
-        long late = oldestLate(entries);
-        if (late == Long.MAX_VALUE) {
+        if (oldestLate(entries) == Long.MAX_VALUE) {
             inner.write(entries);
+            return;
+        }
+        List<Entry> kept = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            if (!e.isTombstone() || oldestLate(e.timestamp()) == Long.MAX_VALUE || !holdsNewer(e.key(), e.timestamp())) kept.add(e);
+        }
+        long late = oldestLate(kept);
+        if (late == Long.MAX_VALUE) { // none late is left: the newer versions already stored shadow them all
+            if (!kept.isEmpty()) inner.write(kept);
             return;
         }
         horizon.lateWriteStarting(late);
         try {
-            inner.write(entries);
+            inner.write(kept);
         } finally {
             horizon.lateWriteEnded(late);
         }
