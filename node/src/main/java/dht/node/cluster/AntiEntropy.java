@@ -357,7 +357,7 @@ public final class AntiEntropy implements AutoCloseable {
                 j++;
             } else {
                 if (t.supersedes(m)) writes.add(local.write(t, () -> null));
-                else if (m.supersedes(t)) push.add(view.replacing(m, peer));
+                else if (m.supersedes(t)) push.add(view.replacing(m, t, peer));
                 i++;
                 j++;
             }
@@ -389,6 +389,7 @@ public final class AntiEntropy implements AutoCloseable {
         }
 
         void add(Entry e) throws InterruptedException, ExecutionException, TimeoutException {
+            if (e == null) return; // nothing to send
             batch.add(e);
             bytes += wireSize(e);
             if (batch.size() >= PUSH_ENTRIES || bytes >= PUSH_BYTES) flush();
@@ -476,9 +477,7 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     /** The smallest key after {@code key}. */
-    private static byte[] successor(byte[] key) {
-        return Arrays.copyOf(key, key.length + 1);
-    }
+    private static byte[] successor(byte[] key) { return Arrays.copyOf(key, key.length + 1); }
 
     private static <T> T await(CompletableFuture<T> f) throws InterruptedException, ExecutionException, TimeoutException {
         return f.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);

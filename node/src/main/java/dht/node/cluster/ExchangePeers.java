@@ -37,9 +37,19 @@ record ExchangePeers(long version, String self, List<String> peers, Placement pl
      * copies would leave it stale for good, or a delete that does not reach it would let it come
      * back; the tombstone shadows the older version and is forgotten after the grace, like any other.
      */
-    Entry replacing(Entry newer, String peer) {
+    private Entry replacing(Entry newer, String peer) {
         if (newer.isTombstone() || shares(newer, peer)) return newer;
         return newer.timestamp() > 0 ? Entry.tombstone(newer.key(), newer.timestamp() - 1) : newer;
+    }
+
+    /**
+     * {@link #replacing} for a peer that holds {@code held}, or null when that is it already: the
+     * tombstone that shadows an older version for the peer stays there, and sent again each
+     * exchange it would reach the peer late every time, holding its purge horizon back for nothing.
+     */
+    Entry replacing(Entry newer, Entry held, String peer) {
+        Entry r = replacing(newer, peer);
+        return r.supersedes(held) ? r : null;
     }
 
     /** Whether this node and {@code peer} both replicate the version {@code e}. */

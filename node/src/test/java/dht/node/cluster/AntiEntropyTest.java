@@ -349,6 +349,42 @@ class AntiEntropyTest {
         }
     }
 
+    /**
+     * The tombstone that shadows an older value on the replicas a newer version with fewer copies
+     * does not go to reaches them once: later exchanges neither send it again (the peer holds it)
+     * nor write it back on the newer version's replica (which holds newer), so no write reaches any
+     * node late and every purge horizon moves on. Sent each round, it held them at the overwrite for
+     * good, and no node forgot a tombstone again. (The leaf stays differing between the newer
+     * version's replica and the others until they forget the tombstone: paged, but nothing moves.)
+     */
+    @Test
+    void aShadowingTombstoneIsSentOnceAndHoldsNoPurgeHorizonBack() throws Exception {
+        String[] urls = {"http://a", "http://b", "http://c"};
+        cluster(3, (url, horizon) -> new LateWriteReportingStore(new MemoryStore(), horizon), urls);
+        long now = System.currentTimeMillis();
+        long written = (now - 2 * 3_600_000L) * 1000; // microseconds, as the cluster's clock stamps them
+        long overwritten = (now - 3_600_000L) * 1000;
+        byte[] key = b("mixed");
+        for (String url : urls) stores.get(url).write(List.of(Entry.value(key, b("old"), written).withCopies(3)));
+        String first = new Placement(List.of(urls)).replicas(key, 1).get(0);
+        stores.get(first).write(List.of(Entry.value(key, b("new"), overwritten).withCopies(1)));
+        for (String url : urls) nodes.get(url).round();
+        Map<String, Long> sent = new HashMap<>();
+        for (String url : urls) {
+            assertThat(contents(url)).containsEntry("mixed", url.equals(first) ? "new@" + overwritten : "-@" + (overwritten - 1));
+            sent.put(url, nodes.get(url).counts().values().stream().mapToLong(c -> c.get("keysSent")).sum());
+        }
+
+        Thread.sleep(1_100); // the next snapshots start in a later second than every arrival so far
+        for (String url : urls) nodes.get(url).round();
+        long sentAgain = nodes.get(first).counts().values().stream().mapToLong(c -> c.get("keysSent")).sum() - sent.get(first);
+        assertThat(sentAgain).as("sent again by %s, which holds the newer version", first).isZero();
+        for (String url : urls) {
+            assertThat(horizons.get(url).getAsLong()).as("purge horizon of %s", url).isGreaterThan(now - 60_000);
+            assertThat(contents(url)).containsEntry("mixed", url.equals(first) ? "new@" + overwritten : "-@" + (overwritten - 1));
+        }
+    }
+
     /** A node's versions as stored: an expired value as itself, not read as a tombstone. */
     private Map<String, String> stored(String url) throws Exception {
         return versions(stores.get(url).storedScan(new byte[0], null));
