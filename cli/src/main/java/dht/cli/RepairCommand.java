@@ -109,6 +109,8 @@ final class RepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        byte[] first = start == null ? new byte[0] : ClientOptions.utf8(spec, "START", start);
+        if (end != null) ClientOptions.utf8(spec, "END", end); // bad usage before any call, as for START
         if (clusterSecretFile != null) {
             try {
                 secret = ClusterSecretFile.read(clusterSecretFile);
@@ -139,11 +141,11 @@ final class RepairCommand implements Callable<Integer> {
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build()) {
             http = client;
-            return run(base, nodes, f);
+            return run(base, nodes, f, first);
         }
     }
 
-    private int run(String base, List<String> nodes, int f) throws InterruptedException {
+    private int run(String base, List<String> nodes, int f, byte[] first) throws InterruptedException {
         boolean wholeKeySpace = (start == null || start.isEmpty()) && end == null;
         tally = new RepairTally(wholeKeySpace ? storedBytes(nodes) : 0);
         err.printf("dht repair: %s, from=%d, %s, %d keys at once, coordinated by %s%n",
@@ -152,7 +154,6 @@ final class RepairCommand implements Callable<Integer> {
                 concurrency, base);
 
         List<ResumingKeyStream> streams = new ArrayList<>();
-        byte[] first = start == null ? new byte[0] : start.getBytes(StandardCharsets.UTF_8);
         for (String node : nodes) {
             try {
                 streams.add(ResumingKeyStream.open(node, first,

@@ -101,7 +101,8 @@ class KeyCommandsProcessTest {
     void anArgumentWhoseBytesTheLocaleCouldNotDecodeIsRefused() {
         String undecoded = "col\uFFFD";
         for (String[] args : List.of(new String[] {"put", undecoded, "v"}, new String[] {"put", "col", "v\uFFFD"},
-                new String[] {"get", undecoded}, new String[] {"delete", undecoded}, new String[] {"scan", undecoded})) {
+                new String[] {"get", undecoded}, new String[] {"delete", undecoded}, new String[] {"scan", undecoded},
+                new String[] {"repair", undecoded}, new String[] {"repair", "a", undecoded})) {
             Outcome o = run(null, args);
             assertThat(o.exitCode()).as("%s", List.of(args)).isEqualTo(2);
             assertThat(o.stderr()).as("%s", List.of(args)).contains("not valid in this terminal's encoding");
