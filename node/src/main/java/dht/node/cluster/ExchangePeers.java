@@ -43,9 +43,9 @@ record ExchangePeers(long version, String self, List<String> peers, Placement pl
     }
 
     /**
-     * {@link #replacing} for a peer that holds {@code held}, or null when that is it already: the
-     * tombstone that shadows an older version for the peer stays there, and sent again each
-     * exchange it would reach the peer late every time, holding its purge horizon back for nothing.
+     * {@link #replacing} for a peer that holds {@code held}, or null when {@code held} is not older
+     * than it (the tombstone that shadows an older version is there already): sent again each
+     * exchange, it would reach the peer late every time, holding its purge horizon back for nothing.
      */
     Entry replacing(Entry newer, Entry held, String peer) {
         Entry r = replacing(newer, peer);

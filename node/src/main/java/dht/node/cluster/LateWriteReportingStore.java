@@ -14,13 +14,14 @@ import java.util.List;
  * write, so that a compaction starting meanwhile already keeps what it carries. On-time writes cost
  * one clock read per call. Everything else passes through.
  *
- * <p>A late tombstone that the version this node stores for its key supersedes is dropped, neither
- * written nor told: it would change nothing, and a report would hold the horizon back for nothing.
- * Anti-entropy sends such ones each round (a replica holding the tombstone that shadows an older
- * value of a newer version it is not a replica of hands it to the version's replicas, docs/
- * cluster.md): reported, they kept every node from forgetting tombstones for good. Only tombstones:
- * the stored version may be a tombstone a compaction forgets meanwhile, and a value written then
- * would come back, while a tombstone shadows nothing the forgotten one did not.
+ * <p>A late tombstone that would not replace the version this node stores for its key (an older
+ * one, or a tombstone of the same timestamp) is dropped, neither written nor told: it would change
+ * nothing, and a report would hold the horizon back for nothing. Anti-entropy hands such ones over
+ * each round (a replica holding the tombstone that shadows an older value of a newer version it is
+ * not a replica of sends it to that version's replicas, docs/cluster.md): reported, they kept every
+ * node from forgetting tombstones for good. Values could be dropped as safely, but a late value is
+ * usually one a node lacks (a join's stream, a hint), and the check costs a point read: only
+ * tombstones pay it. A key whose version cannot be read (a damaged table) takes the write as before.
  */
 public final class LateWriteReportingStore extends ForwardingStore {
     private final PurgeHorizon horizon;
@@ -67,8 +68,13 @@ public final class LateWriteReportingStore extends ForwardingStore {
     }
 
     /** Whether this node stores a version of {@code key} that a tombstone at {@code timestamp} would not replace. */
-    private boolean holdsNewer(byte[] key, long timestamp) throws IOException {
-        Stamp s = inner.storedStamp(key);
+    private boolean holdsNewer(byte[] key, long timestamp) {
+        Stamp s;
+        try {
+            s = inner.storedStamp(key);
+        } catch (IOException e) {
+            return false; // the write needs no read: it goes on, told, as if this one were not made
+        }
         return s != null && (s.timestamp() > timestamp || s.timestamp() == timestamp && s.tombstone());
     }
 
