@@ -51,9 +51,19 @@ class LateWriteReportingStoreTest {
         memory.delete(b("t"), micros(HOUR_AGO + 10));
         store.write(List.of(Entry.tombstone(b("v"), micros(HOUR_AGO)), Entry.tombstone(b("t"), micros(HOUR_AGO + 10))));
         store.delete(b("v"), micros(HOUR_AGO + 5));
+        assertThat(memory.writeCalls).as("nothing written").isEmpty();
+        assertThat(memory.deleteCalls).as("the setup's own delete alone").hasValue(1);
         assertThat(memory.get(b("v")).value()).isEqualTo(b("new"));
         assertThat(memory.get(b("t")).timestamp()).isEqualTo(micros(HOUR_AGO + 10));
         assertThat(horizonAfterExchange()).isEqualTo(NOW - 5_000);
+    }
+
+    @Test
+    void aLateTombstoneOfTheStoredValuesTimestampIsWrittenAndTold() throws Exception {
+        memory.put(b("k"), b("v"), micros(HOUR_AGO));
+        store.write(List.of(Entry.tombstone(b("k"), micros(HOUR_AGO)))); // a tombstone wins a tie
+        assertThat(memory.get(b("k")).isTombstone()).isTrue();
+        assertThat(horizonAfterExchange()).isEqualTo(HOUR_AGO);
     }
 
     @Test
@@ -69,6 +79,7 @@ class LateWriteReportingStoreTest {
         memory.put(b("a"), b("new"), micros(HOUR_AGO + 10));
         store.write(List.of(Entry.tombstone(b("a"), micros(HOUR_AGO)), Entry.tombstone(b("b"), micros(HOUR_AGO + 20)),
                 Entry.value(b("c"), b("now"), micros(NOW))));
+        assertThat(memory.writeCalls).containsExactly(2);
         assertThat(memory.get(b("b")).isTombstone()).isTrue();
         assertThat(memory.get(b("c")).value()).isEqualTo(b("now"));
         assertThat(horizonAfterExchange()).isEqualTo(HOUR_AGO + 20);

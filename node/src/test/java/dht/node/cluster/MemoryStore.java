@@ -21,8 +21,12 @@ final class MemoryStore implements Store {
         apply(Entry.value(key, value, timestamp));
     }
 
+    /** How many {@link #delete} calls were made. */
+    final java.util.concurrent.atomic.AtomicLong deleteCalls = new java.util.concurrent.atomic.AtomicLong();
+
     @Override
     public void delete(byte[] key, long timestamp) throws IOException {
+        deleteCalls.incrementAndGet();
         apply(Entry.tombstone(key, timestamp));
     }
 
