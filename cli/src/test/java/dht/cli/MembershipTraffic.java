@@ -46,11 +46,14 @@ final class MembershipTraffic implements AutoCloseable {
         return "key" + k;
     }
 
-    /** Writes every key once through the targets in turn, with {@code ack} of {@code from}, recorded and each acknowledged. */
+    /**
+     * Writes every key once through the targets in turn, with {@code ack} of {@code from}, recorded
+     * and each acknowledged; a write a busy machine timed out is sent again ({@link NodeRequests#setUp}).
+     */
     void preload(NodeRequests requests, int ack, int from) {
         for (int k = 0; k < KEYS; k++) {
             History.Invocation inv = history.put(99, key(k), "pre" + k + ";");
-            assertThat(requests.write(targets.get(k % targets.size()), key(k), "pre" + k + ";", ack, from)).isEqualTo(201);
+            assertThat(requests.setUp(targets.get(k % targets.size()), key(k), "pre" + k + ";", ack, from)).isEqualTo(201);
             inv.ok();
         }
     }
