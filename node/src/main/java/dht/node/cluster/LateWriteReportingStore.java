@@ -106,11 +106,19 @@ public final class LateWriteReportingStore extends ForwardingStore {
             inner.write(entries);
             return;
         }
+        // One pass at one instant: keeps each entry but the late tombstones a stored version shadows,
+        // and finds the oldest late one kept.
+        long now = horizon.nowMillis();
+        long late = Long.MAX_VALUE;
         List<Entry> kept = new ArrayList<>(entries.size());
         for (Entry e : entries) {
-            if (!e.isTombstone() || oldestLate(e.timestamp()) == Long.MAX_VALUE || !holdsNewer(e.key(), e.timestamp())) kept.add(e);
+            long ts = HybridLogicalClock.toEpochMillis(e.timestamp());
+            if (horizon.isLate(ts, now)) {
+                if (e.isTombstone() && holdsNewer(e.key(), e.timestamp())) continue;
+                late = Math.min(late, ts);
+            }
+            kept.add(e);
         }
-        long late = oldestLate(kept);
         if (late == Long.MAX_VALUE) { // none late is left: the newer versions already stored shadow them all
             if (!kept.isEmpty()) inner.write(kept);
             return;
