@@ -372,7 +372,7 @@ class AntiEntropyTest {
         Map<String, Long> sent = new HashMap<>();
         for (String url : urls) {
             assertThat(contents(url)).containsEntry("mixed", url.equals(first) ? "new@" + overwritten : "-@" + (overwritten - 1));
-            sent.put(url, nodes.get(url).counts().values().stream().mapToLong(c -> c.get("keysSent")).sum());
+            sent.put(url, summed(url, "keysSent"));
         }
 
         Thread.sleep(1_100); // the next snapshots start in a later second than every arrival so far
@@ -381,7 +381,7 @@ class AntiEntropyTest {
         nodes.get(first).round();
         for (String url : urls) if (!url.equals(first)) nodes.get(url).round();
         assertThat(differingLeaves(first)).as("the leaf still differs, and is paged").isGreaterThan(paged);
-        long sentAgain = nodes.get(first).counts().values().stream().mapToLong(c -> c.get("keysSent")).sum() - sent.get(first);
+        long sentAgain = summed(first, "keysSent") - sent.get(first);
         assertThat(sentAgain).as("sent again by %s, which holds the newer version", first).isZero();
         for (String url : urls) {
             assertThat(horizons.get(url).getAsLong()).as("purge horizon of %s", url).isGreaterThan(now - 60_000);
@@ -395,7 +395,12 @@ class AntiEntropyTest {
     }
 
     private long differingLeaves(String url) {
-        return nodes.get(url).counts().values().stream().mapToLong(c -> c.get("differingLeaves")).sum();
+        return summed(url, "differingLeaves");
+    }
+
+    /** A node's anti-entropy count {@code name}, summed over its peers. */
+    private long summed(String url, String name) {
+        return nodes.get(url).counts().values().stream().mapToLong(c -> c.get(name)).sum();
     }
 
     @Test
