@@ -71,8 +71,6 @@ public final class AntiEntropy implements AutoCloseable {
     static final int MIN_COMPARISONS = 3;
     /** ... and the most, when each one still takes some leaves away. */
     static final int MAX_COMPARISONS = 6;
-    private static final int PUSH_ENTRIES = 1_000;
-    private static final long PUSH_BYTES = 512L << 10;
     private static final long CALL_TIMEOUT_SECONDS = 60;
     private static final byte[] FIRST = new byte[0];
 
@@ -342,7 +340,7 @@ public final class AntiEntropy implements AutoCloseable {
         }
         stillOn(view.version());
         List<CompletableFuture<Void>> writes = new ArrayList<>();
-        Push push = new Push(peer, view.version(), c);
+        ExchangePush push = new ExchangePush(transport, rate, peer, () -> stillOn(view.version()), c);
         int i = 0;
         int j = 0;
         while (i < mine.size() || j < theirs.size()) {
@@ -371,39 +369,6 @@ public final class AntiEntropy implements AutoCloseable {
                 c.failures.increment();
                 log.debug("anti-entropy write from {} failed: {}", peer, e.getCause().toString());
             }
-        }
-    }
-
-    /** Entries on their way to a peer, sent in batches of bounded size. */
-    private final class Push {
-        private final String peer;
-        private final long version;
-        private final ExchangeCounts c;
-        private final List<Entry> batch = new ArrayList<>();
-        private long bytes;
-
-        Push(String peer, long version, ExchangeCounts c) {
-            this.peer = peer;
-            this.version = version;
-            this.c = c;
-        }
-
-        void add(Entry e) throws InterruptedException, ExecutionException, TimeoutException {
-            if (e == null) return; // nothing to send
-            batch.add(e);
-            bytes += wireSize(e);
-            if (batch.size() >= PUSH_ENTRIES || bytes >= PUSH_BYTES) flush();
-        }
-
-        void flush() throws InterruptedException, ExecutionException, TimeoutException {
-            if (batch.isEmpty()) return;
-            rate.spend(bytes);
-            stillOn(version);
-            await(transport.push(peer, List.copyOf(batch)));
-            c.keysSent.add(batch.size());
-            c.bytesSent.add(bytes);
-            batch.clear();
-            bytes = 0;
         }
     }
 
@@ -479,7 +444,7 @@ public final class AntiEntropy implements AutoCloseable {
     /** The smallest key after {@code key}. */
     private static byte[] successor(byte[] key) { return Arrays.copyOf(key, key.length + 1); }
 
-    private static <T> T await(CompletableFuture<T> f) throws InterruptedException, ExecutionException, TimeoutException {
+    static <T> T await(CompletableFuture<T> f) throws InterruptedException, ExecutionException, TimeoutException {
         return f.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
