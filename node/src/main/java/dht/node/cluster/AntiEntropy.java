@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * this node has newer or alone. Leaves that differ are compared again a moment later, until the
  * set stops shrinking, and only those that still differ are paged: writes in flight between two
  * snapshots (a replica write that reached one node a few milliseconds before the other) make
- * leaves differ that agree at the next comparison.
+ * leaves differ that agree at the next comparison. A leaf paged before whose two hashes have not
+ * changed since is not paged again ({@link QuietLeaves}).
  * Both nodes of a pair run exchanges, so a pair is compared at least once per interval from each side.
  *
  * <p>Invariants: only versions some replica holds travel, with their original timestamps, through
@@ -89,6 +90,8 @@ public final class AntiEntropy implements AutoCloseable {
     private final PurgeHorizon horizon;
     /** By peer, every peer this node has had since start; only current peers are shown. */
     private final Map<String, ExchangeCounts> counts = new ConcurrentHashMap<>();
+    /** By peer, the leaves exchanges need not page again (the worker's alone). */
+    private final Map<String, QuietLeaves> quiet = new ConcurrentHashMap<>();
     /** Serves peers' requests, apart from the exchanges this node starts, so two nodes never wait on each other. */
     private final ExecutorService server;
     private final Thread worker;
@@ -240,8 +243,14 @@ public final class AntiEntropy implements AutoCloseable {
         long failuresBefore = c.failures.sum();
         long version = view.version();
         try {
+            long built = trees.builtNanos();
             HashTrees.Snapshot mine = snapshot(view, peer);
-            BitSet differing = confirmed(view, peer, mine.tree().diff(fetchTree(peer, version, c)), c);
+            Compared last = new Compared(mine.tree(), fetchTree(peer, version, c));
+            BitSet differing = last.mine().diff(last.theirs());
+            QuietLeaves q = quiet.computeIfAbsent(peer, p -> new QuietLeaves());
+            c.quietLeaves.add(q.skip(differing, last.mine(), last.theirs(), version, built));
+            last = confirmed(view, peer, differing, last, c);
+            c.quietLeaves.add(q.skip(differing, last.mine(), last.theirs(), version, built));
             c.keysCompared.add(mine.keys());
             c.differingLeaves.add(differing.cardinality());
             byte[] start = differing.isEmpty() ? null : FIRST;
@@ -257,6 +266,7 @@ public final class AntiEntropy implements AutoCloseable {
             if (start == null && c.failures.sum() == failuresBefore) {
                 horizon.exchangeCompleted(peer, mine.takenMillis());
                 c.lastFullExchangeScanMillis.set(mine.takenMillis());
+                q.record(differing, last.mine(), last.theirs(), version, built);
             }
         } catch (MembershipMoved e) {
             log.debug("anti-entropy exchange with {} stopped: {}", peer, e.getMessage());
@@ -270,24 +280,30 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     /**
-     * The leaves of {@code differing} that still differ when compared again, {@link
+     * Narrows {@code differing} to the leaves that still differ when compared again, {@link
      * #CONFIRM_DELAY} apart, until none is left: {@link #MIN_COMPARISONS} comparisons in all, and
      * past those more only while the last took some leaves away, up to {@link #MAX_COMPARISONS}.
      * A leaf that differs only by writes in flight at one comparison (hundreds of leaves under a
      * steady write load) agrees at the next, while one a replica missed differs at every one; each
      * leaf paged costs a scan of both stores, as a leaf's keys are spread over the whole key range.
+     * Returns the last comparison ({@code first} when there was no other).
      */
-    private BitSet confirmed(ExchangePeers view, String peer, BitSet differing, ExchangeCounts c)
+    private Compared confirmed(ExchangePeers view, String peer, BitSet differing, Compared first, ExchangeCounts c)
             throws InterruptedException, ExecutionException, TimeoutException {
+        Compared last = first;
         boolean shrank = true;
         for (int n = 1; n < MAX_COMPARISONS && !differing.isEmpty() && (n < MIN_COMPARISONS || shrank); n++) {
             TimeUnit.NANOSECONDS.sleep(CONFIRM_DELAY.toNanos());
             int before = differing.cardinality();
-            differing.and(snapshot(view, peer).tree().diff(fetchTree(peer, view.version(), c)));
+            last = new Compared(snapshot(view, peer).tree(), fetchTree(peer, view.version(), c));
+            differing.and(last.mine().diff(last.theirs()));
             shrank = differing.cardinality() < before;
         }
-        return differing;
+        return last;
     }
+
+    /** This node's tree for a peer and the peer's, compared once. */
+    private record Compared(MerkleTree mine, MerkleTree theirs) {}
 
     /** Throws {@link MembershipMoved} when this node is no longer on membership {@code version}. */
     private void stillOn(long version) {

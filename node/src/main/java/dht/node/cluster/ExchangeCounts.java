@@ -18,6 +18,8 @@ final class ExchangeCounts {
     final LongAdder failures = new LongAdder();
     final LongAdder keysCompared = new LongAdder();
     final LongAdder differingLeaves = new LongAdder();
+    /** Leaves that differed but were not paged: {@link QuietLeaves}. */
+    final LongAdder quietLeaves = new LongAdder();
     final LongAdder keysSent = new LongAdder();
     final LongAdder keysReceived = new LongAdder();
     final LongAdder bytesSent = new LongAdder();
@@ -32,6 +34,7 @@ final class ExchangeCounts {
         m.put("failures", failures.sum());
         m.put("keysCompared", keysCompared.sum());
         m.put("differingLeaves", differingLeaves.sum());
+        m.put("quietLeaves", quietLeaves.sum());
         m.put("keysSent", keysSent.sum());
         m.put("keysReceived", keysReceived.sum());
         m.put("bytesSent", bytesSent.sum());
