@@ -408,6 +408,27 @@ class AntiEntropyTest {
         for (String url : urls) assertThat(contents(url)).containsEntry("mixed", "newest@" + newest);
     }
 
+    /** A leaf is skipped only after an exchange with no failure: one whose write failed is paged again. */
+    @Test
+    void aLeafAnExchangeFailedToRepairIsPagedAgain() throws Exception {
+        MemoryStore[] a = new MemoryStore[1];
+        cluster(2, (url, horizon) -> {
+            MemoryStore s = new MemoryStore();
+            if (url.equals("http://a")) a[0] = s;
+            return s;
+        }, "http://a", "http://b");
+        stores.get("http://a").put(b("k"), b("old"), 10);
+        stores.get("http://b").put(b("k"), b("new"), 20);
+        a[0].refusedKey = "k";
+        nodes.get("http://a").round();
+        assertThat(contents("http://a")).containsEntry("k", "old@10");
+        assertThat(summed("http://a", "failures")).isPositive();
+
+        a[0].refusedKey = null;
+        nodes.get("http://a").round(); // b starts none: only a's exchange can repair a
+        assertThat(contents("http://a")).containsEntry("k", "new@20");
+    }
+
     /** A node's versions as stored: an expired value as itself, not read as a tombstone. */
     private Map<String, String> stored(String url) throws Exception {
         return versions(stores.get(url).storedScan(new byte[0], null));
