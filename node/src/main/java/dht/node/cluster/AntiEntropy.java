@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * this node has newer or alone. Leaves that differ are compared again a moment later, until the
  * set stops shrinking, and only those that still differ are paged: writes in flight between two
  * snapshots (a replica write that reached one node a few milliseconds before the other) make
- * leaves differ that agree at the next comparison. A leaf paged before whose two hashes have not
- * changed since is not paged again ({@link QuietLeaves}).
+ * leaves differ that agree at the next comparison. A leaf paged before is not paged again while
+ * nothing in it changed on this node and the peer's hash of it stands ({@link QuietLeaves}).
  * Both nodes of a pair run exchanges, so a pair is compared at least once per interval from each side.
  *
  * <p>Invariants: only versions some replica holds travel, with their original timestamps, through
@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * every {@link #REBUILD_EVERY} and whenever they may have drifted from the store (a purge), as a
  * safety net; while they are not exact, exchanges and the peers' tree requests fail.
  *
- * <p>An exchange that completes in full tells the {@link PurgeHorizon} when this node's first
- * snapshot of it was taken: everything this node held then is on the peer now, or something newer.
+ * <p>An exchange that completes in full, paging every leaf that differs, tells the {@link
+ * PurgeHorizon} when this node's first snapshot of it was taken: everything this node held then is
+ * on the peer now, or something newer.
  *
  * <p>Peers and replica sets follow the agreed membership: each round (and each peer's request)
  * reads the current version, and its members are the peers and the nodes placement picks among
@@ -244,13 +245,15 @@ public final class AntiEntropy implements AutoCloseable {
         long version = view.version();
         try {
             long built = trees.builtNanos();
+            QuietLeaves q = quiet.computeIfAbsent(peer, p -> new QuietLeaves());
+            long[] changes = q.begin(version, built, t0, trees::leafChanges);
             HashTrees.Snapshot mine = snapshot(view, peer);
             Compared last = new Compared(mine.tree(), fetchTree(peer, version, c));
             BitSet differing = last.mine().diff(last.theirs());
-            QuietLeaves q = quiet.computeIfAbsent(peer, p -> new QuietLeaves());
-            c.quietLeaves.add(q.skip(differing, last.mine(), last.theirs(), version, built));
+            int skipped = q.skip(differing, last.mine(), last.theirs(), trees::leafChanges);
             last = confirmed(view, peer, differing, last, c);
-            c.quietLeaves.add(q.skip(differing, last.mine(), last.theirs(), version, built));
+            skipped += q.skip(differing, last.mine(), last.theirs(), trees::leafChanges);
+            c.quietLeaves.add(skipped);
             c.keysCompared.add(mine.keys());
             c.differingLeaves.add(differing.cardinality());
             byte[] start = differing.isEmpty() ? null : FIRST;
@@ -264,9 +267,11 @@ public final class AntiEntropy implements AutoCloseable {
             }
             c.exchanges.increment();
             if (start == null && c.failures.sum() == failuresBefore) {
-                horizon.exchangeCompleted(peer, mine.takenMillis());
-                c.lastFullExchangeScanMillis.set(mine.takenMillis());
-                q.record(differing, last.mine(), last.theirs(), version, built);
+                q.record(differing, changes, last.mine(), last.theirs(), version, built);
+                if (skipped == 0) { // a skipped leaf was not looked at: no claim (QuietLeaves)
+                    horizon.exchangeCompleted(peer, mine.takenMillis());
+                    c.lastFullExchangeScanMillis.set(mine.takenMillis());
+                }
             }
         } catch (MembershipMoved e) {
             log.debug("anti-entropy exchange with {} stopped: {}", peer, e.getMessage());

@@ -70,7 +70,9 @@ final class HashTrees {
     private volatile boolean exact;
     /** Bumped whenever the trees may have drifted from the store: a build that saw a bump is not exact. */
     private long drift;
-    private long builtNanos;
+    private volatile long builtNanos;
+    /** Per leaf, how often a key's version in it changed ({@link #changed}), shared with a peer or not. */
+    private final java.util.concurrent.atomic.AtomicLongArray leafChanges = new java.util.concurrent.atomic.AtomicLongArray(MerkleTree.LEAVES);
 
     /**
      * @param view  the membership view the trees start for (its peers and replica sets)
@@ -176,14 +178,10 @@ final class HashTrees {
     }
 
     /** {@link System#nanoTime()} when the last build completed. */
-    long builtNanos() {
-        gate.readLock().lock();
-        try {
-            return builtNanos;
-        } finally {
-            gate.readLock().unlock();
-        }
-    }
+    long builtNanos() { return builtNanos; }
+
+    /** How often a version of a key in {@code leaf} changed since start, whether or not a peer's tree holds it. */
+    long leafChanges(int leaf) { return leafChanges.get(leaf); }
 
     private int index(String peer) {
         int i = shared.indexOf(peer);
@@ -458,6 +456,7 @@ final class HashTrees {
      */
     void changed(byte[] key, long keyHash, long old, long now) {
         versions.put(keyHash, now);
+        leafChanges.incrementAndGet(MerkleTree.leafOfHash(keyHash));
         long oldHash = HeldVersions.hash(keyHash, old);
         long nowHash = HeldVersions.hash(keyHash, now);
         int oldCopies = HeldVersions.copies(old);

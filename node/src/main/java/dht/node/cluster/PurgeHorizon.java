@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * anywhere to come back, and the key reads as deleted there either way.) A leaf equal on both sides
  * (in either of the exchange's two comparisons, the second one later) means the peer held this
  * node's versions of those keys, or newer ones; a leaf that differs in both was paged through and
- * each key moved both ways, newest winning. The horizon is the least of these instants, less
+ * each key moved both ways, newest winning (an exchange that skipped a leaf paged before, {@link
+ * QuietLeaves}, claims nothing). The horizon is the least of these instants, less
  * {@code slack}, so that a write that reaches this node up to {@code slack} after its timestamp is
  * covered by an exchange whose snapshot was taken after its timestamp plus {@code slack}. A write
  * that arrives later than that (a hint, read repair, another peer's anti-entropy, a delayed replica
