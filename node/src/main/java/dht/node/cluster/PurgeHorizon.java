@@ -22,8 +22,8 @@ import java.util.function.Supplier;
  * trees are built again. A peer's leaf that still counts it claims a delete the peer no longer
  * holds, but the peer forgot it only past its own horizon, so no older version of the key is left
  * anywhere to come back, and the key reads as deleted there either way.) A leaf equal on both sides
- * (in either of the exchange's two comparisons, the second one later) means the peer held this
- * node's versions of those keys, or newer ones; a leaf that differs in both was paged through and
+ * (in any of the exchange's comparisons, three to six, each later than the first) means the peer held this
+ * node's versions of those keys, or newer ones; a leaf that differs in all was paged through and
  * each key moved both ways, newest winning (an exchange that skipped a leaf paged before, {@link
  * QuietLeaves}, claims nothing). The horizon is the least of these instants, less
  * {@code slack}, so that a write that reaches this node up to {@code slack} after its timestamp is

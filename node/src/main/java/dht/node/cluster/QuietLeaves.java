@@ -8,17 +8,20 @@ import java.util.function.IntToLongFunction;
  * The leaves that exchanges with one peer paged to the end, each with the peer's hash of it when
  * compared, this node's, and how often a version in it had changed on this node
  * ({@link HashTrees#leafChanges}, which counts versions no tree holds too) when the exchange began.
- * While no version in the leaf has changed here and the peer's hash stands, the peer's page of it
- * (the versions it shares with this node, which its hash covers) and this node's entries are what
- * they were, so paging it again would send what was sent then, which the receiver holds or drops:
- * an exchange skips it. Such a leaf differs for good where one node holds a newer version it does
+ * While no version in the leaf has changed here and the peer's hash stands, this node's entries are
+ * what they were and so is the peer's page of it (the versions it shares with this node, whose
+ * keys and timestamps its hash covers; what it does not cover, such as which value won a
+ * timestamp tie there, the peer's own exchanges settle), so paging it again would send what was
+ * sent then, which the receiver holds or drops: an exchange skips it. A write to any key of the
+ * leaf changes it here or on the peer, so under a write load that touches most leaves between
+ * exchanges, such a leaf is paged as often as before. Such a leaf differs for good where one node holds a newer version it does
  * not share with the other (a write that asked for fewer copies) and the other the tombstone that
  * shadows its older one; paged, each costs a scan of both stores.
  *
  * <p>Invariants: a leaf is recorded only after an exchange that went through every page with no
  * failure (a refused or failed write or push fails the exchange); everything is forgotten when
- * the membership version or the trees' build changes, and {@link #FOR} after it was first kept,
- * so every leaf is paged again at least that often. An exchange that skipped a leaf claims
+ * the membership version or the trees' build changes, and {@link #FOR} after the last time
+ * everything was forgotten, so every leaf is paged again at least that often. An exchange that skipped a leaf claims
  * nothing for the purge horizon, so the horizon moves only by exchanges that paged every
  * differing leaf, at least once per {@link #FOR}. Used by the exchanging thread alone.
  */
@@ -73,7 +76,7 @@ final class QuietLeaves {
      * their hashes in the trees it compared last.
      */
     void record(BitSet paged, long[] changesAtBegin, MerkleTree m, MerkleTree t, long version, long builtNanos) {
-        if (version != this.version || builtNanos != this.builtNanos) return; // forgotten since
+        if (version != this.version || builtNanos != this.builtNanos) return; // not what begin() kept
         for (int i = paged.nextSetBit(0); i >= 0; i = paged.nextSetBit(i + 1)) {
             leaves.set(i);
             changes[i] = changesAtBegin[i];
