@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * written with, so it never sends a value past the last replica holding it. Here the operator says
  * it: {@code F} is how many copies every key should have, and a value goes to every one of the
  * first {@code F} replicas that lacks it (a key written with a smaller {@code from} is brought up to
- * {@code F} copies, which is the point of the request). A tombstone goes to every replica holding
+ * {@code F} copies, which is the point of the request, and the copies it sends record {@code F}).
+ * A tombstone goes to every replica holding
  * an older version, never to one holding nothing: there it would only take room, with nothing to
  * bring back.
  *
@@ -71,6 +72,11 @@ final class FullRepair {
         int unreachable = reads.size() - answered;
         Answer answer = answered < ack ? Answer.NOT_ENOUGH_REPLICAS
                 : newest == null || newest.isTombstone() ? Answer.NOT_FOUND : Answer.found(newest.value());
+        // A value brought up to more copies than its write asked for records them, so that each
+        // copy is in the trees of the replicas holding it: one still recording fewer is in none,
+        // and a later overwrite with as few copies would leave it stale there for good.
+        Entry copy = newest == null || newest.copies() == 0 || newest.copies() >= targets.size()
+                ? newest : newest.withCopies(targets.size());
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (int i = 0; i < reads.size() && newest != null; i++) {
             CompletableFuture<Entry> r = reads.get(i);
@@ -79,7 +85,7 @@ final class FullRepair {
             if (held != null && !newest.supersedes(held)) continue; // holds it already
             if (held == null && newest.isTombstone()) continue; // nothing to bring back
             String url = targets.get(i);
-            writes.add(replicas.get(url).write(newest, placedBy).whenComplete((ok, writeFailure) -> {
+            writes.add(replicas.get(url).write(copy, placedBy).whenComplete((ok, writeFailure) -> {
                 if (writeFailure != null) log.debug("full repair of {} failed: {}", url, writeFailure.toString());
             }));
         }

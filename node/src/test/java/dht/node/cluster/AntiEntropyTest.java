@@ -440,6 +440,28 @@ class AntiEntropyTest {
     }
 
     /**
+     * A value an operator's repair brought to every replica records the repair's copies there
+     * ({@link FullRepair}), so it is in those replicas' trees, and a later overwrite with fewer
+     * copies on the first replica shadows it. Recording its write's one copy, it sat in no tree
+     * and stayed there, stale, for good.
+     */
+    @Test
+    void aValueRepairedToEveryReplicaIsShadowedByALaterOverwriteWithFewerCopies() throws Exception {
+        String[] urls = {"http://a", "http://b", "http://c"};
+        cluster(3, urls);
+        byte[] key = b("repaired");
+        String first = new Placement(List.of(urls)).replicas(key, 1).get(0);
+        Entry v2 = Entry.value(key, b("v2"), 20).withCopies(1);
+        for (String url : urls) stores.get(url).write(List.of(url.equals(first) ? v2 : v2.withCopies(3)));
+        for (String url : urls) nodes.get(url).round();
+        stores.get(first).write(List.of(Entry.value(key, b("v3"), 30).withCopies(1)));
+        for (int r = 0; r < 2; r++) for (String url : urls) nodes.get(url).round();
+        for (String url : urls) {
+            assertThat(contents(url)).as(url).containsEntry("repaired", url.equals(first) ? "v3@30" : "-@29");
+        }
+    }
+
+    /**
      * A leaf is skipped only after an exchange with no failure: one whose write this node refused
      * before its store (a timestamp too far ahead of its clock, which changes neither its trees nor
      * its store) is paged again once the write can go through.

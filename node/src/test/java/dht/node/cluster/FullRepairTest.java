@@ -53,6 +53,25 @@ class FullRepairTest {
         assertThat(repair.sent()).isEqualTo(3);
     }
 
+    /**
+     * A value written with fewer copies than the repair's {@code from} reaches the others recording
+     * that many: recording its own, those copies would sit in no anti-entropy tree, and a later
+     * overwrite with as few copies would leave them stale for good.
+     */
+    @Test
+    void aValueBroughtUpToMoreCopiesRecordsThem() {
+        Entry newest = value("v2", 20).withCopies(1);
+        CompletableFuture<RepairAnswer> answer = repair.repair(targets, reads, 4);
+        reads.get(0).complete(newest);
+        for (int i = 1; i < 4; i++) reads.get(i).complete(i == 1 ? value("v1", 10).withCopies(4) : null);
+
+        assertThat(answer.join().header()).isEqualTo("sent=3 failed=0 unreachable=0");
+        assertThat(replicas.get("a").written).isEmpty();
+        for (String t : List.of("b", "c", "d")) {
+            assertThat(replicas.get(t).written).as(t).containsExactly(newest.withCopies(4));
+        }
+    }
+
     @Test
     void aTombstoneReachesEveryOlderVersionButNoReplicaWithoutTheKey() {
         Entry tombstone = Entry.tombstone(KEY, 30);
