@@ -200,6 +200,7 @@ public final class AntiEntropy implements AutoCloseable {
     /** One round: the trees built if they need to be, then an exchange with each peer in turn. */
     void round() throws IOException, InterruptedException {
         ExchangePeers v = view();
+        quiet.keySet().retainAll(v.peers()); // ~100 KB each: none kept for a peer that left
         if (v.peers().isEmpty()) return; // not a member: no trees to keep
         ensureTrees(true);
         for (String peer : v.peers()) {
