@@ -268,7 +268,7 @@ public final class AntiEntropy implements AutoCloseable {
             }
             c.exchanges.increment();
             if (start == null && c.failures.sum() == failuresBefore) {
-                q.record(differing, changes, last.mine(), last.theirs(), version, built);
+                q.record(differing, changes, last.mine(), last.theirs());
                 if (skipped == 0) { // a skipped leaf was not looked at: no claim (QuietLeaves)
                     horizon.exchangeCompleted(peer, mine.takenMillis());
                     c.lastFullExchangeScanMillis.set(mine.takenMillis());

@@ -14,16 +14,16 @@ import java.util.function.IntToLongFunction;
  * timestamp tie there, the peer's own exchanges settle), so paging it again would send what was
  * sent then, which the receiver holds or drops: an exchange skips it. A write to any key of the
  * leaf changes it here or on the peer, so under a write load that touches most leaves between
- * exchanges, such a leaf is paged as often as before. Such a leaf differs for good where one node holds a newer version it does
- * not share with the other (a write that asked for fewer copies) and the other the tombstone that
- * shadows its older one; paged, each costs a scan of both stores.
+ * exchanges, such a leaf is paged as often as before. Such a leaf differs for good where one node
+ * holds a newer version it does not share with the other (a write that asked for fewer copies)
+ * and the other the tombstone that shadows its older one; paged, each costs a scan of both stores.
  *
  * <p>Invariants: a leaf is recorded only after an exchange that went through every page with no
  * failure (a refused or failed write or push fails the exchange); everything is forgotten when
  * the membership version or the trees' build changes, and {@link #FOR} after the last time
- * everything was forgotten, so every leaf is paged again at least that often. An exchange that skipped a leaf claims
- * nothing for the purge horizon, so the horizon moves only by exchanges that paged every
- * differing leaf, at least once per {@link #FOR}. Used by the exchanging thread alone.
+ * everything was forgotten, so every leaf is paged again at least that often. An exchange that
+ * skipped a leaf claims nothing for the purge horizon, so the horizon moves only by exchanges that
+ * paged every differing leaf, at least once per {@link #FOR}. Used by the exchanging thread alone.
  */
 final class QuietLeaves {
     /** How long leaves are skipped before every one of them is paged again. */
@@ -62,7 +62,8 @@ final class QuietLeaves {
     int skip(BitSet differing, MerkleTree m, MerkleTree t, IntToLongFunction leafChanges) {
         int skipped = 0;
         for (int i = differing.nextSetBit(0); i >= 0; i = differing.nextSetBit(i + 1)) {
-            if (leaves.get(i) && changes[i] == leafChanges.applyAsLong(i) && mine[i] == m.leaf(i) && theirs[i] == t.leaf(i)) {
+            if (leaves.get(i) && changes[i] == leafChanges.applyAsLong(i)
+                    && mine[i] == m.leaf(i) && theirs[i] == t.leaf(i)) {
                 differing.clear(i);
                 skipped++;
             }
@@ -71,12 +72,11 @@ final class QuietLeaves {
     }
 
     /**
-     * Records {@code paged}, the leaves an exchange under {@code version} and {@code builtNanos}
-     * paged to the end with no failure, by the change counts {@link #begin} returned to it and
+     * Records {@code paged}, the leaves an exchange paged to the end with no failure, by the change
+     * counts {@link #begin} returned to it (which set the version and build they hold for) and
      * their hashes in the trees it compared last.
      */
-    void record(BitSet paged, long[] changesAtBegin, MerkleTree m, MerkleTree t, long version, long builtNanos) {
-        if (version != this.version || builtNanos != this.builtNanos) return; // not what begin() kept
+    void record(BitSet paged, long[] changesAtBegin, MerkleTree m, MerkleTree t) {
         for (int i = paged.nextSetBit(0); i >= 0; i = paged.nextSetBit(i + 1)) {
             leaves.set(i);
             changes[i] = changesAtBegin[i];
