@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -50,6 +51,7 @@ final class HashTrees {
     final Store inner;
     private final Store tracked;
     private final AtOnceTreeWrites atOnce = new AtOnceTreeWrites(this);
+    private final WaitingTreeWrites waiting = new WaitingTreeWrites(this);
     /** Tracked writes take the read side for their whole read-write-update; snapshots and build steps the write side. */
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
@@ -72,7 +74,7 @@ final class HashTrees {
     private long drift;
     private volatile long builtNanos;
     /** Per leaf, how often a key's version in it changed ({@link #changed}), shared with a peer or not. */
-    private final java.util.concurrent.atomic.AtomicLongArray leafChanges = new java.util.concurrent.atomic.AtomicLongArray(MerkleTree.LEAVES);
+    private final AtomicLongArray leafChanges = new AtomicLongArray(MerkleTree.LEAVES);
 
     /**
      * @param view  the membership view the trees start for (its peers and replica sets)
@@ -296,62 +298,7 @@ final class HashTrees {
 
     /** Writes {@code entries} through to the store, updating the trees by what each key held before. */
     void write(List<Entry> entries) throws IOException {
-        gate.readLock().lock();
-        try {
-            if (!tracking) {
-                inner.write(entries);
-            } else if (entries.size() == 1) {
-                writeOne(entries);
-            } else {
-                BatchKeys keys = new BatchKeys(entries, STRIPES);
-                int[] held = keys.stripes;
-                for (int s : held) stripes[s].lock();
-                try {
-                    writeTracked(entries, keys);
-                } finally {
-                    for (int i = held.length - 1; i >= 0; i--) stripes[held[i]].unlock();
-                }
-            }
-        } finally {
-            gate.readLock().unlock();
-        }
-        if (versions.wantsToGrow()) {
-            gate.writeLock().lock();
-            try {
-                versions.grow();
-            } finally {
-                gate.writeLock().unlock();
-            }
-        }
-    }
-
-    /**
-     * {@link #writeTracked} for a batch of one entry, the common write (a client's, a replica's),
-     * without its arrays: learn what the key holds, write, update by what changed, under its stripe.
-     */
-    private void writeOne(List<Entry> one) throws IOException {
-        Entry e = one.get(0);
-        byte[] key = e.key();
-        long keyHash = MerkleTree.keyHash(key);
-        ReentrantLock stripe = stripes[(int) keyHash & (STRIPES - 1)];
-        stripe.lock();
-        try {
-            long old = held(key, keyHash);
-            try {
-                inner.write(one);
-            } catch (IOException | RuntimeException | Error x) {
-                readBack(key, keyHash, old); // it may be written: count what the key holds now
-                throw x;
-            }
-            long now = HeldVersions.wordOf(e);
-            if (mustReadBack(old, now, e.timestamp())) {
-                readBack(key, keyHash, old); // a tie (see writeTracked), or a timestamp a word cannot hold
-            } else if (old == HeldVersions.NONE || e.timestamp() > HeldVersions.timestamp(old)) {
-                changed(key, keyHash, old, now);
-            }
-        } finally {
-            stripe.unlock();
-        }
+        waiting.write(entries);
     }
 
     /**
@@ -362,16 +309,6 @@ final class HashTrees {
     static boolean mustReadBack(long old, long now, long ts) {
         return old == HeldVersions.UNKNOWN || now == HeldVersions.UNKNOWN
                 || old != HeldVersions.NONE && HeldVersions.timestamp(old) == ts;
-    }
-
-    /**
-     * The word of what the trees hold for the key (under its stripe and the read side): from
-     * {@link #versions} when it knows, else read from the store. {@link HeldVersions#UNKNOWN} when
-     * the store's version has a timestamp no word holds.
-     */
-    private long held(byte[] key, long keyHash) throws IOException {
-        long w = heldKnown(keyHash);
-        return w != HeldVersions.UNKNOWN ? w : HeldVersions.word(inner.storedStamp(key));
     }
 
     /**
@@ -402,49 +339,6 @@ final class HashTrees {
         } catch (IOException | RuntimeException e) {
             versions.put(keyHash, HeldVersions.UNKNOWN);
             drifted();
-        }
-    }
-
-    /** Under the stripes of every key ({@code keys}: the batch's): learn, write, then update by what changed. */
-    private void writeTracked(List<Entry> entries, BatchKeys keys) throws IOException {
-        int n = entries.size();
-        // current[f], for a key's first entry f: the word of the version the trees hold for the key
-        long[] current = new long[n];
-        for (int i = 0; i < n; i++) {
-            if (keys.first[i] == i) current[i] = held(entries.get(i).key(), keys.hashes[i]);
-        }
-        try {
-            inner.write(entries);
-        } catch (IOException | RuntimeException | Error e) {
-            // Some of them may be written: count what each key holds now.
-            for (int i = 0; i < n; i++) {
-                if (keys.first[i] == i) readBack(entries.get(i).key(), keys.hashes[i], current[i]);
-            }
-            throw e;
-        }
-        // tied[f]: a key whose entries tied with what it held, or whose words are not known: its
-        // trees keep current[f] as it was before that entry, and it is read back below (rare: one
-        // timestamp is one write).
-        boolean[] tied = null;
-        for (int i = 0; i < n; i++) {
-            Entry e = entries.get(i);
-            int f = keys.first[i];
-            if (tied != null && tied[f]) continue;
-            long old = current[f];
-            long now = HeldVersions.wordOf(e);
-            if (mustReadBack(old, now, e.timestamp())) {
-                // A tie is broken by the stored value, which a word does not carry (nor a read of
-                // an expired one show): what the store holds now is read back below.
-                if (tied == null) tied = new boolean[n];
-                tied[f] = true;
-            } else if (old == HeldVersions.NONE || e.timestamp() > HeldVersions.timestamp(old)) {
-                changed(e.key(), keys.hashes[i], old, now);
-                current[f] = now;
-            }
-        }
-        if (tied == null) return;
-        for (int f = 0; f < n; f++) {
-            if (tied[f]) readBack(entries.get(f).key(), keys.hashes[f], current[f]);
         }
     }
 
