@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Four real nodes in-process, three copies of each key, anti-entropy off, pushes paced at 1 MiB/s:
  * a dead member is removed, and a survivor stopped while it re-creates the copies the dead one
- * held. Started again, it pushes again, so every key ends on all three that stay, with no read
- * and no anti-entropy to repair it.
+ * held. Started again, it goes on with the push where it was (the keys before its kept progress
+ * are not sent again), so every key ends on all three that stay, with no read and no anti-entropy
+ * to repair it.
  */
 class RemovalPushAfterARestartTest {
     static final int KEYS = 1200;
@@ -59,7 +60,9 @@ class RemovalPushAfterARestartTest {
         HttpResponse<String> removed = cluster.removeOnceDown(pusher, dead);
         assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (cluster.field(pusher, "keysMoved") == 0 && System.nanoTime() < deadline) Thread.sleep(20);
+        Path progress = dir.resolve("n0").resolve("push-progress");
+        while (!Files.exists(progress) && System.nanoTime() < deadline) Thread.sleep(20);
+        assertThat(progress).as("the push's progress, kept").exists();
         long moved = cluster.field(pusher, "keysMoved");
         cluster.nodes.get(0).close();
         assertThat(moved).as("keys pushed before the stop").isPositive().isLessThan(owed);
@@ -69,5 +72,8 @@ class RemovalPushAfterARestartTest {
         assertThat(cluster.lackingAfter(Duration.ofSeconds(60), urls.subList(0, 3), KEYS, k -> VALUE + k))
                 .as("copies not re-created").isEmpty();
         assertThat(Files.exists(dir.resolve("n0").resolve("removal-pending"))).as("the mark, once pushed").isFalse();
+        assertThat(cluster.field(pusher, "keysMoved")).as("keys pushed after the restart: not those before the kept progress")
+                .isPositive().isLessThan(owed);
+        assertThat(progress).as("the progress, once the push is done").doesNotExist();
     }
 }

@@ -5,7 +5,9 @@ import dht.storage.Entry;
 import dht.storage.Store;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,7 @@ final class DataPush {
     private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
     private static final int PUSH_ENTRIES = 1_000;
     private static final long PUSH_BYTES = 256L << 10;
+    private static final long KEEP_PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String self;
     private final MembershipChanges changes;
@@ -35,9 +38,11 @@ final class DataPush {
     private final RebalanceCounts counts;
     private final WritesInFlight writes;
     private final BooleanSupplier closed;
+    private final PushProgress progress;
 
     DataPush(String self, MembershipChanges changes, PeerNetwork net, Store store, ByteRate rate,
-             MembershipTransport transport, RebalanceCounts counts, WritesInFlight writes, BooleanSupplier closed) {
+             MembershipTransport transport, RebalanceCounts counts, WritesInFlight writes, BooleanSupplier closed,
+             PushProgress progress) {
         this.self = self;
         this.changes = changes;
         this.net = net;
@@ -48,6 +53,7 @@ final class DataPush {
         this.counts = counts;
         this.writes = writes;
         this.closed = closed;
+        this.progress = progress;
     }
 
     /** The nodes that gain a version: by its key and the copies its write asked for. */
@@ -66,6 +72,16 @@ final class DataPush {
      * what nothing repeats, a late write missed is better than every key).
      */
     void all(Gainers gainers, Sender sender, boolean orPushAnyway) throws IOException {
+        all(null, gainers, sender, orPushAnyway);
+    }
+
+    /**
+     * {@link #all(Gainers, Sender, boolean)}, resumed where a push of the same name was cut short
+     * ({@link PushProgress}; {@code name} null: from the first key, and no progress kept). The
+     * progress is the first key of the oldest batch not yet sent, so every key before it has gone
+     * to each of its gainers; it is kept at most once a second, and cleared once the push is done.
+     */
+    void all(String name, Gainers gainers, Sender sender, boolean orPushAnyway) throws IOException {
         try {
             writes.awaitBeforeMoving("the push of this node's keys");
         } catch (WritesInFlight.StillInFlightException e) {
@@ -74,11 +90,18 @@ final class DataPush {
         }
         Map<String, List<Entry>> batches = new HashMap<>();
         Map<String, Long> sizes = new HashMap<>();
-        try (CloseableIterator<Entry> it = store.scan(new byte[0], null)) {
+        byte[] start = name == null ? new byte[0] : progress.resumeAt(name);
+        if (start.length > 0) {
+            log.info("resuming the push {} at key {}: the keys before it were sent before this node stopped", name,
+                    HexFormat.of().formatHex(start));
+        }
+        long keptNanos = System.nanoTime();
+        try (CloseableIterator<Entry> it = store.scan(start, null)) {
             while (it.hasNext() && !closed.getAsBoolean()) {
                 Entry e = it.next();
                 long size = RebalanceCounts.bytesOf(e);
                 counts.scanned(size);
+                boolean sent = false;
                 for (String g : gainers.of(e)) {
                     List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
                     b.add(e);
@@ -87,7 +110,12 @@ final class DataPush {
                         sender.send(g, b, s);
                         batches.remove(g);
                         sizes.remove(g);
+                        sent = true;
                     }
+                }
+                if (sent && name != null && System.nanoTime() - keptNanos > KEEP_PROGRESS_NANOS) {
+                    progress.at(name, oldestUnsent(batches, e.key()));
+                    keptNanos = System.nanoTime();
                 }
             }
         }
@@ -95,6 +123,20 @@ final class DataPush {
         // copies gone with it), a removal's mark would be cleared.
         if (closed.getAsBoolean()) throw new IOException("this node is stopping: the push was cut short");
         for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
+        if (name != null) progress.clear();
+    }
+
+    /**
+     * The first key not yet sent to all its gainers, {@code last} the key just scanned: the least
+     * first key of the batches still held (each is in key order), else the key right after {@code last}.
+     */
+    static byte[] oldestUnsent(Map<String, List<Entry>> batches, byte[] last) {
+        byte[] oldest = null;
+        for (List<Entry> b : batches.values()) {
+            byte[] k = b.getFirst().key();
+            if (oldest == null || Arrays.compareUnsigned(k, oldest) < 0) oldest = k;
+        }
+        return oldest != null ? oldest : PushProgress.after(last);
     }
 
     void send(String peer, List<Entry> batch, long bytes) throws IOException {

@@ -75,7 +75,8 @@ public final class Rebalancer implements AutoCloseable {
         this.joinStreams = new JoinStreams(changes.state(), writes, counts, store::stats);
         ByteRate rate = ByteRate.ramping(bytesPerSecond, RAMP_SECONDS);
         this.removals = new RemovalMark(dataDir);
-        this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed);
+        this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed,
+                new PushProgress(dataDir));
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed,
                 gainers -> pushes.all(gainers, pushes::send, true));
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
@@ -283,7 +284,7 @@ public final class Rebalancer implements AutoCloseable {
                 }
                 pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
             };
-            pushes.all(e -> {
+            pushes.all("leave@" + m.version(), e -> {
                 int n = Topology.copies(e, rf);
                 List<String> gain = new ArrayList<>(after.replicas(e.key(), n));
                 gain.removeAll(before.replicas(e.key(), n));
@@ -325,7 +326,7 @@ public final class Rebalancer implements AutoCloseable {
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();
-            pushes.all(e -> {
+            pushes.all("removal@" + after.version() + "-" + gone, e -> {
                 int n = Topology.copies(e, rf);
                 List<String> o = old.replicas(e.key(), n);
                 if (!o.contains(gone)) return List.of();
