@@ -46,6 +46,12 @@ final class InProcessMembers implements AutoCloseable {
                 .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Asks {@code url} to leave the cluster; the answer comes once its data moved (or the leave failed). */
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> leave(String url) {
+        return http.sendAsync(HttpRequest.newBuilder(URI.create(url + "/internal/v0/membership?op=leave&url=" + url))
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** Writes {@code key0} to {@code key<keys-1>}, each with {@code value(k)}, through the first three nodes in turn. */
     void write(int keys, IntFunction<String> value) throws Exception {
         for (int k = 0; k < keys; k++) {

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.HintSettings;
 import dht.node.cluster.Placement;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,11 +39,6 @@ class LeavePushResumesAfterARestartTest {
                 1 << 20);
     }
 
-    private CompletableFuture<HttpResponse<String>> leave(String url) {
-        return cluster.http.sendAsync(HttpRequest.newBuilder(URI.create(url + "/internal/v0/membership?op=leave&url=" + url))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
     @Test
     void aLeaveStoppedMidPushResumesWhereItWasWhenRepeated() throws Exception {
         List<String> urls = cluster.urls;
@@ -60,7 +53,7 @@ class LeavePushResumesAfterARestartTest {
         }
         assertThat(owed).as("keys the leaving node pushes").isGreaterThan(500);
 
-        CompletableFuture<HttpResponse<String>> first = leave(leaving);
+        CompletableFuture<HttpResponse<String>> first = cluster.leave(leaving);
         Path progress = dir.resolve("n3").resolve("push-progress");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!Files.exists(progress) && System.nanoTime() < deadline) Thread.sleep(20);
@@ -72,7 +65,7 @@ class LeavePushResumesAfterARestartTest {
         assertThat(movedBefore).as("keys pushed before the stop").isPositive().isLessThan(owed);
 
         cluster.restart(3, config(3));
-        HttpResponse<String> left = leave(leaving).get(120, java.util.concurrent.TimeUnit.SECONDS);
+        HttpResponse<String> left = cluster.leave(leaving).get(120, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(left.statusCode()).as(left.body()).isEqualTo(200);
         long movedAfter = cluster.field(leaving, "keysMoved");
         cluster.nodes.get(3).close(); // its process would exit now

@@ -3,11 +3,8 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.HintSettings;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -49,10 +46,7 @@ class LeaveReceiversRebalancingTest {
         List<String> staying = urls.subList(1, 4);
         for (String u : staying) assertThat(cluster.send(u, "GET", "/v0/status", null).body()).contains("\"rebalancing\":false");
 
-        CompletableFuture<HttpResponse<String>> leave = cluster.http.sendAsync(HttpRequest.newBuilder(
-                        URI.create(leaving + "/internal/v0/membership?op=leave&url=" + leaving))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(90)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> leave = cluster.leave(leaving);
         Set<String> seenRebalancing = new HashSet<>();
         while (!leave.isDone()) {
             for (String u : staying) {

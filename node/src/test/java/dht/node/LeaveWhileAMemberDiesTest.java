@@ -3,8 +3,6 @@ package dht.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dht.node.cluster.HintSettings;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,9 +43,7 @@ class LeaveWhileAMemberDiesTest {
         cluster.write(KEYS, k -> VALUE + k);
         String leaving = urls.get(0);
         String dying = urls.get(3);
-        CompletableFuture<HttpResponse<String>> leave = cluster.http.sendAsync(HttpRequest.newBuilder(
-                        URI.create(leaving + "/internal/v0/membership?op=leave&url=" + leaving))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> leave = cluster.leave(leaving);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (cluster.field(leaving, "keysMoved") == 0 && System.nanoTime() < deadline) Thread.sleep(20);
         assertThat(leave).as("the leave, still pushing").isNotDone();
@@ -71,9 +67,7 @@ class LeaveWhileAMemberDiesTest {
                 HintSettings.DEFAULTS, 1 << 20));
         cluster.write(KEYS, k -> VALUE + k);
         String leaving = urls.get(0);
-        CompletableFuture<HttpResponse<String>> leave = cluster.http.sendAsync(HttpRequest.newBuilder(
-                        URI.create(leaving + "/internal/v0/membership?op=leave&url=" + leaving))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> leave = cluster.leave(leaving);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (cluster.field(leaving, "keysMoved") == 0 && System.nanoTime() < deadline) Thread.sleep(20);
         assertThat(leave).as("the leave, still pushing").isNotDone();
