@@ -40,10 +40,12 @@ final class InProcessMembers implements AutoCloseable {
         nodes.set(i, Node.start(config));
     }
 
-    HttpResponse<String> send(String url, String method, String pathAndQuery, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery))
+    HttpResponse<String> send(String url, String method, String pathAndQuery, String body, String... headers) throws Exception {
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url + pathAndQuery))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(120));
+        if (headers.length > 0) r.headers(headers);
+        return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** Asks {@code url} to leave the cluster; the answer comes once its data moved (or the leave failed). */

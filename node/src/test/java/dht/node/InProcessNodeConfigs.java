@@ -29,12 +29,18 @@ final class InProcessNodeConfigs {
      */
     static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join, HintSettings hints,
                          long rebalanceBytesPerSecond) {
+        return of(port, data, cluster, replicationFactor, join, hints, rebalanceBytesPerSecond,
+                new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND));
+    }
+
+    /** As above, with anti-entropy run by {@code antiEntropy}. */
+    static NodeConfig of(int port, Path data, List<String> cluster, int replicationFactor, String join, HintSettings hints,
+                         long rebalanceBytesPerSecond, AntiEntropySettings antiEntropy) {
         String self = "http://localhost:" + port;
         return new NodeConfig(port, data, self, cluster, 256, NodeConfig.DEFAULT_MAX_BODY_BYTES,
                 NodeConfig.DEFAULT_MAX_URI_BYTES, NodeConfig.DEFAULT_MAX_HEADER_BYTES, Duration.ofSeconds(2), false,
                 1 << 20, null, 0, NodeConfig.DEFAULT_BODY_TIMEOUT, Tuning.defaults(), NodeConfig.DEFAULT_MAX_CLOCK_OFFSET,
-                NodeConfig.DEFAULT_COMPRESSION, null, null, null, hints,
-                new AntiEntropySettings(Duration.ZERO, AntiEntropySettings.DEFAULT_BYTES_PER_SECOND),
+                NodeConfig.DEFAULT_COMPRESSION, null, null, null, hints, antiEntropy,
                 NodeConfig.DEFAULT_TOMBSTONE_GRACE, replicationFactor, join, rebalanceBytesPerSecond);
     }
 }

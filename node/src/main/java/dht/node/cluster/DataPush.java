@@ -103,6 +103,15 @@ final class DataPush {
                 counts.scanned(size);
                 boolean sent = false;
                 for (String g : gainers.of(e)) {
+                    // Each batch is within PUSH_BYTES or is one version alone: a peer takes an
+                    // internal body of one value at its --max-body, not more (RequestAssembler).
+                    List<Entry> held = batches.get(g);
+                    if (held != null && sizes.get(g) + size > PUSH_BYTES) {
+                        sender.send(g, held, sizes.get(g));
+                        batches.remove(g);
+                        sizes.remove(g);
+                        sent = true;
+                    }
                     List<Entry> b = batches.computeIfAbsent(g, x -> new ArrayList<>());
                     b.add(e);
                     long s = sizes.merge(g, size, Long::sum);

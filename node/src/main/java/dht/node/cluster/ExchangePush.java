@@ -31,11 +31,18 @@ final class ExchangePush {
         this.c = c;
     }
 
-    /** Queues {@code e} (null: nothing to send), sending the batch once it is full. */
+    /**
+     * Queues {@code e} (null: nothing to send), sending the batch once it is full. A batch is sent
+     * before a version would take it past {@link #PUSH_BYTES}, so each batch is within that or is
+     * one version alone: a peer takes an internal body of one value at its {@code --max-body}, not
+     * more (RequestAssembler).
+     */
     void add(Entry e) throws InterruptedException, ExecutionException, TimeoutException {
         if (e == null) return;
+        long size = AntiEntropy.wireSize(e);
+        if (!batch.isEmpty() && bytes + size > PUSH_BYTES) flush();
         batch.add(e);
-        bytes += AntiEntropy.wireSize(e);
+        bytes += size;
         if (batch.size() >= PUSH_ENTRIES || bytes >= PUSH_BYTES) flush();
     }
 

@@ -82,6 +82,15 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     static final int MIN_INTERNAL_BODY_BYTES = 512 * 1024;
 
     /**
+     * Room an internal body has past the larger of {@code --max-body} and {@link
+     * #MIN_INTERNAL_BODY_BYTES}, besides the longest key (no longer than a request line): a batch
+     * that holds one version of the largest value a client may write carries that key and a few
+     * dozen bytes of framing with it (a leave's push, anti-entropy, a hand-over). Without it, a
+     * value written at the limit could never move: each leave failed on it with 413.
+     */
+    static final int INTERNAL_FRAMING_BYTES = 4096;
+
+    /**
      * The most of a refused body the node reads and drops to keep its connection; past it the
      * connection closes. As much as a lingering close drops ({@link LingeringClose#MAX_DISCARDED_BYTES}).
      */
@@ -279,7 +288,9 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
 
     /** The most body bytes {@code request} may carry. */
     private int bodyLimit(HttpRequest request) {
-        return internal(request) ? Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) : maxBodyBytes;
+        if (!internal(request)) return maxBodyBytes;
+        long most = (long) Math.max(maxBodyBytes, MIN_INTERNAL_BODY_BYTES) + maxUriBytes + INTERNAL_FRAMING_BYTES;
+        return (int) Math.min(Integer.MAX_VALUE - 8, most);
     }
 
     /**
