@@ -83,8 +83,10 @@ final class NodeKeyStream implements KeyMerge.Source {
         if (start.length > 0) target.append("start=").append(ClientOptions.encode(start)).append('&');
         if (end != null) target.append("end=").append(ClientOptions.encode(end));
         HttpURLConnection c = (HttpURLConnection) URI.create(node + target).toURL().openConnection();
+        String proof = null;
         if (secret != null) {
-            c.setRequestProperty(ClusterSecret.HEADER, secret.sign("GET", target.toString(), new byte[0], System.currentTimeMillis()));
+            proof = secret.sign("GET", target.toString(), new byte[0], System.currentTimeMillis());
+            c.setRequestProperty(ClusterSecret.HEADER, proof);
         }
         c.setConnectTimeout(5_000);
         c.setReadTimeout(timeoutSeconds * 1000);
@@ -94,6 +96,10 @@ final class NodeKeyStream implements KeyMerge.Source {
             if (status == 503) throw new BusyException();
             if (status == 401 || status == 403) throw new SecretRefusedException(status);
             if (status != 200) throw new IOException("answered " + status);
+            if (secret != null && !secret.provesStreamAnswer(proof, c.getHeaderField(ClusterSecret.ANSWER_HEADER))) {
+                throw new IOException("answered without the cluster secret's proof (not a member of this cluster:"
+                        + " another process on its address?)");
+            }
             InputStream counted = new FilterInputStream(c.getInputStream()) {
                 @Override
                 public int read() throws IOException {

@@ -242,7 +242,9 @@ public final class Node implements AutoCloseable {
                     config.dataDir().toAbsolutePath(),
                     String.join(",", config.cluster()), (System.nanoTime() - t0) / 1_000_000);
             if (config.tls() != null) log.info("TLS to clients and peers by {}", config.tls().provider().describe());
-            if (config.cluster().size() > 1 && config.clusterSecret() == null) {
+            // a node that joined, or was started again on a kept membership, has no --cluster list
+            if (config.clusterSecret() == null
+                    && (config.cluster().size() > 1 || cluster.view().nodes().size() > 1)) {
                 log.warn("no --cluster-secret-file: anyone who reaches port {} can read and write this node's "
                         + "replica data through /internal/ paths", node.port);
             }

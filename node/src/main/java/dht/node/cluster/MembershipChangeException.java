@@ -38,6 +38,18 @@ public final class MembershipChangeException extends Exception {
         this.answered = answered;
     }
 
+    /**
+     * {@code e} as the caller of a change should take it from {@code member}: a 401 or 403 says the
+     * member does not take this node's proof of the cluster secret (it runs with another secret, or
+     * its clock is more than 30 s off), so for the change it is a member that does not answer, as
+     * it would be for every other call; any other refusal is {@code e} as it is.
+     */
+    static MembershipChangeException unansweredIfProofRefused(String member, MembershipChangeException e) {
+        if (e.status != 401 && e.status != 403) return e;
+        return new MembershipChangeException(503, member + " does not take this node's proof of the cluster secret ("
+                + e.getMessage() + "); taken as a member that does not answer", Outcome.NOTHING_CHANGED, false);
+    }
+
     /** The node asked gave no HTTP answer at all (no connection, a timeout): status 503, as a node that is down. */
     public static MembershipChangeException noAnswer(String message, Outcome outcome) {
         return new MembershipChangeException(503, message, outcome, false);

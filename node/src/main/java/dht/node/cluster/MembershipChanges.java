@@ -286,7 +286,8 @@ public final class MembershipChanges {
                             transport.call(p, "prepare", "expect=" + cur.version() + "&id=" + enc(id), next.bytes());
                         }
                         prepared.add(p);
-                    } catch (MembershipChangeException e) {
+                    } catch (MembershipChangeException refused) {
+                        MembershipChangeException e = MembershipChangeException.unansweredIfProofRefused(p, refused);
                         if (e.status() == 503) unanswered.add(p);
                         boolean mayMiss = missing != Missing.NONE && !p.equals(state.self())
                                 && (e.status() == 503 || missing == Missing.ONE_CONTINUING && cur.laggards().contains(p));

@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.rpc.ClusterSecret;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.util.ReferenceCountUtil;
@@ -53,6 +54,9 @@ public final class AnswerSlot {
     private long dispatchedNanos;
     /** When the request was read whole ({@link System#nanoTime()}): it may start much later, behind others. */
     final long readNanos = System.nanoTime();
+    /** Set for a request that proved the cluster secret: its answer proves it too ({@link ClusterSecret#ANSWER_HEADER}). */
+    private volatile ClusterSecret answerSecret;
+    private volatile String requestProof;
 
     AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
         this.sequencer = sequencer;
@@ -120,6 +124,12 @@ public final class AnswerSlot {
 
     public void stream(ResponseStream s) {
         complete(null, s, false);
+    }
+
+    /** The request proved {@code secret} with {@code proof}: its answer, whatever it is, will prove it too. */
+    void proveAnswer(ClusterSecret secret, String proof) {
+        this.requestProof = proof;
+        this.answerSecret = secret;
     }
 
     /** The request's body bytes, reserved by the assembler, are given back with this slot. */
@@ -212,6 +222,18 @@ public final class AnswerSlot {
     }
 
     private void complete(FullHttpResponse r, ResponseStream s, boolean close) {
+        ClusterSecret secret = answerSecret;
+        if (secret != null) {
+            try {
+                if (r != null) r.headers().set(ClusterSecret.ANSWER_HEADER, secret.answer(requestProof, r.status().code(), r.content()));
+                if (s != null) s.proveWith(secret.streamAnswer(requestProof));
+            } catch (RuntimeException | Error e) { // out of heap: as a completion that cannot be handed over
+                ReferenceCountUtil.release(r);
+                if (s != null) s.discard();
+                abandon(e);
+                return;
+            }
+        }
         if (ctx.executor().inEventLoop()) {
             completeOnLoop(r, s, close);
             return;

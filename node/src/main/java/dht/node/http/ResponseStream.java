@@ -30,4 +30,11 @@ public interface ResponseStream {
 
     /** The stream will never start (the connection closed before its turn): release what it holds. */
     void discard();
+
+    /**
+     * Before it starts: the head it writes (or the complete answer it gives instead) carries
+     * {@code answerProof} as {@link dht.node.rpc.ClusterSecret#ANSWER_HEADER}. Any thread.
+     */
+    default void proveWith(String answerProof) {
+    }
 }

@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <p>With a cluster secret, a request for any path under {@value #INTERNAL} must prove it
  * ({@link ClusterSecret}) before its route is even looked up: without a proof it is answered 401,
- * with a wrong or stale one 403, and nothing is read or changed.
+ * with a wrong or stale one 403, and nothing is read or changed. The answer to a request that
+ * proved it proves it in turn ({@link AnswerSlot#proveAnswer}).
  */
 public final class Router implements RequestHandler {
     static final String INTERNAL = "/internal/";
@@ -80,6 +81,7 @@ public final class Router implements RequestHandler {
                 http.headers().get(ClusterSecret.HEADER), System.currentTimeMillis());
         switch (v) {
             case GOOD -> {
+                slot.proveAnswer(secret, http.headers().get(ClusterSecret.HEADER));
                 return true;
             }
             case MISSING -> {

@@ -83,6 +83,8 @@ public final class ScanStream implements ResponseStream {
     // Set in start(), on the event loop, before the worker starts (so visible to it).
     private ChannelHandlerContext ctx;
     private Done done;
+    /** Set before it starts ({@link #proveWith}), read on the event loop once it has. */
+    private volatile String answerProof;
     private boolean keepAlive;
     private boolean http10;
     // Event loop only.
@@ -352,8 +354,14 @@ public final class ScanStream implements ResponseStream {
         return codec != null ? codec : ctx;
     }
 
+    @Override
+    public void proveWith(String answerProof) {
+        this.answerProof = answerProof;
+    }
+
     private HttpResponse head() {
         HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        if (answerProof != null) r.headers().set(dht.node.rpc.ClusterSecret.ANSWER_HEADER, answerProof);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
         if (http10) {
             r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -386,6 +394,7 @@ public final class ScanStream implements ResponseStream {
         over = true;
         headSent = true;
         if (!keepAlive) r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        if (answerProof != null) r.headers().set(dht.node.rpc.ClusterSecret.ANSWER_HEADER, answerProof);
         ctx.writeAndFlush(r);
         done.finished(false);
     }

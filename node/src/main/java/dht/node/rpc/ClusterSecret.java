@@ -17,10 +17,21 @@ import javax.crypto.spec.SecretKeySpec;
  * target (path and query), the timestamp and the SHA-256 of the body. A proof is good within
  * {@link #WINDOW} of the receiver's clock; there is no nonce cache (the page says why).
  *
+ * <p>An answer to a proven request proves the secret too, so that a node without it cannot pass
+ * for a member by answering on its address (a membership it made up, a value it forged): header
+ * {@value #ANSWER_HEADER} is the HMAC over "answer", the request's own proof, the status and the
+ * SHA-256 of the body; a streamed answer's (a scan), whose body is not known when its head is
+ * written, over "stream" and the request's proof alone, so with no TLS its records are not covered.
+ * Binding the request's proof, which differs for every request, makes an answer useless for
+ * any other request. Refusals made before a request's proof is checked, which carry no data
+ * ({@link #mayComeUnproven}), may come without one.
+ *
  * <p>Thread-safe: each thread signs and checks with its own {@link Mac} and {@link MessageDigest}.
  */
 public final class ClusterSecret {
     public static final String HEADER = "X-Dht-Auth";
+    /** The header of an answer's proof. */
+    public static final String ANSWER_HEADER = "X-Dht-Answer-Auth";
     /** How far a proof's timestamp may be from the receiver's clock, either way. */
     public static final Duration WINDOW = Duration.ofSeconds(30);
     /** Shortest secret accepted: 16 bytes of a random secret are 128 bits. */
@@ -74,6 +85,55 @@ public final class ClusterSecret {
         String expected = mac(method, uri, stamped, d.digest());
         byte[] given = header.substring(space + 1).getBytes(StandardCharsets.US_ASCII);
         return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII), given) ? Verdict.GOOD : Verdict.WRONG;
+    }
+
+    /** The {@value #ANSWER_HEADER} value of a complete answer to the request whose proof was {@code requestProof}. */
+    public String answer(String requestProof, int status, ByteBuf body) {
+        MessageDigest d = digests.get();
+        if (body.readableBytes() > 0) {
+            for (ByteBuffer b : body.nioBuffers()) d.update(b);
+        }
+        return answerMac("answer\n" + requestProof + "\n" + status + "\n", d.digest());
+    }
+
+    /** The {@value #ANSWER_HEADER} value of a streamed answer (its head, whatever its status) to that request. */
+    public String streamAnswer(String requestProof) {
+        return answerMac("stream\n" + requestProof + "\n", new byte[0]);
+    }
+
+    /** Whether {@code header} proves the complete answer {@code status}, {@code body} to the request whose proof was {@code requestProof}. */
+    public boolean provesAnswer(String requestProof, int status, byte[] body, String header) {
+        if (header == null) return false;
+        MessageDigest d = digests.get();
+        return same(answerMac("answer\n" + requestProof + "\n" + status + "\n", d.digest(body)), header);
+    }
+
+    /** Whether {@code header} proves a streamed answer to the request whose proof was {@code requestProof}. */
+    public boolean provesStreamAnswer(String requestProof, String header) {
+        return header != null && same(streamAnswer(requestProof), header);
+    }
+
+    /**
+     * Whether an answer with {@code status} may come without a proof: a refusal that the pipeline
+     * makes before it checks the request's proof (a malformed or oversized request, an overloaded
+     * or stopping node, a proof it does not take) or that a failing node makes. It changes nothing
+     * and carries no data, so it is taken as the refusal it is; every other answer must prove the
+     * secret, or it is no answer from a member.
+     */
+    public static boolean mayComeUnproven(int status) {
+        return status == 400 || status == 401 || status == 403 || status == 413 || status == 414 || status == 431
+                || status == 500 || status == 503;
+    }
+
+    private static boolean same(String expected, String given) {
+        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII), given.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private String answerMac(String head, byte[] bodyDigest) {
+        Mac mac = macs.get();
+        mac.update(head.getBytes(StandardCharsets.UTF_8));
+        mac.update(bodyDigest);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal());
     }
 
     private String mac(String method, String uri, long stamped, byte[] bodyDigest) {

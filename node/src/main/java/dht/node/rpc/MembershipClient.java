@@ -51,8 +51,11 @@ public final class MembershipClient implements MembershipTransport {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(node + uri)).timeout(timeout)
                 .method(method, method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(body));
-        if (secret != null) b.header(ClusterSecret.HEADER, secret.sign(method, uri, method.equals("GET") ? new byte[0] : body,
-                System.currentTimeMillis()));
+        String proof = null;
+        if (secret != null) {
+            proof = secret.sign(method, uri, method.equals("GET") ? new byte[0] : body, System.currentTimeMillis());
+            b.header(ClusterSecret.HEADER, proof);
+        }
         HttpResponse<byte[]> r;
         try {
             r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -63,6 +66,12 @@ public final class MembershipClient implements MembershipTransport {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw MembershipChangeException.noAnswer("interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
+        }
+        if (secret != null && !ClusterSecret.mayComeUnproven(r.statusCode())
+                && !secret.provesAnswer(proof, r.statusCode(), r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null))) {
+            // Whatever answered does not hold the secret: not a member, and what it says is not taken.
+            throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " without the cluster secret's proof"
+                    + " (not a member of this cluster: another process on its address?)", MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
         throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r));

@@ -47,6 +47,9 @@ final class PeerCall {
     private long deadlineNanos;
     /** Whether the lane admitted this call ({@link PeerPool.Lane#admit}): it tells the lane when done. */
     private boolean admitted;
+    /** With a cluster secret: what the answer must prove, and the request's proof it binds; else null. */
+    private ClusterSecret secret;
+    private String requestProof;
 
     /** @param trial the probe's trial of a silent peer ({@link FailureDetector.Admission#TRIAL}) */
     PeerCall(String peer, FailureDetector detector, PeerPool.Lane lane, boolean trial, Duration timeout,
@@ -57,6 +60,12 @@ final class PeerCall {
         this.lane = lane;
         this.trial = trial;
         this.timeout = timeout;
+    }
+
+    /** The request carries {@code proof} of {@code secret}: an answer is taken only if it proves the secret too. */
+    void expectProof(ClusterSecret secret, String proof) {
+        this.secret = secret;
+        this.requestProof = proof;
     }
 
     /** Sends {@code request} (whose reference this call now owns) on the lane's loop. */
@@ -145,11 +154,20 @@ final class PeerCall {
 
     /** Called on the channel's event loop with a complete answer. */
     private void answered(FullHttpResponse response) {
+        int code = response.status().code();
+        byte[] body = ByteBufUtil.getBytes(response.content());
+        if (secret != null && !ClusterSecret.mayComeUnproven(code)
+                && !secret.provesAnswer(requestProof, code, body, response.headers().get(ClusterSecret.ANSWER_HEADER))) {
+            // Not a member: whatever answers on its address does not hold the secret. Its answer
+            // is no answer, and the connection is not used again.
+            fail(new PeerUnavailableException(peer + " answered " + code + " without the cluster secret's proof"
+                    + " (not a member of this cluster: another process on its address?)", null));
+            return;
+        }
         if (!finished.compareAndSet(false, true)) return;
         deadline.cancel(false);
         if (admitted) lane.done();
-        PeerResponse r = new PeerResponse(response.status().code(), response.headers().copy(),
-                ByteBufUtil.getBytes(response.content()));
+        PeerResponse r = new PeerResponse(code, response.headers().copy(), body);
         Channel ch = channel;
         ch.pipeline().get(AnswerHandler.class).call = null;
         if (HttpUtil.isKeepAlive(response)) {

@@ -167,17 +167,26 @@ public final class PeerClient implements PeerNetwork {
         request.headers().set(HttpHeaderNames.HOST, p.hostHeader);
         HttpUtil.setContentLength(request, body.length);
         HttpUtil.setKeepAlive(request, true);
-        sign(request, body);
+        String proof = sign(request, body);
+        if (proof != null) call.expectProof(secret, proof);
         call.start(request);
         return call.result;
     }
 
-    /** Adds the proof of the cluster secret, if there is one, to {@code request}, whose body is {@code body}. */
-    void sign(HttpRequest request, byte[] body) {
-        if (secret != null) {
-            request.headers().set(ClusterSecret.HEADER,
-                    secret.sign(request.method().name(), request.uri(), body, System.currentTimeMillis()));
-        }
+    /**
+     * Adds the proof of the cluster secret, if there is one, to {@code request}, whose body is
+     * {@code body}; returns it (null: no secret), which the answer's proof must bind.
+     */
+    String sign(HttpRequest request, byte[] body) {
+        if (secret == null) return null;
+        String proof = secret.sign(request.method().name(), request.uri(), body, System.currentTimeMillis());
+        request.headers().set(ClusterSecret.HEADER, proof);
+        return proof;
+    }
+
+    /** The cluster secret requests prove and answers must prove; null: none. */
+    ClusterSecret secret() {
+        return secret;
     }
 
     /** Opens the internal scan stream of {@code peer} (see {@link PeerScanStream}); reads start at once. */

@@ -54,6 +54,9 @@ final class PeerScanStream implements ScanSource {
     private final Duration idleTimeout;
     /** Set once the response head arrived: until then a frozen peer is given only {@code answerTimeout}. */
     private volatile boolean answered;
+    /** With a cluster secret: what the answer's head must prove, and the request's proof; else null. */
+    private volatile ClusterSecret secret;
+    private volatile String requestProof;
     /**
      * System.nanoTime() of the opening, of the last bytes from the peer, or of the last resume of
      * reading, whichever is latest: the timeouts count from it, not from when the consumer starts
@@ -117,7 +120,8 @@ final class PeerScanStream implements ScanSource {
                     Unpooled.EMPTY_BUFFER);
             req.headers().set(HttpHeaderNames.HOST, hostHeader);
             HttpUtil.setContentLength(req, 0);
-            client.sign(req, new byte[0]);
+            s.requestProof = client.sign(req, new byte[0]);
+            s.secret = client.secret();
             f.channel().writeAndFlush(req);
             f.channel().read();
         });
@@ -248,6 +252,15 @@ final class PeerScanStream implements ScanSource {
             if (msg instanceof HttpResponse r && r.status().code() != 200) {
                 failed = true;
                 queue.add(new ScanSourceException(peer + " answered the scan with " + r.status(), null));
+                ctx.close();
+                return;
+            }
+            ClusterSecret sec = secret;
+            if (msg instanceof HttpResponse r && sec != null
+                    && !sec.provesStreamAnswer(requestProof, r.headers().get(ClusterSecret.ANSWER_HEADER))) {
+                failed = true;
+                queue.add(new ScanSourceException(peer + " answered the scan without the cluster secret's proof"
+                        + " (not a member of this cluster: another process on its address?)", null));
                 ctx.close();
                 return;
             }

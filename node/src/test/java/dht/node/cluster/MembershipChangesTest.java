@@ -26,6 +26,8 @@ class MembershipChangesTest {
     private final Set<String> late = ConcurrentHashMap.newKeySet();
     /** Nodes an abort never reaches. */
     private final Set<String> abortsLost = ConcurrentHashMap.newKeySet();
+    /** Nodes that run with another cluster secret: they refuse every call's proof (403). */
+    private final Set<String> otherSecret = ConcurrentHashMap.newKeySet();
     /** Nodes that serve before they join, by URL: the membership each answers a get with. */
     private final Map<String, Membership> joiners = new ConcurrentHashMap<>();
 
@@ -56,6 +58,7 @@ class MembershipChangesTest {
         if (down.contains(node) || op.equals("abort") && abortsLost.contains(node)) {
             throw new MembershipChangeException(503, node + " did not answer");
         }
+        if (otherSecret.contains(node)) throw new MembershipChangeException(403, "wrong or stale proof of the cluster secret");
         if (joiners.containsKey(node) && op.equals("get")) return joiners.get(node).bytes();
         MembershipChanges c = nodes.get(node);
         if (c == null) throw new MembershipChangeException(503, node + " did not answer");
@@ -116,6 +119,25 @@ class MembershipChangesTest {
         node('d').syncOnce();
         node('d').syncOnce();
         assertThat(node('d').state().current()).isEqualTo(left);
+    }
+
+    /**
+     * A member that runs with another secret refuses the proof of every call (403): for a change
+     * it is a member that does not answer, so the change goes on with it as the laggard, and the
+     * refusal is not passed on as if the one asking had the wrong secret (a black-box tester's
+     * finding: every join and leave failed with "wrong or stale proof of the cluster secret").
+     */
+    @Test
+    void aMemberWithAnotherSecretIsTakenAsOneThatDoesNotAnswer() throws Exception {
+        cluster(4, 3);
+        otherSecret.add(url('d'));
+        Membership leaving = node('a').leave(url('a'));
+        assertThat(leaving.laggards()).containsExactly(url('d'));
+        assertThat(node('b').state().current()).isEqualTo(leaving);
+
+        otherSecret.add(url('c')); // two that do not answer: refused as for two down
+        assertThatThrownBy(() -> node('a').left(url('a'))).isInstanceOf(MembershipChangeException.class)
+                .hasMessageContaining("[" + url('c') + ", " + url('d') + "] did not answer");
     }
 
     /**
