@@ -36,7 +36,7 @@ final class PutCommand implements Callable<Integer> {
     /** The node's bound for {@code ttl} (docs/api.md): 20 years of 365 days, in seconds. */
     static final long MAX_TTL_SECONDS = 630_720_000L;
 
-    @Option(names = "--ttl", paramLabel = "SECONDS",
+    @Option(names = "--ttl", paramLabel = "SECONDS", converter = DecimalDigits.ToLong.class,
             description = "Expire the value this many seconds after it is stored (1 to " + MAX_TTL_SECONDS
                     + "; default: never). A later put without --ttl makes the key permanent.")
     Long ttl;

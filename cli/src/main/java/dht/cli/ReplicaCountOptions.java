@@ -24,13 +24,13 @@ final class ReplicaCountOptions {
 
     Integer from;
 
-    @Option(names = "--ack", description = "Replicas that must answer (default: a majority of --from).")
+    @Option(names = "--ack", converter = DecimalDigits.ToInt.class, description = "Replicas that must answer (default: a majority of --from).")
     void ack(int value) {
         ack = positive(spec, "--ack", value);
         checkAckWithinFrom();
     }
 
-    @Option(names = "--from", description = "Replicas to involve (default: the whole cluster).")
+    @Option(names = "--from", converter = DecimalDigits.ToInt.class, description = "Replicas to involve (default: the whole cluster).")
     void from(int value) {
         from = positive(spec, "--from", value);
         checkAckWithinFrom();

@@ -52,7 +52,7 @@ final class ScanCommand implements Callable<Integer> {
     // Not a key's replicas, as on get/put/delete: the node asks every node of the cluster and merges
     // their streams, and each entry it sends must have been covered by at least ack of them
     // (MergingScan); when fewer can still answer it ends the stream before its last chunk.
-    @Option(names = "--ack",
+    @Option(names = "--ack", converter = DecimalDigits.ToInt.class,
             description = "Nodes that must have covered each entry printed: all are asked, and the scan ends, "
                 + "incomplete (exit 1), once fewer can still answer (default: a majority of the cluster).")
     void ack(int value) {
