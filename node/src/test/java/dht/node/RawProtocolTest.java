@@ -59,6 +59,21 @@ class RawProtocolTest {
         }
     }
 
+    /** A raw '#' would end the key there (the decoder takes it for a fragment): a 400, nothing stored. */
+    @Test
+    void aNumberSignInTheRequestTargetIsA400AndStoresNothing() throws Exception {
+        try (RawHttp c = connect()) {
+            c.send("PUT /v0/entity?id=bad#frag HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nv"
+                    + get("/v0/entity?id=bad") + put("a%23b", "v") + get("/v0/entity?id=a%23b"));
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.text()).contains("%23");
+            assertThat(c.read().status()).as("nothing stored under the key before the '#'").isEqualTo(404);
+            assertThat(c.read().status()).as("an encoded '#' is part of the key").isEqualTo(201);
+            assertThat(c.read().text()).isEqualTo("v");
+        }
+    }
+
     @Test
     void pipelinedAnswersComeInRequestOrder() throws Exception {
         try (RawHttp c = connect()) {

@@ -59,6 +59,11 @@ public final class Router implements RequestHandler {
                 slot.respond(Responses.badRequest("control character in the request target (percent-encode bytes like %00)"));
                 return;
             }
+            if (uri.indexOf('#') >= 0) { // a fragment is never sent: the decoder would cut the key short at it
+                slot.meter(meter, RequestMeter.Operation.OTHER, start);
+                slot.respond(Responses.badRequest("'#' in the request target (percent-encode it as %23)"));
+                return;
+            }
             Request request = parse(http);
             if (secret != null && request.path().startsWith(INTERNAL) && !proven(http, slot)) return;
             Route route = routes.get(request.path());
@@ -106,7 +111,7 @@ public final class Router implements RequestHandler {
     @Override
     public boolean mayShareGroupCommit(FullHttpRequest http) {
         String uri = http.uri();
-        if (hasControlCharacter(uri)) return false;
+        if (hasControlCharacter(uri) || uri.indexOf('#') >= 0) return false;
         int start = pathStart(uri);
         int end = pathEnd(uri, start);
         for (int i = 0; i < paths.length; i++) {
