@@ -458,9 +458,13 @@ public final class AntiEntropy implements AutoCloseable {
         return v;
     }
 
-    /** About what an entry costs on the wire: its key, value, timestamp and framing. */
+    /**
+     * What an entry costs in a pushed batch: its key, value and the framing of a write there
+     * (ReplicaBatch: kind, key length, timestamp, expiry, value length), so that a batch counted
+     * within ExchangePush's bound is within it on the wire too.
+     */
     static long wireSize(Entry e) {
-        return e.key().length + (e.isTombstone() ? 0 : e.valueLength()) + 16L;
+        return e.key().length + (e.isTombstone() ? 0 : e.valueLength()) + 25L;
     }
 
     /** The smallest key after {@code key}. */

@@ -123,8 +123,8 @@ final class DataPush {
                     }
                 }
                 if (sent && name != null && System.nanoTime() - keptNanos > KEEP_PROGRESS_NANOS) {
-                    progress.at(name, oldestUnsent(batches, e.key()));
                     keptNanos = System.nanoTime();
+                    if (!keep(name, oldestUnsent(batches, e.key()))) name = null;
                 }
             }
         }
@@ -132,7 +132,45 @@ final class DataPush {
         // copies gone with it), a removal's mark would be cleared.
         if (closed.getAsBoolean()) throw new IOException("this node is stopping: the push was cut short");
         for (Map.Entry<String, List<Entry>> b : batches.entrySet()) sender.send(b.getKey(), b.getValue(), sizes.get(b.getKey()));
-        if (name != null) progress.clear();
+        if (name != null) keep(name, null);
+    }
+
+    /**
+     * Keeps the push's progress ({@code at} null: the push is done). The progress only saves time
+     * after a crash, so a failure to keep it (a full disk, which is a reason to drain a node) is
+     * logged and the push goes on without it; false then.
+     */
+    private boolean keep(String name, byte[] at) {
+        try {
+            if (at != null) progress.at(name, at);
+            else progress.clear();
+            return true;
+        } catch (IOException e) {
+            log.warn("the progress of the push {} cannot be kept ({}); the push goes on, and starts over if cut short",
+                    name, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * Sends {@code entries} to {@code peer} by {@code sender} cut as {@link #all} cuts its batches:
+     * each within {@link #PUSH_BYTES} and {@link #PUSH_ENTRIES}, or one version alone, so that
+     * the peer takes each body (RequestAssembler).
+     */
+    static void inBatches(String peer, List<Entry> entries, Sender sender) throws IOException {
+        List<Entry> b = new ArrayList<>();
+        long bytes = 0;
+        for (Entry e : entries) {
+            long size = RebalanceCounts.bytesOf(e);
+            if (!b.isEmpty() && (bytes + size > PUSH_BYTES || b.size() >= PUSH_ENTRIES)) {
+                sender.send(peer, b, bytes);
+                b = new ArrayList<>();
+                bytes = 0;
+            }
+            b.add(e);
+            bytes += size;
+        }
+        if (!b.isEmpty()) sender.send(peer, b, bytes);
     }
 
     /**

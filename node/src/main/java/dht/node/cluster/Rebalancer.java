@@ -382,14 +382,10 @@ public final class Rebalancer implements AutoCloseable {
             long passed = 0;
             for (HintBatch b : held.of(member)) {
                 List<Entry> entries = new ArrayList<>();
-                long bytes = 0;
                 for (Entry e : b.entriesOrIOException()) {
-                    if (!after.replicas(e.key(), Topology.copies(e, rf)).contains(member)) continue;
-                    entries.add(e);
-                    bytes += RebalanceCounts.bytesOf(e);
+                    if (after.replicas(e.key(), Topology.copies(e, rf)).contains(member)) entries.add(e);
                 }
-                if (entries.isEmpty()) continue;
-                sender.send(member, entries, bytes);
+                DataPush.inBatches(member, entries, sender); // a batch of hints has no bound in bytes
                 passed += entries.size();
             }
             if (passed > 0) log.info("leaving: {} hinted write(s) this node held for {} passed on", passed, member);

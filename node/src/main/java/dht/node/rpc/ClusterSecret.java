@@ -116,13 +116,15 @@ public final class ClusterSecret {
     /**
      * Whether an answer with {@code status} may come without a proof: a refusal that the pipeline
      * makes before it checks the request's proof (a malformed or oversized request, an overloaded
-     * or stopping node, a proof it does not take) or that a failing node makes. It changes nothing
-     * and carries no data, so it is taken as the refusal it is; every other answer must prove the
-     * secret, or it is no answer from a member.
+     * or stopping node, a stalled body, a proof it does not take) or that a failing node makes. It
+     * changes nothing and carries no data, so it is taken as the refusal it is; every other answer
+     * must prove the secret, or it is no answer from a member. (So a process on a member's address
+     * can still pass it off as busy, 503, rather than down: it denies service, as by not
+     * answering, and can plant no data or membership.)
      */
     public static boolean mayComeUnproven(int status) {
-        return status == 400 || status == 401 || status == 403 || status == 413 || status == 414 || status == 431
-                || status == 500 || status == 503;
+        return status == 400 || status == 401 || status == 403 || status == 408 || status == 413 || status == 414
+                || status == 417 || status == 431 || status == 500 || status == 501 || status == 503;
     }
 
     private static boolean same(String expected, String given) {

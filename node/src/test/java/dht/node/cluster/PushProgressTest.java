@@ -43,6 +43,19 @@ class PushProgressTest {
     }
 
     @Test
+    void entriesSentInBatchesAreCutBeforeTheyWouldPassTheBoundOrAloneWhenLarger() throws Exception {
+        byte[] small = new byte[100 << 10];
+        byte[] large = new byte[8 << 20];
+        List<Entry> entries = List.of(Entry.value(key("a"), small, 1), Entry.value(key("b"), small, 1),
+                Entry.value(key("c"), large, 1), Entry.value(key("d"), small, 1), Entry.value(key("e"), small, 1),
+                Entry.value(key("f"), small, 1));
+        List<List<String>> sent = new java.util.ArrayList<>();
+        DataPush.inBatches("http://x:1", entries, (peer, batch, bytes) ->
+                sent.add(batch.stream().map(e -> new String(e.key(), StandardCharsets.UTF_8)).toList()));
+        assertThat(sent).containsExactly(List.of("a", "b"), List.of("c"), List.of("d", "e"), List.of("f"));
+    }
+
+    @Test
     void theOldestUnsentKeyIsTheLeastFirstKeyOfTheBatchesHeldElseTheOneAfterTheLastScanned() {
         Map<String, List<Entry>> batches = new LinkedHashMap<>();
         assertThat(DataPush.oldestUnsent(batches, key("b"))).as("nothing held").isEqualTo(new byte[] {'b', 0});
