@@ -176,8 +176,7 @@ class QueryFuzzTest {
      * the reason, or the one call the route must make.
      */
     static String expected(HttpMethod method, String path, String query) {
-        int hash = query.indexOf('#');
-        if (hash >= 0) query = query.substring(0, hash);
+        if (query.indexOf('#') >= 0) return "400 '#' in the request target"; // a fragment is never sent
         Map<String, List<byte[]>> params = new HashMap<>();
         for (String piece : query.split("&", -1)) {
             if (piece.isEmpty()) continue;
