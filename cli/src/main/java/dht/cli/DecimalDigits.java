@@ -16,23 +16,26 @@ final class DecimalDigits {
     static final class ToInt implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            try {
-                return Integer.parseInt(checked(value));
-            } catch (NumberFormatException e) {
-                throw new TypeConversionException("'" + value + "' is too large");
-            }
+            return (int) parse(value, Integer.MAX_VALUE);
         }
     }
 
     static final class ToLong implements ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
-            try {
-                return Long.parseLong(checked(value));
-            } catch (NumberFormatException e) {
-                throw new TypeConversionException("'" + value + "' is too large");
-            }
+            return parse(value, Long.MAX_VALUE);
         }
+    }
+
+    private static long parse(String value, long max) {
+        long v;
+        try {
+            v = Long.parseLong(checked(value));
+        } catch (NumberFormatException e) {
+            throw new TypeConversionException("'" + value + "' is too large");
+        }
+        if (v > max) throw new TypeConversionException("'" + value + "' is too large");
+        return v;
     }
 
     private static String checked(String value) {

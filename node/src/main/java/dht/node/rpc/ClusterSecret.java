@@ -93,7 +93,7 @@ public final class ClusterSecret {
         if (body.readableBytes() > 0) {
             for (ByteBuffer b : body.nioBuffers()) d.update(b);
         }
-        return answerMac("answer\n" + requestProof + "\n" + status + "\n", d.digest());
+        return answerMac(answerHead(requestProof, status), d.digest());
     }
 
     /** The {@value #ANSWER_HEADER} value of a streamed answer (its head, whatever its status) to that request. */
@@ -105,7 +105,7 @@ public final class ClusterSecret {
     public boolean provesAnswer(String requestProof, int status, byte[] body, String header) {
         if (header == null) return false;
         MessageDigest d = digests.get();
-        return same(answerMac("answer\n" + requestProof + "\n" + status + "\n", d.digest(body)), header);
+        return same(answerMac(answerHead(requestProof, status), d.digest(body)), header);
     }
 
     /** Whether {@code header} proves a streamed answer to the request whose proof was {@code requestProof}. */
@@ -125,6 +125,10 @@ public final class ClusterSecret {
     public static boolean mayComeUnproven(int status) {
         return status == 400 || status == 401 || status == 403 || status == 408 || status == 413 || status == 414
                 || status == 417 || status == 431 || status == 500 || status == 501 || status == 503;
+    }
+
+    private static String answerHead(String requestProof, int status) {
+        return "answer\n" + requestProof + "\n" + status + "\n";
     }
 
     private static boolean same(String expected, String given) {
