@@ -97,8 +97,7 @@ final class NodeKeyStream implements KeyMerge.Source {
             if (status == 401 || status == 403) throw new SecretRefusedException(status);
             if (status != 200) throw new IOException("answered " + status);
             if (secret != null && !secret.provesStreamAnswer(proof, c.getHeaderField(ClusterSecret.ANSWER_HEADER))) {
-                throw new IOException("answered without the cluster secret's proof (not a member of this cluster:"
-                        + " another process on its address?)");
+                throw new IOException("answered " + ClusterSecret.UNPROVEN);
             }
             InputStream counted = new FilterInputStream(c.getInputStream()) {
                 @Override

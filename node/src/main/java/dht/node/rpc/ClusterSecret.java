@@ -32,6 +32,9 @@ public final class ClusterSecret {
     public static final String HEADER = "X-Dht-Auth";
     /** The header of an answer's proof. */
     public static final String ANSWER_HEADER = "X-Dht-Answer-Auth";
+    /** What a client says of an answer that lacks its proof, after naming who gave it. */
+    public static final String UNPROVEN = "without the cluster secret's proof"
+            + " (not a member of this cluster: another process on its address?)";
     /** How far a proof's timestamp may be from the receiver's clock, either way. */
     public static final Duration WINDOW = Duration.ofSeconds(30);
     /** Shortest secret accepted: 16 bytes of a random secret are 128 bits. */

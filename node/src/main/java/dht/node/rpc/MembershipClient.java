@@ -70,8 +70,7 @@ public final class MembershipClient implements MembershipTransport {
         if (secret != null && !ClusterSecret.mayComeUnproven(r.statusCode())
                 && !secret.provesAnswer(proof, r.statusCode(), r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null))) {
             // Whatever answered does not hold the secret: not a member, and what it says is not taken.
-            throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " without the cluster secret's proof"
-                    + " (not a member of this cluster: another process on its address?)", MembershipChangeException.Outcome.UNKNOWN);
+            throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " " + ClusterSecret.UNPROVEN, MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
         throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r));

@@ -160,8 +160,7 @@ final class PeerCall {
                 && !secret.provesAnswer(requestProof, code, body, response.headers().get(ClusterSecret.ANSWER_HEADER))) {
             // Not a member: whatever answers on its address does not hold the secret. Its answer
             // is no answer, and the connection is not used again.
-            fail(new PeerUnavailableException(peer + " answered " + code + " without the cluster secret's proof"
-                    + " (not a member of this cluster: another process on its address?)", null));
+            fail(new PeerUnavailableException(peer + " answered " + code + " " + ClusterSecret.UNPROVEN, null));
             return;
         }
         if (!finished.compareAndSet(false, true)) return;

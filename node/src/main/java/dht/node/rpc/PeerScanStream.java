@@ -259,8 +259,7 @@ final class PeerScanStream implements ScanSource {
             if (msg instanceof HttpResponse r && sec != null
                     && !sec.provesStreamAnswer(requestProof, r.headers().get(ClusterSecret.ANSWER_HEADER))) {
                 failed = true;
-                queue.add(new ScanSourceException(peer + " answered the scan without the cluster secret's proof"
-                        + " (not a member of this cluster: another process on its address?)", null));
+                queue.add(new ScanSourceException(peer + " answered the scan " + ClusterSecret.UNPROVEN, null));
                 ctx.close();
                 return;
             }
