@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -96,6 +97,13 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
      */
     static final long MAX_DISCARD_BYTES = LingeringClose.MAX_DISCARDED_BYTES;
 
+    /**
+     * How far past {@code --max-uri} an operator's repair ({@code GET ...&repair=all}) may go: its
+     * {@code &from=F&repair=all} is about 20 bytes, so without it a key stored by a PUT within that
+     * of the limit could never be repaired by {@code bin/dht repair} (414).
+     */
+    static final int REPAIR_LINE_SLACK = 64;
+
     public RequestAssembler(int maxUriBytes, int maxBodyBytes, Admission admission, Duration bodyTimeout) {
         if (!bodyTimeout.isPositive()) throw new IllegalArgumentException("body timeout must be positive, got " + bodyTimeout);
         this.maxUriBytes = maxUriBytes;
@@ -175,7 +183,8 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
         // dropped, unless the client waits for 100 Continue, asked to close, or declared more than
         // is worth dropping; the answer says close when it will.
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !expectsContinue && length <= MAX_DISCARD_BYTES;
-        if (lineLength > maxUriBytes && !internal(request)) {
+        if (lineLength > maxUriBytes && !internal(request)
+                && !(lineLength <= maxUriBytes + REPAIR_LINE_SLACK && repair(request))) {
             // Decoded whole, so the framing holds: the connection stays usable once the body is dropped
             // (after an unsupported Expect it was already refused and closed, above).
             reject(ctx, Responses.text(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long"), keepAlive);
@@ -284,6 +293,13 @@ public final class RequestAssembler extends ChannelInboundHandlerAdapter {
     /** A peer's request ({@code /internal/...}): not held to the client limits on line and body. */
     private static boolean internal(HttpRequest request) {
         return request.uri().startsWith("/internal/");
+    }
+
+    /** Whether {@code request} asks for an operator's repair (its route checks the parameter itself). */
+    private static boolean repair(HttpRequest request) {
+        String uri = request.uri();
+        return request.method() == HttpMethod.GET && uri.startsWith("/v0/entity?")
+                && (uri.contains("&repair=all") || uri.contains("?repair=all"));
     }
 
     /** The most body bytes {@code request} may carry. */
