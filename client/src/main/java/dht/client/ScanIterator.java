@@ -69,7 +69,9 @@ public final class ScanIterator implements Iterator<Entry>, AutoCloseable {
 
     /**
      * One chunk, {@code key \n value}: the key ends at the first newline, so a key that itself
-     * holds a newline cannot be told apart from its value here (the API's framing).
+     * holds a newline cannot be told apart from its value here (the API's framing). A key that
+     * starts with one comes back empty, its rest in the value: the split the API documents, and
+     * the scan goes on past it.
      */
     private Entry entry(byte[] chunk) {
         int nl = -1;
@@ -79,7 +81,7 @@ public final class ScanIterator implements Iterator<Entry>, AutoCloseable {
                 break;
             }
         }
-        if (nl <= 0) {
+        if (nl < 0) {
             throw new DhtException("node " + connection.node() + " sent a scan entry without 'key \\n value' framing",
                     connection.node(), 200, null);
         }

@@ -81,6 +81,18 @@ class ScanTest {
         }
     }
 
+    /** Split at the first newline, as the API says: an empty key and the rest as the value; the scan goes on. */
+    @Test
+    void aKeyThatStartsWithANewlineDoesNotEndTheScan() {
+        client.put("\nlead".getBytes(StandardCharsets.UTF_8), DhtClient.utf8("v1"));
+        client.put("\u000bnext".getBytes(StandardCharsets.UTF_8), DhtClient.utf8("v2"));
+        try (Stream<Entry> entries = client.scan("\n", "\u000c")) {
+            assertThat(entries.toList()).containsExactly(
+                    new Entry(new byte[0], DhtClient.utf8("lead\nv1")),
+                    new Entry(DhtClient.utf8("\u000bnext"), DhtClient.utf8("v2")));
+        }
+    }
+
     @Test
     void aLimitedScanReturnsTheFirstEntriesAndDeletedKeysDoNotCount() {
         assertThat(keys(client.scan("scan:", null, ScanOptions.defaults().limit(3))))
