@@ -1,6 +1,7 @@
 package dht.cli;
 
 import dht.node.cluster.MembershipFile;
+import dht.node.text.Plural;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.ServerSocket;
@@ -78,14 +79,19 @@ final class NodeAddition implements ClusterControl.Handler {
         return awaitMember(n, progress);
     }
 
-    /** Waits until every running node lists {@code n} among its members, or {@code n} exits. */
+    /**
+     * Waits until every running node lists {@code n} among its members and none is rebalancing any
+     * more (the old owners' cleanup done), or {@code n} exits.
+     */
     private String awaitMember(LocalNode n, PrintWriter progress) throws IOException, InterruptedException {
         long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
             while (n.process.isAlive()) {
                 String own = StatusProbe.body(client, n.url);
-                if (StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url)
-                        && everyRunningNodeLists(client, n)) {
+                boolean member = StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url)
+                        && everyRunningNodeLists(client, n);
+                int cleaning = member ? stillRebalancing(client) : 0;
+                if (member && cleaning == 0) {
                     cluster.supervise(n);
                     int size = StatusProbe.urls(own, "members").size();
                     System.out.println("dht cluster: node " + n.name() + " added: " + size + " members");
@@ -93,7 +99,8 @@ final class NodeAddition implements ClusterControl.Handler {
                 }
                 if (System.nanoTime() > nextProgress) {
                     nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
-                    progress.println(joining(own));
+                    progress.println(member ? "cleaning up: " + Plural.of(cleaning, "node")
+                            + " still to remove the copies the new node took over" : joining(own));
                     if (progress.checkError()) {
                         // the asker went away (Ctrl-C): the node joins on all the same, watched as the others
                         cluster.supervise(n);
@@ -124,6 +131,20 @@ final class NodeAddition implements ClusterControl.Handler {
             if (body == null || !StatusProbe.urls(body, "members").contains(added.url)) return false;
         }
         return true;
+    }
+
+    /**
+     * How many running nodes still report {@code rebalancing}: after a join, each old owner removes
+     * the copies it no longer owns a few seconds after the join ends; until then those keys have a
+     * copy more than their writes asked for. A node that does not answer counts as done.
+     */
+    private int stillRebalancing(HttpClient client) throws InterruptedException {
+        int n = 0;
+        for (LocalNode node : cluster.running()) {
+            String body = StatusProbe.body(client, node.url);
+            if (body != null && body.contains("\"rebalancing\":true")) n++;
+        }
+        return n;
     }
 
     /** A progress line from the joining node's status (null: it does not answer yet). */

@@ -49,6 +49,11 @@ class ClusterAddProcessTest {
             for (NodeProcess n : nodes) {
                 assertThat(StatusProbe.urls(NodeStatus.of(n), "members")).as("members on %s", n.url()).isEqualTo(urls);
             }
+            // once it has answered, the old owners' cleanup is done: three copies of each key, no more
+            java.util.Map<String, Integer> copies = new java.util.HashMap<>();
+            for (NodeProcess n : nodes) for (String key : cluster.requests.local(n).keySet()) copies.merge(key, 1, Integer::sum);
+            assertThat(copies).hasSize(200);
+            assertThat(copies.values()).as("copies per key right after the add").containsOnly(3);
             long fourthPid = pid(fourth);
             List<ProcessHandle> children = launcher.children().toList();
             assertThat(children).hasSize(4).extracting(ProcessHandle::pid).contains(fourthPid);

@@ -42,6 +42,8 @@ final class JoinCleanup {
     private final RebalanceCounts counts;
     private final BooleanSupplier closed;
     private final SolePush solePush;
+    /** Runs scheduled and not yet over, plus one for a purge that failed ({@link #owed}). */
+    private final java.util.concurrent.atomic.AtomicInteger scheduled = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}). */
     @FunctionalInterface
@@ -87,8 +89,24 @@ final class JoinCleanup {
         if (marked >= 0 && !now.changing() && now.version() >= marked) schedule(now);
     }
 
+    /**
+     * Whether a cleanup is scheduled here and not yet done: until it is, keys this node no longer
+     * owns still have a copy here beyond what their writes asked for, so the move is not over
+     * ({@code rebalancing} in the status). Stays true after a failed purge (logged), which leaves them.
+     */
+    boolean owed() {
+        return scheduled.get() > 0;
+    }
+
     private void schedule(Membership m) {
-        timer.schedule(() -> run(m), DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        scheduled.incrementAndGet();
+        timer.schedule(() -> {
+            try {
+                run(m);
+            } finally {
+                scheduled.decrementAndGet(); // a run that put itself off scheduled again first
+            }
+        }, DELAY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void run(Membership m) {
@@ -110,7 +128,10 @@ final class JoinCleanup {
             counts.keysCleanedUp.addAndGet(dropped);
             if (marked() <= m.version()) Files.deleteIfExists(dataDir.resolve(PENDING)); // not a newer version's mark
             log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
-        } catch (IOException | UnsupportedOperationException e) {
+        } catch (IOException e) {
+            log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
+            scheduled.incrementAndGet(); // the copies stay: the move is not over (a restart cleans up from the mark)
+        } catch (UnsupportedOperationException e) {
             log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
         }
     }

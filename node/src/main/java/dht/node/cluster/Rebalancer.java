@@ -115,6 +115,8 @@ public final class Rebalancer implements AutoCloseable {
             m.put("rebalancing", 1L);
             if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries, or the sender's to know
         }
+        // after a join, until this node has removed the copies it no longer owns (JoinCleanup)
+        if (cleanup.owed()) m.put("rebalancing", 1L);
         m.put("writesInFlight", writes.inFlight());
         m.put("moveWaitsTimedOut", writes.waitsTimedOut());
         return m;
