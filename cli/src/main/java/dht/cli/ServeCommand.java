@@ -392,7 +392,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (tombstoneGraceSeconds < 1) throw new IllegalArgumentException("--tombstone-grace must be positive, got " + tombstoneGraceSeconds);
         return new NodeConfig(port, DataDirectory.absolute(data), me, nodes, maxInFlight, maxBody, maxUri, maxHeaders,
                 Duration.ofMillis(replicaTimeoutMs), everyWrite, memtableBytes, adminToken, ioThreads,
-                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.read(), Duration.ofMillis(maxClockOffsetMs),
+                Duration.ofSeconds(bodyTimeoutSeconds), JvmSettings.readStrictly(), Duration.ofMillis(maxClockOffsetMs),
                 Compression.parse(compression), null, bindAddress(), tls,
                 new HintSettings(Duration.ofMinutes(hintWindowMinutes), hintBytes, hintRate),
                 new AntiEntropySettings(Duration.ofMillis(antiEntropyIntervalMs), antiEntropyBytesPerSecond),

@@ -31,7 +31,33 @@ public final class JvmSettings {
     public static final String MAX_CONNECTIONS = "dht.http.maxConnections";
     public static final String IDLE_TIMEOUT = "dht.http.idleTimeout";
 
+    /** Every setting the node takes. */
+    private static final java.util.Set<String> KNOWN = java.util.Set.of(AFFINITY, POLL_MICROS, STORAGE_EXECUTOR,
+            STORAGE_QUEUE, STORAGE_BATCH, STORAGE_THREADS, BACKGROUND_PRIORITY, YIELD_EVERY, COMPACTION_MBPS,
+            ACCEPT_MISSING_TABLES, PEER_BATCH, WRITE_THREADS, HINT_BYTES, EXIT_WITH_PARENT, JOIN_STREAM_PRIORITY,
+            MAX_CONNECTIONS, IDLE_TIMEOUT);
+
     private JvmSettings() {
+    }
+
+    /**
+     * Refuses a {@code -Ddht.*} property the node does not take: a misspelt setting would otherwise
+     * be ignored without a word, and the node run on the default the operator meant to change.
+     * Separate from {@link #read()}, which tests call inside JVMs that carry their own
+     * {@code -Ddht.seed}.
+     */
+    public static void refuseUnknown() {
+        java.util.List<String> unknown = System.getProperties().stringPropertyNames().stream()
+                .filter(n -> n.startsWith("dht.") && !KNOWN.contains(n)).sorted().toList();
+        if (unknown.isEmpty()) return;
+        throw new BadSettingException("-D" + unknown.getFirst() + " is not a setting the node takes (it takes "
+                + KNOWN.stream().sorted().map(n -> "-D" + n).collect(java.util.stream.Collectors.joining(", ")) + ")");
+    }
+
+    /** What {@code bin/dht serve} starts with: {@link #refuseUnknown()}, then {@link #read()}. */
+    public static Tuning readStrictly() {
+        refuseUnknown();
+        return read();
     }
 
     /** Every {@code -D} setting, in this order (the first bad one is the one reported). */

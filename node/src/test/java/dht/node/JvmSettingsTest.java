@@ -30,6 +30,18 @@ class JvmSettingsTest {
         }
     }
 
+    /** A misspelt setting would leave the default the operator meant to change, without a word. */
+    @Test
+    void aDhtPropertyTheNodeDoesNotTakeIsRefusedByName() throws Exception {
+        assertThatThrownBy(() -> WithProperty.with("dht.http.idleTimeoutt", "5", () -> {
+            JvmSettings.readStrictly();
+            return null;
+        })).isInstanceOf(BadSettingException.class)
+                .hasMessageStartingWith("-Ddht.http.idleTimeoutt is not a setting the node takes (it takes ")
+                .hasMessageContaining("-D" + JvmSettings.IDLE_TIMEOUT);
+        assertThat(WithProperty.with(JvmSettings.IDLE_TIMEOUT, "5", JvmSettings::readStrictly).idleTimeoutSeconds()).isEqualTo(5);
+    }
+
     @Test
     void aChoiceIsOneOfItsValuesInAnyCase() throws Exception {
         assertThat(WithProperty.with(P, null, () -> JvmSettings.oneOf(P, "b", "a", "b"))).isEqualTo("b");
