@@ -87,7 +87,8 @@ final class ClusterCommand implements Callable<Integer> {
             return 1;
         }
         AddedNodes added = new AddedNodes(data);
-        List<Integer> addedPorts = restartable(added);
+        Membership newest = newestKept(added);
+        List<Integer> addedPorts = restartable(added, newest);
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
         LocalCluster cluster = new LocalCluster(added);
@@ -110,6 +111,12 @@ final class ClusterCommand implements Callable<Integer> {
             int total = nodes + addedPorts.size();
             for (int i = 0; i < nodes; i++) {
                 int port = basePort + i;
+                if (newest != null && !newest.all().contains(urls.get(i))) {
+                    // removed while it was down: started, it would learn so and serve outside the cluster
+                    System.err.println("dht cluster: node-" + port + " was removed from the cluster (membership version "
+                            + newest.version() + ": " + newest.members() + "); not started, its directory stays");
+                    continue;
+                }
                 // Absolute: the command printed to bring a killed node back must work from any directory.
                 Path dir = DataDirectory.absolute(data.resolve("node-" + port));
                 Files.createDirectories(dir);
@@ -151,7 +158,7 @@ final class ClusterCommand implements Callable<Integer> {
             }
             StringBuilder ready = new StringBuilder("dht cluster: " + Plural.of(all.size(), "node") + " ready:\n");
             for (LocalNode n : all) ready.append("  ").append(n.url).append(n.added ? " (added)" : "").append('\n');
-            ready.append("Try:  curl -X PUT '").append(urls.get(0)).append("/v0/entity?id=hello' -d world\n");
+            ready.append("Try:  curl -X PUT '").append(all.getFirst().url).append("/v0/entity?id=hello' -d world\n");
             ready.append("      curl '").append(all.getLast().url).append("/v0/entity?id=hello'\n");
             if (addHint != null) ready.append(addHint).append('\n');
             System.out.print(ready);
@@ -169,11 +176,11 @@ final class ClusterCommand implements Callable<Integer> {
 
     /**
      * The added nodes to start with the others: every recorded one whose data directory keeps a
-     * membership that lists it. One without a membership never joined (the launcher was killed
+     * membership, and that the newest membership kept by any node ({@code newest}) lists. One without a membership never joined (the launcher was killed
      * before its join was let in): dropped, with its directory, which holds nothing of the
      * cluster's. One no longer listed left or was removed: dropped, its directory kept.
      */
-    private List<Integer> restartable(AddedNodes added) throws IOException {
+    private List<Integer> restartable(AddedNodes added, Membership newest) throws IOException {
         List<Integer> out = new ArrayList<>();
         for (int port : added.ports()) {
             if (port >= basePort && port < basePort + nodes) {
@@ -187,16 +194,33 @@ final class ClusterCommand implements Callable<Integer> {
                 System.err.println("dht cluster: node-" + port + " in " + added.file() + " never joined the cluster; dropping it");
                 added.remove(port);
                 NodeAddition.deleteTree(dir);
-            } else if (!kept.all().contains("http://" + host + ":" + port)) {
-                // It left (or was removed) while no launcher watched it: it would refuse to start.
-                System.err.println("dht cluster: node-" + port + " is no longer a member (its membership: " + kept.members()
-                        + "); dropping it from " + added.file() + ", its directory stays");
+            } else if (!newest.all().contains("http://" + host + ":" + port)) {
+                // It left, or was removed (while it was down, too: its own membership still lists it,
+                // and started it would learn so and serve outside the cluster).
+                System.err.println("dht cluster: node-" + port + " is no longer a member (membership version " + newest.version()
+                        + ": " + newest.members() + "); dropping it from " + added.file() + ", its directory stays");
                 added.remove(port);
             } else {
                 out.add(port);
             }
         }
         return out;
+    }
+
+    /**
+     * The newest membership (by version) any node's directory keeps, the first nodes' and the added
+     * ones': a node removed while it was down still keeps one that lists it. Null when none keeps one.
+     */
+    private Membership newestKept(AddedNodes added) throws IOException {
+        List<Integer> ports = new ArrayList<>(added.ports());
+        for (int i = 0; i < nodes; i++) ports.add(basePort + i);
+        Membership newest = null;
+        for (int port : ports) {
+            Path dir = data.resolve("node-" + port);
+            Membership m = Files.isDirectory(dir) ? new MembershipFile(dir).read() : null;
+            if (m != null && (newest == null || m.version() > newest.version())) newest = m;
+        }
+        return newest;
     }
 
     /**

@@ -157,6 +157,47 @@ class ClusterAddProcessTest {
         }
     }
 
+    /**
+     * An added node removed while it was down keeps a membership that lists it; the next start
+     * goes by the newest membership any node keeps, so it does not come back.
+     */
+    @Test
+    void anAddedNodeRemovedWhileDownIsNotStartedAgain() throws Exception {
+        int base = TestPorts.run(3);
+        Path data = tmp.resolve("c");
+        Path log = tmp.resolve("cluster.log");
+        Process launcher = launch(2, base, data, log);
+        Process again = null;
+        try {
+            awaitLine(log, "2 nodes ready");
+            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
+            assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
+            NodeProcess third = new NodeProcess(base + 2, tmp.resolve("unused"), List.of());
+            ProcessHandle victim = ProcessHandle.of(pid(third)).orElseThrow();
+            victim.destroyForcibly();
+            assertThat(victim.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
+            DhtRun remove = DhtRun.of(Duration.ofSeconds(90), "remove", "--url", third.url(), "--via", "http://localhost:" + base,
+                    "--cluster-secret-file", data.resolve(ClusterSecretFile.NAME).toString());
+            assertThat(remove.exitCode()).as("stderr: %s", remove.stderr()).isZero();
+            launcher.destroy();
+            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+            Path log2 = tmp.resolve("cluster2.log");
+            again = launch(2, base, data, log2);
+            awaitLine(log2, "2 nodes ready");
+            assertThat(Files.readString(log2)).contains("node-" + (base + 2) + " is no longer a member")
+                    .doesNotContain(third.url() + " (added)");
+            assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
+            assertThat(again.children().toList()).hasSize(2);
+        } finally {
+            for (Process p : new Process[] {launcher, again}) {
+                if (p == null) continue;
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+    }
+
     @Test
     void anAddWithNoClusterRunningOnTheDataSaysSo() throws Exception {
         Path data = tmp.resolve("none");
