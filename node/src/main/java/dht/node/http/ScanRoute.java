@@ -115,9 +115,10 @@ public final class ScanRoute implements Route {
             }
             // 'from' means nothing to a scan, which reads every node, but the API's rules for it
             // hold on every path: a malformed 'from', one larger than the cluster, or one smaller
-            // than an 'ack' given with it, is a 400, checked as /v0/entity checks it (an 'ack'
-            // beyond the cluster was refused just above, so the default 'from' never is).
-            QuorumParams.parse(params, sized, false);
+            // than an 'ack' given with it, is a 400, checked as /v0/entity checks it. Absent, no
+            // 'from' stands against the scan's 'ack', which counts nodes up to the cluster's size
+            // (its default is above the replication factor when that is below the cluster's size).
+            if (params.bytes("from") != null) QuorumParams.parse(params, sized, false);
         }
         // At most this many entries (0: no limit), the first of the range in key order; on the
         // internal route it counts the values sent, tombstones not (EntryFormat.countsTowardLimit).
