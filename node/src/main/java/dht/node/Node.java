@@ -220,7 +220,7 @@ public final class Node implements AutoCloseable {
                     profiler);
             routes.put("/metrics", new MetricsRoute(metrics::scrape));
             dht.node.cluster.ClusterView view = cluster.view();
-            routes.put("/ui", new UiRoute(view.self(), () -> membersUp(view)));
+            routes.put("/ui", new UiRoute(view.self(), () -> uiRows(view)));
             Router router = new Router(routes, metrics.requests(), config.clusterSecret());
             boolean writeRuns = cluster.writesOfOnePassInOrder();
             pipeline.set(new HttpChannelInitializer(config.maxUriBytes(), config.maxHeaderBytes(),
@@ -437,12 +437,21 @@ public final class Node implements AutoCloseable {
     }
 
     /** The members in order, each with whether this node sees it up (itself: up), for the status page. */
-    private static Map<String, Boolean> membersUp(dht.node.cluster.ClusterView view) {
-        Map<String, Boolean> up = new java.util.LinkedHashMap<>();
+    /** The page's rows as its script first draws them: the members, then those joining and this node if not among them. */
+    private static List<UiRoute.Row> uiRows(ClusterView view) {
         Map<String, Boolean> peers = view.peersUp();
-        for (String n : view.nodes()) up.put(n, n.equals(view.self()) || Boolean.TRUE.equals(peers.get(n)));
-        up.putIfAbsent(view.self(), true); // joining, or removed: not among the nodes it routes to, still its own row
-        return up;
+        dht.node.cluster.Membership m = view.membership();
+        List<String> order = new ArrayList<>(view.nodes());
+        for (String n : m.joining()) if (!order.contains(n)) order.add(n);
+        if (!order.contains(view.self())) order.add(view.self()); // removed and still running: its own row
+        List<UiRoute.Row> rows = new ArrayList<>(order.size());
+        for (String n : order) {
+            boolean self = n.equals(view.self());
+            String role = m.joining().contains(n) ? "joining" : m.leaving().contains(n) ? "leaving"
+                    : m.members().contains(n) ? null : "outside";
+            rows.add(new UiRoute.Row(n, self || Boolean.TRUE.equals(peers.get(n)), self, role));
+        }
+        return rows;
     }
 
     private static void closeQuietly(Closer closer, String what) {

@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -26,14 +26,21 @@ public final class UiRoute implements Route {
 
     private final String page;
     private final String self;
-    private final Supplier<Map<String, Boolean>> members;
+    private final Supplier<List<Row>> members;
+
+    /**
+     * One row of the page: a node, whether this node sees it up (itself: up), whether it is this
+     * node, and its role's class when it is not simply a member ({@code joining}, {@code leaving},
+     * {@code outside}: removed and still running), which the page's style labels in words.
+     */
+    public record Row(String url, boolean up, boolean self, String role) {
+    }
 
     /**
      * @param self    this node's URL
-     * @param members the members in the page's order, each with whether this node sees it up
-     *                (itself: up), read at each request
+     * @param members the rows in the page's order, read at each request
      */
-    public UiRoute(String self, Supplier<Map<String, Boolean>> members) {
+    public UiRoute(String self, Supplier<List<Row>> members) {
         try (InputStream in = UiRoute.class.getResourceAsStream(RESOURCE)) {
             if (in == null) throw new IllegalStateException("missing resource " + RESOURCE);
             this.page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -48,10 +55,11 @@ public final class UiRoute implements Route {
     /** The page with this node's URL and a row per member, as the script would first draw them. */
     String render() {
         StringBuilder rows = new StringBuilder("<tbody>\n");
-        for (Map.Entry<String, Boolean> m : members.get().entrySet()) {
-            String state = m.getValue() ? "up" : "down";
-            rows.append("  <tr").append(m.getKey().equals(self) ? " class=\"self\"" : "").append("><td>")
-                    .append(escape(m.getKey())).append("</td><td class=\"state ").append(state).append("\">")
+        for (Row m : members.get()) {
+            String state = m.up() ? "up" : "down";
+            String classes = ((m.self() ? "self " : "") + (m.role() == null ? "" : m.role())).strip();
+            rows.append("  <tr").append(classes.isEmpty() ? "" : " class=\"" + classes + "\"").append("><td>")
+                    .append(escape(m.url())).append("</td><td class=\"state ").append(state).append("\">")
                     .append(state).append("</td><td class=\"num rate\">–</td><td class=\"num p99\">–</td>")
                     .append("<td class=\"num storage\">–</td><td class=\"num hints\">–</td></tr>\n");
         }
