@@ -30,12 +30,14 @@ public final class JvmSettings {
     public static final String JOIN_STREAM_PRIORITY = "dht.rebalance.sendPriority";
     public static final String MAX_CONNECTIONS = "dht.http.maxConnections";
     public static final String IDLE_TIMEOUT = "dht.http.idleTimeout";
+    /** Read by the logging configuration (logback.xml), not here: known, so not refused. */
+    public static final String LOG_LEVEL = "dht.log.level";
 
     /** Every setting the node takes. */
     private static final java.util.Set<String> KNOWN = java.util.Set.of(AFFINITY, POLL_MICROS, STORAGE_EXECUTOR,
             STORAGE_QUEUE, STORAGE_BATCH, STORAGE_THREADS, BACKGROUND_PRIORITY, YIELD_EVERY, COMPACTION_MBPS,
             ACCEPT_MISSING_TABLES, PEER_BATCH, WRITE_THREADS, HINT_BYTES, EXIT_WITH_PARENT, JOIN_STREAM_PRIORITY,
-            MAX_CONNECTIONS, IDLE_TIMEOUT);
+            MAX_CONNECTIONS, IDLE_TIMEOUT, LOG_LEVEL);
 
     private JvmSettings() {
     }

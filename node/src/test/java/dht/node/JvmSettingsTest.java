@@ -40,6 +40,22 @@ class JvmSettingsTest {
                 .hasMessageStartingWith("-Ddht.http.idleTimeoutt is not a setting the node takes (it takes ")
                 .hasMessageContaining("-D" + JvmSettings.IDLE_TIMEOUT);
         assertThat(WithProperty.with(JvmSettings.IDLE_TIMEOUT, "5", JvmSettings::readStrictly).idleTimeoutSeconds()).isEqualTo(5);
+        // the logging configuration's, documented in the README beside the others
+        assertThat(WithProperty.with(JvmSettings.LOG_LEVEL, "DEBUG", JvmSettings::readStrictly)).isNotNull();
+    }
+
+    /** Every {@code -Ddht.*} the README's settings table documents is one the node takes by name. */
+    @Test
+    void everyDocumentedSettingIsKnown() throws Exception {
+        java.util.List<String> documented = java.nio.file.Files.readAllLines(java.nio.file.Path.of("..", "README.md")).stream()
+                .filter(l -> l.startsWith("| `-Ddht.")).map(l -> l.substring(5, l.indexOf('`', 5))).toList();
+        assertThat(documented).contains(JvmSettings.LOG_LEVEL, JvmSettings.IDLE_TIMEOUT);
+        for (String name : documented) {
+            WithProperty.with(name, "x", () -> {
+                JvmSettings.refuseUnknown();
+                return null;
+            });
+        }
     }
 
     @Test
