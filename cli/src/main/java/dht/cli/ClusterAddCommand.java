@@ -17,12 +17,13 @@ import picocli.CommandLine.Option;
  * {@code bin/dht cluster add}: asks the {@code bin/dht cluster} running on {@code --data} (through
  * its control socket, {@link ClusterControl}) to start one more node, which joins the cluster; the
  * launcher runs it and stops it with the others. Waits until the node is a member on every running
- * node, the join's progress on stderr; prints the node's URL. Exit 1 when no launcher runs there or
+ * node and no node reports rebalancing (at most 2 minutes for that), the join's progress on
+ * stderr; prints the node's URL. Exit 1 when no launcher runs there or
  * the node was not added (the reason on stderr).
  */
 @Command(name = "add", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Add a node to the 'dht cluster' running on --data: it starts on the next free port, joins "
-                + "through a running node, and is stopped with the others; prints its URL once every node lists it as a member.",
+                + "through a running node, and is stopped with the others; prints its URL once every node lists it as a member and the old owners' cleanup is done.",
                 "A restart of 'dht cluster' on the same --data brings it back."})
 final class ClusterAddCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "./cluster-data",

@@ -25,6 +25,8 @@ import java.util.stream.Stream;
  */
 final class NodeAddition implements ClusterControl.Handler {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+    /** How long an add waits, once the node is a member, for the old owners' cleanup (a large store takes a while). */
+    private static final Duration CLEANUP_WAIT = Duration.ofSeconds(120);
 
     private final Path data;
     private final String host;
@@ -85,16 +87,22 @@ final class NodeAddition implements ClusterControl.Handler {
      */
     private String awaitMember(LocalNode n, PrintWriter progress) throws IOException, InterruptedException {
         long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
+        long cleanupDeadline = Long.MAX_VALUE; // set once it is a member
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
             while (n.process.isAlive()) {
                 String own = StatusProbe.body(client, n.url);
                 boolean member = StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url)
                         && everyRunningNodeLists(client, n);
+                if (member && cleanupDeadline == Long.MAX_VALUE) cleanupDeadline = System.nanoTime() + CLEANUP_WAIT.toNanos();
                 int cleaning = member ? stillRebalancing(client) : 0;
-                if (member && cleaning == 0) {
+                if (member && (cleaning == 0 || System.nanoTime() > cleanupDeadline)) {
                     cluster.supervise(n);
                     int size = StatusProbe.urls(own, "members").size();
-                    System.out.println("dht cluster: node " + n.name() + " added: " + size + " members");
+                    System.out.println("dht cluster: node " + n.name() + " added: " + size + " members"
+                            + (cleaning == 0 ? "" : "; " + Plural.of(cleaning, "node") + " still rebalancing after "
+                            + CLEANUP_WAIT.toSeconds() + " s (see their logs)"));
+                    if (cleaning > 0) progress.println("dht cluster add: " + Plural.of(cleaning, "node") + " still "
+                            + "rebalancing after " + CLEANUP_WAIT.toSeconds() + " s: some keys may have a copy more for now");
                     return "ok " + n.url;
                 }
                 if (System.nanoTime() > nextProgress) {

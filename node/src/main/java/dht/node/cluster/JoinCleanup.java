@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 final class JoinCleanup {
     private static final Logger log = LoggerFactory.getLogger(JoinCleanup.class);
     static final long DELAY_MILLIS = 5_000;
+    static final long RETRY_MILLIS = 30_000;
     private static final String PENDING = "cleanup-pending";
 
     private final String self;
@@ -42,8 +43,10 @@ final class JoinCleanup {
     private final RebalanceCounts counts;
     private final BooleanSupplier closed;
     private final SolePush solePush;
-    /** Runs scheduled and not yet over, plus one for a purge that failed ({@link #owed}). */
+    /** Runs scheduled and not yet over ({@link #owed}); a run put off or failed schedules the next one first. */
     private final java.util.concurrent.atomic.AtomicInteger scheduled = new java.util.concurrent.atomic.AtomicInteger();
+    /** A cleanup marked owed in this run and not yet done ({@link #owed}). */
+    private volatile boolean markPending;
 
     /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}). */
     @FunctionalInterface
@@ -80,59 +83,71 @@ final class JoinCleanup {
     void applied(Membership before, Membership next) {
         if (!owes(before, next)) return;
         mark(next);
-        schedule(next);
-    }
-
-    /** At start, on {@code now}: a cleanup marked pending for it (or an earlier version) is made. */
-    void resume(Membership now) {
-        long marked = marked();
-        if (marked >= 0 && !now.changing() && now.version() >= marked) schedule(now);
+        schedule(next, DELAY_MILLIS);
     }
 
     /**
-     * Whether a cleanup is scheduled here and not yet done: until it is, keys this node no longer
-     * owns still have a copy here beyond what their writes asked for, so the move is not over
-     * ({@code rebalancing} in the status). Stays true after a failed purge (logged), which leaves them.
+     * At start, on {@code now}: a cleanup marked pending for it (or an earlier version) is made,
+     * once no change is under way ({@link #run} waits one out; the end of a leave owes none itself).
      */
-    boolean owed() {
-        return scheduled.get() > 0;
+    void resume(Membership now) {
+        long marked = marked();
+        if (marked >= 0 && now.version() >= marked) schedule(now, DELAY_MILLIS);
     }
 
-    private void schedule(Membership m) {
+    /**
+     * Whether a cleanup is owed here and not yet done: from its mark, made before the version that
+     * owes it is kept (so before this node places by it), until its purge is over. Until then, keys
+     * this node no longer owns still have a copy here beyond what their writes asked for, so the
+     * move is not over ({@code rebalancing} in the status). A failed purge is tried again.
+     */
+    boolean owed() {
+        return markPending || scheduled.get() > 0;
+    }
+
+    private void schedule(Membership m, long delayMillis) {
         scheduled.incrementAndGet();
         timer.schedule(() -> {
             try {
                 run(m);
+            } catch (RuntimeException e) {
+                log.error("cleanup after membership version {} failed", m.version(), e);
             } finally {
                 scheduled.decrementAndGet(); // a run that put itself off scheduled again first
             }
-        }, DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        }, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     private void run(Membership m) {
         Membership now = state.current();
         if (closed.getAsBoolean() || now.version() != m.version() || now.changing()) {
             // moved on meanwhile: clean up for the version that holds once nothing is moving
-            if (!closed.getAsBoolean()) schedule(now);
+            if (!closed.getAsBoolean()) schedule(now, DELAY_MILLIS);
             return;
         }
         Placement owners = new Placement(m.members());
         int rf = m.replicationFactor();
         if (!sentSoleCopies(m, owners, rf)) {
-            schedule(m);
+            schedule(m, DELAY_MILLIS);
             return;
         }
         try {
             // each version keeps the copies its write asked for (Topology#copies)
             long dropped = store.purge(e -> !owners.replicas(e.key(), Topology.copies(e, rf)).contains(self));
             counts.keysCleanedUp.addAndGet(dropped);
-            if (marked() <= m.version()) Files.deleteIfExists(dataDir.resolve(PENDING)); // not a newer version's mark
+            if (marked() <= m.version()) { // not a newer version's mark
+                Files.deleteIfExists(dataDir.resolve(PENDING));
+                markPending = false;
+            }
             log.info("cleanup after membership version {}: {} keys that other nodes own removed here", m.version(), dropped);
         } catch (IOException e) {
-            log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
-            scheduled.incrementAndGet(); // the copies stay: the move is not over (a restart cleans up from the mark)
+            // the copies stay (the move is not over): tried again, less often than a move's delay
+            log.error("cleanup after membership version {} failed: {}; trying again in {} s", m.version(), e.toString(),
+                    RETRY_MILLIS / 1000);
+            schedule(m, RETRY_MILLIS);
         } catch (UnsupportedOperationException e) {
             log.error("cleanup after membership version {} failed: {}", m.version(), e.toString());
+            markPending = false; // this store cannot purge: nothing will ever be done
         }
     }
 
@@ -169,6 +184,7 @@ final class JoinCleanup {
     }
 
     private void mark(Membership m) {
+        markPending = true;
         try {
             Files.writeString(dataDir.resolve(PENDING), String.valueOf(m.version()));
         } catch (IOException e) {
