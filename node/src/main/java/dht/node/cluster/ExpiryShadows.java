@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * older than it (as anti-entropy would send later, {@code ExchangePeers#replacing}): it shadows
  * only versions the write supersedes anyway, and never the write itself. A replica that fails it
  * gets it as a hint. Not while data moves (anti-entropy then places them).
+ *
+ * <p>Cost: {@code RF - from} more replica writes per such write, and a tombstone on each skipped
+ * replica whether or not it held an older value (forgotten after the grace, as any other); sent
+ * after the answer, outside {@code --max-in-flight}, as read repair's final writes are.
  */
 final class ExpiryShadows {
     private static final Logger log = LoggerFactory.getLogger(ExpiryShadows.class);
@@ -36,6 +40,16 @@ final class ExpiryShadows {
     /** Sends each of {@code to} the tombstone just older than {@code written}; failures become hints (none: logged). */
     static void send(Map<String, Replica> replicas, HintedHandoff hints, List<String> to, Entry written, long placedBy) {
         if (to.isEmpty() || written.timestamp() <= 0) return;
+        try {
+            sendEach(replicas, hints, to, written, placedBy);
+        } catch (RuntimeException e) {
+            // the write is answered whatever happens here; anti-entropy places the shadows later
+            log.error("shadows of an expiring write not sent", e);
+        }
+    }
+
+    private static void sendEach(Map<String, Replica> replicas, HintedHandoff hints, List<String> to, Entry written,
+                                 long placedBy) {
         Entry shadow = Entry.tombstone(written.key(), written.timestamp() - 1);
         for (String url : to) {
             CompletableFuture<Void> call;
