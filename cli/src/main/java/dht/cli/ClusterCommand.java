@@ -87,10 +87,28 @@ final class ClusterCommand implements Callable<Integer> {
             return 1;
         }
         AddedNodes added = new AddedNodes(data);
-        Membership newest = newestKept(added);
-        List<Integer> addedPorts = restartable(added, newest);
+        // A static cluster (version 1) takes its nodes from the flags, as it always has; a cluster
+        // that changed goes by the newest membership any of its nodes keeps.
+        Membership kept = newestKept(added);
+        Membership newest = kept != null && kept.version() > 1 ? kept : null;
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
+        if (newest != null && urls.stream().noneMatch(newest.all()::contains)
+                && added.ports().stream().noneMatch(p -> newest.all().contains("http://" + host + ":" + p))) {
+            // another --host (or ports) than the cluster's: nothing this would start is a member
+            throw new ParameterException(spec.commandLine(), "the membership kept in " + data + " (version "
+                    + newest.version() + ": " + newest.members() + ") lists none of the nodes this would start: start "
+                    + "with the --host and --base-port the cluster was created with");
+        }
+        for (int i = 0; newest != null && i < nodes; i++) {
+            // every first node of a cluster that changed has its directory: one without is not its
+            if (!newest.all().contains(urls.get(i)) && !Files.exists(data.resolve("node-" + (basePort + i)))) {
+                throw new ParameterException(spec.commandLine(), urls.get(i) + " is not of the cluster kept in " + data
+                        + " (membership version " + newest.version() + ": " + newest.members() + "): start with the "
+                        + "--nodes, --host and --base-port it was created with");
+            }
+        }
+        List<Integer> addedPorts = restartable(added, newest);
         LocalCluster cluster = new LocalCluster(added);
         AtomicInteger exitCode = new AtomicInteger();
         ClusterControl[] control = new ClusterControl[1]; // set once the nodes are ready; the stop hook closes it
@@ -113,8 +131,9 @@ final class ClusterCommand implements Callable<Integer> {
                 int port = basePort + i;
                 if (newest != null && !newest.all().contains(urls.get(i))) {
                     // removed while it was down: started, it would learn so and serve outside the cluster
-                    System.err.println("dht cluster: node-" + port + " was removed from the cluster (membership version "
-                            + newest.version() + ": " + newest.members() + "); not started, its directory stays");
+                    System.err.println("dht cluster: node-" + port + " is no longer a member (it left or was removed; "
+                            + "membership version " + newest.version() + ": " + newest.members() + "); not started, its "
+                            + "directory stays");
                     continue;
                 }
                 // Absolute: the command printed to bring a killed node back must work from any directory.
@@ -176,9 +195,10 @@ final class ClusterCommand implements Callable<Integer> {
 
     /**
      * The added nodes to start with the others: every recorded one whose data directory keeps a
-     * membership, and that the newest membership kept by any node ({@code newest}) lists. One without a membership never joined (the launcher was killed
-     * before its join was let in): dropped, with its directory, which holds nothing of the
-     * cluster's. One no longer listed left or was removed: dropped, its directory kept.
+     * membership that the newest one kept by any node ({@code newest}; null: its own) lists. One
+     * without a membership never joined (the launcher was killed before its join was let in):
+     * dropped, with its directory, which holds nothing of the cluster's. One no longer listed left
+     * or was removed: dropped, its directory kept.
      */
     private List<Integer> restartable(AddedNodes added, Membership newest) throws IOException {
         List<Integer> out = new ArrayList<>();
@@ -194,11 +214,12 @@ final class ClusterCommand implements Callable<Integer> {
                 System.err.println("dht cluster: node-" + port + " in " + added.file() + " never joined the cluster; dropping it");
                 added.remove(port);
                 NodeAddition.deleteTree(dir);
-            } else if (!newest.all().contains("http://" + host + ":" + port)) {
+            } else if (!(newest != null ? newest : kept).all().contains("http://" + host + ":" + port)) {
                 // It left, or was removed (while it was down, too: its own membership still lists it,
                 // and started it would learn so and serve outside the cluster).
-                System.err.println("dht cluster: node-" + port + " is no longer a member (membership version " + newest.version()
-                        + ": " + newest.members() + "); dropping it from " + added.file() + ", its directory stays");
+                Membership by = newest != null ? newest : kept;
+                System.err.println("dht cluster: node-" + port + " is no longer a member (membership version " + by.version()
+                        + ": " + by.members() + "); dropping it from " + added.file() + ", its directory stays");
                 added.remove(port);
             } else {
                 out.add(port);
@@ -217,7 +238,14 @@ final class ClusterCommand implements Callable<Integer> {
         Membership newest = null;
         for (int port : ports) {
             Path dir = data.resolve("node-" + port);
-            Membership m = Files.isDirectory(dir) ? new MembershipFile(dir).read() : null;
+            Membership m;
+            try {
+                m = Files.isDirectory(dir) ? new MembershipFile(dir).read() : null;
+            } catch (IOException e) {
+                // that node's own start reports it; the others' files decide
+                System.err.println("dht cluster: cannot read the membership kept in " + dir + " (" + e.getMessage() + ")");
+                continue;
+            }
             if (m != null && (newest == null || m.version() > newest.version())) newest = m;
         }
         return newest;
