@@ -400,10 +400,10 @@ public final class ServeCommand implements Callable<Integer> {
                 rebalanceBytesPerSecond);
     }
 
-    /** --join, normalized; refused beside a --cluster of other nodes, which it replaces. */
+    /** --join, normalized; refused beside any --cluster, which it replaces. */
     private String joinUrl(List<String> nodes) {
         if (join == null) return null;
-        if (nodes.size() > 1) throw new IllegalArgumentException("--join and --cluster go alone: a joining node learns the members");
+        if (cluster != null) throw new IllegalArgumentException("--join and --cluster go alone: a joining node learns the members");
         if (replicationFactor != null) {
             throw new IllegalArgumentException("--replication-factor is the cluster's, fixed when it was created: a joining node takes it");
         }
