@@ -249,6 +249,7 @@ public final class ServeCommand implements Callable<Integer> {
             // A graceful stop on SIGTERM/SIGINT is a success: exit 0, not 128+signal.
             Runtime.getRuntime().halt(0);
         }, "dht-shutdown"));
+        FreshJoinDirectory joinDir = FreshJoinDirectory.before(config);
         try {
             running.set(Node.start(config));
         } catch (DirectoryLockedException e) {
@@ -274,11 +275,13 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         } catch (dht.node.JoinRefusedException e) {
             System.err.println("dht serve: " + e.getMessage());
+            joinDir.refused();
             exitCode.set(1);
             return 1;
         } catch (IOException | UncheckedIOException e) {
             if (e.getCause() instanceof dht.node.JoinRefusedException j) {
                 System.err.println("dht serve: " + j.getMessage());
+                joinDir.refused();
                 exitCode.set(1);
                 return 1;
             }

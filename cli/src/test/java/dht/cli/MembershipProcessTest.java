@@ -332,6 +332,7 @@ class MembershipProcessTest {
         assertThat(nowhere.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(nowhere.process().exitValue()).isEqualTo(1);
         assertThat(nowhere.output()).contains("cannot join through");
+        assertThat(tmp.resolve("x")).as("the directory the refused join made").doesNotExist();
 
         NodeProcess twice = new NodeProcess(TestPorts.free(), tmp.resolve("y"),
                 List.of("--join", cluster.nodes.get(0).url(), "--self", cluster.nodes.get(2).url()));
@@ -340,6 +341,7 @@ class MembershipProcessTest {
         assertThat(twice.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(twice.process().exitValue()).isEqualTo(1);
         assertThat(twice.output()).contains("is already a member");
+        assertThat(tmp.resolve("y")).doesNotExist();
 
         // A joiner serves before it asks to join, and the member checks that it answers at its
         // URL: a --self that does not reach it is refused before any member routes writes there.
@@ -351,7 +353,7 @@ class MembershipProcessTest {
         assertThat(astray.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(astray.process().exitValue()).isEqualTo(1);
         assertThat(astray.output()).contains(unreachable + " does not answer at its URL from " + cluster.nodes.get(1).url());
-        assertThat(tmp.resolve("z").resolve("membership")).doesNotExist();
+        assertThat(tmp.resolve("z")).doesNotExist();
         for (int i = 0; i < 3; i++) assertThat(status(cluster.nodes.get(i))).contains("\"membershipVersion\":1");
     }
 }
