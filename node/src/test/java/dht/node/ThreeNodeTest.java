@@ -299,25 +299,4 @@ class ThreeNodeTest {
             assertThat(answer.hasRemaining()).isFalse();
         }
     }
-
-    /**
-     * A key overwritten with a {@code ttl} and fewer copies than before reads as absent once that
-     * version expired, whatever replicas a read hears: the older value the skipped replicas still
-     * hold never comes back (an expired version is a tombstone to the read, and repairs them as one).
-     */
-    @Test
-    void anOverwriteWithFewerCopiesThatExpiredDoesNotBringTheOlderValueBack() throws Exception {
-        for (NodeConfig c : configs()) nodes.add(Node.start(c));
-        for (int k = 0; k < 6; k++) {
-            assertThat(send(k % 3, "PUT", "/v0/entity?id=shrunk" + k + "&ack=3", "old").statusCode()).isEqualTo(201);
-            assertThat(send(k % 3, "PUT", "/v0/entity?id=shrunk" + k + "&ack=1&from=1&ttl=1", "new").statusCode()).isEqualTo(201);
-        }
-        Thread.sleep(1_500);
-        for (int k = 0; k < 6; k++) {
-            for (int n = 0; n < 3; n++) {
-                HttpResponse<String> r = send(n, "GET", "/v0/entity?id=shrunk" + k + "&ack=2", null);
-                assertThat(r.statusCode()).as("shrunk%d through node %d: %s", k, n, r.body()).isEqualTo(404);
-            }
-        }
-    }
 }

@@ -233,7 +233,6 @@ final class ReplicatingCoordinator implements Coordinator {
         int ackAfter = 0;
         List<String> targets;
         long placedBy;
-        List<String> shadows;
         // Completed once the quorum's answer is made, with the refusal for a newer membership version
         // seen by then (null: none; FencedRetry): that has the whole write asked again; a refusal
         // after it, only its replica.
@@ -250,7 +249,6 @@ final class ReplicatingCoordinator implements Coordinator {
             }
             targets = t.writeTargets(entry.key(), quorum.from());
             placedBy = t.membership().version();
-            shadows = ExpiryShadows.owed(t, entry, quorum.from());
             boolean refused;
             if (!t.membership().changing()) { // then the targets are the key's replicas, no more
                 refused = targets.size() - knownDown(targets) < ack;
@@ -333,8 +331,6 @@ final class ReplicatingCoordinator implements Coordinator {
             if (failure != null) {
                 log.debug("{} not enough replicas: {}", entry.isTombstone() ? "DELETE" : "PUT", failure.getMessage());
                 answer = shortOfReplicas(calls);
-            } else {
-                ExpiryShadows.send(replicas, hints, shadows, heapCopy, placedBy);
             }
             decided.complete(fenced != null && !again && !heapCopy.isBorrowed() ? FencedRetry.newestRefusal(calls) : null);
             return answer;
