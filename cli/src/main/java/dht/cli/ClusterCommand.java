@@ -100,6 +100,15 @@ final class ClusterCommand implements Callable<Integer> {
                     + newest.version() + ": " + newest.members() + ") lists none of the nodes this would start: start "
                     + "with the --host and --base-port the cluster was created with");
         }
+        for (int port = basePort + nodes; newest != null && port < basePort + nodes + 64; port++) {
+            // a first node past --nodes that is still a member would be left down (a smaller --nodes)
+            if (newest.all().contains("http://" + host + ":" + port) && !added.ports().contains(port)
+                    && Files.exists(data.resolve("node-" + port))) {
+                throw new ParameterException(spec.commandLine(), "node-" + port + " is a member of the cluster kept in "
+                        + data + " (membership version " + newest.version() + ") that --nodes " + nodes + " would not "
+                        + "start: start with the --nodes, --host and --base-port the cluster was created with");
+            }
+        }
         for (int i = 0; newest != null && i < nodes; i++) {
             // every first node of a cluster that changed has its directory: one without is not its
             if (!newest.all().contains(urls.get(i)) && !Files.exists(data.resolve("node-" + (basePort + i)))) {
