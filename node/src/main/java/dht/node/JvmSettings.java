@@ -59,6 +59,8 @@ public final class JvmSettings {
     /** What {@code bin/dht serve} starts with: {@link #refuseUnknown()}, then {@link #read()}. */
     public static Tuning readStrictly() {
         refuseUnknown();
+        // logback reads it, and takes a word it does not know as DEBUG: checked here all the same
+        oneOf(LOG_LEVEL, null, "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF", "ALL");
         return read();
     }
 

@@ -42,6 +42,8 @@ class JvmSettingsTest {
         assertThat(WithProperty.with(JvmSettings.IDLE_TIMEOUT, "5", JvmSettings::readStrictly).idleTimeoutSeconds()).isEqualTo(5);
         // the logging configuration's, documented in the README beside the others
         assertThat(WithProperty.with(JvmSettings.LOG_LEVEL, "DEBUG", JvmSettings::readStrictly)).isNotNull();
+        assertThatThrownBy(() -> WithProperty.with(JvmSettings.LOG_LEVEL, "BOGUS", JvmSettings::readStrictly))
+                .isInstanceOf(BadSettingException.class).hasMessageContaining("-D" + JvmSettings.LOG_LEVEL + " must be TRACE");
     }
 
     /** Every {@code -Ddht.*} the README's settings table documents is one the node takes by name. */
