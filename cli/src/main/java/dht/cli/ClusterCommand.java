@@ -92,9 +92,9 @@ final class ClusterCommand implements Callable<Integer> {
         Membership kept = newestKept(added);
         Membership newest = kept != null && kept.version() > 1 ? kept : null;
         List<String> urls = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
+        for (int i = 0; i < nodes; i++) urls.add(url(basePort + i));
         if (newest != null && urls.stream().noneMatch(newest.all()::contains)
-                && added.ports().stream().noneMatch(p -> newest.all().contains("http://" + host + ":" + p))) {
+                && added.ports().stream().noneMatch(p -> newest.all().contains(url(p)))) {
             // another --host (or ports) than the cluster's: nothing this would start is a member
             throw new ParameterException(spec.commandLine(), "the membership kept in " + data + " (version "
                     + newest.version() + ": " + newest.members() + ") lists none of the nodes this would start: start "
@@ -102,7 +102,7 @@ final class ClusterCommand implements Callable<Integer> {
         }
         for (int port = basePort + nodes; newest != null && port < basePort + nodes + 64; port++) {
             // a first node past --nodes that is still a member would be left down (a smaller --nodes)
-            if (newest.all().contains("http://" + host + ":" + port) && !added.ports().contains(port)
+            if (newest.all().contains(url(port)) && !added.ports().contains(port)
                     && Files.exists(data.resolve("node-" + port))) {
                 throw new ParameterException(spec.commandLine(), "node-" + port + " is a member of the cluster kept in "
                         + data + " (membership version " + newest.version() + ") that --nodes " + nodes + " would not "
@@ -155,7 +155,7 @@ final class ClusterCommand implements Callable<Integer> {
             }
             for (int port : addedPorts) {
                 // Its kept membership makes it a member again (or lets it end its join): no --join.
-                String url = "http://" + host + ":" + port;
+                String url = url(port);
                 Path dir = DataDirectory.absolute(data.resolve("node-" + port));
                 List<String> serveArgs = serveArgs(port, dir, url, ioThreadsPerNode(total), secret);
                 cluster.start(url, port, dir, serveArgs, serveArgs, true);
@@ -223,10 +223,12 @@ final class ClusterCommand implements Callable<Integer> {
                 System.err.println("dht cluster: node-" + port + " in " + added.file() + " never joined the cluster; dropping it");
                 added.remove(port);
                 NodeAddition.deleteTree(dir);
-            } else if (!(newest != null ? newest : kept).all().contains("http://" + host + ":" + port)) {
+                continue;
+            }
+            Membership by = newest != null ? newest : kept;
+            if (!by.all().contains(url(port))) {
                 // It left, or was removed (while it was down, too: its own membership still lists it,
                 // and started it would learn so and serve outside the cluster).
-                Membership by = newest != null ? newest : kept;
                 System.err.println("dht cluster: node-" + port + " is no longer a member (membership version " + by.version()
                         + ": " + by.members() + "); dropping it from " + added.file() + ", its directory stays");
                 added.remove(port);
@@ -235,6 +237,11 @@ final class ClusterCommand implements Callable<Integer> {
             }
         }
         return out;
+    }
+
+    /** The URL of this launcher's node on {@code port}. */
+    private String url(int port) {
+        return "http://" + host + ":" + port;
     }
 
     /**

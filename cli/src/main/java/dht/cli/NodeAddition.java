@@ -98,11 +98,10 @@ final class NodeAddition implements ClusterControl.Handler {
                 if (member && (cleaning == 0 || System.nanoTime() > cleanupDeadline)) {
                     cluster.supervise(n);
                     int size = StatusProbe.urls(own, "members").size();
+                    String late = Plural.of(cleaning, "node") + " still rebalancing after " + CLEANUP_WAIT.toSeconds() + " s";
                     System.out.println("dht cluster: node " + n.name() + " added: " + size + " members"
-                            + (cleaning == 0 ? "" : "; " + Plural.of(cleaning, "node") + " still rebalancing after "
-                            + CLEANUP_WAIT.toSeconds() + " s (see their logs)"));
-                    if (cleaning > 0) progress.println("dht cluster add: " + Plural.of(cleaning, "node") + " still "
-                            + "rebalancing after " + CLEANUP_WAIT.toSeconds() + " s: some keys may have a copy more for now");
+                            + (cleaning == 0 ? "" : "; " + late + " (see their logs)"));
+                    if (cleaning > 0) progress.println("dht cluster add: " + late + ": some keys may have a copy more for now");
                     return "ok " + n.url;
                 }
                 if (System.nanoTime() > nextProgress) {

@@ -87,11 +87,7 @@ class ClusterAddProcessTest {
             assertThat(again.exitValue()).isZero();
             for (ProcessHandle child : second) assertThat(child.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
         } finally {
-            for (Process p : new Process[] {launcher, again}) {
-                if (p == null) continue;
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
+            killAll(launcher, again);
         }
     }
 
@@ -121,8 +117,7 @@ class ClusterAddProcessTest {
             assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(launcher.exitValue()).isZero();
         } finally {
-            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
-            launcher.destroyForcibly();
+            killAll(launcher);
         }
     }
 
@@ -152,8 +147,7 @@ class ClusterAddProcessTest {
             assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(launcher.exitValue()).isZero();
         } finally {
-            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
-            launcher.destroyForcibly();
+            killAll(launcher);
         }
     }
 
@@ -190,11 +184,7 @@ class ClusterAddProcessTest {
             assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
             assertThat(again.children().toList()).hasSize(2);
         } finally {
-            for (Process p : new Process[] {launcher, again}) {
-                if (p == null) continue;
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
+            killAll(launcher, again);
         }
     }
 
@@ -205,6 +195,15 @@ class ClusterAddProcessTest {
         assertThat(add.exitCode()).isEqualTo(1);
         assertThat(add.stderr()).contains("dht cluster add: no 'dht cluster' runs on " + data.toAbsolutePath());
         assertThat(data).doesNotExist();
+    }
+
+    /** Kills each launcher given (null: none) and every process it started. */
+    private static void killAll(Process... launchers) {
+        for (Process p : launchers) {
+            if (p == null) continue;
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
     }
 
     private static long pid(NodeProcess n) throws Exception {

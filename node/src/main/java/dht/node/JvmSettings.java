@@ -3,7 +3,10 @@ package dht.node;
 import dht.storage.BackgroundPriority;
 import dht.storage.StoreOptions;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The one reader of the node's {@code -D} settings: {@link #read()} parses every one, once, into a
@@ -34,7 +37,7 @@ public final class JvmSettings {
     public static final String LOG_LEVEL = "dht.log.level";
 
     /** Every setting the node takes. */
-    private static final java.util.Set<String> KNOWN = java.util.Set.of(AFFINITY, POLL_MICROS, STORAGE_EXECUTOR,
+    private static final Set<String> KNOWN = Set.of(AFFINITY, POLL_MICROS, STORAGE_EXECUTOR,
             STORAGE_QUEUE, STORAGE_BATCH, STORAGE_THREADS, BACKGROUND_PRIORITY, YIELD_EVERY, COMPACTION_MBPS,
             ACCEPT_MISSING_TABLES, PEER_BATCH, WRITE_THREADS, HINT_BYTES, EXIT_WITH_PARENT, JOIN_STREAM_PRIORITY,
             MAX_CONNECTIONS, IDLE_TIMEOUT, LOG_LEVEL);
@@ -49,11 +52,11 @@ public final class JvmSettings {
      * {@code -Ddht.seed}.
      */
     public static void refuseUnknown() {
-        java.util.List<String> unknown = System.getProperties().stringPropertyNames().stream()
+        List<String> unknown = System.getProperties().stringPropertyNames().stream()
                 .filter(n -> n.startsWith("dht.") && !KNOWN.contains(n)).sorted().toList();
         if (unknown.isEmpty()) return;
         throw new BadSettingException("-D" + unknown.getFirst() + " is not a setting the node takes (it takes "
-                + KNOWN.stream().sorted().map(n -> "-D" + n).collect(java.util.stream.Collectors.joining(", ")) + ")");
+                + KNOWN.stream().sorted().map(n -> "-D" + n).collect(Collectors.joining(", ")) + ")");
     }
 
     /** What {@code bin/dht serve} starts with: {@link #refuseUnknown()}, then {@link #read()}. */

@@ -436,7 +436,6 @@ public final class Node implements AutoCloseable {
         void close() throws Exception;
     }
 
-    /** The members in order, each with whether this node sees it up (itself: up), for the status page. */
     /** The page's rows as its script first draws them: the members, then those joining and this node if not among them. */
     private static List<UiRoute.Row> uiRows(ClusterView view) {
         Map<String, Boolean> peers = view.peersUp();

@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ final class JoinCleanup {
     private final BooleanSupplier closed;
     private final SolePush solePush;
     /** Runs scheduled and not yet over ({@link #owed}); a run put off or failed schedules the next one first. */
-    private final java.util.concurrent.atomic.AtomicInteger scheduled = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger scheduled = new AtomicInteger();
     /** A cleanup marked owed in this run and not yet done ({@link #owed}). */
     private volatile boolean markPending;
 
