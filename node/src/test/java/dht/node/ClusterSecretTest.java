@@ -92,6 +92,26 @@ class ClusterSecretTest {
         assertThat(send(0, "GET", "/v0/status", null, null, null).body()).contains("\"clusterSecret\":true");
     }
 
+    /** A proof signed for one version: what a tester captured on the wire and replayed with the timestamp of now. */
+    static String signDelete(String uri, String timestamp, long millis) {
+        io.netty.handler.codec.http.DefaultHttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        h.set("X-Dht-Timestamp", timestamp);
+        return new ClusterSecret(SECRET).sign("DELETE", uri, ClusterSecret.Headers.of(h), new byte[0], millis);
+    }
+
+    @Test
+    void aCapturedDeleteReplayedWithANewerTimestampIsRefused() throws Exception {
+        start(SECRET, SECRET, SECRET);
+        String uri = "/internal/v0/entity?id=k";
+        String old = Long.toString((System.currentTimeMillis() - 60_000) * 1000);
+        String proof = signDelete(uri, old, System.currentTimeMillis());
+        assertThat(send(0, "DELETE", uri, null, proof, old).statusCode()).as("as captured").isEqualTo(202);
+        assertThat(send(0, "PUT", "/v0/entity?id=k&ack=3", "newer", null, null).statusCode()).isEqualTo(201);
+        String now = Long.toString(System.currentTimeMillis() * 1000);
+        assertThat(send(0, "DELETE", uri, null, proof, now).statusCode()).as("replayed, timestamp raised").isEqualTo(403);
+        assertThat(send(0, "GET", "/v0/entity?id=k&ack=3", null, null, null).body()).isEqualTo("newer");
+    }
+
     @Test
     void aNodeWithAnotherSecretIsNoReplica() throws Exception {
         start(SECRET, SECRET, OTHER);

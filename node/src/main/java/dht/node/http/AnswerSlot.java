@@ -225,7 +225,8 @@ public final class AnswerSlot {
         ClusterSecret secret = answerSecret;
         if (secret != null) {
             try {
-                if (r != null) r.headers().set(ClusterSecret.ANSWER_HEADER, secret.answer(requestProof, r.status().code(), r.content()));
+                if (r != null) r.headers().set(ClusterSecret.ANSWER_HEADER, secret.answer(requestProof, r.status().code(),
+                        ClusterSecret.Headers.of(r.headers()), r.content()));
                 if (s != null) s.proveWith(secret.streamAnswer(requestProof));
             } catch (RuntimeException | Error e) { // out of heap: as a completion that cannot be handed over
                 ReferenceCountUtil.release(r);

@@ -82,7 +82,7 @@ public final class Router implements RequestHandler {
 
     /** Whether the request proves the cluster secret; if not, it is answered here. */
     private boolean proven(FullHttpRequest http, AnswerSlot slot) {
-        ClusterSecret.Verdict v = secret.verify(http.method().name(), http.uri(), http.content(),
+        ClusterSecret.Verdict v = secret.verify(http.method().name(), http.uri(), ClusterSecret.Headers.of(http.headers()), http.content(),
                 http.headers().get(ClusterSecret.HEADER), System.currentTimeMillis());
         switch (v) {
             case GOOD -> {

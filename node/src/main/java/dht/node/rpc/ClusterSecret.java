@@ -7,6 +7,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -14,13 +15,14 @@ import javax.crypto.spec.SecretKeySpec;
  * The secret every node of a cluster shares, and the proof an internal request carries of it
  * (docs/wire-format.md, "Cluster secret"): header {@value #HEADER} is
  * {@code <epoch millis> <base64url HMAC-SHA256>}, the HMAC taken over the method, the request
- * target (path and query), the timestamp and the SHA-256 of the body. A proof is good within
+ * target (path and query), the timestamp, the {@link #COVERED} headers and the SHA-256 of the
+ * body. A proof is good within
  * {@link #WINDOW} of the receiver's clock; there is no nonce cache (the page says why).
  *
  * <p>An answer to a proven request proves the secret too, so that a node without it cannot pass
  * for a member by answering on its address (a membership it made up, a value it forged): header
- * {@value #ANSWER_HEADER} is the HMAC over "answer", the request's own proof, the status and the
- * SHA-256 of the body; a streamed answer's (a scan), whose body is not known when its head is
+ * {@value #ANSWER_HEADER} is the HMAC over "answer", the request's own proof, the status, the
+ * {@link #COVERED} headers and the SHA-256 of the body; a streamed answer's (a scan), whose body is not known when its head is
  * written, over "stream" and the request's proof alone, so with no TLS its records are not covered.
  * Binding the request's proof, which differs for every request, makes an answer useless for
  * any other request. Refusals made before a request's proof is checked, which carry no data
@@ -39,6 +41,33 @@ public final class ClusterSecret {
     public static final Duration WINDOW = Duration.ofSeconds(30);
     /** Shortest secret accepted: 16 bytes of a random secret are 128 bits. */
     public static final int MIN_BYTES = 16;
+
+    /**
+     * The headers both proofs cover, in this order: each carries part of a version (its timestamp,
+     * whether it is a tombstone, its expiry), a membership version, a clock or where a tree page
+     * goes on, so a proof replayed or passed on with any of them changed, added or removed does
+     * not hold. Every other header only frames the message or names a refusal that needs no proof.
+     */
+    static final List<String> COVERED = List.of(InternalProtocol.TIMESTAMP, InternalProtocol.TOMBSTONE,
+            InternalProtocol.EXPIRY, InternalProtocol.MEMBERSHIP, InternalProtocol.CLOCK, InternalProtocol.CLOCK_REFUSED,
+            InternalProtocol.TREE_NEXT, InternalProtocol.CHANGE);
+
+    /** A message's header values by name, in the order they were sent, names matched without case. */
+    @FunctionalInterface
+    public interface Headers {
+        /** No header at all. */
+        Headers NONE = name -> List.of();
+
+        List<String> all(String name);
+
+        static Headers of(io.netty.handler.codec.http.HttpHeaders h) {
+            return h::getAll;
+        }
+
+        static Headers of(java.net.http.HttpHeaders h) {
+            return h::allValues;
+        }
+    }
 
     /** What a request's proof shows. */
     public enum Verdict { GOOD, MISSING, WRONG }
@@ -62,15 +91,20 @@ public final class ClusterSecret {
         });
     }
 
-    /** The {@value #HEADER} value for a request with this body, stamped {@code nowMillis}. */
+    /** The {@value #HEADER} value for a request with this body and none of the {@link #COVERED} headers, stamped {@code nowMillis}. */
     public String sign(String method, String uri, byte[] body, long nowMillis) {
+        return sign(method, uri, Headers.NONE, body, nowMillis);
+    }
+
+    /** The {@value #HEADER} value for a request with these headers and this body, stamped {@code nowMillis}. */
+    public String sign(String method, String uri, Headers headers, byte[] body, long nowMillis) {
         MessageDigest d = digests.get();
         d.update(body);
-        return nowMillis + " " + mac(method, uri, nowMillis, d.digest());
+        return nowMillis + " " + mac(method, uri, nowMillis, headers, d.digest());
     }
 
     /** Checks {@code header} against the request; the body is read in place, never copied. */
-    public Verdict verify(String method, String uri, ByteBuf body, String header, long nowMillis) {
+    public Verdict verify(String method, String uri, Headers headers, ByteBuf body, String header, long nowMillis) {
         if (header == null || header.isEmpty()) return Verdict.MISSING;
         int space = header.indexOf(' ');
         if (space <= 0) return Verdict.WRONG;
@@ -85,18 +119,18 @@ public final class ClusterSecret {
         if (body.readableBytes() > 0) {
             for (ByteBuffer b : body.nioBuffers()) d.update(b);
         }
-        String expected = mac(method, uri, stamped, d.digest());
+        String expected = mac(method, uri, stamped, headers, d.digest());
         byte[] given = header.substring(space + 1).getBytes(StandardCharsets.US_ASCII);
         return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII), given) ? Verdict.GOOD : Verdict.WRONG;
     }
 
     /** The {@value #ANSWER_HEADER} value of a complete answer to the request whose proof was {@code requestProof}. */
-    public String answer(String requestProof, int status, ByteBuf body) {
+    public String answer(String requestProof, int status, Headers headers, ByteBuf body) {
         MessageDigest d = digests.get();
         if (body.readableBytes() > 0) {
             for (ByteBuffer b : body.nioBuffers()) d.update(b);
         }
-        return answerMac(answerHead(requestProof, status), d.digest());
+        return answerMac(answerHead(requestProof, status, headers), d.digest());
     }
 
     /** The {@value #ANSWER_HEADER} value of a streamed answer (its head, whatever its status) to that request. */
@@ -105,10 +139,10 @@ public final class ClusterSecret {
     }
 
     /** Whether {@code header} proves the complete answer {@code status}, {@code body} to the request whose proof was {@code requestProof}. */
-    public boolean provesAnswer(String requestProof, int status, byte[] body, String header) {
+    public boolean provesAnswer(String requestProof, int status, Headers headers, byte[] body, String header) {
         if (header == null) return false;
         MessageDigest d = digests.get();
-        return same(answerMac(answerHead(requestProof, status), d.digest(body)), header);
+        return same(answerMac(answerHead(requestProof, status, headers), d.digest(body)), header);
     }
 
     /** Whether {@code header} proves a streamed answer to the request whose proof was {@code requestProof}. */
@@ -130,8 +164,16 @@ public final class ClusterSecret {
                 || status == 417 || status == 431 || status == 500 || status == 501 || status == 503;
     }
 
-    private static String answerHead(String requestProof, int status) {
-        return "answer\n" + requestProof + "\n" + status + "\n";
+    private static String answerHead(String requestProof, int status, Headers headers) {
+        return covered(new StringBuilder("answer\n").append(requestProof).append('\n').append(status).append('\n'), headers);
+    }
+
+    /** Appends {@code name:value} and a line feed for each value of each {@link #COVERED} header, in order. */
+    private static String covered(StringBuilder b, Headers headers) {
+        for (String name : COVERED) {
+            for (String v : headers.all(name)) b.append(name.toLowerCase(java.util.Locale.ROOT)).append(':').append(v).append('\n');
+        }
+        return b.toString();
     }
 
     private static boolean same(String expected, String given) {
@@ -145,9 +187,10 @@ public final class ClusterSecret {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal());
     }
 
-    private String mac(String method, String uri, long stamped, byte[] bodyDigest) {
+    private String mac(String method, String uri, long stamped, Headers headers, byte[] bodyDigest) {
         Mac mac = macs.get();
-        mac.update((method + '\n' + uri + '\n' + stamped + '\n').getBytes(StandardCharsets.UTF_8));
+        String head = covered(new StringBuilder(method).append('\n').append(uri).append('\n').append(stamped).append('\n'), headers);
+        mac.update(head.getBytes(StandardCharsets.UTF_8));
         mac.update(bodyDigest);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal());
     }

@@ -68,7 +68,7 @@ public final class MembershipClient implements MembershipTransport {
             throw MembershipChangeException.noAnswer("interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
         }
         if (secret != null && !ClusterSecret.mayComeUnproven(r.statusCode())
-                && !secret.provesAnswer(proof, r.statusCode(), r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null))) {
+                && !secret.provesAnswer(proof, r.statusCode(), ClusterSecret.Headers.of(r.headers()), r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null))) {
             // Whatever answered does not hold the secret: not a member, and what it says is not taken.
             throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " " + ClusterSecret.UNPROVEN, MembershipChangeException.Outcome.UNKNOWN);
         }

@@ -157,7 +157,8 @@ final class PeerCall {
         int code = response.status().code();
         byte[] body = ByteBufUtil.getBytes(response.content());
         if (secret != null && !ClusterSecret.mayComeUnproven(code)
-                && !secret.provesAnswer(requestProof, code, body, response.headers().get(ClusterSecret.ANSWER_HEADER))) {
+                && !secret.provesAnswer(requestProof, code, ClusterSecret.Headers.of(response.headers()), body,
+                        response.headers().get(ClusterSecret.ANSWER_HEADER))) {
             // Not a member: whatever answers on its address does not hold the secret. Its answer
             // is no answer, and the connection is not used again.
             fail(new PeerUnavailableException(peer + " answered " + code + " " + ClusterSecret.UNPROVEN, null));

@@ -179,7 +179,8 @@ public final class PeerClient implements PeerNetwork {
      */
     String sign(HttpRequest request, byte[] body) {
         if (secret == null) return null;
-        String proof = secret.sign(request.method().name(), request.uri(), body, System.currentTimeMillis());
+        String proof = secret.sign(request.method().name(), request.uri(), ClusterSecret.Headers.of(request.headers()), body,
+                System.currentTimeMillis());
         request.headers().set(ClusterSecret.HEADER, proof);
         return proof;
     }
