@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
+    private static final long TLS_LINE_EVERY_NANOS = 10_000_000_000L;
+    private static final AtomicLong tlsFailures = new AtomicLong();
+    private static final AtomicLong tlsFailuresAtLastLine = new AtomicLong();
+    private static final AtomicLong lastTlsLine = new AtomicLong(System.nanoTime() - TLS_LINE_EVERY_NANOS);
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
 
@@ -342,9 +347,26 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof IOException) {
             log.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else if (isTls(cause)) {
+            // Any client may send what is not TLS, as often as it likes: a line each would let one
+            // fill the disk (a tester's 2,000 junk handshakes wrote 580 KB), so one per 10 s.
+            long failed = tlsFailures.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastTlsLine.get();
+            if (now - last >= TLS_LINE_EVERY_NANOS && lastTlsLine.compareAndSet(last, now)) {
+                log.warn("TLS handshake or record failed on connection {}: {} ({} such failures since the last such line)",
+                        ctx.channel().remoteAddress(), cause.toString(), failed - tlsFailuresAtLastLine.getAndSet(failed));
+            }
         } else {
             log.warn("connection {} closed after an error: {}", ctx.channel().remoteAddress(), cause.toString());
         }
         ctx.close();
+    }
+
+    private static boolean isTls(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) return true;
+        }
+        return false;
     }
 }
