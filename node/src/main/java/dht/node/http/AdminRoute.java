@@ -25,12 +25,14 @@ public final class AdminRoute implements Route {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m)?");
 
     private final Profiler profiler;
+    private static final String BEARER = "Bearer ";
+    /** The admin token's bytes, without the scheme; null: none (loopback clients only). */
     private final byte[] token;
 
     public AdminRoute(Profiler profiler, String adminToken) {
         this.profiler = profiler;
         this.token = adminToken == null || adminToken.isEmpty() ? null
-                : ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8);
+                : adminToken.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -94,7 +96,9 @@ public final class AdminRoute implements Route {
 
     boolean allowed(SocketAddress remote, String authorization) {
         if (token != null) {
-            return authorization != null && MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8));
+            // The scheme's name matches without case (RFC 9110, 11.1); the token exactly.
+            return authorization != null && authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
+                    && MessageDigest.isEqual(token, authorization.substring(BEARER.length()).getBytes(StandardCharsets.UTF_8));
         }
         return remote instanceof InetSocketAddress inet && inet.getAddress() != null && inet.getAddress().isLoopbackAddress();
     }

@@ -31,6 +31,10 @@ class AdminRouteTest {
         assertThat(withToken.allowed(from("127.0.0.1"), "Bearer wrong")).isFalse();
         assertThat(withToken.allowed(from("::1"), null)).isFalse();
         assertThat(withToken.allowed(from("127.0.0.1"), "Bearer s3cret")).isTrue();
+        assertThat(withToken.allowed(from("10.1.2.3"), "bearer s3cret")).as("the scheme without case").isTrue();
+        assertThat(withToken.allowed(from("10.1.2.3"), "BEARER s3cret")).isTrue();
+        assertThat(withToken.allowed(from("10.1.2.3"), "Bearer S3CRET")).as("the token exactly").isFalse();
+        assertThat(withToken.allowed(from("10.1.2.3"), "Bear")).isFalse();
     }
 
     @Test
