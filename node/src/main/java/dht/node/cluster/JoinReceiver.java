@@ -69,7 +69,7 @@ final class JoinReceiver {
         for (String s : sources) held = held.plus(transport.stored(s));
         // Each member sends about one owner's share of what it holds (JoinStreamKeys).
         MembershipTransport.Stored share = held.share(m.owners().size());
-        counts.begin(share.bytes(), share.entries());
+        counts.begin(m.version(), share.bytes(), share.entries());
         log.info("joining: streaming the keys this node will own from {} (about {} versions, {} bytes as stored)",
                 sources, share.entries(), share.bytes());
         // Others can stand in only where every key has another old replica: never with one copy.

@@ -52,8 +52,8 @@ public final class JoinStreams {
     public CloseableIterator<Entry> send(Scan open, JoinStreamKeys keys) throws IOException {
         writes.awaitBeforeMoving("the join stream to " + keys.joiner());
         CloseableIterator<Entry> scan = open.open();
-        if (counts.active.getAndIncrement() == 0) counts.begin(stored.get());
-        else counts.more(stored.get());
+        counts.active.incrementAndGet();
+        counts.begin(membership.current().version(), stored.get());
         return new Sending(scan, keys);
     }
 

@@ -6,7 +6,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What moves because the membership changed, as {@code /v0/status} shows it under {@code rebalance}. */
+/**
+ * What moves because the membership changed, as {@code /v0/status} shows it under {@code rebalance}:
+ * the figures of the latest change this node took part in (by its membership version). They start
+ * over when a move of a newer change begins here, or when this node sees a newer change under way;
+ * moves of the same change (several streams, a stream resumed, a cleanup's push) add up.
+ */
 final class RebalanceCounts {
     final AtomicInteger active = new AtomicInteger();
     /** Bytes of versions this node wrote (received) or sent because it gained or lost keys. */
@@ -28,34 +33,54 @@ final class RebalanceCounts {
     /** Of {@link #keysMoved}, those a leave handed to a live member for one that was down. */
     final AtomicLong keysHandedOver = new AtomicLong();
     private volatile long startedNanos = System.nanoTime();
+    /** The membership version of the change the figures are about; guarded by this. */
+    private long change = Long.MIN_VALUE;
 
     /** What an entry counts for in the bytes moved and scanned: its key, value and about its framing. */
     static long bytesOf(dht.storage.Entry e) {
         return e.key().length + (long) e.valueLength() + 24;
     }
 
-    /** A move begins; what the sources hold, in stored bytes and in versions (-1: unknown). */
-    void begin(long bytes, long entries) {
-        startedNanos = System.nanoTime();
-        bytesScanned.set(0);
-        entriesScanned.set(0);
-        totalBytes.set(bytes);
-        totalEntries.set(entries);
-    }
-
-    /** A move from this node's own store begins: its tables' bytes as stored and its versions. */
-    void begin(StoreStats held) {
-        begin(held.tableBytes(), held.entries());
-    }
-
     /**
-     * Another read of this node's store begins while one is under way (two joiners, or a stream
-     * resumed before the last one closed): it reads the store again, so the totals grow by it, or
-     * the versions read would pass the total and the ETA be lost.
+     * A move of the change at membership {@code version} begins; what its sources hold, in stored
+     * bytes and in versions (-1: unknown). For a newer change than the figures', they start over;
+     * for the same one (two joiners, a stream resumed, the cleanup's push), it reads its sources
+     * again, so the totals grow by them, or the versions read would pass the total and the ETA be lost.
      */
-    void more(StoreStats held) {
-        totalBytes.getAndUpdate(t -> t < 0 ? t : t + held.tableBytes());
-        totalEntries.getAndUpdate(t -> t < 0 ? t : t + held.entries());
+    synchronized void begin(long version, long bytes, long entries) {
+        if (version > change) {
+            startOver(version);
+            totalBytes.set(bytes);
+            totalEntries.set(entries);
+        } else {
+            totalBytes.getAndUpdate(t -> grown(t, bytes));
+            totalEntries.getAndUpdate(t -> grown(t, entries));
+        }
+    }
+
+    /** A move of that change from this node's own store begins: its tables' bytes as stored and its versions. */
+    void begin(long version, StoreStats held) {
+        begin(version, held.tableBytes(), held.entries());
+    }
+
+    /** This node sees the change at {@code version} under way: figures of an older one start over, nothing read yet. */
+    synchronized void takingPart(long version) {
+        if (version > change) startOver(version);
+    }
+
+    private void startOver(long version) {
+        change = version;
+        startedNanos = System.nanoTime();
+        for (AtomicLong a : new AtomicLong[] {bytesMoved, keysMoved, bytesScanned, entriesScanned, keysCleanedUp, keysHandedOver}) {
+            a.set(0);
+        }
+        totalBytes.set(-1);
+        totalEntries.set(-1);
+    }
+
+    /** A total of -1 is unknown: the first known one sets it; an unknown one added keeps it. */
+    private static long grown(long total, long more) {
+        return total < 0 ? more : more < 0 ? total : total + more;
     }
 
     /** One entry of {@code bytes} read from a source. */

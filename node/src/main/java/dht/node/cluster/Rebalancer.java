@@ -78,7 +78,10 @@ public final class Rebalancer implements AutoCloseable {
         this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed,
                 new PushProgress(dataDir));
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed,
-                gainers -> pushes.all(gainers, pushes::send, true));
+                (version, gainers) -> {
+                    counts.begin(version, store.stats()); // the push reads the whole store
+                    pushes.all(gainers, pushes::send, true);
+                });
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }
 
@@ -112,6 +115,8 @@ public final class Rebalancer implements AutoCloseable {
         // while a member leaves, the other members receive what it pushes until its leave ends
         // (leaving is a subset of members; a removed node still running is in neither).
         if (now.joining().contains(self) || !now.leaving().isEmpty() && now.members().contains(self)) {
+            counts.takingPart(now.version());
+            m = counts.snapshot();
             m.put("rebalancing", 1L);
             if (m.get("etaMillis") == 0) m.put("etaMillis", -1L); // between two tries, or the sender's to know
         }
@@ -260,12 +265,12 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(503, "leaving: this node has not taken membership version " + m.version()
                     + " yet; repeat the leave to go on");
         }
+        counts.active.incrementAndGet();
+        counts.begin(m.version(), store.stats());
         long keysBefore = counts.keysMoved.get();
         long bytesBefore = counts.bytesMoved.get();
         long handedBefore = counts.keysHandedOver.get();
-        counts.active.incrementAndGet();
         try {
-            counts.begin(store.stats());
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
@@ -321,10 +326,10 @@ public final class Rebalancer implements AutoCloseable {
      * survives, when it takes the version.
      */
     private void reReplicate(Membership before, Membership after, String gone) {
-        long keysBefore = counts.keysMoved.get();
         counts.active.incrementAndGet();
+        counts.begin(after.version(), store.stats());
+        long keysBefore = counts.keysMoved.get();
         try {
-            counts.begin(store.stats());
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();

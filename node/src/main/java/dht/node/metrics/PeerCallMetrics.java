@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * reads and writes, batches, hint deliveries, failure-detector probes) by how it ended:
  * {@code answered} (any HTTP status), {@code failed} (connection refused or cut) or
  * {@code timeout}; and {@code dht_peer_calls_refused_total{peer}}: calls not sent because the
- * peer is believed down. A peer that leaves the membership takes its series with it ({@link #retire}).
+ * peer is believed down and silent (frozen, cut off); a peer down because its connections are
+ * refused is still called, as a refusal costs no wait ({@code FailureDetector}). A peer that leaves the membership takes its series with it ({@link #retire}).
  */
 final class PeerCallMetrics implements PeerCallMeter {
     private final MeterRegistry registry;
@@ -32,7 +33,7 @@ final class PeerCallMetrics implements PeerCallMeter {
         Timer failed = timer(url, "failed");
         Timer timedOut = timer(url, "timeout");
         Counter refused = Counter.builder("peer.calls.refused")
-                .description("Calls to a peer not sent because it is believed down").tag("peer", url).register(registry);
+                .description("Calls to a peer not sent because it is believed down and silent").tag("peer", url).register(registry);
         byPeer.put(url, List.of(answered, failed, timedOut, refused));
         return new Peer() {
             @Override

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The ETA of a move counts versions, not bytes: the sources' sizes are as stored, compressed, and
  * the bytes read from them are not, so a byte ETA showed 0 for most of a move that was still going.
+ * The figures are the latest change's: a black-box tester read 8,692 of 4,346 versions after a
+ * second join, and a member receiving a leave's push showed the join before's "100%, 1,100 keys".
  */
 class RebalanceCountsTest {
     private final RebalanceCounts counts = new RebalanceCounts();
@@ -14,7 +16,7 @@ class RebalanceCountsTest {
     @Test
     void theEtaFollowsTheVersionsReadWhateverTheirBytes() throws Exception {
         counts.active.incrementAndGet();
-        counts.begin(1_000, 100); // 1,000 bytes as stored; far more once decompressed
+        counts.begin(7, 1_000, 100); // 1,000 bytes as stored; far more once decompressed
         assertThat(counts.snapshot().get("etaMillis")).as("nothing read yet").isEqualTo(-1);
         for (int i = 0; i < 40; i++) counts.scanned(1_000);
         Thread.sleep(20);
@@ -33,10 +35,10 @@ class RebalanceCountsTest {
     @Test
     void aSecondReadOfTheStoreWhileOneRunsAddsToTheTotals() {
         counts.active.incrementAndGet();
-        counts.begin(1_000, 100);
+        counts.begin(7, 1_000, 100);
         for (int i = 0; i < 80; i++) counts.scanned(10);
         counts.active.incrementAndGet(); // a second joiner's stream
-        counts.more(new dht.storage.StoreStats(0, 1_000, 0, 0, 0, 0, 0, 100));
+        counts.begin(7, new dht.storage.StoreStats(0, 1_000, 0, 0, 0, 0, 0, 100));
         for (int i = 0; i < 80; i++) counts.scanned(10);
         assertThat(counts.snapshot().get("totalEntries")).isEqualTo(200);
         assertThat(counts.snapshot().get("etaMillis")).as("160 of 200 read: still known").isNotEqualTo(-1);
@@ -45,8 +47,29 @@ class RebalanceCountsTest {
     @Test
     void anUnknownTotalHasNoEta() {
         counts.active.incrementAndGet();
-        counts.begin(-1, -1);
+        counts.begin(7, -1, -1);
         counts.scanned(10);
         assertThat(counts.snapshot().get("etaMillis")).isEqualTo(-1);
+    }
+
+    @Test
+    void aNewerChangeStartsTheFiguresOver() {
+        counts.active.incrementAndGet();
+        counts.begin(7, 1_000, 100);
+        for (int i = 0; i < 100; i++) counts.scanned(10);
+        counts.keysMoved.addAndGet(25);
+        counts.keysCleanedUp.addAndGet(3);
+        counts.active.decrementAndGet();
+        counts.begin(7, -1, -1); // the same change: adds nothing known, keeps what moved
+        assertThat(counts.snapshot()).containsEntry("keysMoved", 25L).containsEntry("totalEntries", 100L);
+
+        counts.takingPart(9); // a member that only receives the next change's push
+        assertThat(counts.snapshot()).containsEntry("keysMoved", 0L).containsEntry("entriesScanned", 0L)
+                .containsEntry("keysCleanedUp", 0L).containsEntry("totalEntries", -1L);
+        counts.begin(9, 500, 50); // its first move of that change: the first known totals
+        assertThat(counts.snapshot()).containsEntry("totalEntries", 50L);
+        counts.takingPart(9);
+        counts.begin(8, 500, 50); // a stream of an older version, late: adds up, starts nothing over
+        assertThat(counts.snapshot()).containsEntry("totalEntries", 100L);
     }
 }
