@@ -93,6 +93,45 @@ class ConnectionLimitTest {
         }
     }
 
+    /**
+     * Connections that hold their places with heads they never finish kept everyone out for the
+     * idle timeout (60 s), health checks included (a tester's 1,000 slow heads against 512 places).
+     * While new connections are refused, the ones quiet for a second are closed instead.
+     */
+    @Test
+    void whileConnectionsAreRefusedTheQuietOnesMakeRoom() throws Exception {
+        try (TestNode node = WithProperty.with(JvmSettings.MAX_CONNECTIONS, "6",
+                () -> TestNode.start(TestNode.config(dir).withTuning(JvmSettings.read()), s -> s))) {
+            int port = node.node.port();
+            List<RawHttp> held = new ArrayList<>();
+            try {
+                for (int i = 0; i < 6; i++) {
+                    RawHttp c = new RawHttp(port);
+                    held.add(c);
+                    c.send("GET /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+                }
+                Thread.sleep(300); // counted on their event loops
+                long t0 = System.nanoTime();
+                List<String> answers = new ArrayList<>();
+                while (System.nanoTime() - t0 < 30_000_000_000L && (answers.isEmpty() || !answers.getLast().startsWith("HTTP/1.1 200"))) {
+                    try (RawHttp next = new RawHttp(port)) {
+                        next.socket.setSoTimeout(5_000);
+                        answers.add(exchange(next, "GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").statusLine());
+                    } catch (java.io.IOException e) {
+                        answers.add("closed: " + e);
+                    }
+                    Thread.sleep(100);
+                }
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                assertThat(answers.getFirst()).as("refused while every place is held").startsWith("HTTP/1.1 503");
+                assertThat(answers.getLast()).isEqualTo("HTTP/1.1 200 OK");
+                assertThat(seconds).as("well within the idle timeout").isLessThan(10);
+            } finally {
+                for (RawHttp c : held) c.close();
+            }
+        }
+    }
+
     @Test
     void theDefaultBoundFollowsTheHeapAndLeavesHalfTheDescriptors() {
         assertThat(ConnectionLimit.defaultMax(256L << 20, 20_000)).isEqualTo(1024);

@@ -59,6 +59,7 @@ public final class ConnectionLimit {
     /** 0: connections are never closed for being idle. */
     private final long idleTimeoutNanos;
     private final LongAdder idleClosed = new LongAdder();
+    private final PressureSweep pressure = new PressureSweep();
 
     /** @param max the most connections open at once; 0 for {@link #defaultMax()}; no idle timeout */
     public ConnectionLimit(int max) {
@@ -119,7 +120,7 @@ public final class ConnectionLimit {
 
     /** A new handler that closes its connection once idle for the timeout; null when there is none. */
     IdleTimeout idleTimeout() {
-        return idleTimeoutNanos == 0 ? null : new IdleTimeout(idleTimeoutNanos, idleClosed);
+        return idleTimeoutNanos == 0 ? null : new IdleTimeout(idleTimeoutNanos, idleClosed, pressure);
     }
 
     /**
@@ -136,6 +137,7 @@ public final class ConnectionLimit {
         open.decrementAndGet();
         refused.incrementAndGet();
         logRefusal();
+        pressure.refused();
         boolean answer = !tls && lingering.incrementAndGet() <= maxLingering;
         if (!tls) ch.closeFuture().addListener(f -> lingering.decrementAndGet());
         ch.pipeline().addLast("too-many-connections", new Refusal(max, answer));
@@ -167,6 +169,7 @@ public final class ConnectionLimit {
                 if (shedding()) {
                     refused.incrementAndGet();
                     logRefusal();
+                    pressure.refused();
                     child.unsafe().closeForcibly(); // never registered: no event loop, no pipeline
                     return;
                 }

@@ -40,12 +40,17 @@ final class IdleTimeout extends ChannelInboundHandlerAdapter {
     private long lastCheck;
     /** When the current quiet stretch began (a check's time), or -1 while it is not quiet. */
     private long quietSince = -1;
+    private final PressureSweep pressure;
+    /** When a {@link PressureSweep} last found this connection quiet with no quiet mark (-1: none), and its requests then. */
+    private long pressureMark = -1;
+    private long pressureMarkRequests;
 
     /** @param closed counts the connections this closes, node-wide */
-    IdleTimeout(long timeoutNanos, LongAdder closed) {
+    IdleTimeout(long timeoutNanos, LongAdder closed, PressureSweep pressure) {
         if (timeoutNanos <= 0) throw new IllegalArgumentException("idle timeout must be positive, got " + timeoutNanos + " ns");
         this.timeoutNanos = timeoutNanos;
         this.closed = closed;
+        this.pressure = pressure;
     }
 
     @Override
@@ -54,7 +59,46 @@ final class IdleTimeout extends ChannelInboundHandlerAdapter {
         // An accepted connection is active from the start; it counts as idle until it reads a request.
         wasIdle = true;
         lastCheck = System.nanoTime();
+        pressure.opened(this);
         schedule();
+    }
+
+    /**
+     * The node refuses connections: closes this one, on its event loop, if it has been quiet since
+     * a sweep at least {@link PressureSweep#QUIET} ago (no request read since, idle then and now).
+     * Any thread may call.
+     */
+    void underPressure() {
+        ChannelHandlerContext c = ctx;
+        if (c == null) return;
+        c.executor().execute(() -> {
+            if (!c.channel().isActive()) return;
+            long requests = requestsRead();
+            long now = System.nanoTime();
+            if (!idleNow()) {
+                pressureMark = -1;
+            } else if (pressureMark < 0 || requests != pressureMarkRequests) {
+                pressureMark = now;
+                pressureMarkRequests = requests;
+            } else if (now - pressureMark >= PressureSweep.QUIET) {
+                pressure.closedOne();
+                closed.increment();
+                log.debug("closing connection {}: nothing to do for {} ms while connections are refused",
+                        c.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(now - pressureMark));
+                c.close();
+            }
+        });
+    }
+
+    private boolean idleNow() {
+        ResponseSequencer sequencer = ctx.pipeline().get(ResponseSequencer.class);
+        RequestAssembler assembler = ctx.pipeline().get(RequestAssembler.class);
+        return (sequencer == null || sequencer.idle()) && (assembler == null || !assembler.midBody());
+    }
+
+    private long requestsRead() {
+        ResponseSequencer sequencer = ctx.pipeline().get(ResponseSequencer.class);
+        return sequencer == null ? 0 : sequencer.requestsRead();
     }
 
     private void schedule() {
@@ -64,10 +108,8 @@ final class IdleTimeout extends ChannelInboundHandlerAdapter {
     private void check() {
         check = null;
         if (!ctx.channel().isActive()) return;
-        ResponseSequencer sequencer = ctx.pipeline().get(ResponseSequencer.class);
-        RequestAssembler assembler = ctx.pipeline().get(RequestAssembler.class);
-        boolean idle = (sequencer == null || sequencer.idle()) && (assembler == null || !assembler.midBody());
-        long requests = sequencer == null ? 0 : sequencer.requestsRead();
+        boolean idle = idleNow();
+        long requests = requestsRead();
         long now = System.nanoTime();
         // A check that runs late (the process was stopped or starved) judges nothing: in the
         // meantime the client may have sent a request that the loop has not read yet.
@@ -94,6 +136,7 @@ final class IdleTimeout extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        pressure.gone(this);
         if (check != null) {
             check.cancel(false);
             check = null;
