@@ -71,9 +71,12 @@ class ClusterSecretTest {
         assertThat(send(0, "PUT", uri, "forged", "garbage", ts).statusCode()).isEqualTo(403);
         assertThat(send(0, "PUT", uri, "forged", sign(OTHER, "PUT", uri, "forged", now), ts).statusCode()).isEqualTo(403);
         // the right secret, but stale, or for another body or another key
-        assertThat(send(0, "PUT", uri, "forged", sign(SECRET, "PUT", uri, "forged", now - 60_000), ts).statusCode()).isEqualTo(403);
-        assertThat(send(0, "PUT", uri, "forged", sign(SECRET, "PUT", uri, "other", now), ts).statusCode()).isEqualTo(403);
-        assertThat(send(0, "PUT", uri, "forged", sign(SECRET, "PUT", uri + "x", "forged", now), ts).statusCode()).isEqualTo(403);
+        assertThat(send(0, "PUT", uri, "forged", signWrite(uri, "forged", ts, now - 60_000), ts).statusCode()).isEqualTo(403);
+        assertThat(send(0, "PUT", uri, "forged", signWrite(uri, "other", ts, now), ts).statusCode()).isEqualTo(403);
+        assertThat(send(0, "PUT", uri, "forged", signWrite(uri + "x", "forged", ts, now), ts).statusCode()).isEqualTo(403);
+        // (each differs from a good proof in that alone: such a write's, fresh, is taken)
+        String other = "/internal/v0/entity?id=0ther"; // before the cluster scan below
+        assertThat(send(1, "PUT", other, "good", signWrite(other, "good", ts, now), ts).statusCode()).isEqualTo(201);
         assertThat(send(0, "DELETE", uri, null, null, ts).statusCode()).isEqualTo(401);
         assertThat(send(0, "POST", "/internal/v0/batch", "x", null, null).statusCode()).isEqualTo(401);
         assertThat(send(0, "GET", "/internal/v0/entities?start=a", null, null, null).statusCode()).isEqualTo(401);
@@ -90,6 +93,13 @@ class ClusterSecretTest {
         assertThat(send(2, "GET", uri, null, sign(SECRET, "GET", uri, null, System.currentTimeMillis()), null).body())
                 .isEqualTo("v");
         assertThat(send(0, "GET", "/v0/status", null, null, null).body()).contains("\"clusterSecret\":true");
+    }
+
+    /** The proof of a replica write of {@code body} with the version {@code timestamp}, as a coordinator signs it. */
+    static String signWrite(String uri, String body, String timestamp, long millis) {
+        io.netty.handler.codec.http.DefaultHttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        h.set("X-Dht-Timestamp", timestamp);
+        return new ClusterSecret(SECRET).sign("PUT", uri, ClusterSecret.Headers.of(h), body.getBytes(StandardCharsets.UTF_8), millis);
     }
 
     /** A proof signed for one version: what a tester captured on the wire and replayed with the timestamp of now. */

@@ -49,10 +49,10 @@ final class JoinCleanup {
     /** A cleanup marked owed in this run and not yet done ({@link #owed}). */
     private volatile boolean markPending;
 
-    /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}), a move of the change at {@code version}. */
+    /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}). */
     @FunctionalInterface
     interface SolePush {
-        void push(long version, DataPush.Gainers gainers) throws IOException;
+        void push(DataPush.Gainers gainers) throws IOException;
     }
 
     JoinCleanup(String self, MembershipState state, Store store, Path dataDir, ScheduledExecutorService timer,
@@ -156,7 +156,7 @@ final class JoinCleanup {
     private boolean sentSoleCopies(Membership m, Placement owners, int rf) {
         java.util.concurrent.atomic.AtomicLong sole = new java.util.concurrent.atomic.AtomicLong();
         try {
-            solePush.push(m.version(), e -> {
+            solePush.push(e -> {
                 if (Topology.copies(e, rf) != 1) return java.util.List.of();
                 java.util.List<String> owner = owners.replicas(e.key(), 1);
                 if (owner.contains(self)) return java.util.List.of();

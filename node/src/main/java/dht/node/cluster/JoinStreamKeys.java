@@ -28,6 +28,7 @@ public final class JoinStreamKeys {
     private final int replicationFactor;
     /** Null: the sender's own keys; else the member whose keys it sends in its stead. */
     private final String instead;
+    private final long version;
 
     private JoinStreamKeys(Membership m, String sender, String joiner, String instead) {
         this.sender = sender;
@@ -36,6 +37,12 @@ public final class JoinStreamKeys {
         this.before = new Placement(m.members());
         this.after = new Placement(m.owners());
         this.replicationFactor = m.replicationFactor();
+        this.version = m.version();
+    }
+
+    /** The membership version whose change this stream moves. */
+    long version() {
+        return version;
     }
 
     /** The joining node these keys are for. */

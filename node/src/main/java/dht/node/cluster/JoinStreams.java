@@ -53,7 +53,7 @@ public final class JoinStreams {
         writes.awaitBeforeMoving("the join stream to " + keys.joiner());
         CloseableIterator<Entry> scan = open.open();
         counts.active.incrementAndGet();
-        counts.begin(membership.current().version(), stored.get());
+        counts.begin(keys.version(), stored.get());
         return new Sending(scan, keys);
     }
 

@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * What moves because the membership changed, as {@code /v0/status} shows it under {@code rebalance}:
  * the figures of the latest change this node took part in (by its membership version). They start
  * over when a move of a newer change begins here, or when this node sees a newer change under way;
- * moves of the same change (several streams, a stream resumed, a cleanup's push) add up.
+ * what moves of the same change move and clean up adds up (several streams, a stream resumed, the
+ * cleanup after a join). What was read and the ETA are those of the reads under way: a move that
+ * begins while none runs starts them over; one that begins beside another adds to their totals.
  */
 final class RebalanceCounts {
     final AtomicInteger active = new AtomicInteger();
@@ -48,14 +50,31 @@ final class RebalanceCounts {
      * again, so the totals grow by them, or the versions read would pass the total and the ETA be lost.
      */
     synchronized void begin(long version, long bytes, long entries) {
-        if (version > change) {
-            startOver(version);
-            totalBytes.set(bytes);
-            totalEntries.set(entries);
+        if (version < change) return; // a move of an older change, late: its reads count, its totals do not
+        if (version > change) startOver(version);
+        if (active.get() <= 1) {
+            reading(bytes, entries);
         } else {
             totalBytes.getAndUpdate(t -> grown(t, bytes));
             totalEntries.getAndUpdate(t -> grown(t, entries));
         }
+    }
+
+    /**
+     * A read of this node's whole store within the change the figures are about, not counted as a
+     * move in {@link #active} (the cleanup's push after a join): what was read starts over, what
+     * moved adds up.
+     */
+    synchronized void readingAgain(StoreStats held) {
+        reading(held.tableBytes(), held.entries());
+    }
+
+    private void reading(long bytes, long entries) {
+        startedNanos = System.nanoTime();
+        bytesScanned.set(0);
+        entriesScanned.set(0);
+        totalBytes.set(bytes);
+        totalEntries.set(entries);
     }
 
     /** A move of that change from this node's own store begins: its tables' bytes as stored and its versions. */

@@ -78,8 +78,8 @@ public final class Rebalancer implements AutoCloseable {
         this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed,
                 new PushProgress(dataDir));
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed,
-                (version, gainers) -> {
-                    counts.begin(version, store.stats()); // the push reads the whole store
+                gainers -> {
+                    counts.readingAgain(store.stats()); // the push reads the whole store
                     pushes.all(gainers, pushes::send, true);
                 });
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
@@ -265,12 +265,13 @@ public final class Rebalancer implements AutoCloseable {
             throw new MembershipChangeException(503, "leaving: this node has not taken membership version " + m.version()
                     + " yet; repeat the leave to go on");
         }
+        // This leave's own counts for its log line: the status's figures may start over under it.
+        java.util.concurrent.atomic.AtomicLong keysSent = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong bytesSent = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong keysHanded = new java.util.concurrent.atomic.AtomicLong();
         counts.active.incrementAndGet();
-        counts.begin(m.version(), store.stats());
-        long keysBefore = counts.keysMoved.get();
-        long bytesBefore = counts.bytesMoved.get();
-        long handedBefore = counts.keysHandedOver.get();
         try {
+            counts.begin(m.version(), store.stats());
             Placement before = new Placement(m.members());
             Placement after = new Placement(m.owners());
             int rf = m.replicationFactor();
@@ -280,6 +281,8 @@ public final class Rebalancer implements AutoCloseable {
             // (HandedOverHints). The keys it gains and the hints held here for it go the same way.
             java.util.Set<String> failed = new java.util.HashSet<>();
             DataPush.Sender toMember = (peer, batch, bytes) -> {
+                keysSent.addAndGet(batch.size());
+                bytesSent.addAndGet(bytes);
                 if (!m.laggards().contains(peer) && !failed.contains(peer) && net.isUp(peer)) {
                     try {
                         pushes.send(peer, batch, bytes);
@@ -289,6 +292,7 @@ public final class Rebalancer implements AutoCloseable {
                         failed.add(peer);
                     }
                 }
+                keysHanded.addAndGet(batch.size());
                 pushes.handOver(pushes.holder(m, peer), peer, batch, bytes);
             };
             pushes.all("leave@" + m.version(), e -> {
@@ -310,10 +314,9 @@ public final class Rebalancer implements AutoCloseable {
         // not kept: a restart is still leaving, and the leave can be repeated.
         Membership done = changes.left(self);
         String handed = m.laggards().isEmpty() ? ""
-                : " (" + (counts.keysHandedOver.get() - handedBefore) + " kept by a member for " + m.laggards()
-                + ", which was down)";
-        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", counts.keysMoved.get() - keysBefore,
-                counts.bytesMoved.get() - bytesBefore, handed, done.version());
+                : " (" + keysHanded.get() + " kept by a member for " + m.laggards() + ", which was down)";
+        log.info("left the cluster: {} keys, {} bytes sent{}; membership version {}", keysSent.get(), bytesSent.get(),
+                handed, done.version());
         return done;
     }
 
@@ -326,10 +329,10 @@ public final class Rebalancer implements AutoCloseable {
      * survives, when it takes the version.
      */
     private void reReplicate(Membership before, Membership after, String gone) {
+        java.util.concurrent.atomic.AtomicLong keysSent = new java.util.concurrent.atomic.AtomicLong(); // this push's own, for its log line
         counts.active.incrementAndGet();
-        counts.begin(after.version(), store.stats());
-        long keysBefore = counts.keysMoved.get();
         try {
+            counts.begin(after.version(), store.stats());
             Placement old = new Placement(before.members());
             Placement now = new Placement(after.members());
             int rf = after.replicationFactor();
@@ -350,6 +353,7 @@ public final class Rebalancer implements AutoCloseable {
                 gain.removeAll(o);
                 return gain;
             }, (peer, batch, bytes) -> {
+                keysSent.addAndGet(batch.size());
                 if (after.laggards().contains(peer) || !net.isUp(peer)) {
                     pushes.keepFor(peer, batch, bytes);
                     return;
@@ -364,7 +368,7 @@ public final class Rebalancer implements AutoCloseable {
             if (closed) return; // cut short: the mark stays, and the next start pushes again
             removals.clear(gone);
             log.info("re-created the copies {} held that this node is first to hold: {} keys sent", gone,
-                    counts.keysMoved.get() - keysBefore);
+                    keysSent.get());
         } catch (IOException | RuntimeException e) {
             if (closed) {
                 log.info("re-creating the copies {} held: cut short by this node's stop; its next start pushes again", gone);

@@ -69,6 +69,11 @@ public final class ClusterSecret {
         }
     }
 
+    /** Removes every {@link #COVERED} header from {@code h}: what an answer without a good proof may not say. */
+    static void dropCovered(io.netty.handler.codec.http.HttpHeaders h) {
+        for (String name : COVERED) h.remove(name);
+    }
+
     /** What a request's proof shows. */
     public enum Verdict { GOOD, MISSING, WRONG }
 

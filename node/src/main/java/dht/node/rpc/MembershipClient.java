@@ -67,13 +67,15 @@ public final class MembershipClient implements MembershipTransport {
             Thread.currentThread().interrupt();
             throw MembershipChangeException.noAnswer("interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
         }
-        if (secret != null && !ClusterSecret.mayComeUnproven(r.statusCode())
-                && !secret.provesAnswer(proof, r.statusCode(), ClusterSecret.Headers.of(r.headers()), r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null))) {
+        boolean proven = secret == null || secret.provesAnswer(proof, r.statusCode(), ClusterSecret.Headers.of(r.headers()),
+                r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null));
+        if (!proven && !ClusterSecret.mayComeUnproven(r.statusCode())) {
             // Whatever answered does not hold the secret: not a member, and what it says is not taken.
             throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " " + ClusterSecret.UNPROVEN, MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
-        throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r));
+        // A refusal without its proof is taken by its status alone: its covered headers prove nothing.
+        throw new MembershipChangeException(r.statusCode(), reason(node, r), outcome(r, proven));
     }
 
     /**
@@ -81,8 +83,8 @@ public final class MembershipClient implements MembershipTransport {
      * makes (4xx, its 503); unknown for any other failure (a 500, a proxy's 502 or 504), which
      * may come after the change was made.
      */
-    static MembershipChangeException.Outcome outcome(HttpResponse<?> r) {
-        if (r.headers().firstValue(InternalProtocol.CHANGE).orElse("").equals(InternalProtocol.CHANGE_UNDER_WAY)) {
+    static MembershipChangeException.Outcome outcome(HttpResponse<?> r, boolean proven) {
+        if (proven && r.headers().firstValue(InternalProtocol.CHANGE).orElse("").equals(InternalProtocol.CHANGE_UNDER_WAY)) {
             return MembershipChangeException.Outcome.UNDER_WAY;
         }
         int s = r.statusCode();

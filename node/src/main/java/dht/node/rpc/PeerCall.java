@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
@@ -156,9 +157,9 @@ final class PeerCall {
     private void answered(FullHttpResponse response) {
         int code = response.status().code();
         byte[] body = ByteBufUtil.getBytes(response.content());
-        if (secret != null && !ClusterSecret.mayComeUnproven(code)
-                && !secret.provesAnswer(requestProof, code, ClusterSecret.Headers.of(response.headers()), body,
-                        response.headers().get(ClusterSecret.ANSWER_HEADER))) {
+        boolean proven = secret == null || secret.provesAnswer(requestProof, code, ClusterSecret.Headers.of(response.headers()),
+                body, response.headers().get(ClusterSecret.ANSWER_HEADER));
+        if (!proven && !ClusterSecret.mayComeUnproven(code)) {
             // Not a member: whatever answers on its address does not hold the secret. Its answer
             // is no answer, and the connection is not used again.
             fail(new PeerUnavailableException(peer + " answered " + code + " " + ClusterSecret.UNPROVEN, null));
@@ -167,7 +168,10 @@ final class PeerCall {
         if (!finished.compareAndSet(false, true)) return;
         deadline.cancel(false);
         if (admitted) lane.done();
-        PeerResponse r = new PeerResponse(code, response.headers().copy(), body);
+        HttpHeaders headers = response.headers().copy();
+        // A refusal without its proof is taken by its status alone: its clock or version headers prove nothing.
+        if (!proven) ClusterSecret.dropCovered(headers);
+        PeerResponse r = new PeerResponse(code, headers, body);
         Channel ch = channel;
         ch.pipeline().get(AnswerHandler.class).call = null;
         if (HttpUtil.isKeepAlive(response)) {
