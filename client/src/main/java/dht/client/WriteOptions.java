@@ -42,12 +42,17 @@ public final class WriteOptions {
         return new WriteOptions(ack, Checks.positive("from", from), ttlSeconds);
     }
 
+    /** The longest time to live a node takes: 20 years of 365 days. */
+    public static final long MAX_TTL_SECONDS = 630_720_000L;
+
     /**
-     * A PUT's time to live, in whole seconds (sent as {@code ttl=SECONDS}; the node takes 1 to
-     * 630,720,000). Meaningless for a DELETE, which does not send it.
+     * A PUT's time to live, in whole seconds, from 1 to {@link #MAX_TTL_SECONDS} (sent as
+     * {@code ttl=SECONDS}). Meaningless for a DELETE, which does not send it.
      */
     public WriteOptions ttlSeconds(long seconds) {
-        if (seconds < 1) throw new IllegalArgumentException("ttl must be at least 1 second, got " + seconds);
+        if (seconds < 1 || seconds > MAX_TTL_SECONDS) {
+            throw new IllegalArgumentException("ttl must be from 1 to " + MAX_TTL_SECONDS + " seconds, got " + seconds);
+        }
         return new WriteOptions(ack, from, seconds);
     }
 

@@ -120,5 +120,9 @@ class RequestFormTest {
         assertThat(ScanOptions.defaults().cluster().limit(7).limit()).hasValue(7);
         assertThat(ScanOptions.defaults().cluster()).isNotEqualTo(ScanOptions.defaults()).isNotEqualTo(ScanOptions.defaults().local());
         assertThatThrownBy(() -> base.ttl(Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
+        // the node's range, checked before anything is sent
+        assertThat(base.ttlSeconds(WriteOptions.MAX_TTL_SECONDS).ttlSeconds()).hasValue(630_720_000L);
+        assertThatThrownBy(() -> base.ttlSeconds(WriteOptions.MAX_TTL_SECONDS + 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> base.ttlSeconds(0)).isInstanceOf(IllegalArgumentException.class);
     }
 }
