@@ -18,6 +18,11 @@ public interface ClusterServices extends AutoCloseable {
 
     ReplicaEndpoint replicaEndpoint();
 
+    /** This node's clock (its write timestamps' hybrid logical clock), for the probe's answer; 0: none. */
+    default long clock() {
+        return 0;
+    }
+
     ClusterView view();
 
     ClusterScanner scanner();

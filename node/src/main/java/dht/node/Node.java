@@ -288,7 +288,12 @@ public final class Node implements AutoCloseable {
             routes.put(InternalProtocol.MEMBERSHIP_PATH, new MembershipRoute(cluster.membershipChanges(), cluster.leaving(),
                     scanWorkers, admission));
         }
-        routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> slot.respond(Responses.empty(HttpResponseStatus.OK)));
+        routes.put(InternalProtocol.PROBE_PATH, (request, slot) -> { // with this node's clock: ClockAgreement
+            var r = Responses.empty(HttpResponseStatus.OK);
+            long clock = cluster.clock();
+            if (clock != 0) r.headers().set(InternalProtocol.CLOCK, Long.toString(clock));
+            slot.respond(r);
+        });
         return routes;
     }
 

@@ -194,6 +194,11 @@ final class NodeWiring {
             }
 
             @Override
+            public long clock() {
+                return cluster.replicaService().clock();
+            }
+
+            @Override
             public ReplicaEndpoint replicaEndpoint() {
                 return endpoint;
             }

@@ -205,6 +205,7 @@ public final class Cluster implements AutoCloseable {
         // another node may join it. Its cost until then: idle timers; its writes pass the trees'
         // gate and the late-write reports only once it grows (LoneNodeStore).
         if (nodes.size() > 1 || membershipFile != null) net = network.open(self, nodes, replicaTimeout, loops);
+        if (net != null) net.hearClocksWith(clock);
         TreeTransport trees = net == null ? null : net.trees(self);
         // With peers, every path writes through the hash trees, so that they follow each version.
         // They start for the initial membership; anti-entropy retargets them as it changes, and the

@@ -36,6 +36,7 @@ public final class HybridLogicalClock {
     private volatile long lastRefusedAt = Long.MIN_VALUE;
     private final AtomicLong lastLoggedAt = new AtomicLong(Long.MIN_VALUE);
     private final LongAdder unlogged = new LongAdder();
+    private final ClockAgreement agreement;
 
     public HybridLogicalClock() {
         this(systemMicros(), DEFAULT_MAX_OFFSET);
@@ -53,6 +54,31 @@ public final class HybridLogicalClock {
         if (maxOffset.isNegative()) throw new IllegalArgumentException("max clock offset must not be negative: " + maxOffset);
         this.physicalMicros = physicalMicros;
         this.maxOffsetMicros = saturatedMicros(maxOffset);
+        this.agreement = new ClockAgreement(maxOffsetMicros);
+    }
+
+    /** This node's physical clock, microseconds since the epoch. */
+    public long physicalNow() {
+        return physicalMicros.getAsLong();
+    }
+
+    /**
+     * A peer's clock, from its answer to a call sent at {@code sentAt} ({@link #physicalNow()}):
+     * observed as {@link #observe(long, String)} does, and taken as evidence of whether the clocks agree.
+     */
+    public void peerClock(long peerClock, String peer, long sentAt) {
+        observe(peerClock, peer);
+        agreement.heard(peer, peerClock, sentAt, physicalMicros.getAsLong());
+    }
+
+    /** {@code peer} refused a write timestamp of this node as too far ahead of its clock. */
+    public void refusedByPeer(String peer) {
+        agreement.refusedMine(peer, physicalMicros.getAsLong());
+    }
+
+    /** Why this node must not stamp a client's write now ({@link ClockAgreement}), or null. */
+    public String offReason(java.util.Collection<String> members) {
+        return agreement.offReason(members.size() - 1, members, physicalMicros.getAsLong());
     }
 
     public static LongSupplier systemMicros() {
@@ -171,6 +197,15 @@ public final class HybridLogicalClock {
     /** The highest timestamp issued or observed so far. */
     public long current() {
         return last.get();
+    }
+
+    /**
+     * This clock's reading now, without issuing anything: the larger of physical time and the
+     * highest timestamp issued or observed (what {@link #next()} would pass). What a node tells
+     * its peers, so that an idle node's clock does not read as one that fell behind.
+     */
+    public long reading() {
+        return Math.max(physicalMicros.getAsLong(), last.get());
     }
 
     private static long saturatedAdd(long a, long b) {

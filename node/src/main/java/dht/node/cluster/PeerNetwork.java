@@ -64,6 +64,13 @@ public interface PeerNetwork extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Lets {@code clock} hear the clock each peer's failure-detector probe answer carries, so that
+     * whether the clocks agree ({@link ClockAgreement}) is known without traffic. This default hears nothing.
+     */
+    default void hearClocksWith(HybridLogicalClock clock) {
+    }
+
     /** Makes {@code peer} reachable (a node that joined after the network opened); known peers are left as they are. */
     default void addPeer(String peer) {
         throw new UnsupportedOperationException("this peer network cannot add peers");

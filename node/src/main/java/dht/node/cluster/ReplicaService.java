@@ -60,9 +60,9 @@ public final class ReplicaService {
         return -1;
     }
 
-    /** The highest timestamp this node has issued or observed; every answer carries it. */
+    /** This node's clock ({@link HybridLogicalClock#reading}); every answer carries it. */
     public long clock() {
-        return clock.current();
+        return clock.reading();
     }
 
     /**

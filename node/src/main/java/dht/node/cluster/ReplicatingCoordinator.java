@@ -172,7 +172,24 @@ final class ReplicatingCoordinator implements Coordinator {
 
     /** A PUT whose value expires {@code ttlSeconds} from now by this node's clock (0: never). */
     CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
-        return write(Entry.value(key, value, clock.next(), expiry(ttlSeconds)), quorum, Answer.STORED, null, false);
+        return write(Entry.value(key, value, stamp(), expiry(ttlSeconds)), quorum, Answer.STORED, null, false);
+    }
+
+    /**
+     * A client write's timestamp, unless this node's clock is off from its peers' ({@link ClockAgreement}):
+     * then it throws {@link ClockDisagreementException}, and the write is not made anywhere.
+     */
+    private final java.util.concurrent.atomic.AtomicLong lastClockLine = new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - 10_000_000_000L);
+
+    private long stamp() {
+        String off = clock.offReason(topology.get().membership().members());
+        if (off != null) {
+            long now = System.nanoTime();
+            long last = lastClockLine.get();
+            if (now - last >= 10_000_000_000L && lastClockLine.compareAndSet(last, now)) log.warn("refusing client writes: {}", off);
+            throw new ClockDisagreementException(off);
+        }
+        return clock.next();
     }
 
     /** The absolute expiry, epoch milliseconds, of a value written now to live {@code ttlSeconds} (0: never). */
@@ -197,7 +214,7 @@ final class ReplicatingCoordinator implements Coordinator {
         ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
         try {
-            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), clock.next(), expiry(ttlSeconds));
+            entry = Entry.value(key, MemorySegment.ofBuffer(held.nioBuffer()), stamp(), expiry(ttlSeconds));
         } catch (RuntimeException | Error e) {
             held.release();
             throw e;
@@ -207,7 +224,7 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
-        return write(Entry.tombstone(key, clock.next()), quorum, Answer.DELETED, null, false);
+        return write(Entry.tombstone(key, stamp()), quorum, Answer.DELETED, null, false);
     }
 
     /**

@@ -198,6 +198,9 @@ public final class EntityRoute implements Route {
             if (cause instanceof RejectedExecutionException) {
                 return Responses.overloaded("overloaded: storage queue full");
             }
+            if (cause instanceof dht.node.cluster.ClockDisagreementException off) {
+                return Responses.retryLater(HttpResponseStatus.SERVICE_UNAVAILABLE, off.getMessage());
+            }
             log.error("{} failed", method, cause);
             return Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + cause.getClass().getSimpleName());
         }

@@ -40,7 +40,7 @@ public final class InternalProtocol {
     /** A value's expiry, epoch milliseconds, on a PUT and on a read's answer; absent: never. */
     static final String EXPIRY = "X-Dht-Expiry";
     /** On every response of a replica: its clock, so coordinators stay ahead of what peers have issued. */
-    static final String CLOCK = "X-Dht-Clock";
+    public static final String CLOCK = "X-Dht-Clock";
     /**
      * On a replica's 409 to a write whose timestamp was too far ahead of its clock: by how many
      * milliseconds. The coordinator counts the replica failed ({@code TimestampRefusedException}).

@@ -214,9 +214,29 @@ public final class PeerClient implements PeerNetwork {
         long now = System.nanoTime();
         for (Peer p : peers.values()) {
             if (retired.contains(p.url)) continue;
-            p.detector.probe(now, () -> send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true));
+            p.detector.probe(now, () -> {
+                HybridLogicalClock c = clock;
+                long sentAt = c == null ? 0 : c.physicalNow();
+                return send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true).whenComplete((r, e) -> {
+                    String theirs = r == null || c == null ? null : r.headers().get(InternalProtocol.CLOCK);
+                    if (theirs == null) return;
+                    try {
+                        c.peerClock(Long.parseLong(theirs), p.url, sentAt);
+                    } catch (NumberFormatException ignored) {
+                        // a malformed clock only loses the evidence
+                    }
+                });
+            });
         }
     }
+
+    @Override
+    public void hearClocksWith(HybridLogicalClock clock) {
+        this.clock = clock;
+    }
+
+    /** Hears the clocks probe answers carry ({@link #hearClocksWith}); null: none. */
+    private volatile HybridLogicalClock clock;
 
     @Override
     public void close() {

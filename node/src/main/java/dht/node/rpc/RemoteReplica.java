@@ -116,9 +116,10 @@ final class RemoteReplica implements Replica {
 
     /** One operation, one request of /internal/v0/entity. */
     private CompletableFuture<Result> single(Op op, long version) {
+        long sentAt = clock.physicalNow();
         if (!op.isWrite()) {
             return client.send(url, HttpMethod.GET, InternalProtocol.entityUri(op.key()), versionHeaders(version), EMPTY).thenApply(r -> {
-                observeClock(r);
+                observeClock(r, sentAt);
                 if (r.status() == 404) return Result.NOT_FOUND_RESULT;
                 if (r.status() != 200) throw unexpected(r);
                 long ts = Long.parseLong(r.headers().get(InternalProtocol.TIMESTAMP));
@@ -137,7 +138,7 @@ final class RemoteReplica implements Replica {
         int expected = delete ? 202 : 201;
         return client.send(url, delete ? HttpMethod.DELETE : HttpMethod.PUT, InternalProtocol.entityUri(op.key()),
                 headers, delete ? EMPTY : op.value()).thenApply(r -> {
-            observeClock(r);
+            observeClock(r, sentAt);
             if (r.status() != expected) throw unexpected(r);
             return Result.WRITTEN_RESULT;
         });
@@ -145,8 +146,9 @@ final class RemoteReplica implements Replica {
 
     /** Several operations, one request of /internal/v0/batch. */
     private CompletableFuture<List<Result>> batch(List<Op> ops, long version) {
+        long sentAt = clock.physicalNow();
         return client.send(url, HttpMethod.POST, InternalProtocol.BATCH_PATH, versionHeaders(version), ReplicaBatch.encodeOps(ops)).thenApply(r -> {
-            observeClock(r);
+            observeClock(r, sentAt);
             if (r.status() != 200) throw unexpected(r);
             List<Result> results;
             try {
@@ -184,11 +186,11 @@ final class RemoteReplica implements Replica {
         return h.headers;
     }
 
-    private void observeClock(PeerResponse r) {
+    private void observeClock(PeerResponse r, long sentAt) {
         String c = r.headers().get(InternalProtocol.CLOCK);
         if (c != null) {
             try {
-                clock.observe(Long.parseLong(c), url); // one too far ahead is refused, counted and logged
+                clock.peerClock(Long.parseLong(c), url, sentAt); // one too far ahead is refused, counted and logged
             } catch (NumberFormatException ignored) {
                 // a malformed clock header only loses an optimisation; the status decides the answer
             }
@@ -203,6 +205,7 @@ final class RemoteReplica implements Replica {
         String message = "replica " + url + " answered " + r.status() + ": "
                 + new String(r.body(), 0, Math.min(200, r.body().length), StandardCharsets.UTF_8).trim();
         if (r.status() == 409 && r.headers().contains(InternalProtocol.CLOCK_REFUSED)) {
+            clock.refusedByPeer(url);
             return new TimestampRefusedException(message);
         }
         if (r.status() == 409 && r.headers().contains(InternalProtocol.MEMBERSHIP)) {
