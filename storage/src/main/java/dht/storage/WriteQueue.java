@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *   <li>A write is acknowledged only after its log record is written (and fsynced under
  *       {@link SyncPolicy#EVERY_WRITE}) and applied to the active memtable.</li>
  *   <li>Every record of log {@code N} is in the memtable whose {@code logNumber} is {@code N}.</li>
- *   <li>Once a log append or memtable insert fails ({@link #failure}), every later write fails:
- *       the log may end in a torn record. Reopening replays it.</li>
+ *   <li>Once a log append or memtable insert fails ({@link #failure}), writes fail: the log may end
+ *       in a torn record. After a log failure, a write at least {@link #RECOVER_AFTER_NANOS} later
+ *       starts a new log ({@link #recover}); until one is made, and for good after a memtable
+ *       failure, every write fails, and reopening replays the log.</li>
  * </ul>
  * Called by the store's write, flush and close; {@link #periodicSync} by the syncer thread.
  * Logs under {@link LsmStore}'s name.
@@ -56,6 +58,10 @@ final class WriteQueue {
     private final List<Entry> batchEntries = new ArrayList<>();
     private volatile WalWriter wal;
     private volatile IOException writeError;
+    /** When {@link #writeError} came (nanoTime), and whether a new log may end it (a log's failure, not a memtable's). */
+    private long failedAt;
+    private boolean recoverable;
+    static final long RECOVER_AFTER_NANOS = 2_000_000_000L; // after a log failure, before a write tries a new log
     /** Stalled writes are logged once per 5 s. */
     private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
     /** Failed log switches are logged once per 5 s. */
@@ -291,6 +297,8 @@ final class WriteQueue {
         if (err != null) {
             // The log may now end in a torn record: later records would be unreadable after it.
             writeError = err;
+            failedAt = System.nanoTime();
+            recoverable = !(err.getCause() instanceof RuntimeException || err.getCause() instanceof Error);
             WriteQueue.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
                     err.toString());
         }
@@ -328,7 +336,9 @@ final class WriteQueue {
         try {
             boolean slowed = false;
             while (true) {
-                if (writeError != null) throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
+                if (writeError != null && !recover()) {
+                    throw new IOException("store " + dir + " refuses writes after a log failure", writeError);
+                }
                 if (versions.closed() || versions.stopping) throw new IOException("store " + dir + " is closed");
                 Version v = versions.current();
                 if (!slowed && v.tables.size() >= opt.slowdownTables()) {
@@ -350,6 +360,26 @@ final class WriteQueue {
         } finally {
             if (interrupted) Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * With the mutex held, after a log failure: starts a new log and memtable once
+     * {@link #RECOVER_AFTER_NANOS} have passed since the failure (or the last try); returns whether
+     * writes may go on. The failed log's memtable (every write acknowledged from it, none that
+     * failed) is flushed as at any switch, and the log deleted then (docs/storage-format.md).
+     */
+    private boolean recover() {
+        long now = System.nanoTime();
+        if (!recoverable || now - failedAt < RECOVER_AFTER_NANOS) return false;
+        failedAt = now;
+        try {
+            rotate();
+        } catch (IOException e) {
+            return false;
+        }
+        log.warn("store {} takes writes again: a new write-ahead log replaced the one that failed ({})", dir, writeError.getMessage());
+        writeError = null;
+        return true;
     }
 
     /** Waits for a change (a flush) or the timeout; returns whether the wait was interrupted. */

@@ -131,6 +131,34 @@ class FaultInjectionTest {
         return ff.open.stream().filter(FaultInjectionTest::isLog).count();
     }
 
+    /**
+     * A log that failed (a full disk: a short write) is given up for a new one once the fault is
+     * gone: writes go on without a restart (a tester's node refused every write until restarted),
+     * and every acknowledged write is kept, before and after a reopen; the failed one is not.
+     */
+    @Test
+    void aFailedLogIsReplacedByANewOneAndWritesGoOnWithoutARestart() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff))) {
+            for (int i = 0; i < 100; i++) s.put(b("k" + i), b("v" + i), 1);
+            ff.shortWrite = FaultInjectionTest::isLog;
+            assertThatThrownBy(() -> s.put(b("torn"), new byte[1000], 1)).isInstanceOf(IOException.class);
+            ff.shortWrite = p -> false;
+            assertThatThrownBy(() -> s.put(b("early"), b("x"), 1)).as("at once: still refused").isInstanceOf(IOException.class);
+            Thread.sleep(WriteQueue.RECOVER_AFTER_NANOS / 1_000_000 + 200);
+            s.put(b("after"), b("x"), 2);
+            for (int i = 100; i < 200; i++) s.put(b("k" + i), b("v" + i), 1);
+            assertThat(s.get(b("k5")).value()).isEqualTo(b("v5"));
+            assertThat(s.get(b("torn"))).isNull();
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            for (int i = 0; i < 200; i++) assertThat(s.get(b("k" + i)).value()).isEqualTo(b("v" + i));
+            assertThat(s.get(b("after")).value()).isEqualTo(b("x"));
+            assertThat(s.get(b("torn"))).isNull();
+            assertThat(s.get(b("early"))).isNull();
+        }
+    }
+
     @Test
     void shortLogWriteLeavesATornTailThatRecoveryDrops() throws IOException {
         FaultyFiles ff = new FaultyFiles();
