@@ -58,10 +58,9 @@ final class WriteQueue {
     private final List<Entry> batchEntries = new ArrayList<>();
     private volatile WalWriter wal;
     private volatile IOException writeError;
-    /** When {@link #writeError} came (nanoTime), and whether a new log may end it (a log's failure, not a memtable's). */
-    private long failedAt;
+    private long failedAt; // when writeError came (nanoTime); recoverable: a log's failure, not a memtable's
     private boolean recoverable;
-    static final long RECOVER_AFTER_NANOS = 2_000_000_000L; // after a log failure, before a write tries a new log
+    static final long RECOVER_AFTER_NANOS = 2_000_000_000L; // after a log failure, before a write tries a new one
     /** Stalled writes are logged once per 5 s. */
     private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
     /** Failed log switches are logged once per 5 s. */
@@ -365,19 +364,20 @@ final class WriteQueue {
     /**
      * With the mutex held, after a log failure: starts a new log and memtable once
      * {@link #RECOVER_AFTER_NANOS} have passed since the failure (or the last try); returns whether
-     * writes may go on. The failed log's memtable (every write acknowledged from it, none that
-     * failed) is flushed as at any switch, and the log deleted then (docs/storage-format.md).
+     * writes may go on; not while the flush queue is full (on a disk still full, each try would add
+     * a memtable). The failed log's memtable is flushed as at any switch (docs/storage-format.md).
      */
     private boolean recover() {
         long now = System.nanoTime();
-        if (!recoverable || now - failedAt < RECOVER_AFTER_NANOS) return false;
+        boolean queueFull = versions.current().immutables.size() >= opt.maxImmutableMemtables();
+        if (!recoverable || now - failedAt < RECOVER_AFTER_NANOS || queueFull) return false;
         failedAt = now;
         try {
             rotate();
         } catch (IOException e) {
             return false;
         }
-        log.warn("store {} takes writes again: a new write-ahead log replaced the one that failed ({})", dir, writeError.getMessage());
+        log.warn("store {}: a new write-ahead log replaced the one that failed ({}); writes are tried again", dir, writeError.getMessage());
         writeError = null;
         return true;
     }

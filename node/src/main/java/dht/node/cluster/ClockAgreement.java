@@ -12,16 +12,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Why: the max offset keeps a peer from pushing this node's clock, but a node whose own clock is
  * off still stamps its clients' writes by it. Hours behind, its acknowledged writes lose to every
  * version already stored; ahead, they win over writes made after them once its peers' clocks catch
- * up (a black-box tester lost acknowledged 3/3 writes both ways). So while a majority of its peers
- * showed, within {@link #WINDOW_MICROS}, that its clock is off the same way, it coordinates no
- * write ({@link #offReason}); it still serves reads and stays a replica. With one peer that
- * disagrees, both refuse: no one can tell which clock is right.
+ * up (a black-box tester lost acknowledged 3/3 writes both ways). So while most of the peers it
+ * heard from (each by its latest reading, within {@link #WINDOW_NANOS}) show its clock off the same
+ * way, it coordinates no write ({@link #offReason}); it still serves reads and stays a replica. With
+ * one peer heard that disagrees, both refuse: no one can tell which clock is right.
  */
 public final class ClockAgreement {
-    /** How long a peer's evidence counts. */
-    static final long WINDOW_MICROS = 10_000_000;
+    /** How long a peer's latest reading counts: a peer silent longer (down, gone) is left out. */
+    static final long WINDOW_NANOS = 60_000_000_000L;
+    private static final int AHEAD = 0;
+    private static final int BEHIND = 1;
+    private static final int AGREES = 2;
 
-    /** Per peer: when (physical micros) it last showed a clock ahead of this one's, and behind it. */
+    /** Per peer: what its latest clock reading showed ({@link #AHEAD}, {@link #BEHIND}, {@link #AGREES}) and when (nanoTime). */
     private final Map<String, long[]> seen = new ConcurrentHashMap<>();
     private final long maxOffsetMicros;
 
@@ -29,58 +32,58 @@ public final class ClockAgreement {
         this.maxOffsetMicros = maxOffsetMicros;
     }
 
-    /** A peer's answer carried its clock; the call went out at {@code sentAt} and came back at {@code receivedAt}. */
-    void heard(String peer, long peerClock, long sentAt, long receivedAt) {
-        if (peerClock > receivedAt + maxOffsetMicros) note(peer, 0, receivedAt);
-        else if (peerClock < sentAt - maxOffsetMicros) note(peer, 1, receivedAt);
-        else forget(peer);
+    /**
+     * A peer's answer carried its clock; the call went out at {@code sentAt} and came back at
+     * {@code receivedAt} (this node's physical clock); {@code nanoNow} dates the reading.
+     */
+    void heard(String peer, long peerClock, long sentAt, long receivedAt, long nanoNow) {
+        if (peerClock > receivedAt + maxOffsetMicros) note(peer, AHEAD, nanoNow);
+        else if (peerClock < sentAt - maxOffsetMicros) note(peer, BEHIND, nanoNow);
+        else note(peer, AGREES, nanoNow);
     }
 
     /** A peer refused a write timestamp of this node as more than the max offset ahead of its clock. */
-    void refusedMine(String peer, long now) {
-        note(peer, 1, now);
+    void refusedMine(String peer, long nanoNow) {
+        note(peer, BEHIND, nanoNow);
     }
 
-    private void note(String peer, int which, long now) {
-        long[] at = seen.computeIfAbsent(peer, p -> new long[] {Long.MIN_VALUE, Long.MIN_VALUE});
+    private void note(String peer, int what, long nanoNow) {
+        long[] at = seen.computeIfAbsent(peer, p -> new long[2]);
         synchronized (at) {
-            at[which] = now;
-            at[1 - which] = Long.MIN_VALUE;
-        }
-    }
-
-    private void forget(String peer) {
-        long[] at = seen.get(peer);
-        if (at == null) return;
-        synchronized (at) {
-            at[0] = Long.MIN_VALUE;
-            at[1] = Long.MIN_VALUE;
+            at[0] = what;
+            at[1] = nanoNow;
         }
     }
 
     /**
-     * Why this node must not stamp a client's write now, or null: when more than half of its
-     * {@code peers} (other members) showed its clock off the same way within the window.
+     * Why this node must not stamp a client's write now, or null: when more than half of the
+     * {@code members} heard from within the window (this node never is) showed its clock off the
+     * same way. Ages are by {@link System#nanoTime}, not by the clock in doubt.
      */
-    public String offReason(int peers, Iterable<String> members, long now) {
-        if (peers <= 0) return null;
+    public String offReason(Iterable<String> members, long nanoNow) {
+        int heard = 0;
         int ahead = 0;
         int behind = 0;
         for (String m : members) {
             long[] at = seen.get(m);
             if (at == null) continue;
             synchronized (at) {
-                if (at[0] != Long.MIN_VALUE && now - at[0] <= WINDOW_MICROS) ahead++;
-                if (at[1] != Long.MIN_VALUE && now - at[1] <= WINDOW_MICROS) behind++;
+                long age = nanoNow - at[1];
+                if (age < 0 || age > WINDOW_NANOS) continue;
+                heard++;
+                if (at[0] == AHEAD) ahead++;
+                if (at[0] == BEHIND) behind++;
             }
         }
-        if (2 * ahead > peers) {
-            return "this node's clock is behind " + ahead + " of its " + peers + " peers' by more than the max clock offset ("
-                    + maxOffsetMicros / 1000 + " ms): a write stamped here would lose to versions already stored; fix its clock (NTP)";
+        if (2 * ahead > heard) {
+            return "this node's clock is behind " + ahead + " of the " + heard + " peers it heard from by more than the max "
+                    + "clock offset (" + maxOffsetMicros / 1000 + " ms): a write stamped here would lose to versions already "
+                    + "stored; fix its clock (NTP)";
         }
-        if (2 * behind > peers) {
-            return "this node's clock is ahead of " + behind + " of its " + peers + " peers' by more than the max clock offset ("
-                    + maxOffsetMicros / 1000 + " ms): a write stamped here would win over later ones; fix its clock (NTP)";
+        if (2 * behind > heard) {
+            return "this node's clock is ahead of " + behind + " of the " + heard + " peers it heard from by more than the "
+                    + "max clock offset (" + maxOffsetMicros / 1000 + " ms): a write stamped here would win over later ones; "
+                    + "fix its clock (NTP)";
         }
         return null;
     }

@@ -68,17 +68,17 @@ public final class HybridLogicalClock {
      */
     public void peerClock(long peerClock, String peer, long sentAt) {
         observe(peerClock, peer);
-        agreement.heard(peer, peerClock, sentAt, physicalMicros.getAsLong());
+        agreement.heard(peer, peerClock, sentAt, physicalMicros.getAsLong(), System.nanoTime());
     }
 
     /** {@code peer} refused a write timestamp of this node as too far ahead of its clock. */
     public void refusedByPeer(String peer) {
-        agreement.refusedMine(peer, physicalMicros.getAsLong());
+        agreement.refusedMine(peer, System.nanoTime());
     }
 
     /** Why this node must not stamp a client's write now ({@link ClockAgreement}), or null. */
     public String offReason(java.util.Collection<String> members) {
-        return agreement.offReason(members.size() - 1, members, physicalMicros.getAsLong());
+        return agreement.offReason(members, System.nanoTime());
     }
 
     public static LongSupplier systemMicros() {
