@@ -1,8 +1,9 @@
 package dht.node;
 
+import dht.node.text.LineThrottle;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,23 +16,14 @@ import org.slf4j.LoggerFactory;
  */
 final class AcceptErrorLog extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(AcceptErrorLog.class);
-    private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-    private long lastLine;
-    private boolean logged;
-    private int since;
+    private final LineThrottle line = new LineThrottle(Duration.ofSeconds(10));
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        long now = System.nanoTime();
-        if (logged && now - lastLine < EVERY_NANOS) {
-            since++;
-            return;
-        }
+        long failed = line.occurred();
+        if (failed == 0) return;
+        long since = failed - 1;
         log.warn("accepting a connection failed: {}{}", cause.toString(),
                 since > 0 ? " (and " + since + " more times since the last such line)" : "");
-        logged = true;
-        lastLine = now;
-        since = 0;
     }
 }

@@ -1,5 +1,6 @@
 package dht.node.cluster;
 
+import dht.node.text.LineThrottle;
 import dht.storage.Entry;
 import dht.storage.ReadBudget;
 import dht.storage.ReadBudgetExceededException;
@@ -179,14 +180,13 @@ final class ReplicatingCoordinator implements Coordinator {
      * A client write's timestamp, unless this node's clock is off from its peers' ({@link ClockAgreement}):
      * then it throws {@link ClockDisagreementException}, and the write is not made anywhere.
      */
-    private final java.util.concurrent.atomic.AtomicLong lastClockLine = new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - 10_000_000_000L);
+    private final LineThrottle clockLine = new LineThrottle(java.time.Duration.ofSeconds(10));
 
     private long stamp() {
         String off = clock.offReason(topology.get().membership().members());
         if (off != null) {
-            long now = System.nanoTime();
-            long last = lastClockLine.get();
-            if (now - last >= 10_000_000_000L && lastClockLine.compareAndSet(last, now)) log.warn("refusing client writes: {}", off);
+            long refused = clockLine.occurred();
+            if (refused > 0) log.warn("refusing client writes ({} since the last such line): {}", refused, off);
             throw new ClockDisagreementException(off);
         }
         return clock.next();

@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.text.LineThrottle;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -7,7 +8,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +43,6 @@ public final class ConnectionLimit {
     /** Heap a connection may hold at worst is far less; this leaves most of the heap for everything else. */
     private static final long HEAP_PER_CONNECTION = 256 * 1024;
     static final int FLOOR = 512;
-    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
@@ -54,8 +53,7 @@ public final class ConnectionLimit {
     private static final io.netty.util.AttributeKey<AtomicBoolean> PENDING =
             io.netty.util.AttributeKey.valueOf("connectionPending");
     private final AtomicLong refused = new AtomicLong();
-    private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
-    private final AtomicLong refusedAtLastLine = new AtomicLong();
+    private final LineThrottle refusalLine = new LineThrottle(Duration.ofSeconds(10));
     /** 0: connections are never closed for being idle. */
     private final long idleTimeoutNanos;
     private final LongAdder idleClosed = new LongAdder();
@@ -187,12 +185,10 @@ public final class ConnectionLimit {
 
     /** One line at most every 10 s, with the count since the last one. */
     private void logRefusal() {
-        long now = System.nanoTime();
-        long last = lastLine.get();
-        if (now - last < LOG_EVERY_NANOS || !lastLine.compareAndSet(last, now)) return;
-        long total = refused.get();
+        long refusedSince = refusalLine.occurred();
+        if (refusedSince == 0) return;
         log.warn("refusing connections: {} open, the most allowed (-Ddht.http.maxConnections); {} refused since the "
-                + "last such line", max, total - refusedAtLastLine.getAndSet(total));
+                + "last such line", max, refusedSince);
     }
 
     /** Answers a refused connection 503 as soon as it is open, then closes it lingering; or closes it at once. */

@@ -1,10 +1,11 @@
 package dht.node.http;
 
+import dht.node.text.LineThrottle;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,13 +26,10 @@ final class PressureSweep {
     private static final Logger log = LoggerFactory.getLogger(PressureSweep.class);
     static final long QUIET = TimeUnit.SECONDS.toNanos(1);
     static final long EVERY = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final long LOG_EVERY = TimeUnit.SECONDS.toNanos(10);
 
     private final Set<IdleTimeout> open = ConcurrentHashMap.newKeySet();
     private final AtomicLong lastSweep = new AtomicLong(System.nanoTime() - EVERY);
-    private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_EVERY);
-    private final LongAdder closed = new LongAdder();
-    private final AtomicLong closedAtLastLine = new AtomicLong();
+    private final LineThrottle closedLine = new LineThrottle(Duration.ofSeconds(10));
 
     void opened(IdleTimeout c) {
         open.add(c);
@@ -49,20 +47,12 @@ final class PressureSweep {
         for (IdleTimeout c : open) c.underPressure();
     }
 
-    /** Called by a connection closed under pressure: one line per {@link #LOG_EVERY} at most, with the count since the last. */
+    /** Called by a connection closed under pressure: one line per 10 s at most, with the count since the last. */
     void closedOne() {
-        closed.increment();
-        long now = System.nanoTime();
-        long lastLogged = lastLine.get();
-        if (now - lastLogged >= LOG_EVERY && lastLine.compareAndSet(lastLogged, now)) {
-            long total = closed.sum();
+        long closedSince = closedLine.occurred();
+        if (closedSince > 0) {
             log.warn("at the connection limit: closing connections that have had nothing to do for {} s; {} closed since "
-                    + "the last such line", TimeUnit.NANOSECONDS.toSeconds(QUIET), total - closedAtLastLine.getAndSet(total));
+                    + "the last such line", TimeUnit.NANOSECONDS.toSeconds(QUIET), closedSince);
         }
-    }
-
-    /** Connections closed under pressure since start. */
-    long closed() {
-        return closed.sum();
     }
 }

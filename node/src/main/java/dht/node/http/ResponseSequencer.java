@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.text.LineThrottle;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -13,7 +14,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,10 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
-    private static final long TLS_LINE_EVERY_NANOS = 10_000_000_000L;
-    private static final AtomicLong tlsFailures = new AtomicLong();
-    private static final AtomicLong tlsFailuresAtLastLine = new AtomicLong();
-    private static final AtomicLong lastTlsLine = new AtomicLong(System.nanoTime() - TLS_LINE_EVERY_NANOS);
+    private static final LineThrottle TLS_LINE = new LineThrottle(java.time.Duration.ofSeconds(10));
     static final int PAUSE_DEPTH = 64;
     static final int RESUME_DEPTH = 16;
 
@@ -350,12 +347,10 @@ public final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         } else if (isTls(cause)) {
             // Any client may send what is not TLS, as often as it likes: a line each would let one
             // fill the disk (a tester's 2,000 junk handshakes wrote 580 KB), so one per 10 s.
-            long failed = tlsFailures.incrementAndGet();
-            long now = System.nanoTime();
-            long last = lastTlsLine.get();
-            if (now - last >= TLS_LINE_EVERY_NANOS && lastTlsLine.compareAndSet(last, now)) {
+            long failed = TLS_LINE.occurred();
+            if (failed > 0) {
                 log.warn("TLS handshake or record failed on connection {}: {} ({} such failures since the last such line)",
-                        ctx.channel().remoteAddress(), cause.toString(), failed - tlsFailuresAtLastLine.getAndSet(failed));
+                        ctx.channel().remoteAddress(), cause.toString(), failed);
             }
         } else {
             log.warn("connection {} closed after an error: {}", ctx.channel().remoteAddress(), cause.toString());
