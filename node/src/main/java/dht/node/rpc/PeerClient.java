@@ -218,13 +218,7 @@ public final class PeerClient implements PeerNetwork {
                 HybridLogicalClock c = clock;
                 long sentAt = c == null ? 0 : c.physicalNow();
                 return send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true).whenComplete((r, e) -> {
-                    String theirs = r == null || c == null ? null : r.headers().get(InternalProtocol.CLOCK);
-                    if (theirs == null) return;
-                    try {
-                        c.peerClock(Long.parseLong(theirs), p.url, sentAt);
-                    } catch (NumberFormatException ignored) {
-                        // a malformed clock only loses the evidence
-                    }
+                    if (r != null && c != null) RemoteReplica.hearClock(c, r, p.url, sentAt);
                 });
             });
         }

@@ -187,13 +187,21 @@ final class RemoteReplica implements Replica {
     }
 
     private void observeClock(PeerResponse r, long sentAt) {
+        hearClock(clock, r, url, sentAt);
+    }
+
+    /**
+     * Lets {@code clock} hear the clock reading {@code peer}'s answer {@code r} carries, if any, to a
+     * call sent at {@code sentAt}: one too far ahead is refused, counted and logged; a malformed one
+     * only loses the optimisation and the evidence, and the status decides the answer.
+     */
+    static void hearClock(HybridLogicalClock clock, PeerResponse r, String peer, long sentAt) {
         String c = r.headers().get(InternalProtocol.CLOCK);
-        if (c != null) {
-            try {
-                clock.peerClock(Long.parseLong(c), url, sentAt); // one too far ahead is refused, counted and logged
-            } catch (NumberFormatException ignored) {
-                // a malformed clock header only loses an optimisation; the status decides the answer
-            }
+        if (c == null) return;
+        try {
+            clock.peerClock(Long.parseLong(c), peer, sentAt);
+        } catch (NumberFormatException ignored) {
+            // see above
         }
     }
 
