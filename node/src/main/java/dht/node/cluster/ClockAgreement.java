@@ -27,6 +27,12 @@ public final class ClockAgreement {
     /** Per peer: what its latest clock reading showed ({@link #AHEAD}, {@link #BEHIND}, {@link #AGREES}) and when (nanoTime). */
     private final Map<String, long[]> seen = new ConcurrentHashMap<>();
     private final long maxOffsetMicros;
+    /**
+     * When a peer last showed this clock off (nanoTime), if {@link #everOff}: {@link #offReason} runs on
+     * every client write, and while no peer did within the window there is nothing to count.
+     */
+    private volatile long lastOff;
+    private volatile boolean everOff;
 
     ClockAgreement(long maxOffsetMicros) {
         this.maxOffsetMicros = maxOffsetMicros;
@@ -53,6 +59,10 @@ public final class ClockAgreement {
             at[0] = what;
             at[1] = nanoNow;
         }
+        if (what != AGREES) {
+            lastOff = nanoNow;
+            everOff = true;
+        }
     }
 
     /**
@@ -61,6 +71,7 @@ public final class ClockAgreement {
      * same way. Ages are by {@link System#nanoTime}, not by the clock in doubt.
      */
     public String offReason(Iterable<String> members, long nanoNow) {
+        if (!everOff || nanoNow - lastOff > WINDOW_NANOS) return null;
         int heard = 0;
         int ahead = 0;
         int behind = 0;
