@@ -176,12 +176,12 @@ final class ReplicatingCoordinator implements Coordinator {
         return write(Entry.value(key, value, stamp(), expiry(ttlSeconds)), quorum, Answer.STORED, null, false);
     }
 
+    private final LineThrottle clockLine = new LineThrottle(java.time.Duration.ofSeconds(10));
+
     /**
      * A client write's timestamp, unless this node's clock is off from its peers' ({@link ClockAgreement}):
      * then it throws {@link ClockDisagreementException}, and the write is not made anywhere.
      */
-    private final LineThrottle clockLine = new LineThrottle(java.time.Duration.ofSeconds(10));
-
     private long stamp() {
         String off = clock.offReason(topology.get().membership().members());
         if (off != null) {
