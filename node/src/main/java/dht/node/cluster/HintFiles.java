@@ -75,11 +75,15 @@ final class HintFiles implements AutoCloseable {
         void at(long offset);
     }
 
+    /** Per peer, the bytes of its files the last {@link #replay} skipped as damaged (not a torn tail). */
+    private final Map<String, Long> damagedBytes = new HashMap<>();
+
     /**
-     * Reads every hint file of the peers in {@code peers} (a torn tail dropped); returns, per peer,
-     * the numbers of the files found, in order, so that new files come after them.
+     * Reads every hint file of the peers in {@code peers} (a torn tail dropped, damage reported);
+     * returns, per peer, the numbers of the files found, in order, so that new files come after them.
      */
     Map<String, List<Long>> replay(java.util.Set<String> peers, Sink sink) throws IOException {
+        damagedBytes.clear();
         Map<String, List<Long>> last = new HashMap<>();
         if (!Files.isDirectory(dir)) return last;
         try (Stream<Path> peerDirs = Files.list(dir)) {
@@ -97,12 +101,22 @@ final class HintFiles implements AutoCloseable {
                     }
                 }
                 for (Map.Entry<Long, Path> s : segments.entrySet()) {
-                    RecordLog.readWithOffsets(s.getValue(), (offset, e) -> sink.hint(peer, s.getKey(), offset, e));
+                    RecordLog.ReadResult r = RecordLog.readWithOffsets(s.getValue(), (offset, e) -> sink.hint(peer, s.getKey(), offset, e));
+                    if (r.damaged()) {
+                        damagedBytes.merge(peer, r.skippedBytes(), Long::sum);
+                        log.warn("hint file {} of {} is damaged: {} bytes skipped, their hinted writes lost ({} read back; "
+                                + "anti-entropy and read repair remain)", s.getValue(), peer, r.skippedBytes(), r.records());
+                    }
                 }
                 if (!segments.isEmpty()) last.put(peer, List.copyOf(segments.keySet()));
             }
         }
         return last;
+    }
+
+    /** Per peer, the bytes the last {@link #replay} skipped in damaged files: the hints in them are lost. */
+    Map<String, Long> damagedBytes() {
+        return Map.copyOf(damagedBytes);
     }
 
     /**

@@ -130,6 +130,7 @@ final class HintedHandoff implements AutoCloseable {
                     p.file = file;
                     keep(peer, p, e, offset);
                 });
+                files.damagedBytes().forEach((url, bytes) -> peer(url).damagedBytes += bytes);
             }
         } catch (IOException e) {
             log.warn("hint files of {} could not all be read: {}", peers.keySet(), e.toString());

@@ -29,6 +29,8 @@ final class PeerHints {
     long deliveredThisRun;
     long delivered;
     long superseded;
+    /** Bytes of its hint files skipped as damaged at start: the hints they held are lost, uncounted. */
+    long damagedBytes;
     final EnumMap<HintDrop, Long> dropped = new EnumMap<>(HintDrop.class);
     long backoffMillis;
     long backoffUntilNanos;
@@ -119,6 +121,7 @@ final class PeerHints {
         for (HintDrop r : HintDrop.values()) {
             c.put("dropped" + Character.toUpperCase(r.label().charAt(0)) + r.label().substring(1), dropped.getOrDefault(r, 0L));
         }
+        c.put("damagedBytes", damagedBytes);
         return c;
     }
 }

@@ -127,6 +127,24 @@ class DurableHintsTest {
     }
 
     @Test
+    void aDamagedFileIsReportedWithTheBytesItLostAndItsIntactHintsAreDelivered() throws Exception {
+        HintedHandoff first = start(HintSettings.DEFAULTS);
+        for (int i = 0; i < 200; i++) first.hold(peer.url, entry(i, 0));
+        stop(first);
+        Path file = hintFiles().getFirst();
+        try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            c.write(java.nio.ByteBuffer.wrap(new byte[] {0x55, 0x55, 0x55}), Files.size(file) / 2); // not a torn tail
+        }
+        HintedHandoff second = start(HintSettings.DEFAULTS);
+        long waiting = second.counts().waiting();
+        assertThat(waiting).isBetween(1L, 199L);
+        assertThat(second.peerCounts().get(peer.url).get("damagedBytes")).isPositive();
+        up.add(peer.url);
+        eventually(() -> assertThat(peer.written).hasSize((int) waiting));
+        assertThat(second.peerCounts().get(peer.url)).containsEntry("delivered", waiting);
+    }
+
+    @Test
     void oneHintPerKeySurvivesARestart() throws Exception {
         HintedHandoff first = start(HintSettings.DEFAULTS);
         byte[] k = "k".getBytes(StandardCharsets.UTF_8);
