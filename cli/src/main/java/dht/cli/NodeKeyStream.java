@@ -1,6 +1,7 @@
 package dht.cli;
 
 import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.StreamSeal;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -11,6 +12,7 @@ import java.net.ConnectException;
 import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.util.ArrayDeque;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -30,11 +32,19 @@ final class NodeKeyStream implements KeyMerge.Source {
     private final String node;
     private final HttpURLConnection connection;
     private final DataInputStream in;
+    /** With a cluster secret: the stream's seals, fed by {@code feed}; keys wait in {@code unsealed} until one holds. */
+    private final StreamSeal seal;
+    private final SealFeed feed;
+    private final ArrayDeque<byte[]> unsealed = new ArrayDeque<>();
+    private final ArrayDeque<byte[]> proven = new ArrayDeque<>();
+    private boolean lastSeal;
 
-    private NodeKeyStream(String node, HttpURLConnection connection, DataInputStream in) {
+    private NodeKeyStream(String node, HttpURLConnection connection, InputStream body, StreamSeal seal) {
         this.node = node;
         this.connection = connection;
-        this.in = in;
+        this.seal = seal;
+        this.feed = seal == null ? null : new SealFeed(body, seal);
+        this.in = new DataInputStream(feed == null ? body : feed);
     }
 
     /** The node answered 503: all its scans are taken for now, so opening again later may work. */
@@ -121,7 +131,8 @@ final class NodeKeyStream implements KeyMerge.Source {
                     return skipped;
                 }
             };
-            return new NodeKeyStream(node, c, new DataInputStream(new BufferedInputStream(counted, 1 << 16)));
+            return new NodeKeyStream(node, c, new BufferedInputStream(counted, 1 << 16),
+                    secret == null ? null : secret.streamSeal(proof));
         } catch (ConnectException e) {
             c.disconnect();
             throw new IOException("connection refused", e);
@@ -142,31 +153,118 @@ final class NodeKeyStream implements KeyMerge.Source {
     /** The next key, or null at the stream's complete end; an {@link IOException} if it was cut short. */
     @Override
     public byte[] next() throws IOException {
-        int flags;
         try {
-            flags = in.read();
+            if (seal != null) return nextSealed();
+            int flags = in.read();
             if (flags < 0) return null; // the terminating chunk came: the stream is complete
-            in.readLong(); // the version's timestamp: the coordinator compares versions, not us
-            if ((flags & 2) != 0) in.readLong(); // the value's expiry (flags bit 1): the coordinator's to judge too
-            int keyLength = in.readInt();
-            // lengths from the wire are checked before they size an array: a bad one is the node's
-            // fault, said as such, not an OutOfMemoryError of ours
-            if (keyLength <= 0 || keyLength > MAX_KEY_BYTES) throw new MalformedException("key length " + keyLength);
-            byte[] key = new byte[keyLength];
-            in.readFully(key);
-            int valueLength = in.readInt();
-            if (valueLength < 0) throw new MalformedException("value length " + valueLength);
-            in.skipNBytes(valueLength);
-            return key;
+            return key(flags);
         } catch (SocketTimeoutException e) {
             throw new IOException("no data for " + connection.getReadTimeout() / 1000 + " s", e);
         } catch (EOFException e) {
             throw new CutShortException("the stream ended inside a record", e);
-        } catch (MalformedException e) {
+        } catch (MalformedException | UnsealedException e) {
             throw e;
         } catch (IOException e) {
             // the JDK's chunked reader says "Premature EOF" when the terminating chunk never came
             throw new CutShortException("the stream was cut short (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Records whose seal does not hold: changed on the way, or not sent by a member. */
+    private static final class UnsealedException extends IOException {
+        UnsealedException(String what) { super(what); }
+    }
+
+    /** As {@link #next}, under a secret: a key only once the seal after its record held (docs/wire-format.md). */
+    private byte[] nextSealed() throws IOException {
+        while (proven.isEmpty()) {
+            int flags = in.read();
+            if (flags < 0) {
+                if (!lastSeal) throw new CutShortException("the stream ended without its last seal", null);
+                return null;
+            }
+            if (lastSeal) throw new MalformedException("data after the last seal");
+            if ((flags & StreamSeal.FLAG) == 0) {
+                if (unsealed.size() >= MAX_UNSEALED) throw new MalformedException(MAX_UNSEALED + " records without a seal");
+                feed.first(flags);
+                try {
+                    unsealed.add(key(flags));
+                } finally {
+                    feed.on = false;
+                }
+                continue;
+            }
+            byte[] mac = new byte[StreamSeal.MAC_BYTES];
+            in.readFully(mac);
+            boolean end = (flags & StreamSeal.END) != 0;
+            if (!seal.holds(end, mac)) throw new UnsealedException("records whose seal does not hold: changed on the way, or "
+                    + ClusterSecret.UNPROVEN);
+            proven.addAll(unsealed);
+            unsealed.clear();
+            lastSeal = end;
+        }
+        return proven.poll();
+    }
+
+    /** As many records a member sends between seals at most (its batches are 32 KiB). */
+    private static final int MAX_UNSEALED = 4096;
+
+    /** The rest of the record whose {@code flags} were read: its key (its value skipped). */
+    private byte[] key(int flags) throws IOException {
+        in.readLong(); // the version's timestamp: the coordinator compares versions, not us
+        if ((flags & 2) != 0) in.readLong(); // the value's expiry (flags bit 1): the coordinator's to judge too
+        int keyLength = in.readInt();
+        // lengths from the wire are checked before they size an array: a bad one is the node's
+        // fault, said as such, not an OutOfMemoryError of ours
+        if (keyLength <= 0 || keyLength > MAX_KEY_BYTES) throw new MalformedException("key length " + keyLength);
+        byte[] key = new byte[keyLength];
+        in.readFully(key);
+        int valueLength = in.readInt();
+        if (valueLength < 0) throw new MalformedException("value length " + valueLength);
+        in.skipNBytes(valueLength);
+        return key;
+    }
+
+    /** Feeds a seal the bytes read through it while {@link #on}, skipped ones included. */
+    private static final class SealFeed extends FilterInputStream {
+        private final StreamSeal seal;
+        private final byte[] scratch = new byte[8192];
+        boolean on;
+
+        SealFeed(InputStream in, StreamSeal seal) {
+            super(in);
+            this.seal = seal;
+        }
+
+        /** A record starts with {@code flags}, read already: fed, and so is the rest of the record. */
+        void first(int flags) {
+            scratch[0] = (byte) flags;
+            seal.update(scratch, 0, 1);
+            on = true;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (on && b >= 0) {
+                scratch[0] = (byte) b;
+                seal.update(scratch, 0, 1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (on && n > 0) seal.update(b, off, n);
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            if (!on) return super.skip(n);
+            int got = read(scratch, 0, (int) Math.min(n, scratch.length));
+            return Math.max(0, got);
         }
     }
 

@@ -227,7 +227,7 @@ public final class AnswerSlot {
             try {
                 if (r != null) r.headers().set(ClusterSecret.ANSWER_HEADER, secret.answer(requestProof, r.status().code(),
                         ClusterSecret.Headers.of(r.headers()), r.content()));
-                if (s != null) s.proveWith(secret.streamAnswer(requestProof));
+                if (s != null) s.proveWith(secret.streamAnswer(requestProof), secret.streamSeal(requestProof));
             } catch (RuntimeException | Error e) { // out of heap: as a completion that cannot be handed over
                 ReferenceCountUtil.release(r);
                 if (s != null) s.discard();

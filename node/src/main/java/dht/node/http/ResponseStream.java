@@ -33,8 +33,9 @@ public interface ResponseStream {
 
     /**
      * Before it starts: the head it writes (or the complete answer it gives instead) carries
-     * {@code answerProof} as {@link dht.node.rpc.ClusterSecret#ANSWER_HEADER}. Any thread.
+     * {@code answerProof} as {@link dht.node.rpc.ClusterSecret#ANSWER_HEADER}, and records it
+     * streams are sealed by {@code seal}. Any thread.
      */
-    default void proveWith(String answerProof) {
+    default void proveWith(String answerProof, dht.node.rpc.StreamSeal seal) {
     }
 }

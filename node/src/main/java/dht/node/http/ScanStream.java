@@ -2,6 +2,7 @@ package dht.node.http;
 
 import dht.node.cluster.ClusterScanner;
 import dht.node.cluster.WritesInFlight;
+import dht.node.rpc.StreamSeal;
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
 import dht.storage.ReadBudgetExceededException;
@@ -85,6 +86,8 @@ public final class ScanStream implements ResponseStream {
     private Done done;
     /** Set before it starts ({@link #proveWith}), read on the event loop once it has. */
     private volatile String answerProof;
+    /** Set with it for a {@link EntryFormat#WIRE} stream under a cluster secret; then used by the worker alone. */
+    private volatile StreamSeal seal;
     private boolean keepAlive;
     private boolean http10;
     // Event loop only.
@@ -206,8 +209,12 @@ public final class ScanStream implements ResponseStream {
                 // A large entry goes out a piece per round, before the iterator is asked for more:
                 // its value is read in place and must stay valid until its last piece is copied.
                 ByteBuf piece = large.next(ctx.alloc());
+                if (seal != null) seal.update(piece.nioBuffer());
                 batch.add(large.raw() ? new RawBytes(piece) : new DefaultHttpContent(piece));
-                if (!large.hasNext()) large = null;
+                if (!large.hasNext()) {
+                    large = null;
+                    seal(batch, false);
+                }
                 submit(batch, false);
                 continue;
             }
@@ -247,6 +254,7 @@ public final class ScanStream implements ResponseStream {
                     if (format.chunkPerEntry() && !http10) cut(buf, batch);
                 }
                 if (buf != null) cut(buf, batch);
+                seal(batch, end);
             } finally {
                 if (buf != null) buf.release();
                 if (cancelled) release(batch);
@@ -256,6 +264,14 @@ public final class ScanStream implements ResponseStream {
         }
     }
 
+    /** Ends the batch's run of records with a seal, the last if {@code end}; nothing without a seal. */
+    private void seal(List<Object> batch, boolean end) {
+        if (seal == null) return;
+        ByteBuf b = ctx.alloc().buffer(1 + StreamSeal.MAC_BYTES);
+        seal.writeSeal(end, b);
+        batch.add(new DefaultHttpContent(b));
+    }
+
     /** A piece of a large entry that frames its own chunk: written below the HTTP encoder. */
     private static final class RawBytes extends DefaultByteBufHolder {
         RawBytes(ByteBuf data) {
@@ -263,10 +279,11 @@ public final class ScanStream implements ResponseStream {
         }
     }
 
-    /** Moves what {@code buf} holds beyond its reader index into a chunk of the batch. */
-    private static void cut(ByteBuf buf, List<Object> batch) {
+    /** Moves what {@code buf} holds beyond its reader index into a chunk of the batch (and its seal). */
+    private void cut(ByteBuf buf, List<Object> batch) {
         int n = buf.readableBytes();
         if (n == 0) return;
+        if (seal != null) seal.update(buf.nioBuffer(buf.readerIndex(), n));
         batch.add(new DefaultHttpContent(buf.retainedSlice(buf.readerIndex(), n)));
         buf.skipBytes(n);
     }
@@ -355,8 +372,9 @@ public final class ScanStream implements ResponseStream {
     }
 
     @Override
-    public void proveWith(String answerProof) {
+    public void proveWith(String answerProof, StreamSeal seal) {
         this.answerProof = answerProof;
+        if (format == EntryFormat.WIRE) this.seal = seal;
     }
 
     private HttpResponse head() {

@@ -23,7 +23,7 @@ import javax.crypto.spec.SecretKeySpec;
  * for a member by answering on its address (a membership it made up, a value it forged): header
  * {@value #ANSWER_HEADER} is the HMAC over "answer", the request's own proof, the status, the
  * {@link #COVERED} headers and the SHA-256 of the body; a streamed answer's (a scan), whose body is not known when its head is
- * written, over "stream" and the request's proof alone, so with no TLS its records are not covered.
+ * written, over "stream" and the request's proof alone, its records covered by {@link StreamSeal}s in the body.
  * Binding the request's proof, which differs for every request, makes an answer useless for
  * any other request. Refusals made before a request's proof is checked, which carry no data
  * ({@link #mayComeUnproven}), may come without one.
@@ -77,6 +77,7 @@ public final class ClusterSecret {
     /** What a request's proof shows. */
     public enum Verdict { GOOD, MISSING, WRONG }
 
+    private final SecretKeySpec key;
     private final ThreadLocal<Mac> macs;
     private final ThreadLocal<MessageDigest> digests = ThreadLocal.withInitial(() -> newInstance("SHA-256"));
 
@@ -85,6 +86,7 @@ public final class ClusterSecret {
             throw new IllegalArgumentException("a cluster secret must have at least " + MIN_BYTES + " bytes, got " + secret.length);
         }
         SecretKeySpec key = new SecretKeySpec(secret.clone(), "HmacSHA256");
+        this.key = key;
         this.macs = ThreadLocal.withInitial(() -> {
             try {
                 Mac mac = Mac.getInstance("HmacSHA256");
@@ -141,6 +143,11 @@ public final class ClusterSecret {
     /** The {@value #ANSWER_HEADER} value of a streamed answer (its head, whatever its status) to that request. */
     public String streamAnswer(String requestProof) {
         return answerMac("stream\n" + requestProof + "\n", new byte[0]);
+    }
+
+    /** The seals of the records of a streamed answer to the request whose proof was {@code requestProof}: one per stream and side. */
+    public StreamSeal streamSeal(String requestProof) {
+        return new StreamSeal(key, requestProof);
     }
 
     /** Whether {@code header} proves the complete answer {@code status}, {@code body} to the request whose proof was {@code requestProof}. */

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -48,6 +49,12 @@ final class PeerScanStream implements ScanSource {
     static final int HIGH_WATER = 1 << 20;
     static final int LOW_WATER = 256 << 10;
     private static final Object END = new Object();
+    /**
+     * Most records a sealed stream may send between seals: a sender seals each batch of at most
+     * 32 KiB of records (17 bytes the least each) and each large entry, so a run longer than this is
+     * no member's; the bound keeps what waits for a seal small.
+     */
+    static final int MAX_UNSEALED = 4096;
 
     private final String peer;
     private final Duration answerTimeout;
@@ -75,6 +82,15 @@ final class PeerScanStream implements ScanSource {
     private boolean ended;
     private Entry next;
     private boolean closed;
+    /**
+     * With a cluster secret: the stream's seals (set by the opening before anything is queued); the
+     * records read since the last seal wait in {@code unsealed}, those it proved in {@code proven}.
+     */
+    private StreamSeal seal;
+    private final ArrayDeque<Entry> unsealed = new ArrayDeque<>();
+    private final ArrayDeque<Entry> proven = new ArrayDeque<>();
+    private boolean sealing;
+    private boolean lastSeal;
 
     private PeerScanStream(String peer, Duration answerTimeout, Duration idleTimeout) {
         this.peer = peer;
@@ -122,6 +138,7 @@ final class PeerScanStream implements ScanSource {
             HttpUtil.setContentLength(req, 0);
             s.requestProof = client.sign(req, new byte[0]);
             s.secret = client.secret();
+            if (s.secret != null) s.seal = s.secret.streamSeal(s.requestProof);
             f.channel().writeAndFlush(req);
             f.channel().read();
         });
@@ -133,7 +150,13 @@ final class PeerScanStream implements ScanSource {
      * terminating chunk: the consumer side alone, with no connection, as its fuzz test drives it.
      */
     static PeerScanStream replaying(String peer, List<byte[]> chunks) {
+        return replaying(peer, chunks, null);
+    }
+
+    /** As above, its records sealed by {@code seal} (null: not sealed). */
+    static PeerScanStream replaying(String peer, List<byte[]> chunks, StreamSeal seal) {
         PeerScanStream s = new PeerScanStream(peer, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        s.seal = seal;
         s.answered = true;
         for (byte[] c : chunks) {
             s.buffered.addAndGet(c.length);
@@ -163,12 +186,50 @@ final class PeerScanStream implements ScanSource {
     }
 
     private Entry readRecord() {
-        if (!ensure()) return null; // clean end between records
+        // ensure() first: the opening sets the seal before any bytes or the end are queued
+        boolean more = !proven.isEmpty() || ensure();
+        if (seal != null) return readSealed();
+        return more ? readOne() : null; // else a clean end between records
+    }
+
+    private Entry readOne() {
         try {
             return ScanRecord.read(input);
         } catch (ScanRecord.Malformed e) {
             throw new ScanSourceException(peer + " sent " + e.getMessage(), null);
         }
+    }
+
+    /** The next record whose seal held; null at the stream's end, which must follow its last seal. */
+    private Entry readSealed() {
+        while (proven.isEmpty()) {
+            if (!ensure()) {
+                if (!lastSeal) throw new ScanSourceException("the scan stream of " + peer + " ended without its last seal", null);
+                return null;
+            }
+            if (lastSeal) throw new ScanSourceException(peer + " sent more after the last seal of its scan stream", null);
+            int flags = chunk[pos] & 0xFF;
+            if ((flags & StreamSeal.FLAG) == 0) {
+                if (unsealed.size() >= MAX_UNSEALED) throw new ScanSourceException(peer + " sent " + MAX_UNSEALED + " records without a seal", null);
+                sealing = true;
+                try {
+                    unsealed.add(readOne());
+                } finally {
+                    sealing = false;
+                }
+                continue;
+            }
+            pos++;
+            boolean end = (flags & StreamSeal.END) != 0;
+            if (!seal.holds(end, input.readBytes(StreamSeal.MAC_BYTES))) {
+                throw new ScanSourceException(peer + " sent scan records whose seal does not hold: changed on the way, or "
+                        + ClusterSecret.UNPROVEN, null);
+            }
+            proven.addAll(unsealed);
+            unsealed.clear();
+            lastSeal = end;
+        }
+        return proven.poll();
     }
 
     /** True when at least one more byte is available; false at the stream's clean end. */
@@ -211,6 +272,7 @@ final class PeerScanStream implements ScanSource {
         @Override
         public int readByte() {
             if (!ensure()) throw truncated();
+            if (sealing) seal.update(chunk, pos, 1);
             return chunk[pos++] & 0xFF;
         }
 
@@ -224,6 +286,7 @@ final class PeerScanStream implements ScanSource {
                 if (off == out.length) out = Arrays.copyOf(out, (int) Math.min(n, Math.max(2L * off, off + chunk.length - pos)));
                 int take = Math.min(out.length - off, chunk.length - pos);
                 System.arraycopy(chunk, pos, out, off, take);
+                if (sealing) seal.update(chunk, pos, take);
                 pos += take;
                 off += take;
             }
