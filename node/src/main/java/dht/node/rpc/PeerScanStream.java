@@ -89,7 +89,8 @@ final class PeerScanStream implements ScanSource {
     private StreamSeal seal;
     private final ArrayDeque<Entry> unsealed = new ArrayDeque<>();
     private final ArrayDeque<Entry> proven = new ArrayDeque<>();
-    private boolean sealing;
+    /** While a record is read under a seal: where its bytes start in {@code chunk}, fed to the seal as the chunk is left; else -1. */
+    private int sealFrom = -1;
     private boolean lastSeal;
 
     private PeerScanStream(String peer, Duration answerTimeout, Duration idleTimeout) {
@@ -211,11 +212,12 @@ final class PeerScanStream implements ScanSource {
             int flags = chunk[pos] & 0xFF;
             if ((flags & StreamSeal.FLAG) == 0) {
                 if (unsealed.size() >= MAX_UNSEALED) throw new ScanSourceException(peer + " sent " + MAX_UNSEALED + " records without a seal", null);
-                sealing = true;
+                sealFrom = pos;
                 try {
                     unsealed.add(readOne());
+                    seal.update(chunk, sealFrom, pos - sealFrom);
                 } finally {
-                    sealing = false;
+                    sealFrom = -1;
                 }
                 continue;
             }
@@ -254,6 +256,10 @@ final class PeerScanStream implements ScanSource {
                 return false;
             }
             if (o instanceof ScanSourceException e) throw e;
+            if (sealFrom >= 0) {
+                seal.update(chunk, sealFrom, chunk.length - sealFrom);
+                sealFrom = 0;
+            }
             chunk = (byte[]) o;
             pos = 0;
             long left = buffered.addAndGet(-chunk.length);
@@ -272,7 +278,6 @@ final class PeerScanStream implements ScanSource {
         @Override
         public int readByte() {
             if (!ensure()) throw truncated();
-            if (sealing) seal.update(chunk, pos, 1);
             return chunk[pos++] & 0xFF;
         }
 
@@ -286,7 +291,6 @@ final class PeerScanStream implements ScanSource {
                 if (off == out.length) out = Arrays.copyOf(out, (int) Math.min(n, Math.max(2L * off, off + chunk.length - pos)));
                 int take = Math.min(out.length - off, chunk.length - pos);
                 System.arraycopy(chunk, pos, out, off, take);
-                if (sealing) seal.update(chunk, pos, take);
                 pos += take;
                 off += take;
             }
