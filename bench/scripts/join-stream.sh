@@ -12,6 +12,7 @@
 #      streams alone (the joiner's log: its first request to the last source's end), and each
 #      source's share from the joiner's log; and the CPU time the joiner and the members used
 #      meanwhile, so that a figure from a shared machine can be read per CPU second too.
+# SECRET=FILE runs the cluster with --cluster-secret-file FILE (chmod 600), its streams sealed.
 # Every node runs -Xmx256m, one event loop each. Run it niced on a shared machine:
 #   nice -n 19 ionice -c 3 bench/scripts/join-stream.sh    (JAR overrides cli/target/dht.jar; DIR the data root)
 set -euo pipefail
@@ -21,6 +22,7 @@ keys="${KEYS:-500000}"
 value_size="${VALUE_SIZE:-2000}"
 rate="${RATE:-0}"
 jar="${JAR:-$root/cli/target/dht.jar}"
+secret=(); [ -z "${SECRET:-}" ] || secret=(--cluster-secret-file "$SECRET")
 [ -f "$jar" ] || (cd "$root" && ./mvnw -B -q -DskipTests -pl cli -am package)
 dir="${DIR:-$(mktemp -d /tmp/dht-join-stream.XXXXXX)}"
 mkdir -p "$dir"
@@ -33,7 +35,7 @@ url() { echo "http://127.0.0.1:${ports[$1]}"; }
 now() { date +%s.%N; }
 
 machine_line
-echo "keys $keys of $value_size bytes, joiner budget ${rate} bytes/s (0: no limit), jar $jar"
+echo "keys $keys of $value_size bytes, joiner budget ${rate} bytes/s (0: no limit), jar $jar, secret ${SECRET:-none}"
 
 p="${ports[0]}"
 "${java[@]}" -Xmx256m -jar "$jar" serve --port "$p" --data "$dir/data-$p" --io-threads 1 >>"$dir/node-$p.log" 2>&1 &
@@ -50,7 +52,7 @@ echo "data directory of each member: $(du -sh "$dir/data-$p" | cut -f1)"
 for i in 0 1 2; do
   q="${ports[$i]}"
   "${java[@]}" -Xmx256m -jar "$jar" serve --port "$q" --data "$dir/data-$q" --cluster "$urls" \
-    --self "$(url $i)" --io-threads 1 --anti-entropy-interval 0 >>"$dir/node-$q.log" 2>&1 &
+    --self "$(url $i)" --io-threads 1 --anti-entropy-interval 0 ${secret[@]+"${secret[@]}"} >>"$dir/node-$q.log" 2>&1 &
   pids[$i]=$!
 done
 for i in 0 1 2; do wait_ready "$(url $i)"; done
@@ -58,7 +60,7 @@ for i in 0 1 2; do wait_ready "$(url $i)"; done
 j="${ports[3]}"
 start="$(now)"
 "${java[@]}" -Xmx256m -jar "$jar" serve --port "$j" --data "$dir/data-$j" --self "$(url 3)" --join "$(url 0)" \
-  --io-threads 1 --anti-entropy-interval 0 --rebalance-bytes-per-second "$rate" >>"$dir/node-$j.log" 2>&1 &
+  --io-threads 1 --anti-entropy-interval 0 --rebalance-bytes-per-second "$rate" ${secret[@]+"${secret[@]}"} >>"$dir/node-$j.log" 2>&1 &
 pids[3]=$!
 wait_ready "$(url 3)"
 # CPU time from here on: the joiner's (its JVM start excluded) and the three members'.
