@@ -38,8 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * only while fewer than {@link #HIGH_WATER} bytes wait in the queue; the consumer (a scan worker
  * thread) asks again once it has drained below {@link #LOW_WATER}.
  *
- * <p>Invariants: records are handed out only whole; the stream is complete only after HTTP's
- * terminating chunk, and a stream that ends otherwise, answers non-200, sends no response head
+ * <p>Invariants: records are handed out only whole, and under a cluster secret only once the
+ * {@link StreamSeal} after them held; the stream is complete only after HTTP's terminating chunk
+ * (under a secret, right after a good last seal), and a stream that ends otherwise, answers non-200, sends no response head
  * within the replica timeout of its opening (the idle timeout for a background stream), or then
  * stays silent for the idle timeout while it may send (not paused by flow control), fails with
  * {@link ScanSource.ScanSourceException}.
@@ -51,7 +52,7 @@ final class PeerScanStream implements ScanSource {
     private static final Object END = new Object();
     /**
      * Most records a sealed stream may send between seals: a sender seals each batch of at most
-     * 32 KiB of records (17 bytes the least each) and each large entry, so a run longer than this is
+     * 32 KiB of records (18 bytes the least each) and each large entry, so a run longer than this is
      * no member's; the bound keeps what waits for a seal small.
      */
     static final int MAX_UNSEALED = 4096;
