@@ -8,6 +8,7 @@ import dht.testkit.FuzzDeadline;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,6 +45,54 @@ class PeerScanStreamFuzzTest {
                 assertThat(b.isTombstone()).isEqualTo(a.isTombstone());
                 assertThat(b.expiry()).isEqualTo(a.expiry());
                 if (!a.isTombstone()) assertThat(b.value()).isEqualTo(a.value());
+            }
+        });
+    }
+
+    private static final ClusterSecret SECRET = new ClusterSecret("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
+    private static final String PROOF = "1000 proof";
+
+    /**
+     * Under a secret: bytes that carry no good seal hand out no record and end in a clear failure;
+     * the same bytes sealed by a sender as one run, then read in chunks, give exactly what the
+     * unsealed reader gives, or fail (a record whose flags set the seal bit is taken for a seal).
+     */
+    @FuzzTest(maxDuration = "10s")
+    void sealedStreamsHandOutOnlyProvenRecords(byte[] data) throws Exception {
+        FuzzDeadline.run(FuzzDeadline.FIRST_LOADING_NETTY_SECONDS, () -> {
+            List<Entry> forged = new ArrayList<>();
+            try (PeerScanStream s = PeerScanStream.replaying("peer", chunks(data), SECRET.streamSeal(PROOF))) {
+                while (s.hasNext()) forged.add(s.next());
+                throw new AssertionError("a stream without a good last seal ended as complete");
+            } catch (ScanSource.ScanSourceException e) {
+                assertThat(e.getMessage()).contains("peer").doesNotContain("null");
+            }
+            assertThat(forged).isEmpty();
+
+            List<Entry> plain = new ArrayList<>();
+            boolean plainFailed = false;
+            try (PeerScanStream s = PeerScanStream.replaying("peer", chunks(data))) {
+                while (s.hasNext()) plain.add(s.next());
+            } catch (ScanSource.ScanSourceException e) {
+                plainFailed = true;
+            }
+            StreamSeal sender = SECRET.streamSeal(PROOF);
+            ByteBuf sealed = Unpooled.buffer();
+            sender.update(java.nio.ByteBuffer.wrap(data));
+            sealed.writeBytes(data);
+            sender.writeSeal(true, sealed);
+            List<Entry> read = new ArrayList<>();
+            try (PeerScanStream s = PeerScanStream.replaying("peer", chunks(Arrays.copyOf(sealed.array(), sealed.writerIndex())),
+                    SECRET.streamSeal(PROOF))) {
+                while (s.hasNext()) read.add(s.next());
+            } catch (ScanSource.ScanSourceException e) {
+                return;
+            }
+            assertThat(plainFailed).as("the sealed read succeeded where the plain one failed").isFalse();
+            assertThat(read).hasSameSizeAs(plain);
+            for (int i = 0; i < read.size(); i++) {
+                assertThat(read.get(i).key()).isEqualTo(plain.get(i).key());
+                assertThat(read.get(i).timestamp()).isEqualTo(plain.get(i).timestamp());
             }
         });
     }

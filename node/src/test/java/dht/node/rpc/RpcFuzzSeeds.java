@@ -26,6 +26,7 @@ public final class RpcFuzzSeeds {
         Path rpc = Path.of(args.length > 0 ? args[0] : "src/test/resources").resolve("dht/node/rpc");
         batch(rpc.resolve("ReplicaBatchFuzzTestInputs/decodesOrFailsAsMalformed"));
         scan(rpc.resolve("PeerScanStreamFuzzTestInputs/readsWholeRecordsOrFailsClearly"));
+        scan(rpc.resolve("PeerScanStreamFuzzTestInputs/sealedStreamsHandOutOnlyProvenRecords"));
         tree(rpc.resolve("TreeWireFuzzTestInputs/decodesOrFailsAsIllegalArgument"));
         uris(rpc.resolve("InternalProtocolFuzzTestInputs/decodesOrGivesNull"));
     }
