@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
 final class HintFiles implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HintFiles.class);
     static final String SUFFIX = ".hints";
+    /** Added to the name of a hint file found damaged, once done with: never read again, deleted only with its node's files. */
+    static final String DAMAGED = ".damaged";
 
     private final Path dir;
     private final boolean syncEveryWrite;
@@ -77,6 +79,8 @@ final class HintFiles implements AutoCloseable {
 
     /** Per peer, the bytes of its files the last {@link #replay} skipped as damaged (not a torn tail). */
     private final Map<String, Long> damagedBytes = new HashMap<>();
+    /** Files found damaged: once done with, each is kept as {@link #DAMAGED} for inspection, not deleted. */
+    private final java.util.Set<Path> damagedFiles = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Reads every hint file of the peers in {@code peers} (a torn tail dropped, damage reported);
@@ -104,6 +108,7 @@ final class HintFiles implements AutoCloseable {
                     RecordLog.ReadResult r = RecordLog.readWithOffsets(s.getValue(), (offset, e) -> sink.hint(peer, s.getKey(), offset, e));
                     if (r.damaged()) {
                         damagedBytes.merge(peer, r.skippedBytes(), Long::sum);
+                        damagedFiles.add(s.getValue().toAbsolutePath().normalize());
                         log.warn("hint file {} of {} is damaged: {} bytes skipped, their hinted writes lost ({} read back; "
                                 + "anti-entropy and read repair remain)", s.getValue(), peer, r.skippedBytes(), r.records());
                     }
@@ -136,6 +141,7 @@ final class HintFiles implements AutoCloseable {
                 long records = 0;
                 try (Stream<Path> files = Files.list(pd)) {
                     for (Path f : (Iterable<Path>) files::iterator) {
+                        if (f.getFileName().toString().endsWith(DAMAGED)) Files.delete(f); // its node is gone
                         if (number(f) < 0) continue;
                         records += RecordLog.read(f, e -> { }).records();
                         Files.delete(f);
@@ -248,7 +254,14 @@ final class HintFiles implements AutoCloseable {
                     o.file().close();
                     open.remove(peer);
                 }
-                Files.deleteIfExists(file(peer, segment));
+                Path f = file(peer, segment);
+                if (damagedFiles.remove(f.toAbsolutePath().normalize())) {
+                    Path kept = f.resolveSibling(f.getFileName() + DAMAGED);
+                    Files.move(f, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    log.info("hint file {} of {}: its readable hints are done with; kept for inspection as {}", segment, peer, kept);
+                } else {
+                    Files.deleteIfExists(f);
+                }
             } catch (IOException | RuntimeException ex) {
                 log.warn("hint file {} of {} not deleted: {}", segment, peer, ex.toString());
             }

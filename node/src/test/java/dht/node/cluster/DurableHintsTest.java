@@ -127,7 +127,7 @@ class DurableHintsTest {
     }
 
     @Test
-    void aDamagedFileIsReportedWithTheBytesItLostAndItsIntactHintsAreDelivered() throws Exception {
+    void aDamagedFileIsReportedAndKeptAndItsIntactHintsAreDelivered() throws Exception {
         HintedHandoff first = start(HintSettings.DEFAULTS);
         for (int i = 0; i < 200; i++) first.hold(peer.url, entry(i, 0));
         stop(first);
@@ -142,6 +142,11 @@ class DurableHintsTest {
         up.add(peer.url);
         eventually(() -> assertThat(peer.written).hasSize((int) waiting));
         assertThat(second.peerCounts().get(peer.url)).containsEntry("delivered", waiting);
+        Path kept = file.resolveSibling(file.getFileName() + HintFiles.DAMAGED);
+        eventually(() -> assertThat(kept).as("the damaged file, kept for inspection once done with").exists());
+        assertThat(file).doesNotExist();
+        stop(second);
+        assertThat(start(HintSettings.DEFAULTS).counts().waiting()).as("a kept file is not read again").isZero();
     }
 
     @Test
