@@ -47,8 +47,25 @@ final class MembershipCall {
             return 2;
         }
         MembershipClient client = new MembershipClient(Duration.ofSeconds(timeoutSeconds), secret, tls);
+        long giveUpAt = System.nanoTime() + Duration.ofSeconds(Math.min(timeoutSeconds, STILL_SEEN_UP_SECONDS)).toNanos();
         try {
-            byte[] answer = client.call(target, op, "url=" + URLEncoder.encode(about, StandardCharsets.UTF_8), new byte[0]);
+            byte[] answer;
+            while (true) {
+                try {
+                    answer = client.call(target, op, "url=" + URLEncoder.encode(about, StandardCharsets.UTF_8), new byte[0]);
+                    break;
+                } catch (MembershipChangeException e) {
+                    // A node killed a moment ago is still up to the member until its failure detector
+                    // hears nothing (about a second): if nothing answers at its URL, ask again.
+                    if (!op.equals("remove") || e.status() != 409 || !e.getMessage().contains(" is up: ")
+                            || System.nanoTime() > giveUpAt || answers(about, tls)) {
+                        throw e;
+                    }
+                    System.err.println("dht " + command + ": " + about + " does not answer, but " + target
+                            + " still sees it up; asking again in 1 s");
+                    Thread.sleep(1000);
+                }
+            }
             Membership m = Membership.decode(new String(answer, StandardCharsets.UTF_8));
             System.out.println("membership version " + m.version() + ": members " + String.join(",", m.members())
                     + ", replication factor " + m.replicationFactor());
@@ -64,6 +81,31 @@ final class MembershipCall {
         } catch (IllegalArgumentException e) {
             System.err.println("dht " + command + ": " + target + " did not answer a membership: " + e.getMessage());
             return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            System.err.println("dht " + command + ": interrupted; whether anything changed is not known: see " + target + "/v0/status");
+            return 1;
+        }
+    }
+
+    /** How long a removal refused because the member still sees a silent node up is asked again. */
+    private static final long STILL_SEEN_UP_SECONDS = 15;
+
+    /** Whether anything answers HTTP at {@code url} within a second or two (a refusal or a TLS error counts as an answer). */
+    private static boolean answers(String url, javax.net.ssl.SSLContext tls) {
+        java.net.http.HttpClient.Builder b = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
+        if (tls != null) b.sslContext(tls);
+        try (java.net.http.HttpClient http = b.build()) {
+            http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/v0/status"))
+                    .timeout(Duration.ofSeconds(2)).build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+            return true;
+        } catch (java.net.ConnectException | java.net.http.HttpTimeoutException e) {
+            return false;
+        } catch (java.io.IOException | RuntimeException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
         }
     }
 }
