@@ -170,7 +170,12 @@ class RestartDuringJoinProcessTest {
             traffic.targets.remove(first);
             List<NodeProcess> up = List.of(members.get(1), members.get(2), joining);
             assertThat(NodeStatus.await(up, "\"membershipVersion\":3", Duration.ofSeconds(30))).isTrue();
-            assertThat(joining.output()).contains("membership version 3 not committed on " + relay.url());
+            // The members may have the version (the joiner's pulls spread it) before the joiner's own
+            // commit to the killed member has failed and said so: wait for the line, not only for them.
+            String notCommitted = "membership version 3 not committed on " + relay.url();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!joining.output().contains(notCommitted) && System.nanoTime() < until) Thread.sleep(100);
+            assertThat(joining.output()).contains(notCommitted);
 
             // Acknowledged while it is down; then the old owners drop the keys they no longer own.
             for (int k = 0; k < MembershipTraffic.KEYS; k++) {
