@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 public final class JvmSettings {
     public static final String AFFINITY = "dht.affinity";
     public static final String POLL_MICROS = "dht.io.poll.micros";
+    public static final String TRANSPORT = "dht.io.transport";
     public static final String STORAGE_EXECUTOR = "dht.storage.executor";
     public static final String STORAGE_QUEUE = "dht.storage.queue";
     public static final String STORAGE_BATCH = "dht.storage.batch";
@@ -40,7 +41,7 @@ public final class JvmSettings {
     private static final Set<String> KNOWN = Set.of(AFFINITY, POLL_MICROS, STORAGE_EXECUTOR,
             STORAGE_QUEUE, STORAGE_BATCH, STORAGE_THREADS, BACKGROUND_PRIORITY, YIELD_EVERY, COMPACTION_MBPS,
             ACCEPT_MISSING_TABLES, PEER_BATCH, WRITE_THREADS, HINT_BYTES, EXIT_WITH_PARENT, JOIN_STREAM_PRIORITY,
-            MAX_CONNECTIONS, IDLE_TIMEOUT, LOG_LEVEL);
+            MAX_CONNECTIONS, IDLE_TIMEOUT, TRANSPORT, LOG_LEVEL);
 
     private JvmSettings() {
     }
@@ -87,9 +88,10 @@ public final class JvmSettings {
         BackgroundPriority sendPriority = priority(JOIN_STREAM_PRIORITY, Tuning.DEFAULT_JOIN_STREAM_PRIORITY);
         int maxConnections = (int) wholeNumber(MAX_CONNECTIONS, 0, 0, 1_000_000, "connections");
         long idleTimeout = wholeNumber(IDLE_TIMEOUT, Tuning.DEFAULT_IDLE_TIMEOUT_SECONDS, 0, 86_400, "seconds");
+        String transport = oneOf(TRANSPORT, Tuning.DEFAULT_TRANSPORT, "epoll", "io_uring");
         return new Tuning(affinity, pollMicros, executor, queue, batch == null ? null : batch.equals("true"), threads,
                 priority, yieldEvery, compactionMBps << 20, acceptMissing, peerBatch, writeThreads, hintBytes,
-                exitWithParent, sendPriority, maxConnections, idleTimeout);
+                exitWithParent, sendPriority, maxConnections, idleTimeout, transport);
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code fallback} when unset; spaces around it are allowed. */

@@ -140,7 +140,7 @@ public final class Node implements AutoCloseable {
         long t0 = System.nanoTime();
         long startedAtMillis = System.currentTimeMillis();
         Tuning tuning = config.tuning();
-        Transport transport = Transport.choose(tuning.pollMicros());
+        Transport transport = Transport.choose(tuning.transport(), tuning.pollMicros());
         // Pinning is opt-in: unless asked for, CpuAffinity (FFM) is not touched.
         String affinity = tuning.affinity();
         CoreLocalExecutor perCore = null;

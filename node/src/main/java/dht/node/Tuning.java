@@ -44,12 +44,15 @@ import dht.storage.StoreOptions;
  *                            limit, {@code ConnectionLimit#defaultMax})
  * @param idleTimeoutSeconds  {@code dht.http.idleTimeout}: how long a connection may go with nothing
  *                            to do before it is closed ({@code IdleTimeout}; 0: never)
+ * @param transport           {@code dht.io.transport}: the event loops' kind, {@code epoll} (default)
+ *                            or {@code io_uring}, each where the platform has it, else NIO
  */
 public record Tuning(String affinity, long pollMicros, String storageExecutor, String storageQueue,
                      Boolean storageBatch, int storageThreads, BackgroundPriority backgroundPriority,
                      int yieldEvery, long compactionBytesPerSecond, boolean acceptMissingTables,
                      String peerBatch, int writeThreads, long hintBytes, boolean exitWithParent,
-                     BackgroundPriority joinStreamPriority, int maxConnections, long idleTimeoutSeconds) {
+                     BackgroundPriority joinStreamPriority, int maxConnections, long idleTimeoutSeconds,
+                     String transport) {
 
     public static final String DEFAULT_AFFINITY = "none";
     public static final String DEFAULT_STORAGE_EXECUTOR = "pool";
@@ -60,6 +63,7 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
      */
     public static final int DEFAULT_STORAGE_THREADS = 64;
     public static final String DEFAULT_PEER_BATCH = "all";
+    public static final String DEFAULT_TRANSPORT = "epoll";
     /** 8 by measurement (docs/benchmarks.md, "Fewer threads for writes"). */
     public static final int DEFAULT_WRITE_THREADS = 8;
 
@@ -85,6 +89,6 @@ public record Tuning(String affinity, long pollMicros, String storageExecutor, S
         return new Tuning(DEFAULT_AFFINITY, 0, DEFAULT_STORAGE_EXECUTOR, DEFAULT_STORAGE_QUEUE, null,
                 DEFAULT_STORAGE_THREADS, store.backgroundPriority(), store.yieldEveryEntries(), 0, false,
                 DEFAULT_PEER_BATCH, DEFAULT_WRITE_THREADS, defaultHintBytes(), false, DEFAULT_JOIN_STREAM_PRIORITY, 0,
-                DEFAULT_IDLE_TIMEOUT_SECONDS);
+                DEFAULT_IDLE_TIMEOUT_SECONDS, DEFAULT_TRANSPORT);
     }
 }

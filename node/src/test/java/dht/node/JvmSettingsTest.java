@@ -141,7 +141,8 @@ class JvmSettingsTest {
         return List.of("dht.affinity", "dht.io.poll.micros", "dht.storage.executor", "dht.storage.queue",
                 "dht.storage.batch", "dht.storage.threads", "dht.storage.backgroundPriority", "dht.storage.yieldEvery",
                 "dht.storage.compactionMBps", "dht.storage.acceptMissingTables", "dht.peer.batch",
-                "dht.storage.writeThreads", "dht.hints.bytes", "dht.exitWithParent", "dht.rebalance.sendPriority");
+                "dht.storage.writeThreads", "dht.hints.bytes", "dht.exitWithParent", "dht.rebalance.sendPriority",
+                "dht.io.transport");
     }
 
     /** bin/dht serve reads them all before it starts anything (ServeProcessTest checks that the data directory is untouched). */

@@ -2,6 +2,7 @@ package dht.node.http;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -13,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Closes a connection once its client has taken nothing of what is left to it (its answers not yet
  * taken by the socket) for a whole period, checked once a period while {@code watching} holds.
- * Progress is the socket taking more of what is left, or, on epoll, the kernel having sent data
+ * Progress is the socket taking more of what is left, or, on epoll or io_uring, the kernel having sent data
  * within the period: with a send buffer of megabytes the socket takes more only once the client has
  * read a third of it, while a client that reads at all keeps opening its window. Serves the graceful
  * stop's write-out and a stalled sliced answer alike. Event loop only.
@@ -64,9 +65,12 @@ final class StallWatch {
         ctx.close();
     }
 
-    /** On epoll: the kernel sent data on this connection within the last {@code millis}. */
+    /** On epoll or io_uring: the kernel sent data on this connection within the last {@code millis}. */
     private boolean sentWithin(long millis) {
-        return ctx.channel() instanceof EpollSocketChannel epoll && epoll.isActive()
-                && epoll.tcpInfo().lastDataSent() < millis;
+        if (ctx.channel() instanceof EpollSocketChannel epoll) {
+            return epoll.isActive() && epoll.tcpInfo().lastDataSent() < millis;
+        }
+        return ctx.channel() instanceof IoUringSocketChannel uring && uring.isActive()
+                && uring.tcpInfo().lastDataSent() < millis;
     }
 }

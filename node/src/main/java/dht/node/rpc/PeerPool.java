@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -16,6 +17,8 @@ import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.FixedChannelPool;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.ssl.SslContext;
@@ -75,8 +78,8 @@ final class PeerPool implements AutoCloseable {
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
-     *                    or null for loops of its own (two); their transport must be epoll when epoll
-     *                    is available, NIO otherwise, as the server's {@code Transport.choose()} picks
+     *                    or null for loops of its own (two); their transport must be io_uring, or epoll
+     *                    when epoll is available, NIO otherwise, as the server's {@code Transport.choose()} picks
      */
     PeerPool(Duration timeout, EventLoopGroup sharedLoops) {
         this(timeout, sharedLoops, null);
@@ -97,7 +100,10 @@ final class PeerPool implements AutoCloseable {
         this.health = reuseIdleFor.isZero() ? ChannelHealthChecker.ACTIVE : new FreshConnection(reuseIdleFor);
         this.timeout = timeout;
         IoHandlerFactory io;
-        if (Epoll.isAvailable()) {
+        if (sharedLoops != null && sharedLoops.next() instanceof IoEventLoop loop && loop.isIoType(IoUringIoHandler.class)) {
+            io = null; // lent io_uring loops: their channel kind
+            channelClass = IoUringSocketChannel.class;
+        } else if (Epoll.isAvailable()) {
             io = EpollIoHandler.newFactory();
             channelClass = EpollSocketChannel.class;
         } else {
