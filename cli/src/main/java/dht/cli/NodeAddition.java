@@ -88,11 +88,12 @@ final class NodeAddition implements ClusterControl.Handler {
     private String awaitMember(LocalNode n, PrintWriter progress) throws IOException, InterruptedException {
         long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
         long cleanupDeadline = Long.MAX_VALUE; // set once it is a member
+        boolean joined = false; // it said it is a member: its join is over, whatever happens to it next
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
             while (n.process.isAlive()) {
                 String own = StatusProbe.body(client, n.url);
-                boolean member = StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url)
-                        && everyRunningNodeLists(client, n);
+                joined |= StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url);
+                boolean member = joined && everyRunningNodeLists(client, n);
                 if (member && cleanupDeadline == Long.MAX_VALUE) cleanupDeadline = System.nanoTime() + CLEANUP_WAIT.toNanos();
                 int cleaning = member ? stillRebalancing(client) : 0;
                 if (member && (cleaning == 0 || System.nanoTime() > cleanupDeadline)) {
@@ -120,6 +121,11 @@ final class NodeAddition implements ClusterControl.Handler {
         n.process.waitFor(5, TimeUnit.SECONDS);
         n.awaitOutput(2_000);
         String why = reason(n);
+        if (joined || keptAsMember(n)) {
+            cluster.supervise(n);
+            return "error node " + n.name() + " exited with " + n.process.exitValue() + " after it joined (" + why
+                    + "); it is a member, recorded in " + added.file() + ", and starts again at the next start of bin/dht cluster";
+        }
         if (Files.exists(n.dir.resolve(MembershipFile.NAME)) || Files.exists(n.dir.resolve(MembershipFile.JOIN_ASKED))) {
             // It was let in (it is joining), or may have been (its join call got no answer): it
             // stays recorded, and comes back to end its join (MembershipFile.JOIN_ASKED).
@@ -129,6 +135,16 @@ final class NodeAddition implements ClusterControl.Handler {
         }
         forget(n.port, n.dir);
         return "error node " + n.url + " was not added: " + why;
+    }
+
+    /** Whether {@code n}'s data directory holds a membership that lists it as a member (its join over). */
+    private static boolean keptAsMember(LocalNode n) {
+        try {
+            var kept = new MembershipFile(n.dir).read();
+            return kept != null && kept.members().contains(n.url);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private boolean everyRunningNodeLists(HttpClient client, LocalNode added) throws InterruptedException {

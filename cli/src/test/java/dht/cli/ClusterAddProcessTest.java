@@ -188,6 +188,48 @@ class ClusterAddProcessTest {
         }
     }
 
+    /** A node killed once its join is over is a member: add says so, not that it died joining. */
+    @Test
+    void anAddedNodeKilledRightAfterItJoinedIsReportedAsAMember() throws Exception {
+        int base = TestPorts.run(3);
+        Path data = tmp.resolve("c");
+        Path log = tmp.resolve("cluster.log");
+        Process launcher = launch(2, base, data, log);
+        try {
+            awaitLine(log, "2 nodes ready");
+            NodeProcess first = new NodeProcess(base, tmp.resolve("unused"), List.of());
+            for (int i = 0; i < 50; i++) assertThat(cluster.requests.write(first, "k" + i, "v" + i, 0, 0)).isEqualTo(201);
+            var add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            // Its join ends, then add waits for the old owners' cleanup (about 5 s): kill it in between.
+            NodeProcess third = new NodeProcess(base + 2, tmp.resolve("unused"), List.of());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            String status = null;
+            while (!add.isDone() && System.nanoTime() < deadline) {
+                try {
+                    status = NodeStatus.of(third);
+                } catch (Exception notYet) {
+                    status = null;
+                }
+                if (status != null && StatusProbe.urls(status, "members").contains(third.url())) break;
+                Thread.sleep(50);
+            }
+            assertThat(add.isDone()).as("add still waits for the cleanup once the node is a member").isFalse();
+            ProcessHandle victim = ProcessHandle.of(pid(third)).orElseThrow();
+            victim.destroyForcibly();
+            DhtRun done = add.get(90, TimeUnit.SECONDS);
+            assertThat(done.exitCode()).isEqualTo(1);
+            assertThat(done.stdout() + done.stderr()).contains("after it joined", "it is a member").doesNotContain("while joining");
+        } finally {
+            killAll(launcher);
+        }
+    }
+
     @Test
     void anAddWithNoClusterRunningOnTheDataSaysSo() throws Exception {
         Path data = tmp.resolve("none");
