@@ -78,8 +78,8 @@ final class PeerPool implements AutoCloseable {
 
     /**
      * @param sharedLoops the event loops to run on (the HTTP server's; the caller keeps owning them),
-     *                    or null for loops of its own (two); their transport must be io_uring, or epoll
-     *                    when epoll is available, NIO otherwise, as the server's {@code Transport.choose()} picks
+     *                    or null for loops of its own (two, epoll where available, else NIO); the
+     *                    connections' channel kind follows the loops' (io_uring, epoll or NIO)
      */
     PeerPool(Duration timeout, EventLoopGroup sharedLoops) {
         this(timeout, sharedLoops, null);
@@ -99,23 +99,30 @@ final class PeerPool implements AutoCloseable {
         this.tls = tls;
         this.health = reuseIdleFor.isZero() ? ChannelHealthChecker.ACTIVE : new FreshConnection(reuseIdleFor);
         this.timeout = timeout;
-        IoHandlerFactory io;
-        if (sharedLoops != null && sharedLoops.next() instanceof IoEventLoop loop && loop.isIoType(IoUringIoHandler.class)) {
-            io = null; // lent io_uring loops: their channel kind
-            channelClass = IoUringSocketChannel.class;
-        } else if (Epoll.isAvailable()) {
-            io = EpollIoHandler.newFactory();
-            channelClass = EpollSocketChannel.class;
-        } else {
-            log.warn("native epoll unavailable, peer client uses NIO: {}", Epoll.unavailabilityCause().toString());
-            io = NioIoHandler.newFactory();
-            channelClass = NioSocketChannel.class;
-        }
         this.ownsGroup = sharedLoops == null;
+        IoHandlerFactory io = null;
+        if (ownsGroup) {
+            if (Epoll.isAvailable()) {
+                io = EpollIoHandler.newFactory();
+            } else {
+                log.warn("native epoll unavailable, peer client uses NIO: {}", Epoll.unavailabilityCause().toString());
+                io = NioIoHandler.newFactory();
+            }
+        }
         this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(2, new PeerThreadFactory(), io) : sharedLoops;
+        this.channelClass = channelKindOf(group);
         List<EventLoop> all = new ArrayList<>();
         for (var e : group) all.add((EventLoop) e);
         this.loops = all.toArray(EventLoop[]::new);
+    }
+
+    /** The socket channel that runs on the loops of GROUP: one rule for loops lent or owned. */
+    private static Class<? extends SocketChannel> channelKindOf(EventLoopGroup group) {
+        if (group.next() instanceof IoEventLoop loop) {
+            if (loop.isIoType(IoUringIoHandler.class)) return IoUringSocketChannel.class;
+            if (loop.isIoType(EpollIoHandler.class)) return EpollSocketChannel.class;
+        }
+        return NioSocketChannel.class;
     }
 
     EventLoopGroup group() {
