@@ -32,20 +32,15 @@ class ClusterAddProcessTest {
         int base = TestPorts.run(4);
         Path data = tmp.resolve("c");
         List<NodeProcess> nodes = new ArrayList<>();
-        for (int i = 0; i < 4; i++) nodes.add(new NodeProcess(base + i, tmp.resolve("unused"), List.of()));
+        for (int i = 0; i < 4; i++) nodes.add(node(base + i));
         List<String> urls = nodes.stream().map(NodeProcess::url).sorted().toList();
+        NodeProcess fourth = nodes.get(3);
         Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(3, base, data, log);
-        Process again = null;
-        try {
-            awaitLine(log, "3 nodes ready");
+        try (Launched launched = launch(3, base, data, log, 3)) {
             for (int i = 0; i < 200; i++) assertThat(cluster.requests.write(nodes.get(i % 3), "k" + i, "v" + i, 0, 0)).isEqualTo(201);
 
-            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
-            assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
-            assertThat(add.stdout().strip()).isEqualTo(nodes.get(3).url());
+            assertThat(add(data)).isEqualTo(fourth.url());
             assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).contains(String.valueOf(base + 3));
-            NodeProcess fourth = nodes.get(3);
             for (NodeProcess n : nodes) {
                 assertThat(StatusProbe.urls(NodeStatus.of(n), "members")).as("members on %s", n.url()).isEqualTo(urls);
             }
@@ -55,39 +50,33 @@ class ClusterAddProcessTest {
             assertThat(copies).hasSize(200);
             assertThat(copies.values()).as("copies per key right after the add").containsOnly(3);
             long fourthPid = pid(fourth);
-            List<ProcessHandle> children = launcher.children().toList();
+            List<ProcessHandle> children = launched.process().children().toList();
             assertThat(children).hasSize(4).extracting(ProcessHandle::pid).contains(fourthPid);
             for (int i = 0; i < 200; i++) assertThat(cluster.requests.get(fourth, "k" + i, 0, 0)).as("k%d via the added node", i).isEqualTo("v" + i);
             assertThat(cluster.requests.write(fourth, "after", "a", 0, 0)).isEqualTo(201);
 
-            launcher.destroy(); // SIGTERM
-            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).as("the launcher exits").isTrue();
-            assertThat(launcher.exitValue()).isZero();
+            launched.stop();
             for (ProcessHandle child : children) {
                 assertThat(child.onExit().get(30, TimeUnit.SECONDS).isAlive()).as("node pid %d", child.pid()).isFalse();
             }
             String out = Files.readString(log);
             assertThat(out).contains("node " + fourth.url() + " (pid " + fourthPid + ") stopped, exit code 0");
             assertThat(out.split("stopped, exit code 0", -1)).hasSize(5);
+        }
 
-            // The same command again: the added node is started with the others and is a member on its kept membership.
-            Path log2 = tmp.resolve("cluster2.log");
-            again = launch(3, base, data, log2);
-            awaitLine(log2, "4 nodes ready");
+        // The same command again: the added node is started with the others and is a member on its kept membership.
+        Path log2 = tmp.resolve("cluster2.log");
+        try (Launched again = launch(3, base, data, log2, 4)) {
             assertThat(Files.readString(log2)).contains("  " + fourth.url() + " (added)");
             for (NodeProcess n : nodes) {
                 assertThat(StatusProbe.urls(NodeStatus.of(n), "members")).as("members on %s after the restart", n.url()).isEqualTo(urls);
             }
             for (int i = 0; i < 200; i += 7) assertThat(cluster.requests.get(fourth, "k" + i, 0, 0)).isEqualTo("v" + i);
             assertThat(cluster.requests.get(nodes.getFirst(), "after", 0, 0)).isEqualTo("a");
-            List<ProcessHandle> second = again.children().toList();
+            List<ProcessHandle> second = again.process().children().toList();
             assertThat(second).hasSize(4);
-            again.destroy();
-            assertThat(again.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(again.exitValue()).isZero();
+            again.stop();
             for (ProcessHandle child : second) assertThat(child.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
-        } finally {
-            killAll(launcher, again);
         }
     }
 
@@ -96,28 +85,17 @@ class ClusterAddProcessTest {
     void aRefusedAddLeavesNeitherRecordNorDirectoryAndTheClusterGoesOn() throws Exception {
         int base = TestPorts.run(3);
         Path data = tmp.resolve("c");
-        Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(2, base, data, log);
-        try {
-            awaitLine(log, "2 nodes ready");
-            NodeProcess second = new NodeProcess(base + 1, tmp.resolve("unused"), List.of());
-            ProcessHandle victim = ProcessHandle.of(pid(second)).orElseThrow();
-            victim.destroyForcibly();
-            assertThat(victim.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
+        try (Launched launched = launch(2, base, data, tmp.resolve("cluster.log"), 2)) {
+            kill(node(base + 1));
 
             DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
             assertThat(add.exitCode()).as("stdout: %s", add.stdout()).isEqualTo(1);
             assertThat(add.stderr()).contains("dht cluster add: node http://localhost:" + (base + 2) + " was not added: cannot join through");
             assertThat(data.resolve("node-" + (base + 2))).doesNotExist();
             assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
-            assertThat(launcher.isAlive()).as("the launcher goes on with the node it has").isTrue();
-            assertThat(launcher.children().count()).isEqualTo(1);
-
-            launcher.destroy();
-            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(launcher.exitValue()).isZero();
-        } finally {
-            killAll(launcher);
+            assertThat(launched.process().isAlive()).as("the launcher goes on with the node it has").isTrue();
+            assertThat(launched.process().children().count()).isEqualTo(1);
+            launched.stop();
         }
     }
 
@@ -127,12 +105,8 @@ class ClusterAddProcessTest {
         int base = TestPorts.run(3);
         Path data = tmp.resolve("c");
         Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(2, base, data, log);
-        try {
-            awaitLine(log, "2 nodes ready");
-            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
-            assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
-            String url = add.stdout().strip();
+        try (Launched launched = launch(2, base, data, log, 2)) {
+            String url = add(data);
             assertThat(url).isEqualTo("http://localhost:" + (base + 2));
 
             DhtRun leave = DhtRun.of(Duration.ofSeconds(90), "leave", "--url", url,
@@ -141,13 +115,8 @@ class ClusterAddProcessTest {
             awaitLine(log, "node " + url + " (pid ");
             awaitLine(log, ") left the cluster; the next start will not bring it back");
             assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
-            assertThat(launcher.isAlive()).isTrue();
-
-            launcher.destroy();
-            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(launcher.exitValue()).isZero();
-        } finally {
-            killAll(launcher);
+            assertThat(launched.process().isAlive()).isTrue();
+            launched.stop();
         }
     }
 
@@ -159,32 +128,21 @@ class ClusterAddProcessTest {
     void anAddedNodeRemovedWhileDownIsNotStartedAgain() throws Exception {
         int base = TestPorts.run(3);
         Path data = tmp.resolve("c");
-        Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(2, base, data, log);
-        Process again = null;
-        try {
-            awaitLine(log, "2 nodes ready");
-            DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
-            assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
-            NodeProcess third = new NodeProcess(base + 2, tmp.resolve("unused"), List.of());
-            ProcessHandle victim = ProcessHandle.of(pid(third)).orElseThrow();
-            victim.destroyForcibly();
-            assertThat(victim.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
+        NodeProcess third = node(base + 2);
+        try (Launched launched = launch(2, base, data, tmp.resolve("cluster.log"), 2)) {
+            add(data);
+            kill(third);
             DhtRun remove = DhtRun.of(Duration.ofSeconds(90), "remove", "--url", third.url(), "--via", "http://localhost:" + base,
                     "--cluster-secret-file", data.resolve(ClusterSecretFile.NAME).toString());
             assertThat(remove.exitCode()).as("stderr: %s", remove.stderr()).isZero();
-            launcher.destroy();
-            assertThat(launcher.waitFor(60, TimeUnit.SECONDS)).isTrue();
-
-            Path log2 = tmp.resolve("cluster2.log");
-            again = launch(2, base, data, log2);
-            awaitLine(log2, "2 nodes ready");
+            launched.stop();
+        }
+        Path log2 = tmp.resolve("cluster2.log");
+        try (Launched again = launch(2, base, data, log2, 2)) {
             assertThat(Files.readString(log2)).contains("node-" + (base + 2) + " is no longer a member")
                     .doesNotContain(third.url() + " (added)");
             assertThat(Files.readAllLines(data.resolve(AddedNodes.NAME))).noneMatch(l -> l.equals(String.valueOf(base + 2)));
-            assertThat(again.children().toList()).hasSize(2);
-        } finally {
-            killAll(launcher, again);
+            assertThat(again.process().children().toList()).hasSize(2);
         }
     }
 
@@ -193,11 +151,8 @@ class ClusterAddProcessTest {
     void anAddedNodeKilledRightAfterItJoinedIsReportedAsAMember() throws Exception {
         int base = TestPorts.run(3);
         Path data = tmp.resolve("c");
-        Path log = tmp.resolve("cluster.log");
-        Process launcher = launch(2, base, data, log);
-        try {
-            awaitLine(log, "2 nodes ready");
-            NodeProcess first = new NodeProcess(base, tmp.resolve("unused"), List.of());
+        try (Launched launched = launch(2, base, data, tmp.resolve("cluster.log"), 2)) {
+            NodeProcess first = node(base);
             for (int i = 0; i < 50; i++) assertThat(cluster.requests.write(first, "k" + i, "v" + i, 0, 0)).isEqualTo(201);
             var add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
@@ -207,7 +162,7 @@ class ClusterAddProcessTest {
                 }
             });
             // Its join ends, then add waits for the old owners' cleanup (about 5 s): kill it in between.
-            NodeProcess third = new NodeProcess(base + 2, tmp.resolve("unused"), List.of());
+            NodeProcess third = node(base + 2);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             String status = null;
             while (!add.isDone() && System.nanoTime() < deadline) {
@@ -225,8 +180,6 @@ class ClusterAddProcessTest {
             DhtRun done = add.get(90, TimeUnit.SECONDS);
             assertThat(done.exitCode()).isEqualTo(1);
             assertThat(done.stdout() + done.stderr()).contains("after it joined", "it is a member").doesNotContain("while joining");
-        } finally {
-            killAll(launcher);
         }
     }
 
@@ -239,13 +192,39 @@ class ClusterAddProcessTest {
         assertThat(data).doesNotExist();
     }
 
-    /** Kills each launcher given (null: none) and every process it started. */
-    private static void killAll(Process... launchers) {
-        for (Process p : launchers) {
-            if (p == null) continue;
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+    /** A running {@code dht cluster} whose nodes said they are ready; closing it kills it and every node it started. */
+    private record Launched(Process process) implements AutoCloseable {
+        /** SIGTERM, as Ctrl-C: the launcher stops its nodes and exits 0 within a minute. */
+        void stop() throws InterruptedException {
+            process.destroy();
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the launcher exits").isTrue();
+            assertThat(process.exitValue()).isZero();
         }
+
+        @Override
+        public void close() {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+    }
+
+    /** {@code bin/dht cluster add} on the launcher's data: exit 0, and the added node's URL, which it prints. */
+    private static String add(Path data) throws Exception {
+        DhtRun add = DhtRun.of(Duration.ofSeconds(90), "cluster", "add", "--data", data.toAbsolutePath().toString());
+        assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
+        return add.stdout().strip();
+    }
+
+    /** The launcher's node on PORT, to address (this test starts no process for it). */
+    private NodeProcess node(int port) {
+        return new NodeProcess(port, tmp.resolve("unused"), List.of());
+    }
+
+    /** SIGKILL of a node process the launcher started. */
+    private static void kill(NodeProcess n) throws Exception {
+        ProcessHandle victim = ProcessHandle.of(pid(n)).orElseThrow();
+        victim.destroyForcibly();
+        assertThat(victim.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
     }
 
     private static long pid(NodeProcess n) throws Exception {
@@ -254,8 +233,22 @@ class ClusterAddProcessTest {
         return Long.parseLong(m.group(1));
     }
 
-    /** {@code dht cluster --nodes N} in {@code tmp}, with {@code data} relative to it, as a user types it. */
-    private Process launch(int nodes, int base, Path data, Path log) throws Exception {
+    /**
+     * {@code dht cluster --nodes N} in {@code tmp}, with {@code data} relative to it, as a user types
+     * it, once its log says READY nodes are ready (more than N when it brings added nodes back).
+     */
+    private Launched launch(int nodes, int base, Path data, Path log, int ready) throws Exception {
+        Launched launched = new Launched(start(nodes, base, data, log));
+        try {
+            awaitLine(log, ready + " nodes ready");
+            return launched;
+        } catch (Throwable e) {
+            launched.close();
+            throw e;
+        }
+    }
+
+    private Process start(int nodes, int base, Path data, Path log) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
