@@ -184,9 +184,10 @@ public final class LsmStore implements Store {
     }
 
     /**
-     * True while every table was wholly in the page cache at its last check, made at most once a
-     * second off the calling thread, and no block or value is large ({@link ResidencyWatch}): a
-     * {@link #get} then reads memory only, briefly, and leaves any freeing to a background thread.
+     * True while every table's index and bloom filter were in the page cache when last checked (at
+     * most once a second, off this thread) and no block or value is large ({@link ResidencyWatch}):
+     * a {@link #get} in {@link ReadsWithoutWaiting}'s scope then reads memory only, or throws
+     * {@link WouldWaitException} for a block that is not, and leaves any freeing to a background thread.
      */
     @Override
     public boolean readsWithoutWaiting() throws IOException {

@@ -7,8 +7,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells {@link LsmStore#readsWithoutWaiting}: whether a point read of a version is memory work of a
- * few microseconds, fit for an event loop. That takes every table wholly in the page cache (its
- * {@link Residency}) and no block or value larger than {@link #INLINE_BYTES_MAX}, as a large value
+ * few microseconds, fit for an event loop. That takes every table's index and bloom filter in the
+ * page cache (its {@code metadata} {@link Residency}), each data block it reads too, which the read
+ * itself asks of a table not wholly resident ({@link ReadsWithoutWaiting}), and no block or value
+ * larger than {@link #INLINE_BYTES_MAX}, as a large value
  * is checksummed, decompressed and copied by the read: a 1 MiB value read on the loop, answer after
  * answer to clients that did not read them, kept a 128 MiB node in back-to-back collections
  * (LargeAnswersProcessTest).
@@ -16,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: the caller (an event loop) reads the last answers only; the checks that are due run
  * on a background executor, one pass at a time per store; a table never checked counts as not
  * resident, so a new table sends reads to the storage threads until its first check; a table's
- * largest block is measured once, the first time it is found resident (the walk touches every block,
- * which then costs no disk read); a table whose check fails is never inlined; a pass that fails is
- * logged and the next call queues another.
+ * largest block is measured once, the first time it is found wholly resident (the walk touches every
+ * block, which then costs no disk read), and until then each read in the scope checks its own
+ * block's size; a table whose check fails is never inlined; a pass that fails is logged and the
+ * next call queues another.
  */
 final class ResidencyWatch {
     /** Larger blocks or values send a store's reads to the storage threads (a thread's reused scratch). */
@@ -35,7 +38,7 @@ final class ResidencyWatch {
     }
 
     /**
-     * Whether every table of {@code v} was resident at its last check and every block and memtable
+     * Whether every table's index and bloom filter of {@code v} were resident at its last check and every block and memtable
      * value is small; queues the checks that are due. One large value anywhere keeps every read of
      * the store on the storage threads until a compaction drops it (or a flush, from a memtable).
      */
@@ -48,8 +51,8 @@ final class ResidencyWatch {
         for (Table t : v.tables) {
             int largest = t.largestBlock;
             if (largest > INLINE_BYTES_MAX) return false; // before anything is queued
-            all &= t.residency.resident() && largest >= 0;
-            due |= t.residency.due();
+            all &= t.metadata.resident();
+            due |= t.metadata.due() || t.residency.due();
         }
         if (due && queued.compareAndSet(false, true)) {
             try {
@@ -67,10 +70,11 @@ final class ResidencyWatch {
             if (v == null) return;
             try {
                 for (Table t : v.tables) {
-                    if (t.largestBlock > INLINE_BYTES_MAX || !t.residency.due()) continue;
+                    if (t.largestBlock > INLINE_BYTES_MAX || !(t.metadata.due() || t.residency.due())) continue;
                     try {
-                        t.residency.check();
+                        t.residency.check(); // resident: its reads skip the per-block check
                         if (t.largestBlock < 0 && t.residency.resident()) t.largestBlock = largestBlock(t);
+                        t.metadata.check(); // last: a table found large is never taken for a small one
                     } catch (RuntimeException | Error e) { // a mapping that fails (a truncated file): never inline it
                         t.largestBlock = Integer.MAX_VALUE;
                         log.warn("{}: checking whether it is in the page cache failed, its reads stay on the storage threads: {}",

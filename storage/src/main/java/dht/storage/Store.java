@@ -42,9 +42,11 @@ public interface Store extends AutoCloseable {
 
     /**
      * Whether a {@link #get} now would wait for nothing but memory: no disk read, no lock held
-     * across I/O. For a caller that must not block (an event loop), which makes its reads itself
-     * while this holds and hands them over otherwise. A store that cannot tell says no: this
-     * default. Only a hint: the answer may be stale by the time the read runs.
+     * across I/O, or, made in {@link ReadsWithoutWaiting}'s scope, throw {@link WouldWaitException}
+     * before it would. For a caller that must not block (an event loop), which makes its reads
+     * itself, in that scope, while this holds, and hands them over otherwise (also the ones that
+     * throw). A store that cannot tell says no: this default. Only a hint: the answer may be stale
+     * by the time the read runs.
      */
     default boolean readsWithoutWaiting() throws IOException {
         return false;

@@ -60,14 +60,13 @@ final class Table {
     final boolean statsDamaged;
     /** For {@link #checkBlock} and {@link #verifyBlock}, which their callers run over every block in order. */
     private final Readahead blockPass;
-    /** Whether the whole table is in the page cache, as last checked ({@link ResidencyWatch}). */
-    final Residency residency;
+    /** Whether all the table, and its index and filter, were in the page cache when last checked (ResidencyWatch). */
+    final Residency residency, metadata;
     /** {@link #blockBytes} of the largest block, once {@link ResidencyWatch} measured it; -1 before. */
     volatile int largestBlock = -1;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
-    /** Offsets whose damage was logged already. */
-    private final java.util.Set<Long> reportedDamage = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final DamageLog damage = new DamageLog();
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
                   int blocks, long bloomOffset, long entryCount, long maxTimestamp, boolean statsDamaged) {
@@ -85,6 +84,7 @@ final class Table {
         this.sizeBytes = seg.byteSize();
         this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
         this.residency = new Residency(seg);
+        this.metadata = new Residency(seg.asSlice(indexOffset));
     }
 
 
@@ -186,8 +186,6 @@ final class Table {
     /** Compaction replaced this table in the manifest: delete the file once the last reader is gone. */
     void markObsolete() { obsolete = true; }
 
-    // ---- index ----
-
     private long indexEntry(int i) {
         return indexOffset + (seg.get(Bytes.INT, indexOffset + 4 + 4L * i) & 0xffffffffL);
     }
@@ -254,6 +252,7 @@ final class Table {
      * {@link #SCRATCH_MAX} or the thread is virtual, as each virtual thread would keep its own).
      */
     private MemorySegment pointReadEntries(int i) throws CorruptionException {
+        if (ReadsWithoutWaiting.active()) checkWithoutWaiting(i);
         long off = checkedBlock(i);
         int len = blockLen(i);
         if (!DataBlock.isCompressed(seg, off)) return seg.asSlice(off, len);
@@ -262,6 +261,15 @@ final class Table {
         byte[] out = decompress(i, off, len, scratch);
         if (scratch != null && out != scratch) SCRATCH.set(out);
         return MemorySegment.ofArray(out).asSlice(0, raw);
+    }
+
+    /** In ReadsWithoutWaiting's scope: WouldWait if block i is large, or out of the page cache (asked unless all the table is in). */
+    private void checkWithoutWaiting(int i) {
+        long off = blockOffset(i);
+        int len = blockLen(i);
+        if (off < 0 || len <= 0 || off + len + 4 > indexOffset) return; // checkedBlock reports it
+        if (!residency.resident() && seg.isMapped() && !seg.asSlice(off, len + 4L).isLoaded()
+                || blockBytes(i) > ResidencyWatch.INLINE_BYTES_MAX) throw WouldWaitException.INSTANCE;
     }
 
     /**
@@ -354,15 +362,7 @@ final class Table {
 
     CorruptionException corrupt(long off, String what) {
         damaged = true;
-        CorruptionException e = new CorruptionException(path, off, what);
-        // Once per place: every read that needs a damaged block fails again, and a line each time
-        // buried the log (a scan over 30 keys of one block wrote 30 identical errors).
-        if (reportedDamage.add(off)) {
-            log.error("{} (logged once; every read that needs it fails)", e.getMessage());
-        } else {
-            log.debug("{}", e.getMessage());
-        }
-        return e;
+        return damage.report(new CorruptionException(path, off, what), off);
     }
 
     // ---- reads ----

@@ -2,6 +2,7 @@ package dht.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -50,6 +51,52 @@ class ReadsWithoutWaitingTest {
         assertThat(resident).as("a table written through the page cache, once checked").isTrue();
         s.close();
         assertThatThrownBy(s::readsWithoutWaiting).isInstanceOf(IOException.class);
+    }
+
+    /**
+     * Data a workload never reads leaves the page cache (memory pressure, proactive reclaim) while
+     * the index and filter it uses stay: reads still run without waiting, each checking its own
+     * block, and a read of a block not in memory says so before touching it, to be made again where
+     * it may wait.
+     */
+    @Test
+    void aBlockOutOfThePageCacheIsReportedByTheReadThatNeedsItAndReadAnywhereElse() throws Exception {
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withCompression(Compression.NONE))) {
+            for (int i = 0; i < 20_000; i++) s.put(b(String.format("k%06d", i)), b("value-" + i + "-".repeat(80)), i + 1);
+            s.flush();
+        }
+        Path sst;
+        try (var ssts = java.nio.file.Files.list(dir)) {
+            sst = ssts.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+        }
+        pageOut(sst);
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withCompression(Compression.NONE))) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            boolean ready = false;
+            while (!ready && System.nanoTime() < deadline) {
+                ready = s.readsWithoutWaiting();
+                if (!ready) Thread.sleep(10);
+            }
+            assertThat(ready).as("index and filter read at open: in memory, though the blocks are not").isTrue();
+            assertThatThrownBy(() -> ReadsWithoutWaiting.call(() -> s.get(b("k012345"))))
+                    .as("a block not in memory, in the scope").isSameAs(WouldWaitException.INSTANCE);
+            assertThat(s.get(b("k012345")).value()).as("outside the scope it waits, and reads")
+                    .startsWith(b("value-12345-"));
+            assertThat(ReadsWithoutWaiting.call(() -> s.get(b("k012345"))).value()).as("its block now in memory, read in the scope").startsWith(b("value-12345-"));
+            assertThat(s.get(b("absent"))).isNull();
+        }
+    }
+
+    /** Drops the file's pages from the page cache: mapped here alone, each page read, then MADV_PAGEOUT. */
+    private static void pageOut(Path file) throws IOException {
+        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+            long sum = 0;
+            for (long p = 0; p < seg.byteSize(); p += 4096) sum += seg.get(ValueLayout.JAVA_BYTE, p);
+            assertThat(sum).isNotZero();
+            boolean advised = MappingAdvice.advise(seg, 0, seg.byteSize(), 21); // Linux's MADV_PAGEOUT
+            assumeTrue(advised && !seg.isLoaded(), "this kernel drops pages on MADV_PAGEOUT (Linux 5.4 and later)");
+        }
     }
 
     /** Pages of a sparse file never read are not in the page cache; once read, they are. */

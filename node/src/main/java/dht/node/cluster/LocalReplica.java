@@ -36,7 +36,7 @@ final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key, ReadBudget budget) {
         CompletableFuture<Entry> result = new CompletableFuture<>();
-        reads.submitRead(result, store, () -> result.complete(store.get(key, budget)));
+        reads.submitRead(result, store, () -> store.get(key, budget));
         return result;
     }
 

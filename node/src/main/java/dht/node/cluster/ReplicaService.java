@@ -73,7 +73,7 @@ public final class ReplicaService {
      */
     public <T> CompletableFuture<T> read(byte[] key, boolean behindWrites, Function<Entry, T> answer) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        (behindWrites ? writes : reads).submitRead(result, store, () -> result.complete(answer.apply(store.get(key))));
+        (behindWrites ? writes : reads).submitRead(result, store, () -> answer.apply(store.get(key)));
         return result;
     }
 

@@ -3,7 +3,9 @@ package dht.node.cluster;
 import dht.node.exec.BoundedConcurrencyExecutor;
 import dht.node.exec.EventLoops;
 import dht.storage.Entry;
+import dht.storage.ReadsWithoutWaiting;
 import dht.storage.Store;
+import dht.storage.WouldWaitException;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.ArrayList;
@@ -25,8 +27,9 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Two exceptions to the hand-off, when batching, both at the head of a batch: the writes that
  * their store commits at once ({@link Store#tryWrite}: no fsync, no writer ahead, room in the
  * memtable) are made on the event loop, with their tasks; only a write to the page cache can wait
- * there. And the reads of a store whose data is all in memory ({@link Store#readsWithoutWaiting})
- * run there too.
+ * there. And the reads of a store whose index and filters are in memory
+ * ({@link Store#readsWithoutWaiting}) run there too, each handed over after all (with the calls
+ * after it) if the block it needs is not ({@link WouldWaitException}).
  *
  * <p>Invariants: every task runs at most once, and its future completes: by the task, or failed
  * with the executor's refusal (or, for a write, with the write's failure), also when that refusal
@@ -40,6 +43,11 @@ final class StorageDispatcher {
     /** Store work that may throw; its failure completes the caller's future. */
     interface StoreTask {
         void run() throws Exception;
+    }
+
+    /** A read of one store that may throw; its value completes the caller's future. */
+    interface StoreRead<T> {
+        T read() throws Exception;
     }
 
     private final Executor executor;
@@ -61,7 +69,7 @@ final class StorageDispatcher {
 
     /** Runs {@code task} on a storage thread; {@code result} fails if the task throws or cannot be handed over. */
     void submit(CompletableFuture<?> result, StoreTask task) {
-        submit(new Call(result, task, null, null));
+        submit(new Call(result, task, null, null, null));
     }
 
     /**
@@ -71,20 +79,21 @@ final class StorageDispatcher {
      * one log append, instead of one each.
      */
     void submitWrite(CompletableFuture<?> result, Store store, Entry entry, StoreTask written) {
-        submit(new Call(result, written, store, entry));
+        submit(new Call(result, written, store, entry, null));
     }
 
     /** The same, completing {@code result} (with null) once written: no task to make per write. */
     void submitWrite(CompletableFuture<Void> result, Store store, Entry entry) {
-        submit(new Call(result, null, store, entry));
+        submit(new Call(result, null, store, entry, null));
     }
 
     /**
-     * Runs {@code read}, a task that reads {@code store} and nothing else that can wait, on a
-     * storage thread, or on the event loop when the store says its reads wait for nothing.
+     * Runs {@code read}, which reads {@code store} and nothing else that can wait, on a storage
+     * thread, or on the event loop when the store says its reads wait for nothing (then perhaps
+     * twice: see {@link Call#runWithoutWaiting}), and completes {@code result} with its value.
      */
-    void submitRead(CompletableFuture<?> result, Store store, StoreTask read) {
-        submit(new Call(result, read, store, null));
+    <T> void submitRead(CompletableFuture<T> result, Store store, StoreRead<T> read) {
+        submit(new Call(result, () -> result.complete(read.read()), store, null, read));
     }
 
     private void submit(Call call) {
@@ -205,7 +214,7 @@ final class StorageDispatcher {
                     if (!readsWithoutWaiting(c.store)) break;
                     inMemory = c.store;
                 }
-                c.run();
+                if (!c.runWithoutWaiting()) break; // a block not in memory: it and the rest are handed over
                 i++;
                 continue;
             }
@@ -238,7 +247,7 @@ final class StorageDispatcher {
      * written (a write without a task completes {@code result} with null); a read names its store
      * and no entry.
      */
-    private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry) {
+    private record Call(CompletableFuture<?> result, StoreTask task, Store store, Entry entry, StoreRead<?> read) {
         boolean isWrite() {
             return entry != null;
         }
@@ -251,6 +260,31 @@ final class StorageDispatcher {
             } catch (Throwable e) {
                 fail(e);
             }
+        }
+
+        /**
+         * Makes a read in {@link ReadsWithoutWaiting}'s scope, then completes its future outside it
+         * (the future's callbacks are not reads); false, with nothing done, if its store would have
+         * waited for a disk ({@link WouldWaitException}): the caller hands it over, to be made
+         * again. Never throws otherwise, as {@link #run}.
+         */
+        @SuppressWarnings("unchecked")
+        boolean runWithoutWaiting() {
+            Object value;
+            try {
+                value = ReadsWithoutWaiting.call(read::read);
+            } catch (WouldWaitException e) {
+                return false;
+            } catch (Throwable e) {
+                fail(e);
+                return true;
+            }
+            try {
+                ((CompletableFuture<Object>) result).complete(value);
+            } catch (Throwable e) {
+                fail(e);
+            }
+            return true;
         }
 
         /**

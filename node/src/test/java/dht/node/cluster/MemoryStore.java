@@ -2,11 +2,16 @@ package dht.node.cluster;
 
 import dht.storage.CloseableIterator;
 import dht.storage.Entry;
+import dht.storage.ReadsWithoutWaiting;
 import dht.storage.Store;
 import dht.storage.StoreStats;
+import dht.storage.WouldWaitException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /** Test double: an in-memory store with the engine's last-write-wins rule; can be made to fail. */
@@ -84,8 +89,12 @@ final class MemoryStore implements Store {
         map.compute(e.key(), (k, old) -> kept.supersedes(old) ? kept : old);
     }
 
+    /** Keys whose block is out of memory: a read of one in ReadsWithoutWaiting's scope says it would wait. */
+    final Set<String> cold = ConcurrentHashMap.newKeySet();
+
     @Override
     public Entry get(byte[] key) throws IOException {
+        if (ReadsWithoutWaiting.active() && cold.contains(new String(key, StandardCharsets.UTF_8))) throw WouldWaitException.INSTANCE;
         reads.incrementAndGet();
         if (failing) throw new IOException("injected failure");
         return map.get(key);

@@ -302,11 +302,38 @@ class StorageDispatcherTest {
         assertThat(handOvers).hasValue(1);
     }
 
+    /**
+     * A read whose block turns out not to be in memory is made on a storage thread after all, and
+     * the calls after it with it, in order; the reads before it stay on the loop.
+     */
+    @Test
+    void aReadThatWouldWaitIsHandedOverWithTheCallsAfterIt() throws Exception {
+        StorageDispatcher h = dispatcher(true);
+        MemoryStore store = new MemoryStore();
+        store.readsAtOnce = true;
+        store.put("hot".getBytes(), "v".getBytes(), 1);
+        store.put("cold".getBytes(), "v".getBytes(), 1);
+        store.cold.add("cold");
+        List<CompletableFuture<Object>> results = new ArrayList<>();
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        loop.submit(() -> {
+            results.add(read(h, store, "hot", threads));
+            results.add(read(h, store, "cold", threads));
+            results.add(read(h, store, "hot", threads));
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(results).extracting(CompletableFuture::join).containsExactly("seen", "seen", "seen");
+        assertThat(threads).hasSize(4).as("hot on the loop; cold tried there, then cold and hot handed over");
+        assertThat(threads.subList(0, 2)).noneMatch(t -> t.startsWith("storage-"));
+        assertThat(threads.subList(2, 4)).allMatch(t -> t.startsWith("storage-"));
+        assertThat(handOvers).hasValue(1);
+    }
+
     private static CompletableFuture<Object> read(StorageDispatcher h, MemoryStore store, String key, List<String> threads) {
         CompletableFuture<Object> r = new CompletableFuture<>();
         h.submitRead(r, store, () -> {
             threads.add(Thread.currentThread().getName());
-            r.complete(store.get(key.getBytes()) != null ? "seen" : "missed");
+            return store.get(key.getBytes()) != null ? "seen" : "missed";
         });
         return r;
     }
