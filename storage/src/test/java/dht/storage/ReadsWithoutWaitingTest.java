@@ -42,13 +42,7 @@ class ReadsWithoutWaitingTest {
         for (int i = 0; i < 1000; i++) s.put(b("k" + i), b("v" + i), i + 1);
         s.flush();
         assertThat(s.stats().tables()).isPositive();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        boolean resident = false;
-        while (!resident && System.nanoTime() < deadline) {
-            resident = s.readsWithoutWaiting();
-            if (!resident) Thread.sleep(10);
-        }
-        assertThat(resident).as("a table written through the page cache, once checked").isTrue();
+        assertThat(readsWithoutWaitingWithin10s(s)).as("a table written through the page cache, once checked").isTrue();
         s.close();
         assertThatThrownBy(s::readsWithoutWaiting).isInstanceOf(IOException.class);
     }
@@ -71,13 +65,8 @@ class ReadsWithoutWaitingTest {
         }
         pageOut(sst);
         try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withCompression(Compression.NONE))) {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            boolean ready = false;
-            while (!ready && System.nanoTime() < deadline) {
-                ready = s.readsWithoutWaiting();
-                if (!ready) Thread.sleep(10);
-            }
-            assertThat(ready).as("index and filter read at open: in memory, though the blocks are not").isTrue();
+            assertThat(readsWithoutWaitingWithin10s(s))
+                    .as("index and filter read at open: in memory, though the blocks are not").isTrue();
             assertThatThrownBy(() -> ReadsWithoutWaiting.call(() -> s.get(b("k012345"))))
                     .as("a block not in memory, in the scope").isSameAs(WouldWaitException.INSTANCE);
             assertThat(s.get(b("k012345")).value()).as("outside the scope it waits, and reads")
@@ -87,13 +76,28 @@ class ReadsWithoutWaitingTest {
         }
     }
 
+    /** Whether the store says its reads wait for nothing within 10 s (its checks run in the background). */
+    private static boolean readsWithoutWaitingWithin10s(LsmStore s) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!s.readsWithoutWaiting()) {
+            if (System.nanoTime() >= deadline) return false;
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    /** Reads one byte of every page of {@code seg}, and returns their sum. */
+    private static long touchEveryPage(MemorySegment seg) {
+        long sum = 0;
+        for (long p = 0; p < seg.byteSize(); p += 4096) sum += seg.get(ValueLayout.JAVA_BYTE, p);
+        return sum;
+    }
+
     /** Drops the file's pages from the page cache: mapped here alone, each page read, then MADV_PAGEOUT. */
     private static void pageOut(Path file) throws IOException {
         try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            long sum = 0;
-            for (long p = 0; p < seg.byteSize(); p += 4096) sum += seg.get(ValueLayout.JAVA_BYTE, p);
-            assertThat(sum).isNotZero();
+            assertThat(touchEveryPage(seg)).isNotZero();
             boolean advised = MappingAdvice.advise(seg, 0, seg.byteSize(), 21); // Linux's MADV_PAGEOUT
             assumeTrue(advised && !seg.isLoaded(), "this kernel drops pages on MADV_PAGEOUT (Linux 5.4 and later)");
         }
@@ -114,9 +118,7 @@ class ReadsWithoutWaitingTest {
             r.check();
             assertThat(r.resident()).isFalse();
             assertThat(r.due()).isFalse();
-            long sum = 0;
-            for (long p = 0; p < seg.byteSize(); p += 4096) sum += seg.get(ValueLayout.JAVA_BYTE, p);
-            assertThat(sum).isZero();
+            assertThat(touchEveryPage(seg)).isZero();
             assertThat(r.resident()).as("an answer stands until the next check").isFalse();
             r.check();
             assertThat(r.resident()).isTrue();
