@@ -18,11 +18,9 @@ url=http://127.0.0.1:$port
 pid=""
 # The CPU ticks the node's storage threads have used so far (their names start with "storage").
 storage_ticks() {
-  local t=0 d
-  for d in /proc/"$pid"/task/*; do
-    [[ "$(cat "$d/comm" 2>/dev/null)" == storage* ]] && t=$((t + $(awk '{print $14 + $15}' "$d/stat")))
-  done
-  echo "$t"
+  local d tids=()
+  for d in /proc/"$pid"/task/*; do [[ "$(cat "$d/comm" 2>/dev/null)" == storage* ]] && tids+=("${d##*/}"); done
+  ticks "${tids[@]}"
 }
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$out_dir"/*/data' EXIT
 machine_line
