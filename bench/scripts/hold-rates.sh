@@ -9,7 +9,8 @@
 #   with CLUSTER=1, a 3-node cluster (three JVMs, default heaps, --io-threads 1, 2/3 quorums),
 #     CLUSTER_KEYS (default 300000) filled, all traffic through its first node: GET at
 #     CLUSTER_GET_RATES, then PUT of unique keys at CLUSTER_PUT_RATES.
-# Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held.
+# Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held,
+# and wrk2's socket errors and non-2xx count when it had any.
 # Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
 # Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
 set -euo pipefail
@@ -49,8 +50,9 @@ step() {
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^ *100\.000%/ {mx=ms($2)}
     /^Requests\/sec/ {rps=$2}
-    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %s\n",
-         s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held"}'
+    /Socket errors|Non-2xx/ {sub(/^ +/, ""); err = err "  (" $0 ")"}
+    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %s%s\n",
+         s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held", err}'
 }
 warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a rate far above any held)
   local work="$1" c="$2" target="$3"; shift 3
