@@ -129,8 +129,11 @@ class JoinStreamTest {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         for (int i = 0; i < 3; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls, null)));
-        int keys = 1_500;
-        String value = "w".repeat(2_000);
+        // The member's share of the stream must outgrow what the kernel can buffer between it and
+        // a reader that takes nothing (a loopback send buffer grows to tcp_wmem's 4 MiB), or the
+        // member finishes sending before anyone looks: about 9 MB here (0.7 MB once all fitted).
+        int keys = 500;
+        String value = "w".repeat(80_000);
         writeEveryCopy(urls, keys, value);
         String member = urls.get(0);
         // The joiner is never started: the test reads the member's join stream itself.
@@ -162,6 +165,7 @@ class JoinStreamTest {
                     && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
+            assertThat(expectedBytes).as("the stream outgrows the socket buffers").isGreaterThan(6_000_000L);
             assertThat(status).as("while %d bytes wait to be sent", expectedBytes).contains("\"rebalancing\":true");
             assertThat(field(status, "keysMoved")).isBetween(1L, expectedKeys - 1);
             assertThat(field(status, "bytesScanned")).isPositive();
