@@ -33,6 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JoinStreamTest {
     static final int KEYS = 600;
+    /**
+     * Keys and value of a cluster whose join stream outgrows what the kernel and the channel can
+     * buffer between a member and a reader that takes nothing (a loopback send buffer grows to
+     * tcp_wmem's 4 MiB, the channel's high water mark is 64 KiB), so the member is still sending
+     * when the test looks: a member's share is 10-12 MB (a 0.7 MB stream once fitted whole).
+     */
+    static final int LARGE_KEYS = 480;
+    static final String LARGE_VALUE = "w".repeat(100_000);
 
     @TempDir
     Path dir;
@@ -129,11 +137,8 @@ class JoinStreamTest {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         List<String> urls = ports.stream().map(p -> "http://localhost:" + p).toList();
         for (int i = 0; i < 3; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls, null)));
-        // The member's share of the stream must outgrow what the kernel can buffer between it and
-        // a reader that takes nothing (a loopback send buffer grows to tcp_wmem's 4 MiB), or the
-        // member finishes sending before anyone looks: about 9 MB here (0.7 MB once all fitted).
-        int keys = 500;
-        String value = "w".repeat(80_000);
+        int keys = LARGE_KEYS;
+        String value = LARGE_VALUE;
         writeEveryCopy(urls, keys, value);
         String member = urls.get(0);
         // The joiner is never started: the test reads the member's join stream itself.
@@ -150,6 +155,7 @@ class JoinStreamTest {
             expectedKeys++;
             expectedBytes += key.length + (value + k).length() + 24;
         }
+        assertThat(expectedBytes).as("the stream outgrows the socket buffers").isGreaterThan(6_000_000L);
         String stream = "/internal/v0/entities?joiner=" + joiner + "&version=" + m.version();
         String status = send(member, "GET", "/v0/status", null).body();
         assertThat(status).contains("\"rebalancing\":false");
@@ -165,7 +171,6 @@ class JoinStreamTest {
                     && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertThat(expectedBytes).as("the stream outgrows the socket buffers").isGreaterThan(6_000_000L);
             assertThat(status).as("while %d bytes wait to be sent", expectedBytes).contains("\"rebalancing\":true");
             assertThat(field(status, "keysMoved")).isBetween(1L, expectedKeys - 1);
             assertThat(field(status, "bytesScanned")).isPositive();
@@ -193,9 +198,7 @@ class JoinStreamTest {
         Tuning low = WithProperty.with(JvmSettings.JOIN_STREAM_PRIORITY, "low", JvmSettings::read);
         nodes.add(Node.start(config(ports.get(0), dir.resolve("n0"), urls, null).withTuning(low)));
         for (int i = 1; i < 3; i++) nodes.add(Node.start(config(ports.get(i), dir.resolve("n" + i), urls, null)));
-        // About 12 MB for this member to send (a quarter of the keys), more than the socket buffers
-        // and the channel's high water mark can hold (4 MB at most here): the sender blocks.
-        writeEveryCopy(urls, 480, "w".repeat(100_000));
+        writeEveryCopy(urls, LARGE_KEYS, LARGE_VALUE); // the sender blocks: see LARGE_KEYS
         String joiner = "http://localhost:" + TestPorts.free();
         HttpResponse<String> joined = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner, "");
         assertThat(joined.statusCode()).as(joined.body()).isEqualTo(200);
