@@ -83,7 +83,9 @@ start_cluster() { # three nodes, default heaps, their pids in cluster_pids
 }
 stop_cluster() { kill "${cluster_pids[@]}"; wait "${cluster_pids[@]}" || true; rm -rf "$dir"/cdata-*; }
 start=0
-put_env() { start=$((start + 100000000)); echo "KEYS=2000000000 DISTRIBUTION=sequential START=$start SEED=$RANDOM"; }
+# put_env sets penv, the next PUT step's settings: keys no step has written. (It runs in this shell:
+put_env; # as "${penv[@]}", before 4 Dec, it ran in a subshell and every PUT step began at the same key.)
+put_env() { start=$((start + 100000000)); penv=(KEYS=2000000000 DISTRIBUTION=sequential START=$start SEED=$RANDOM); }
 
 machine_line
 echo "date: $(date -u +%FT%TZ), jar $jar, steps ${secs}s after ${warm}s warm-up, wrk2 $(cd "$(dirname "$wrk2")" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -97,17 +99,17 @@ for r in $(seq "$rounds"); do
   wait_quiet "$url" >/dev/null
   warmup get 64 "$url" KEYS="$keys"
   for rate in $get_rates; do step "node-128m" get 64 "$rate" "$url" KEYS="$keys"; done
-  warmup put 64 "$url" $(put_env)
-  for rate in $put_rates; do step "node-128m" put 64 "$rate" "$url" $(put_env); done
-  warmup put 1 "$url" $(put_env)
-  step "node-128m" put 1 "$one_rate" "$url" $(put_env)
+  put_env; warmup put 64 "$url" "${penv[@]}"
+  for rate in $put_rates; do put_env; step "node-128m" put 64 "$rate" "$url" "${penv[@]}"; done
+  put_env; warmup put 1 "$url" "${penv[@]}"
+  put_env; step "node-128m" put 1 "$one_rate" "$url" "${penv[@]}"
   warmup get 1 "$url" KEYS="$keys"
   step "node-128m" get 1 "$one_rate" "$url" KEYS="$keys"
   stop_node small
 
   start_node default big
-  warmup put 64 "$url" $(put_env)
-  for rate in $big_put_rates; do step "node-default" put 64 "$rate" "$url" $(put_env); done
+  put_env; warmup put 64 "$url" "${penv[@]}"
+  for rate in $big_put_rates; do put_env; step "node-default" put 64 "$rate" "$url" "${penv[@]}"; done
   stop_node big
 
   if [ "${CLUSTER:-0}" = 1 ]; then
@@ -117,8 +119,8 @@ for r in $(seq "$rounds"); do
     wait_quiet $(for p in "${cluster_ports[@]}"; do echo "http://127.0.0.1:$p"; done) >/dev/null
     warmup get 64 "$curl_url" KEYS="$cluster_keys"
     for rate in $cluster_get_rates; do step "cluster-3" get 64 "$rate" "$curl_url" KEYS="$cluster_keys"; done
-    warmup put 64 "$curl_url" $(put_env)
-    for rate in $cluster_put_rates; do step "cluster-3" put 64 "$rate" "$curl_url" $(put_env); done
+    put_env; warmup put 64 "$curl_url" "${penv[@]}"
+    for rate in $cluster_put_rates; do put_env; step "cluster-3" put 64 "$rate" "$curl_url" "${penv[@]}"; done
     stop_cluster
   fi
 done
