@@ -22,7 +22,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Constant-rate HTTP load test of dht nodes (wrk2 method, coordinated omission corrected).",
             "Prints a wrk2-shaped summary; with --out also writes summary.json, latency.hgrm and latency.png."},
-        subcommands = {FillCommand.class, SweepCommand.class, PlotCommand.class, ReportCommand.class, FlameCommand.class})
+        subcommands = {FillCommand.class, SweepCommand.class, PlotCommand.class, ReportCommand.class, FlameCommand.class,
+            FloorCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
