@@ -2,7 +2,9 @@
 # Issue #43's method: which constant rates a server holds (p99 under 10 ms), measured by wrk2 with
 # 30 s steps after a 30 s closed-loop warm-up, one server at a time, nginx beside the node in the
 # same run. Per round:
-#   nginx (static 200), GET at each of NGINX_RATES, 64 connections;
+#   nginx (static 200), GET at each of NGINX_RATES, 64 connections; PUT at NGINX_PUT_RATES (if any);
+#   with FLOOR_RATES, `dht bench floor` (Netty's HTTP codec alone, -Xmx128m, stores nothing):
+#     PUT at each of FLOOR_RATES, the ceiling of Netty beside nginx's;
 #   one node -Xmx128m: GET over KEYS filled keys at GET_RATES; PUT of unique keys at PUT_RATES;
 #     then at 1 connection PUT and GET at ONE_RATE;
 #   one node with the default heap: PUT at BIG_PUT_RATES;
@@ -10,7 +12,8 @@
 #     CLUSTER_KEYS (default 300000) filled, all traffic through its first node: GET at
 #     CLUSTER_GET_RATES, then PUT of unique keys at CLUSTER_PUT_RATES.
 # Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held,
-# and wrk2's socket errors and non-2xx count when it had any.
+# the server's CPU per request served (user + system, all its processes), and wrk2's socket
+# errors and non-2xx count when it had any.
 # Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
 # Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
 set -euo pipefail
@@ -22,6 +25,8 @@ secs="${SECS:-30}"
 warm="${WARM:-30}"
 keys="${KEYS:-1000000}"
 nginx_rates="${NGINX_RATES:-70000 90000}"
+nginx_put_rates="${NGINX_PUT_RATES:-}"
+floor_rates="${FLOOR_RATES:-}"
 get_rates="${GET_RATES:-70000}"
 put_rates="${PUT_RATES:-50000 60000}"
 big_put_rates="${BIG_PUT_RATES:-70000}"
@@ -39,20 +44,25 @@ url="http://127.0.0.1:$port"
 . "$root/bench/scripts/nginx.sh"
 start_nginx "$nginx_port" "$dir"
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
+cpu_pids=() # the server's processes: each step prints their CPU time per request served
+cpu_ticks() { local p t=0; for p in "${cpu_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 
 # step SETUP WORKLOAD CONNECTIONS RATE URL [env...]: one 30 s wrk2 step, one result line.
 step() {
   local setup="$1" work="$2" c="$3" rate="$4" target="$5"; shift 5
-  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out
+  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out ticks
   [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
+  ticks=$(cpu_ticks)
   out=$(env "$@" "$wrk2" -t"$t" -c"$c" -d"${secs}s" -R"$rate" --latency "${script[@]}" "$target")
-  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" '
+  ticks=$(($(cpu_ticks) - ticks))
+  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v secs="$secs" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^ *100\.000%/ {mx=ms($2)}
     /^Requests\/sec/ {rps=$2}
     /Socket errors|Non-2xx/ {sub(/^ +/, ""); err = err "  (" $0 ")"}
-    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %s%s\n",
-         s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held", err}'
+    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %-8s  cpu %5.1f us/req%s\n",
+         s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held",
+         (rps > 0 ? ticks / hz * 1e6 / (rps * secs) : 0), err}'
 }
 warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a rate far above any held)
   local work="$1" c="$2" target="$3"; shift 3
@@ -67,6 +77,7 @@ start_node() { # HEAP (or "default") NAME
   "${java[@]}" "${heap[@]}" -jar "$jar" serve --port "$port" --data "$dir/data-$2" >"$dir/node-$2.log" 2>&1 &
   pid=$!
   wait_ready "$url" || { kill "$pid"; exit 1; }
+  cpu_pids=("$pid")
 }
 stop_node() { kill "$pid"; wait "$pid" || true; rm -rf "$dir/data-$1"; }
 cluster_ports=(18091 18092 18093)
@@ -80,19 +91,35 @@ start_cluster() { # three nodes, default heaps, their pids in cluster_pids
     cluster_pids+=($!)
   done
   for p in "${cluster_ports[@]}"; do wait_ready "http://127.0.0.1:$p" || { kill "${cluster_pids[@]}"; exit 1; }; done
+  cpu_pids=("${cluster_pids[@]}")
 }
 stop_cluster() { kill "${cluster_pids[@]}"; wait "${cluster_pids[@]}" || true; rm -rf "$dir"/cdata-*; }
 start=0
 # put_env sets penv, the next PUT step's settings: keys no step has written. (It runs in this shell:
-put_env; # as "${penv[@]}", before 4 Dec, it ran in a subshell and every PUT step began at the same key.)
+# as $(put_env), before 4 Dec, it ran in a subshell and every PUT step began at the same key.)
 put_env() { start=$((start + 100000000)); penv=(KEYS=2000000000 DISTRIBUTION=sequential START=$start SEED=$RANDOM); }
 
 machine_line
 echo "date: $(date -u +%FT%TZ), jar $jar, steps ${secs}s after ${warm}s warm-up, wrk2 $(cd "$(dirname "$wrk2")" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for r in $(seq "$rounds"); do
   echo "# round $r"
+  cpu_pids=($(pgrep -x nginx))
   warmup nginx 64 "http://127.0.0.1:$nginx_port/"
   for rate in $nginx_rates; do step nginx nginx 64 "$rate" "http://127.0.0.1:$nginx_port/"; done
+  if [ -n "$nginx_put_rates" ]; then
+    put_env; warmup put 64 "http://127.0.0.1:$nginx_port" "${penv[@]}"
+    for rate in $nginx_put_rates; do put_env; step nginx put 64 "$rate" "http://127.0.0.1:$nginx_port" "${penv[@]}"; done
+  fi
+
+  if [ -n "$floor_rates" ]; then
+    "${java[@]}" -Xmx128m -Xms128m -cp "$jar" dht.bench.BenchMain floor --port "$port" >"$dir/floor.log" 2>&1 &
+    pid=$!
+    for i in $(seq 50); do curl -fs "$url/" >/dev/null && break; sleep 0.2; done
+    cpu_pids=("$pid")
+    put_env; warmup put 64 "$url" "${penv[@]}"
+    for rate in $floor_rates; do put_env; step floor-128m put 64 "$rate" "$url" "${penv[@]}"; done
+    kill "$pid"; wait "$pid" || true
+  fi
 
   start_node 128m small
   bench fill --url "$url" --count "$keys" --value-size 100 -c 64 | tail -n 1
