@@ -12,8 +12,9 @@
 #     CLUSTER_KEYS (default 300000) filled, all traffic through its first node: GET at
 #     CLUSTER_GET_RATES, then PUT of unique keys at CLUSTER_PUT_RATES.
 # Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held,
-# the server's CPU per request served (user + system, all its processes), and wrk2's socket
-# errors and non-2xx count when it had any.
+# the server's CPU per request served (user + system, all its processes), the machine's idle
+# share over the step (what neither the server nor wrk2 used), and wrk2's socket errors and
+# non-2xx count when it had any.
 # Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
 # Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
 set -euo pipefail
@@ -46,23 +47,25 @@ start_nginx "$nginx_port" "$dir"
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 cpu_pids=() # the server's processes: each step prints their CPU time per request served
 cpu_ticks() { local p t=0; for p in "${cpu_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+idle_ticks() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; } # idle, all
 
 # step SETUP WORKLOAD CONNECTIONS RATE URL [env...]: one 30 s wrk2 step, one result line.
 step() {
   local setup="$1" work="$2" c="$3" rate="$4" target="$5"; shift 5
-  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out ticks
+  local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out ticks idle0 all0 idle1 all1
   [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
-  ticks=$(cpu_ticks)
+  ticks=$(cpu_ticks); read -r idle0 all0 < <(idle_ticks)
   out=$(env "$@" "$wrk2" -t"$t" -c"$c" -d"${secs}s" -R"$rate" --latency "${script[@]}" "$target")
-  ticks=$(($(cpu_ticks) - ticks))
-  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v secs="$secs" '
+  ticks=$(($(cpu_ticks) - ticks)); read -r idle1 all1 < <(idle_ticks)
+  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v secs="$secs" \
+    -v idle="$(( (idle1 - idle0) * 100 / (all1 - all0 > 0 ? all1 - all0 : 1) ))" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^ *100\.000%/ {mx=ms($2)}
     /^Requests\/sec/ {rps=$2}
     /Socket errors|Non-2xx/ {sub(/^ +/, ""); err = err "  (" $0 ")"}
-    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %-8s  cpu %5.1f us/req%s\n",
+    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %-8s  cpu %5.1f us/req  idle %2d%%%s\n",
          s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held",
-         (rps > 0 ? ticks / hz * 1e6 / (rps * secs) : 0), err}'
+         (rps > 0 ? ticks / hz * 1e6 / (rps * secs) : 0), idle, err}'
 }
 warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a rate far above any held)
   local work="$1" c="$2" target="$3"; shift 3
