@@ -15,6 +15,9 @@
 # the server's CPU per request served (user + system, all its processes), the machine's idle
 # share over the step (what neither the server nor wrk2 used), and wrk2's socket errors and
 # non-2xx count when it had any.
+# wrk2 keeps latency only after its 10 s calibration (it clears its histograms then): a step's p99
+# covers its last ~20 s, while the rate served counts all 30 s, so a stall in the first 10 s shows
+# only as a rate served short of the rate asked (a clean step serves about 99.7%).
 # Needs nginx-light and wrk2 (WRK2, default /opt/wrk2/wrk: built from github.com/giltene/wrk2).
 # Usage: ROUNDS=2 JAR=cli/target/dht.jar bench/scripts/hold-rates.sh
 set -euo pipefail
