@@ -120,7 +120,7 @@ for r in $(seq "$rounds"); do
   if [ -n "$floor_rates" ]; then
     "${java[@]}" -Xmx128m -Xms128m -cp "$jar" dht.bench.BenchMain floor --port "$port" >"$dir/floor.log" 2>&1 &
     pid=$!
-    for i in $(seq 50); do curl -fs "$url/" >/dev/null && break; sleep 0.2; done
+    wait_ready "$url" || { kill "$pid"; exit 1; } # the floor answers every path, /v0/status too
     cpu_pids=("$pid")
     put_env; warmup put 64 "$url" "${penv[@]}"
     for rate in $floor_rates; do put_env; step floor-128m put 64 "$rate" "$url" "${penv[@]}"; done
