@@ -3,6 +3,8 @@
 # 30 s steps after a 30 s closed-loop warm-up, one server at a time, nginx beside the node in the
 # same run. Per round:
 #   nginx (static 200), GET at each of NGINX_RATES, 64 connections; PUT at NGINX_PUT_RATES (if any);
+#     once for each of NGINX_LISTEN (default "shared": its workers accept from one socket;
+#     "reuseport": one socket per worker, nginx.sh), restarted between them;
 #   with FLOOR_RATES, `dht bench floor` (Netty's HTTP codec alone, -Xmx128m, stores nothing):
 #     PUT at each of FLOOR_RATES, the ceiling of Netty beside nginx's;
 #   one node -Xmx128m: GET over KEYS filled keys at GET_RATES; PUT of unique keys at PUT_RATES;
@@ -13,8 +15,9 @@
 #     CLUSTER_GET_RATES, then PUT of unique keys at CLUSTER_PUT_RATES.
 # Each line: setup, workload, connections, rate asked, rate served, p50, p99, p99.9, max, held,
 # the server's CPU per request served (user + system, all its processes), the machine's idle
-# share over the step (what neither the server nor wrk2 used), and wrk2's socket errors and
-# non-2xx count when it had any.
+# share over the step (what neither the server nor wrk2 used), how that CPU was split over the
+# server's processes when it has several (nginx's master and workers, the cluster's nodes), and
+# wrk2's socket errors and non-2xx count when it had any.
 # wrk2 keeps latency only after its 10 s calibration (it clears its histograms then): a step's p99
 # covers its last ~20 s, while the rate served counts all 30 s, so a stall in the first 10 s shows
 # only as a rate served short of the rate asked (a clean step serves about 99.7%).
@@ -30,6 +33,7 @@ warm="${WARM:-30}"
 keys="${KEYS:-1000000}"
 nginx_rates="${NGINX_RATES:-70000 90000}"
 nginx_put_rates="${NGINX_PUT_RATES:-}"
+nginx_listen="${NGINX_LISTEN:-shared}"
 floor_rates="${FLOOR_RATES:-}"
 get_rates="${GET_RATES:-70000}"
 put_rates="${PUT_RATES:-50000 60000}"
@@ -46,10 +50,10 @@ nginx_port=18080
 port=18090
 url="http://127.0.0.1:$port"
 . "$root/bench/scripts/nginx.sh"
-start_nginx "$nginx_port" "$dir"
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 cpu_pids=() # the server's processes: each step prints their CPU time per request served
 cpu_ticks() { local p t=0; for p in "${cpu_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+pid_ticks() { local p; for p in "${cpu_pids[@]}"; do awk '{printf "%d ", $14 + $15}' "/proc/$p/stat"; done; }
 idle_ticks() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; } # idle, all
 
 # step SETUP WORKLOAD CONNECTIONS RATE URL [env...]: one 30 s wrk2 step, one result line.
@@ -57,18 +61,22 @@ step() {
   local setup="$1" work="$2" c="$3" rate="$4" target="$5"; shift 5
   local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out ticks idle0 all0 idle1 all1
   [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
-  ticks=$(cpu_ticks); read -r idle0 all0 < <(idle_ticks)
+  local each0 each1 split=""
+  ticks=$(cpu_ticks); each0=$(pid_ticks); read -r idle0 all0 < <(idle_ticks)
   out=$(env "$@" "$wrk2" -t"$t" -c"$c" -d"${secs}s" -R"$rate" --latency "${script[@]}" "$target")
-  ticks=$(($(cpu_ticks) - ticks)); read -r idle1 all1 < <(idle_ticks)
-  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v secs="$secs" \
+  ticks=$(($(cpu_ticks) - ticks)); each1=$(pid_ticks); read -r idle1 all1 < <(idle_ticks)
+  if [ "${#cpu_pids[@]}" -gt 1 ] && [ "$ticks" -gt 0 ]; then # each process's share of the server's CPU
+    split="  split $(paste -d' ' <(tr ' ' '\n' <<<"$each0") <(tr ' ' '\n' <<<"$each1") | awk -v t="$ticks" 'NF == 2 {printf "%s%d", sep, ($2 - $1) * 100 / t; sep = "/"}')%"
+  fi
+  echo "$out" | awk -v s="$setup" -v w="$work" -v c="$c" -v r="$rate" -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v secs="$secs" -v shares="$split" \
     -v idle="$(( (idle1 - idle0) * 100 / (all1 - all0 > 0 ? all1 - all0 : 1) ))" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ +50\.000%/ {p50=ms($2)} /^ +99\.000%/ {p99=ms($2)} /^ +99\.900%/ {p999=ms($2)} /^ *100\.000%/ {mx=ms($2)}
     /^Requests\/sec/ {rps=$2}
     /Socket errors|Non-2xx/ {sub(/^ +/, ""); err = err "  (" $0 ")"}
-    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %-8s  cpu %5.1f us/req  idle %2d%%%s\n",
+    END {printf "%-12s %-5s c=%-2s asked %6d served %9.0f  p50 %7.2f  p99 %8.2f  p99.9 %8.2f  max %8.2f ms  %-8s  cpu %5.1f us/req  idle %2d%%%s%s\n",
          s, w, c, r, rps, p50, p99, p999, mx, (p99 < 10 && rps >= 0.99 * r) ? "HELD" : "not held",
-         (rps > 0 ? ticks / hz * 1e6 / (rps * secs) : 0), idle, err}'
+         (rps > 0 ? ticks / hz * 1e6 / (rps * secs) : 0), idle, shares, err}'
 }
 warmup() { # WORKLOAD CONNECTIONS TARGET [env...]: closed-loop wrk (wrk2 at a rate far above any held)
   local work="$1" c="$2" target="$3"; shift 3
@@ -109,13 +117,19 @@ machine_line
 echo "date: $(date -u +%FT%TZ), jar $jar, steps ${secs}s after ${warm}s warm-up, wrk2 $(cd "$(dirname "$wrk2")" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for r in $(seq "$rounds"); do
   echo "# round $r"
-  cpu_pids=($(pgrep -x nginx))
-  warmup nginx 64 "http://127.0.0.1:$nginx_port/"
-  for rate in $nginx_rates; do step nginx nginx 64 "$rate" "http://127.0.0.1:$nginx_port/"; done
-  if [ -n "$nginx_put_rates" ]; then
-    put_env; warmup put 64 "http://127.0.0.1:$nginx_port" "${penv[@]}"
-    for rate in $nginx_put_rates; do put_env; step nginx put 64 "$rate" "http://127.0.0.1:$nginx_port" "${penv[@]}"; done
-  fi
+  for listen in $nginx_listen; do
+    case "$listen" in shared) reuse=0 ;; reuseport) reuse=1 ;; *) echo "NGINX_LISTEN: shared or reuseport, not $listen" >&2; exit 2 ;; esac
+    NGINX_REUSEPORT=$reuse start_nginx "$nginx_port" "$dir"
+    name=nginx; [ "$listen" = shared ] || name="nginx-$listen"
+    cpu_pids=($(pgrep -x nginx))
+    warmup nginx 64 "http://127.0.0.1:$nginx_port/"
+    for rate in $nginx_rates; do step "$name" nginx 64 "$rate" "http://127.0.0.1:$nginx_port/"; done
+    if [ -n "$nginx_put_rates" ]; then
+      put_env; warmup put 64 "http://127.0.0.1:$nginx_port" "${penv[@]}"
+      for rate in $nginx_put_rates; do put_env; step "$name" put 64 "$rate" "http://127.0.0.1:$nginx_port" "${penv[@]}"; done
+    fi
+    stop_nginx "$dir"
+  done
 
   if [ -n "$floor_rates" ]; then
     "${java[@]}" -Xmx128m -Xms128m -cp "$jar" dht.bench.BenchMain floor --port "$port" >"$dir/floor.log" 2>&1 &
