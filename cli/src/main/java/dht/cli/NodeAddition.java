@@ -25,8 +25,12 @@ import java.util.stream.Stream;
  */
 final class NodeAddition implements ClusterControl.Handler {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
-    /** How long an add waits, once the node is a member, for the old owners' cleanup (a large store takes a while). */
-    private static final Duration CLEANUP_WAIT = Duration.ofSeconds(120);
+    /**
+     * How long an add waits, once the node is a member by its own status, for every running node to
+     * list it and for the old owners' cleanup (a large store takes a while). The property is for
+     * tests, which cannot wait two minutes for a frozen node.
+     */
+    private static final Duration CLEANUP_WAIT = Duration.ofSeconds(Long.getLong("dht.cluster.addWaitSeconds", 120));
 
     private final Path data;
     private final String host;
@@ -83,32 +87,43 @@ final class NodeAddition implements ClusterControl.Handler {
 
     /**
      * Waits until every running node lists {@code n} among its members and none is rebalancing any
-     * more (the old owners' cleanup done), or {@code n} exits.
+     * more (the old owners' cleanup done), or {@code n} exits. Once {@code n} is a member by its own
+     * status the wait is bounded ({@link #CLEANUP_WAIT}): a node that does not answer (frozen) or
+     * lags learns the membership when it runs again, and the add says which ones it left behind.
      */
     private String awaitMember(LocalNode n, PrintWriter progress) throws IOException, InterruptedException {
         long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
-        long cleanupDeadline = Long.MAX_VALUE; // set once it is a member
+        long deadline = Long.MAX_VALUE; // set once it is a member
         boolean joined = false; // it said it is a member: its join is over, whatever happens to it next
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
             while (n.process.isAlive()) {
                 String own = StatusProbe.body(client, n.url);
                 joined |= StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url);
-                boolean member = joined && everyRunningNodeLists(client, n);
-                if (member && cleanupDeadline == Long.MAX_VALUE) cleanupDeadline = System.nanoTime() + CLEANUP_WAIT.toNanos();
-                int cleaning = member ? stillRebalancing(client) : 0;
-                if (member && (cleaning == 0 || System.nanoTime() > cleanupDeadline)) {
+                if (joined && deadline == Long.MAX_VALUE) deadline = System.nanoTime() + CLEANUP_WAIT.toNanos();
+                List<String> unconfirmed = joined ? notListing(client, n) : List.of();
+                int cleaning = joined && unconfirmed.isEmpty() ? stillRebalancing(client) : 0;
+                boolean late = System.nanoTime() > deadline;
+                if (joined && ((unconfirmed.isEmpty() && cleaning == 0) || late)) {
                     cluster.supervise(n);
                     int size = StatusProbe.urls(own, "members").size();
-                    String late = Plural.of(cleaning, "node") + " still rebalancing after " + CLEANUP_WAIT.toSeconds() + " s";
+                    String behind = unconfirmed.isEmpty() ? ""
+                            : Plural.of(unconfirmed.size(), "node") + " did not list it among their members within "
+                            + CLEANUP_WAIT.toSeconds() + " s (" + String.join(", ", unconfirmed)
+                            + "): one that does not answer learns the membership when it runs again";
+                    String cleanup = cleaning == 0 ? "" : Plural.of(cleaning, "node") + " still rebalancing after " + CLEANUP_WAIT.toSeconds() + " s";
+                    String note = behind.isEmpty() ? cleanup : behind;
                     System.out.println("dht cluster: node " + n.name() + " added: " + size + " members"
-                            + (cleaning == 0 ? "" : "; " + late + " (see their logs)"));
-                    if (cleaning > 0) progress.println("dht cluster add: " + late + ": some keys may have a copy more for now");
+                            + (note.isEmpty() ? "" : "; " + note + " (see their logs)"));
+                    if (!behind.isEmpty()) progress.println("dht cluster add: " + behind);
+                    if (cleaning > 0) progress.println("dht cluster add: " + cleanup + ": some keys may have a copy more for now");
                     return "ok " + n.url;
                 }
                 if (System.nanoTime() > nextProgress) {
                     nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
-                    progress.println(member ? "cleaning up: " + Plural.of(cleaning, "node")
-                            + " still to remove the copies the new node took over" : joining(own));
+                    progress.println(!joined ? joining(own)
+                            : !unconfirmed.isEmpty() ? "joined: waiting for " + Plural.of(unconfirmed.size(), "node")
+                                    + " to list it among their members (" + String.join(", ", unconfirmed) + ")"
+                            : "cleaning up: " + Plural.of(cleaning, "node") + " still to remove the copies the new node took over");
                     if (progress.checkError()) {
                         // the asker went away (Ctrl-C): the node joins on all the same, watched as the others
                         cluster.supervise(n);
@@ -147,13 +162,15 @@ final class NodeAddition implements ClusterControl.Handler {
         }
     }
 
-    private boolean everyRunningNodeLists(HttpClient client, LocalNode added) throws InterruptedException {
+    /** The running nodes other than {@code added} that do not answer, or answer without listing it among their members. */
+    private List<String> notListing(HttpClient client, LocalNode added) throws InterruptedException {
+        List<String> behind = new ArrayList<>();
         for (LocalNode other : cluster.running()) {
             if (other == added) continue;
             String body = StatusProbe.body(client, other.url);
-            if (body == null || !StatusProbe.urls(body, "members").contains(added.url)) return false;
+            if (body == null || !StatusProbe.urls(body, "members").contains(added.url)) behind.add(other.url);
         }
-        return true;
+        return behind;
     }
 
     /**

@@ -99,6 +99,38 @@ class ClusterAddProcessTest {
         }
     }
 
+    /**
+     * A frozen member never answers, so it never lists the new node: the add must not wait for it
+     * for ever (it did, printing "joining" long after the join was over). Once the node is a member
+     * by its own status the wait is bounded, and the add says which node it left behind.
+     */
+    @Test
+    void anAddReturnsWhileAMemberIsFrozenAndNamesIt() throws Exception {
+        int base = TestPorts.run(4);
+        Path data = tmp.resolve("c");
+        NodeProcess frozen = node(base + 2);
+        long frozenPid;
+        try (Launched launched = launch(3, base, data, tmp.resolve("cluster.log"), 3, "-Ddht.cluster.addWaitSeconds=5")) {
+            for (int i = 0; i < 50; i++) assertThat(cluster.requests.write(node(base + i % 2), "k" + i, "v" + i, 0, 0)).isEqualTo(201);
+            frozenPid = pid(frozen);
+            signal("STOP", frozenPid);
+            try {
+                DhtRun add = DhtRun.of(Duration.ofSeconds(240), "cluster", "add", "--data", data.toAbsolutePath().toString());
+                assertThat(add.exitCode()).as("stderr: %s", add.stderr()).isZero();
+                assertThat(add.stdout().strip()).isEqualTo("http://localhost:" + (base + 3));
+                assertThat(add.stderr()).contains("1 node did not list it among their members within 5 s (" + frozen.url() + ")");
+                assertThat(StatusProbe.urls(NodeStatus.of(node(base)), "members")).contains("http://localhost:" + (base + 3));
+            } finally {
+                signal("CONT", frozenPid);
+            }
+            launched.stop();
+        }
+    }
+
+    private static void signal(String name, long pid) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + name, String.valueOf(pid)).inheritIO().start().waitFor()).isZero();
+    }
+
     /** An added node that leaves has left for good: the launcher says so and the next start does not bring it back. */
     @Test
     void anAddedNodeThatLeavesIsNoLongerRecorded() throws Exception {
@@ -237,8 +269,8 @@ class ClusterAddProcessTest {
      * {@code dht cluster --nodes N} in {@code tmp}, with {@code data} relative to it, as a user types
      * it, once its log says READY nodes are ready (more than N when it brings added nodes back).
      */
-    private Launched launch(int nodes, int base, Path data, Path log, int ready) throws Exception {
-        Launched launched = new Launched(start(nodes, base, data, log));
+    private Launched launch(int nodes, int base, Path data, Path log, int ready, String... jvmOptions) throws Exception {
+        Launched launched = new Launched(start(nodes, base, data, log, jvmOptions));
         try {
             awaitLine(log, ready + " nodes ready");
             return launched;
@@ -248,10 +280,11 @@ class ClusterAddProcessTest {
         }
     }
 
-    private Process start(int nodes, int base, Path data, Path log) throws Exception {
+    private Process start(int nodes, int base, Path data, Path log, String... jvmOptions) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m"));
+        cmd.addAll(List.of(jvmOptions));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
                 "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(base), "--data", tmp.relativize(data).toString()));
         return new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
