@@ -107,7 +107,8 @@ final class ClientOptions {
             parsed = null;
         }
         if (parsed == null || !"http".equals(parsed.getScheme()) || parsed.getHost() == null
-                || (parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) || parsed.getRawQuery() != null) {
+                || (parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) || parsed.getRawQuery() != null
+                || parsed.getRawUserInfo() != null || parsed.getRawFragment() != null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--url must look like http://host:port, got '" + url + "'");
         }
         // 0 or past 65535 would otherwise fail at the request, as a node that cannot be reached

@@ -76,6 +76,7 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--base-port must be 1.." + (65535 - (nodes - 1))
                     + " for " + Plural.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
         }
+        checkHost();
         if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
             throw new ParameterException(spec.commandLine(), "--replication-factor must be 1.." + nodes + " (--nodes), got "
                     + replicationFactor);
@@ -237,6 +238,24 @@ final class ClusterCommand implements Callable<Integer> {
             }
         }
         return out;
+    }
+
+    /**
+     * {@code --host} makes the node URLs: one that cannot be a URL's host (a space, {@code <},
+     * {@code _}) or that does not resolve is bad usage here, before any node starts, rather than a
+     * stack trace or a minute of nodes that never become ready.
+     */
+    private void checkHost() {
+        try {
+            ServeCommand.normalize(url(basePort));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--host must be a host name or address, got '" + host + "'");
+        }
+        try {
+            java.net.InetAddress.getByName(host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host);
+        } catch (java.net.UnknownHostException e) {
+            throw new ParameterException(spec.commandLine(), "--host " + host + " does not resolve to an address (unknown host)");
+        }
     }
 
     /** The URL of this launcher's node on {@code port}. */

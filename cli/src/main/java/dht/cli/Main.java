@@ -52,8 +52,10 @@ public final class Main {
         if (dashed != null) {
             // picocli reports the missing KEY, not the option it did not know: the usual cause is a
             // key that starts with '-' (dht get -dash), which only '--' makes a key
-            err.println(cmd.getColorScheme().errorText("Unknown option: '" + dashed + "' (a KEY that starts with '-' goes after '--': "
-                    + cmd.getCommandSpec().qualifiedName() + " -- " + dashed + ")"));
+            // only where there is a KEY to mean: leave and remove take none
+            String hint = cmd.getCommandSpec().positionalParameters().isEmpty() ? ""
+                    : " (a KEY that starts with '-' goes after '--': " + cmd.getCommandSpec().qualifiedName() + " -- " + dashed + ")";
+            err.println(cmd.getColorScheme().errorText("Unknown option: '" + dashed + "'" + hint));
             err.println(HELP_POINTER.formatted(cmd.getCommandSpec().qualifiedName()));
             err.flush();
             return cmd.getCommandSpec().exitCodeOnInvalidInput();

@@ -156,6 +156,58 @@ class UsageProcessTest {
         }
     }
 
+    /** A user or a fragment in a client's --url is no node's address (was: exit 1 and a 16-line stack trace). */
+    @Test
+    void aClientUrlWithAUserOrAFragmentIsBadUsage() throws Exception {
+        for (List<String> args : List.of(List.of("get", "k"), List.of("put", "k", "v"), List.of("delete", "k"), List.of("scan", "a"),
+                List.of("repair", "a"))) {
+            for (String url : List.of("http://user@localhost:19999", "http://localhost:19999#x")) {
+                List<String> all = new ArrayList<>(args);
+                all.addAll(List.of("--url", url));
+                DhtRun o = dht(all.toArray(String[]::new));
+                assertThat(o.exitCode()).as("%s", all).isEqualTo(2);
+                assertThat(o.stderr()).as("%s", all).isEqualTo("--url must look like http://host:port, got '" + url + "'"
+                        + NL + "Try 'dht " + args.getFirst() + " --help' for more information." + NL);
+            }
+        }
+    }
+
+    /**
+     * A --host no URL can hold, or one that does not resolve, is bad usage said before any node
+     * starts (was: a stack trace and exit 1 with nodes started, or a minute of nodes never ready).
+     */
+    @Test
+    void aClusterHostThatCannotBeANodesAddressIsBadUsageBeforeAnyNodeStarts(@TempDir java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path data = tmp.resolve("cluster");
+        for (String host : List.of("a b", "<x>", "exa_mple")) {
+            DhtRun o = dht("cluster", "--nodes", "2", "--base-port", "19990", "--host", host, "--data", data.toString());
+            assertThat(o.exitCode()).as(host).isEqualTo(2);
+            assertThat(o.stderr()).as(host).isEqualTo("--host must be a host name or address, got '" + host + "'"
+                    + NL + "Try 'dht cluster --help' for more information." + NL);
+            assertThat(data).doesNotExist();
+        }
+        DhtRun o = dht("cluster", "--nodes", "2", "--base-port", "19990", "--host", "nonexistent.invalid", "--data", data.toString());
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr()).startsWith("--host nonexistent.invalid does not resolve to an address (unknown host)" + NL);
+        assertThat(data).doesNotExist();
+    }
+
+    /** leave and remove say bad usage as every mode does: the reason, then the pointer; no KEY hint, as they take no KEY. */
+    @Test
+    void leaveAndRemoveSayBadUsageAsEveryModeDoes() throws Exception {
+        DhtRun o = dht("leave", "--url", "ftp://x");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.stderr()).isEqualTo("dht leave: node URLs must look like http://host:port, got ftp://x"
+                + NL + "Try 'dht leave --help' for more information." + NL);
+        DhtRun t = dht("remove", "--url", "http://localhost:19999", "--timeout", "0");
+        assertThat(t.exitCode()).isEqualTo(2);
+        assertThat(t.stderr()).isEqualTo("dht remove: --timeout must be positive, got 0"
+                + NL + "Try 'dht remove --help' for more information." + NL);
+        DhtRun bogus = dht("leave", "--bogus");
+        assertThat(bogus.exitCode()).isEqualTo(2);
+        assertThat(bogus.stderr()).isEqualTo("Unknown option: '--bogus'" + NL + "Try 'dht leave --help' for more information." + NL);
+    }
+
     private static final String NL = System.lineSeparator();
 
     private static DhtRun dht(String... args) throws IOException, InterruptedException {
