@@ -24,9 +24,12 @@ import java.util.zip.CRC32C;
  *
  * <p>Invariants: only entries of a block whose checksum matched are written; keys strictly increase
  * across everything written (a block that breaks the order ends the walk), as the table format
- * requires; the walk ends at the first stretch that is not an intact block, because past it the next
- * block's start is unknown, so a damaged data block loses itself and every block after it; the walk
- * never takes the index for a block: with an intact footer it stops where the footer says the index
+ * requires; the walk stops at the first stretch that is not an intact block, and goes on past it only
+ * where the blocks after it are proven: by an intact index found past that point whose blocks tile
+ * the file from offset 0 up to it and agree with the blocks found before ({@link #indexAfter}), or,
+ * with an intact footer, by a chain of intact blocks that ends exactly where the footer says the
+ * data blocks end ({@link #resync}); else a damaged data block loses itself and every block after
+ * it; the walk never takes the index for a block: with an intact footer it stops where the footer says the index
  * starts, and without one it stops where the bytes are exactly the index the blocks found so far
  * would have (the index is also bytes followed by their CRC32C, and its keys come from clients, so
  * read as entries it could otherwise pass for a block). The damaged file is only read.
@@ -38,15 +41,19 @@ final class TableSalvage {
      * it was found, through the footer or by its bytes, else -1 for unknown); and the entry count the
      * footer records, or -1 when the footer is damaged.
      */
-    record Outcome(int blocks, long entries, long end, long dataEnd, long footerEntries) {
+    record Outcome(int blocks, long entries, long end, long dataEnd, long footerEntries, List<String> skipped) {
         /** True when every data block of the table was kept. */
         boolean complete() {
-            return end == dataEnd && (footerEntries < 0 || footerEntries == entries);
+            return skipped.isEmpty() && end == dataEnd && (footerEntries < 0 || footerEntries == entries);
         }
 
         /** What was kept, for the log line: all of it, or where the walk stopped and what that means. */
         String describe() {
             if (complete()) return "every data block intact, " + blocks + " blocks";
+            if (!skipped.isEmpty() && end == dataEnd) {
+                return blocks + " intact data blocks; damaged and skipped: " + String.join(", ", skipped)
+                        + (footerEntries >= 0 ? " (" + entries + " of the " + footerEntries + " entries the footer records)" : "");
+            }
             if (dataEnd < 0) {
                 return blocks + " intact data blocks; the walk stopped at offset " + end
                         + " and found no index, so whether more blocks followed is unknown";
@@ -96,9 +103,22 @@ final class TableSalvage {
                 lastKey = found.lastKey();
                 p += found.length() + 4;
             }
+            List<String> skipped = new ArrayList<>();
+            if (indexOffset < 0 || p < indexOffset) {
+                // Stopped short of the data's end: a damaged block, or a cut. Go on only where what
+                // follows is proven: by an intact index past here, or by a chain of intact blocks
+                // that ends exactly where an intact footer says the data blocks end.
+                long at = indexOffset < 0 ? indexAfter(seg, p, blocks, skipped) : resync(seg, p, indexOffset, blocks, skipped);
+                if (at >= 0) {
+                    indexOffset = indexOffset < 0 ? at : indexOffset;
+                    p = indexOffset;
+                }
+                entries = 0;
+                for (Block b : blocks) entries += b.count();
+            }
             long footerEntries = footerIntact ? seg.get(Bytes.LONG, footer + 24) : -1;
             if (entries > 0) TableWriter.write(files, target, entries(blocks), entries, options);
-            return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries);
+            return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries, List.copyOf(skipped));
         }
     }
 
@@ -172,6 +192,92 @@ final class TableSalvage {
             p = end;
         }
         return n == 0 ? null : new Block(start, len, entries, n, prev);
+    }
+
+    /**
+     * With no intact footer, looks past {@code from} (where the walk stopped) for the table's index:
+     * bytes whose CRC32C holds, listing blocks that tile the file from offset 0 to where the index
+     * starts, the first of them exactly the {@code blocks} found so far. Its other blocks are
+     * appended to {@code blocks} when their own CRC holds and their entries parse with keys
+     * increasing (each first key the one the index records); the others are named in
+     * {@code skipped}. Returns the index's offset, or -1 when there is no such index (it is damaged
+     * too, or the file was cut).
+     */
+    private static long indexAfter(MemorySegment seg, long from, List<Block> blocks, List<String> skipped) {
+        long size = seg.byteSize();
+        for (long q = from; q + 8 <= size; q++) {
+            int count = seg.get(Bytes.INT, q);
+            // cheap filters first: a count past what was found, and the first entry right after the offsets
+            if (count <= blocks.size() || count > (size - q) / 20 || seg.get(Bytes.INT, q + 4) != 4 + 4 * count) continue;
+            long[] offsets = new long[count];
+            int[] lengths = new int[count];
+            byte[][] firstKeys = new byte[count][];
+            long e = q + 4 + 4L * count;
+            long expected = 0; // the blocks tile the file: each starts where the one before ends (its CRC included)
+            boolean ok = true;
+            for (int i = 0; i < count && ok; i++) {
+                if (e + 4 > size || seg.get(Bytes.INT, q + 4 + 4L * i) != (int) (e - q)) { ok = false; break; }
+                int kl = seg.get(Bytes.INT, e);
+                if (kl < 0 || e + 4 + kl + 12 > size) { ok = false; break; }
+                firstKeys[i] = seg.asSlice(e + 4, kl).toArray(ValueLayout.JAVA_BYTE);
+                offsets[i] = seg.get(Bytes.LONG, e + 4 + kl);
+                lengths[i] = seg.get(Bytes.INT, e + 12 + kl);
+                ok = offsets[i] == expected && lengths[i] > 0;
+                expected = offsets[i] + lengths[i] + 4;
+                e += 4 + kl + 12;
+            }
+            if (!ok || expected != q || e + 4 > size || Bytes.crc(seg, q, e - q) != seg.get(Bytes.INT, e)) continue;
+            for (int i = 0; i < blocks.size(); i++) {
+                if (blocks.get(i).offset() != offsets[i] || blocks.get(i).length() != lengths[i]) { ok = false; break; }
+            }
+            if (!ok) continue;
+            byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
+            for (int i = blocks.size(); i < count; i++) {
+                long o = offsets[i];
+                Block b = Bytes.crc(seg, o, lengths[i]) != seg.get(Bytes.INT, o + lengths[i]) ? null
+                        : DataBlock.isCompressed(seg, o) ? compressedBlock(seg, o, o + lengths[i] + 4, lastKey)
+                        : nextBlock(seg, o, o + lengths[i] + 4, lastKey);
+                if (b == null || b.length() != lengths[i] || Bytes.compare(firstKeys[i], b.entries(), TableFormat.ENTRY_HEADER,
+                        b.entries().get(Bytes.INT, 0)) != 0) {
+                    skipped.add("the block at offset " + o + " (" + lengths[i] + " bytes)");
+                    continue;
+                }
+                blocks.add(b);
+                lastKey = b.lastKey();
+            }
+            return q;
+        }
+        return -1;
+    }
+
+    /**
+     * With an intact footer (the data blocks end at {@code dataEnd}), looks past {@code from} for the
+     * first offset from which intact blocks, keys increasing past those found, follow one another to
+     * exactly {@code dataEnd}, and appends them to {@code blocks}; the stretch before it is named in
+     * {@code skipped}. Returns {@code dataEnd}, or -1 when no offset leads there (the first damage
+     * is then the walk's end, as before).
+     */
+    private static long resync(MemorySegment seg, long from, long dataEnd, List<Block> blocks, List<String> skipped) {
+        byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
+        for (long q = from + 1; q < dataEnd; q++) {
+            List<Block> chain = new ArrayList<>();
+            long p = q;
+            byte[] last = lastKey;
+            while (p < dataEnd) {
+                Block b = compressedBlock(seg, p, dataEnd, last);
+                if (b == null) b = nextBlock(seg, p, dataEnd, last);
+                if (b == null) break;
+                chain.add(b);
+                last = b.lastKey();
+                p += b.length() + 4;
+            }
+            if (p == dataEnd && !chain.isEmpty()) {
+                skipped.add("offsets " + from + " to " + q);
+                blocks.addAll(chain);
+                return dataEnd;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Flipped bytes and truncations in tables, and missing files, made by editing the directory directly (logs: WalDamageTest). */
@@ -142,7 +144,11 @@ class DamageTest {
     }
 
     private void writeTwoTables() throws IOException {
-        try (LsmStore s = LsmStore.open(dir, opts())) {
+        writeTwoTables(Compression.NONE);
+    }
+
+    private void writeTwoTables(Compression c) throws IOException {
+        try (LsmStore s = LsmStore.open(dir, opts().withCompression(c))) {
             for (int i = 0; i < 500; i++) s.put(b(String.format("a%04d", i)), b("value-a-" + i), 1);
             s.flush();
             for (int i = 0; i < 500; i++) s.put(b(String.format("b%04d", i)), b("value-b-" + i), 1);
@@ -302,7 +308,9 @@ class DamageTest {
         try (LsmStore s = LsmStore.open(dir, opts())) {
             assertThat(s.get(b("a0001")).value()).isEqualTo(b("value-a-1")); // its block passes its checksum
             flip(first, 30); // a0000's entry, in that block
-            assertThatThrownBy(s::compact).isInstanceOf(IOException.class).hasMessageContaining("compaction failed");
+            // the message names the damaged file (an operator asking /admin/compact sees it), not only that it failed
+            assertThatThrownBy(s::compact).isInstanceOf(IOException.class).hasMessageContaining("compaction failed: ")
+                    .hasMessageContaining(first.getFileName().toString());
             assertThat(Files.exists(first)).as("the damaged table stays as it is").isTrue();
             assertThatThrownBy(() -> s.get(b("a0000"))).isInstanceOf(CorruptionException.class)
                     .hasMessageContaining(first.getFileName().toString());
@@ -397,19 +405,70 @@ class DamageTest {
         assertThat(dir.resolve(first.getFileName() + ".corrupt")).exists();
     }
 
-    /** Without an index, a damaged data block ends the salvage: the blocks after it cannot be found. */
-    @Test
-    void damagedFooterAndDamagedBlockKeepTheBlocksBeforeTheDamage() throws IOException {
-        writeTwoTables();
+    /**
+     * A damaged footer and a damaged data block: the walk stops at the block, and the index, intact
+     * past it, says where the blocks after it start. Only the damaged block's entries are lost (a
+     * black-box tester saw 910 of 1,000 keys lost this way: every block after the damaged one).
+     */
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void damagedFooterAndDamagedBlockLoseOnlyThatBlock(Compression c) throws IOException {
+        writeTwoTables(c);
         Path first = files(".sst").getFirst();
         flip(first, Files.size(first) - 4); // the footer's magic number
-        flip(first, 2000); // a data block near the start
+        flip(first, indexOffset(first) / 4); // a data block a quarter of the way in
+        assertOnlyOneBlockOfTheFirstTableLost(first);
+    }
+
+    /** A damaged index and a damaged data block, the footer intact: the blocks after the damage lead exactly to the index. */
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void damagedIndexAndDamagedBlockLoseOnlyThatBlock(Compression c) throws IOException {
+        writeTwoTables(c);
+        Path first = files(".sst").getFirst();
+        long index = indexOffset(first);
+        flip(first, index + 6); // inside the first index entry
+        flip(first, index / 4);
+        assertOnlyOneBlockOfTheFirstTableLost(first);
+    }
+
+    /** With the footer and the index both damaged nothing says where the blocks after a damaged one start: they are lost. */
+    @Test
+    void damagedFooterIndexAndBlockKeepTheBlocksBeforeTheDamage() throws IOException {
+        writeTwoTables(Compression.NONE);
+        Path first = files(".sst").getFirst();
+        long index = indexOffset(first);
+        flip(first, Files.size(first) - 4);
+        flip(first, index + 6);
+        flip(first, 2000);
         try (LsmStore s = LsmStore.open(dir, opts())) {
             assertThat(s.get(b("a0000")).value()).isEqualTo(b("value-a-0"));
             assertThat(s.get(b("a0499"))).isNull();
             assertThat(s.get(b("b0499")).value()).isEqualTo(b("value-b-499"));
         }
         assertThat(dir.resolve(first.getFileName() + ".corrupt")).exists();
+    }
+
+    private void assertOnlyOneBlockOfTheFirstTableLost(Path first) throws IOException {
+        for (int open = 0; open < 2; open++) {
+            try (LsmStore s = LsmStore.open(dir, opts())) {
+                int kept = 0;
+                for (int i = 0; i < 500; i++) {
+                    Entry e = s.get(b(String.format("a%04d", i)));
+                    if (e != null) {
+                        assertThat(e.value()).isEqualTo(b("value-a-" + i));
+                        kept++;
+                    }
+                    assertThat(s.get(b(String.format("b%04d", i))).value()).isEqualTo(b("value-b-" + i));
+                }
+                // blocks of 512 bytes hold about a dozen entries: one of them is lost, and only one
+                assertThat(kept).isBetween(500 - 20, 499);
+                assertThat(s.get(b("a0000")).value()).isEqualTo(b("value-a-0"));
+                assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
+                assertThat(count(s)).isEqualTo(500 + kept);
+            }
+            assertThat(dir.resolve(first.getFileName() + ".corrupt")).exists();
+        }
     }
 
     /**
