@@ -101,7 +101,9 @@ final class Compaction {
             for (Table t : versions.current().tables) if (!t.damaged) all.add(t);
             java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
             // even one table: rewriting it drops expired tombstones
-            if (!all.isEmpty() && !run(all, drop, dropped)) throw new IOException("compaction did not complete (the log says why)");
+            if (!all.isEmpty() && !run(all, drop, dropped)) {
+                throw new IOException(lastAbort != null ? lastAbort : "compaction did not complete (the log says why)");
+            }
             return dropped.get();
         });
         try {
@@ -110,7 +112,8 @@ final class Compaction {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while compacting", e);
         } catch (ExecutionException e) {
-            throw new IOException("compaction failed", e.getCause());
+            // the cause's words (a damaged block names its file and offset), not just that it failed
+            throw new IOException("compaction failed: " + e.getCause().getMessage(), e.getCause());
         }
     }
 
@@ -119,8 +122,12 @@ final class Compaction {
         return run(inputs, null, null);
     }
 
+    /** Why the compactor thread's last {@link #run} aborted (read and written on that thread alone), null if it did not. */
+    private String lastAbort;
+
     /** As {@link #run(List)}, leaving out the keys {@code drop} accepts (null: none), counted in {@code dropped}. */
     private boolean run(List<Table> inputs, java.util.function.Predicate<Entry> drop, java.util.concurrent.atomic.AtomicLong dropped) {
+        lastAbort = null;
         Version v = versions.acquire();
         if (v == null) return false;
         compacting.addAll(inputs);
@@ -166,6 +173,7 @@ final class Compaction {
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
             }
+            lastAbort = "compaction into " + out.getFileName() + " aborted: " + c.getMessage();
             // Once the manifest may name the new table (renamed in place, then its directory's fsync
             // failed), it must stay: if the manifest does not name it, the next open removes it.
             if (!(c instanceof VersionSet.ManifestUncertainException)) {

@@ -48,7 +48,9 @@ public final class CompactRoute implements Route {
                 slot.respond(Responses.json("{\"compactedMillis\":" + millis + "}"));
             } catch (IOException | RuntimeException e) {
                 log.warn("compaction asked for by {} failed: {}", slot.remoteAddress(), e.toString());
-                slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "compaction failed: " + e.getMessage()));
+                String why = String.valueOf(e.getMessage());
+                slot.respond(Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                        why.startsWith("compaction") ? why : "compaction failed: " + why));
             } finally {
                 running.set(false);
             }
