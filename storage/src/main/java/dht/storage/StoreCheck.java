@@ -136,6 +136,16 @@ public final class StoreCheck {
         return new Report(problems, results, setAside);
     }
 
+    /** What the next start's salvage of {@code path} would keep, read the same way and written nowhere. */
+    private String salvageOf(Path path) {
+        try {
+            TableSalvage.Outcome o = TableSalvage.salvage(files, path, null, StoreOptions.defaults());
+            return "it would keep " + o.entries() + " entries, " + o.describe();
+        } catch (IOException | RuntimeException e) {
+            return "what it would keep is unknown: " + e.getMessage();
+        }
+    }
+
     private TableResult check(long number, LongConsumer checked) throws IOException {
         Path path = FileNames.table(dir, number);
         long size = sizes.computeIfAbsent(number, k -> sizeOf(path));
@@ -144,7 +154,7 @@ public final class StoreCheck {
             t = Table.open(files, path, number);
         } catch (CorruptionException e) {
             checked.accept(size);
-            return new TableResult(path, size, List.of(e.getMessage() + " (the next start salvages its intact blocks)"), false, null);
+            return new TableResult(path, size, List.of(e.getMessage() + " (the next start salvages its intact blocks: " + salvageOf(path) + ")"), false, null);
         } catch (NoSuchFileException e) {
             checked.accept(size);
             return missing(path, number);

@@ -74,7 +74,8 @@ final class TableSalvage {
 
     /**
      * Writes the intact blocks' entries of {@code damaged} into a new table at {@code target}
-     * (fsynced, not yet named by any manifest). Writes nothing when no block is intact.
+     * (fsynced, not yet named by any manifest). Writes nothing when no block is intact, or when
+     * {@code target} is null: then it only says what a salvage would keep ({@code bin/dht verify}).
      */
     static Outcome salvage(StorageFiles files, Path damaged, Path target, StoreOptions options) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
@@ -117,7 +118,7 @@ final class TableSalvage {
                 for (Block b : blocks) entries += b.count();
             }
             long footerEntries = footerIntact ? seg.get(Bytes.LONG, footer + 24) : -1;
-            if (entries > 0) TableWriter.write(files, target, entries(blocks), entries, options);
+            if (entries > 0 && target != null) TableWriter.write(files, target, entries(blocks), entries, options);
             return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries, List.copyOf(skipped));
         }
     }

@@ -187,7 +187,8 @@ class DamageTest {
         flip(table, Files.size(table) - 10);
         StoreCheck.Report r = StoreCheck.of(dir).run(n -> {});
         assertThat(r.damagedTables()).isEqualTo(1);
-        assertThat(r.tables().getFirst().problems()).singleElement().asString().contains("footer").contains("salvages");
+        assertThat(r.tables().getFirst().problems()).singleElement().asString().contains("footer").contains("salvages")
+                .contains("it would keep 500 entries, every data block intact");
 
         flip(dir.resolve(Manifest.NAME), 14);
         assertThatThrownBy(() -> StoreCheck.of(dir)).isInstanceOf(CorruptionException.class).hasMessageContaining("manifest checksum");
@@ -450,6 +451,9 @@ class DamageTest {
     }
 
     private void assertOnlyOneBlockOfTheFirstTableLost(Path first) throws IOException {
+        // verify says, before any start, what the start's salvage will keep and what it skips
+        StoreCheck.Report r = StoreCheck.of(dir).run(n -> {});
+        assertThat(r.tables().getFirst().problems()).singleElement().asString().contains("it would keep 4").contains("damaged and skipped");
         for (int open = 0; open < 2; open++) {
             try (LsmStore s = LsmStore.open(dir, opts())) {
                 int kept = 0;
