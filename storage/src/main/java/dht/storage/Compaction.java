@@ -113,7 +113,8 @@ final class Compaction {
             throw new IOException("interrupted while compacting", e);
         } catch (ExecutionException e) {
             // the cause's words (a damaged block names its file and offset), not just that it failed
-            throw new IOException("compaction failed: " + e.getCause().getMessage(), e.getCause());
+            Throwable cause = e.getCause();
+            throw new IOException("compaction failed: " + (cause.getMessage() != null ? cause.getMessage() : cause.toString()), cause);
         }
     }
 

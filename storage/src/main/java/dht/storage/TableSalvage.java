@@ -68,7 +68,17 @@ final class TableSalvage {
      * An intact block: its payload's offset and length in the file (the CRC follows it), and its
      * entries: a slice of the file, or the block decompressed.
      */
-    private record Block(long offset, long length, MemorySegment entries, long count, byte[] lastKey) {}
+    private record Block(long offset, long length, MemorySegment entries, long count, byte[] lastKey) {
+        /**
+         * The same block holding only its first entry's header and key, all that finding the index
+         * needs: a dry run ({@code bin/dht verify}) keeps no decompressed block on the heap.
+         */
+        Block trimmed() {
+            int kl = entries.get(Bytes.INT, 0);
+            byte[] first = entries.asSlice(0, TableFormat.ENTRY_HEADER + kl).toArray(ValueLayout.JAVA_BYTE);
+            return new Block(offset, length, MemorySegment.ofArray(first), count, lastKey);
+        }
+    }
 
     private TableSalvage() {}
 
@@ -80,6 +90,7 @@ final class TableSalvage {
     static Outcome salvage(StorageFiles files, Path damaged, Path target, StoreOptions options) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = files.map(damaged, arena);
+            boolean dry = target == null;
             long size = seg.byteSize();
             long footer = size - TableFormat.FOOTER;
             boolean footerIntact = footer >= 0 && seg.get(Bytes.LONG, footer + 40) == TableFormat.MAGIC
@@ -96,10 +107,10 @@ final class TableSalvage {
                     indexOffset = p;
                     break;
                 }
-                Block found = compressedBlock(seg, p, limit, lastKey);
-                if (found == null) found = nextBlock(seg, p, limit, lastKey);
+                Block found = compressedBlock(seg, p, limit, lastKey, null);
+                if (found == null) found = nextBlock(seg, p, limit, lastKey, null);
                 if (found == null) break;
-                blocks.add(found);
+                blocks.add(dry ? found.trimmed() : found);
                 entries += found.count();
                 lastKey = found.lastKey();
                 p += found.length() + 4;
@@ -109,7 +120,7 @@ final class TableSalvage {
                 // Stopped short of the data's end: a damaged block, or a cut. Go on only where what
                 // follows is proven: by an intact index past here, or by a chain of intact blocks
                 // that ends exactly where an intact footer says the data blocks end.
-                long at = indexOffset < 0 ? indexAfter(seg, p, blocks, skipped) : resync(seg, p, indexOffset, blocks, skipped);
+                long at = indexOffset < 0 ? indexAfter(seg, p, blocks, skipped, dry) : resync(seg, p, indexOffset, blocks, skipped, dry);
                 if (at >= 0) {
                     indexOffset = indexOffset < 0 ? at : indexOffset;
                     p = indexOffset;
@@ -127,7 +138,7 @@ final class TableSalvage {
      * The intact uncompressed block starting at {@code start}, whose keys all follow
      * {@code lastKey} (null: any), or null when none starts there.
      */
-    private static Block nextBlock(MemorySegment seg, long start, long limit, byte[] lastKey) {
+    private static Block nextBlock(MemorySegment seg, long start, long limit, byte[] lastKey, long[] budget) {
         CRC32C crc = new CRC32C();
         long p = start;
         long n = 0;
@@ -144,6 +155,7 @@ final class TableSalvage {
                     : lastKey != null && Bytes.compare(lastKey, seg, key, kl) >= 0) {
                 return null;
             }
+            if (budget != null && (budget[0] -= end - p) < 0) return null;
             crc.update(seg.asSlice(p, end - p).asByteBuffer());
             n++;
             prevKey = key;
@@ -157,6 +169,9 @@ final class TableSalvage {
         return null;
     }
 
+    /** The largest raw length of a compressed block ({@link DataBlock}'s bound). */
+    private static final int MAX_RAW_BLOCK = 1 << 30;
+
     /** No entry the store accepts is larger (and a slice past 2 GiB could not be checksummed). */
     private static boolean plausible(int kl, int vl) {
         return kl >= 0 && kl <= LogRecord.MAX_BODY && vl >= TableFormat.TOMBSTONE_LEN && vl <= LogRecord.MAX_BODY;
@@ -167,10 +182,18 @@ final class TableSalvage {
      * after it holds, and it decompresses into whole entries whose keys increase from past
      * {@code lastKey}. Null when there is none.
      */
-    private static Block compressedBlock(MemorySegment seg, long start, long limit, byte[] lastKey) {
+    private static Block compressedBlock(MemorySegment seg, long start, long limit, byte[] lastKey, long[] budget) {
         if (start + DataBlock.COMPRESSED_HEADER + 4 > limit || !DataBlock.isCompressed(seg, start)) return null;
-        long len = DataBlock.COMPRESSED_HEADER + (seg.get(Bytes.INT, start + 8) & 0xffffffffL);
-        if (start + len + 4 > limit || Bytes.crc(seg, start, len) != seg.get(Bytes.INT, start + len)) return null;
+        // The header first, cheaply: a scan past damage tries every offset, and half of arbitrary
+        // bytes read as a negative first int; only a real codec, a raw length a block may have and
+        // a stored length that saved something earn the checksum over up to that many bytes.
+        Compression codec = Compression.ofId(-seg.get(Bytes.INT, start));
+        int raw = DataBlock.rawLength(seg, start);
+        long stored = seg.get(Bytes.INT, start + 8) & 0xffffffffL;
+        if (codec == null || codec == Compression.NONE || raw <= 0 || raw > MAX_RAW_BLOCK || stored >= raw) return null;
+        long len = DataBlock.COMPRESSED_HEADER + stored;
+        if (start + len + 4 > limit || (budget != null && (budget[0] -= len) < 0)
+                || Bytes.crc(seg, start, len) != seg.get(Bytes.INT, start + len)) return null;
         MemorySegment entries;
         try {
             entries = MemorySegment.ofArray(DataBlock.decompress(seg, start, (int) len));
@@ -204,52 +227,78 @@ final class TableSalvage {
      * {@code skipped}. Returns the index's offset, or -1 when there is no such index (it is damaged
      * too, or the file was cut).
      */
-    private static long indexAfter(MemorySegment seg, long from, List<Block> blocks, List<String> skipped) {
+    private static long indexAfter(MemorySegment seg, long from, List<Block> blocks, List<String> skipped, boolean dry) {
         long size = seg.byteSize();
-        for (long q = from; q + 8 <= size; q++) {
+        // From the end back: the real index is the last one in the file, so bytes inside a value
+        // before it that read as an index are never reached while it is intact.
+        for (long q = size - 8; q >= from; q--) {
             int count = seg.get(Bytes.INT, q);
-            // cheap filters first: a count past what was found, and the first entry right after the offsets
-            if (count <= blocks.size() || count > (size - q) / 20 || seg.get(Bytes.INT, q + 4) != 4 + 4 * count) continue;
-            long[] offsets = new long[count];
-            int[] lengths = new int[count];
-            byte[][] firstKeys = new byte[count][];
+            // cheap filters first: more blocks than found, each of at least an entry header and a CRC
+            // before q, and the first entry right after the offsets
+            if (count <= blocks.size() || count > q / (TableFormat.ENTRY_HEADER + 4)
+                    || seg.get(Bytes.INT, q + 4) != 4 + 4 * count) continue;
+            long end = indexEnd(seg, q, count);
+            if (end < 0) continue;
+            // proven: now read it (no allocation before the checksum held)
             long e = q + 4 + 4L * count;
-            long expected = 0; // the blocks tile the file: each starts where the one before ends (its CRC included)
             boolean ok = true;
-            for (int i = 0; i < count && ok; i++) {
-                if (e + 4 > size || seg.get(Bytes.INT, q + 4 + 4L * i) != (int) (e - q)) { ok = false; break; }
+            byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
+            List<Block> found = new ArrayList<>();
+            List<String> lost = new ArrayList<>();
+            for (int k = 0; k < count && ok; k++) {
                 int kl = seg.get(Bytes.INT, e);
-                if (kl < 0 || e + 4 + kl + 12 > size) { ok = false; break; }
-                firstKeys[i] = seg.asSlice(e + 4, kl).toArray(ValueLayout.JAVA_BYTE);
-                offsets[i] = seg.get(Bytes.LONG, e + 4 + kl);
-                lengths[i] = seg.get(Bytes.INT, e + 12 + kl);
-                ok = offsets[i] == expected && lengths[i] > 0;
-                expected = offsets[i] + lengths[i] + 4;
+                long o = seg.get(Bytes.LONG, e + 4 + kl);
+                int len = seg.get(Bytes.INT, e + 12 + kl);
+                if (k < blocks.size()) {
+                    ok = blocks.get(k).offset() == o && blocks.get(k).length() == len;
+                } else {
+                    Block b = Bytes.crc(seg, o, len) != seg.get(Bytes.INT, o + len) ? null
+                            : DataBlock.isCompressed(seg, o) ? compressedBlock(seg, o, o + len + 4, lastKey, null)
+                            : nextBlock(seg, o, o + len + 4, lastKey, null);
+                    if (b == null || b.length() != len || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, b.entries(),
+                            TableFormat.ENTRY_HEADER, TableFormat.ENTRY_HEADER + b.entries().get(Bytes.INT, 0)) >= 0) {
+                        lost.add("the block at offset " + o + " (" + len + " bytes)");
+                    } else {
+                        found.add(dry ? b.trimmed() : b);
+                        lastKey = b.lastKey();
+                    }
+                }
                 e += 4 + kl + 12;
             }
-            if (!ok || expected != q || e + 4 > size || Bytes.crc(seg, q, e - q) != seg.get(Bytes.INT, e)) continue;
-            for (int i = 0; i < blocks.size(); i++) {
-                if (blocks.get(i).offset() != offsets[i] || blocks.get(i).length() != lengths[i]) { ok = false; break; }
-            }
             if (!ok) continue;
-            byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
-            for (int i = blocks.size(); i < count; i++) {
-                long o = offsets[i];
-                Block b = Bytes.crc(seg, o, lengths[i]) != seg.get(Bytes.INT, o + lengths[i]) ? null
-                        : DataBlock.isCompressed(seg, o) ? compressedBlock(seg, o, o + lengths[i] + 4, lastKey)
-                        : nextBlock(seg, o, o + lengths[i] + 4, lastKey);
-                if (b == null || b.length() != lengths[i] || Bytes.compare(firstKeys[i], b.entries(), TableFormat.ENTRY_HEADER,
-                        b.entries().get(Bytes.INT, 0)) != 0) {
-                    skipped.add("the block at offset " + o + " (" + lengths[i] + " bytes)");
-                    continue;
-                }
-                blocks.add(b);
-                lastKey = b.lastKey();
-            }
+            blocks.addAll(found);
+            skipped.addAll(lost);
             return q;
         }
         return -1;
     }
+
+    /**
+     * Where the index whose bytes would start at {@code q} with {@code count} blocks ends (its CRC
+     * included), or -1 unless its offsets table points at its entries in turn, its blocks tile the
+     * file from offset 0 to exactly {@code q}, and its CRC32C holds. Reads, allocates nothing.
+     */
+    private static long indexEnd(MemorySegment seg, long q, int count) {
+        long size = seg.byteSize();
+        long e = q + 4 + 4L * count;
+        long expected = 0; // each block starts where the one before ends, its CRC included
+        for (int i = 0; i < count; i++) {
+            if (e + 4 > size || seg.get(Bytes.INT, q + 4 + 4L * i) != (int) (e - q)) return -1;
+            int kl = seg.get(Bytes.INT, e);
+            if (kl < 0 || e + 4 + kl + 12 > size) return -1;
+            long o = seg.get(Bytes.LONG, e + 4 + kl);
+            int len = seg.get(Bytes.INT, e + 12 + kl);
+            if (o != expected || len <= 0) return -1;
+            expected = o + len + 4;
+            if (expected > q) return -1;
+            e += 4 + kl + 12;
+        }
+        if (expected != q || e + 4 > size || Bytes.crc(seg, q, e - q) != seg.get(Bytes.INT, e)) return -1;
+        return e + 4;
+    }
+
+    /** How many times over {@link #resync} may read the bytes past the damage before it gives up. */
+    private static final long RESYNC_PASSES = 8;
 
     /**
      * With an intact footer (the data blocks end at {@code dataEnd}), looks past {@code from} for the
@@ -258,20 +307,25 @@ final class TableSalvage {
      * {@code skipped}. Returns {@code dataEnd}, or -1 when no offset leads there (the first damage
      * is then the walk's end, as before).
      */
-    private static long resync(MemorySegment seg, long from, long dataEnd, List<Block> blocks, List<String> skipped) {
+    private static long resync(MemorySegment seg, long from, long dataEnd, List<Block> blocks, List<String> skipped, boolean dry) {
         byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
-        for (long q = from + 1; q < dataEnd; q++) {
+        // Chains from false starts mostly fail within bytes, but one from a real block start before
+        // a second damage re-reads every block up to it: a budget of reading the rest a few times
+        // over bounds the work (past it, the blocks after the damage are lost, as without resync).
+        long[] budget = {RESYNC_PASSES * (dataEnd - from)};
+        for (long q = from + 1; q < dataEnd && budget[0] > 0; q++) {
             List<Block> chain = new ArrayList<>();
             long p = q;
             byte[] last = lastKey;
             while (p < dataEnd) {
-                Block b = compressedBlock(seg, p, dataEnd, last);
-                if (b == null) b = nextBlock(seg, p, dataEnd, last);
+                Block b = compressedBlock(seg, p, dataEnd, last, budget);
+                if (b == null) b = nextBlock(seg, p, dataEnd, last, budget);
                 if (b == null) break;
-                chain.add(b);
+                chain.add(dry ? b.trimmed() : b);
                 last = b.lastKey();
                 p += b.length() + 4;
             }
+            budget[0]--; // each start tried costs at least its own byte
             if (p == dataEnd && !chain.isEmpty()) {
                 skipped.add("offsets " + from + " to " + q);
                 blocks.addAll(chain);

@@ -428,9 +428,47 @@ class DamageTest {
         writeTwoTables(c);
         Path first = files(".sst").getFirst();
         long index = indexOffset(first);
-        flip(first, index + 6); // inside the first index entry
+        flip(first, index + 6); // in the index's table of entry offsets
         flip(first, index / 4);
         assertOnlyOneBlockOfTheFirstTableLost(first);
+    }
+
+    /**
+     * Two damaged data blocks: with the footer damaged the index names every block, so only those
+     * two are lost. With the index damaged, only a chain of intact blocks from past the second
+     * damage runs to the data's end: the search for one is bounded, so it may find it or give up,
+     * but what it keeps is right, and the blocks before the first damage are kept.
+     */
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void twoDamagedBlocksWithAnIntactIndexLoseOnlyThemAndWithADamagedIndexTheRest(Compression c) throws IOException {
+        writeTwoTables(c);
+        Path first = files(".sst").getFirst();
+        long index = indexOffset(first);
+        flip(first, Files.size(first) - 4);
+        flip(first, index / 4);
+        flip(first, index * 3 / 4);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            int kept = 0;
+            for (int i = 0; i < 500; i++) if (s.get(b(String.format("a%04d", i))) != null) kept++;
+            assertThat(kept).isBetween(500 - 40, 498);
+            assertThat(s.get(b("a0499")).value()).isEqualTo(b("value-a-499"));
+        }
+        Files.walk(dir).filter(p -> !Files.isDirectory(p)).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        writeTwoTables(c);
+        first = files(".sst").getFirst();
+        index = indexOffset(first);
+        flip(first, index + 6);
+        flip(first, index / 4);
+        flip(first, index * 3 / 4);
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            assertThat(s.get(b("a0000")).value()).isEqualTo(b("value-a-0"));
+            for (int i = 0; i < 500; i++) {
+                Entry e = s.get(b(String.format("a%04d", i)));
+                if (e != null) assertThat(e.value()).isEqualTo(b("value-a-" + i));
+                assertThat(s.get(b(String.format("b%04d", i))).value()).isEqualTo(b("value-b-" + i));
+            }
+        }
     }
 
     /** With the footer and the index both damaged nothing says where the blocks after a damaged one start: they are lost. */
