@@ -49,6 +49,11 @@ final class ClusterCommand implements Callable<Integer> {
             description = "Copies of each key by default, 1..--nodes (default: --nodes, a copy on every node).")
     Integer replicationFactor;
 
+    @Option(names = "--add-wait", defaultValue = "120", paramLabel = "SECONDS",
+            description = "How long 'cluster add' waits, once the new node is a member, for every running node to list it "
+                + "and for the old owners' cleanup (default: ${DEFAULT-VALUE}).")
+    long addWaitSeconds;
+
     @Spec
     CommandSpec spec;
 
@@ -77,6 +82,7 @@ final class ClusterCommand implements Callable<Integer> {
                     + " for " + Plural.of(nodes, "node") + " (ports base-port to base-port + nodes - 1), got " + basePort);
         }
         checkHost();
+        if (addWaitSeconds < 1) throw new ParameterException(spec.commandLine(), "--add-wait must be at least 1 second, got " + addWaitSeconds);
         if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
             throw new ParameterException(spec.commandLine(), "--replication-factor must be 1.." + nodes + " (--nodes), got "
                     + replicationFactor);
@@ -176,7 +182,7 @@ final class ClusterCommand implements Callable<Integer> {
             synchronized (control) {
                 if (!cluster.stopping()) {
                     try {
-                        control[0] = ClusterControl.open(socket, new NodeAddition(data, host, secret, cluster, added));
+                        control[0] = ClusterControl.open(socket, new NodeAddition(data, host, secret, cluster, added, java.time.Duration.ofSeconds(addWaitSeconds)));
                         addHint = "Add a node:  " + shellWord(LocalCluster.launcher()) + " cluster add --data "
                                 + shellWord(DataDirectory.absolute(data).toString());
                     } catch (IOException | RuntimeException e) {

@@ -34,10 +34,7 @@ final class LocalCluster {
             throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        // the launcher's JVM options, less its own settings (-Ddht.cluster.*), which no node takes
-        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!arg.startsWith("-Ddht.cluster.")) cmd.add(arg);
-        }
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.add("-D" + dht.node.JvmSettings.EXIT_WITH_PARENT + "=true");
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
         cmd.addAll(serveArgs);

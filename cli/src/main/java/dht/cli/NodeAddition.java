@@ -25,25 +25,24 @@ import java.util.stream.Stream;
  */
 final class NodeAddition implements ClusterControl.Handler {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
-    /**
-     * How long an add waits, once the node is a member by its own status, for every running node to
-     * list it and for the old owners' cleanup (a large store takes a while). The property is for
-     * tests, which cannot wait two minutes for a frozen node.
-     */
-    private static final Duration CLEANUP_WAIT = Duration.ofSeconds(Long.getLong("dht.cluster.addWaitSeconds", 120));
-
     private final Path data;
     private final String host;
     private final Path secret;
     private final LocalCluster cluster;
     private final AddedNodes added;
+    /**
+     * How long an add waits, once the node is a member by its own status, for every running node to
+     * list it and for the old owners' cleanup (a large store takes a while): {@code cluster --add-wait}.
+     */
+    private final Duration addWait;
 
-    NodeAddition(Path data, String host, Path secret, LocalCluster cluster, AddedNodes added) {
+    NodeAddition(Path data, String host, Path secret, LocalCluster cluster, AddedNodes added, Duration addWait) {
         this.data = data;
         this.host = host;
         this.secret = secret;
         this.cluster = cluster;
         this.added = added;
+        this.addWait = addWait;
     }
 
     @Override
@@ -88,18 +87,20 @@ final class NodeAddition implements ClusterControl.Handler {
     /**
      * Waits until every running node lists {@code n} among its members and none is rebalancing any
      * more (the old owners' cleanup done), or {@code n} exits. Once {@code n} is a member by its own
-     * status the wait is bounded ({@link #CLEANUP_WAIT}): a node that does not answer (frozen) or
+     * status the wait is bounded ({@link #addWait}): a node that does not answer (frozen) or
      * lags learns the membership when it runs again, and the add says which ones it left behind.
      */
     private String awaitMember(LocalNode n, PrintWriter progress) throws IOException, InterruptedException {
         long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
         long deadline = Long.MAX_VALUE; // set once it is a member
         boolean joined = false; // it said it is a member: its join is over, whatever happens to it next
+        String own = null; // the new node's last status
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build()) {
             while (n.process.isAlive()) {
-                String own = StatusProbe.body(client, n.url);
+                String answer = StatusProbe.body(client, n.url);
+                if (answer != null) own = answer; // the last it said: a node that froze after it joined still counts its members
                 joined |= StatusProbe.isOf(own, n.process.pid()) && StatusProbe.urls(own, "members").contains(n.url);
-                if (joined && deadline == Long.MAX_VALUE) deadline = System.nanoTime() + CLEANUP_WAIT.toNanos();
+                if (joined && deadline == Long.MAX_VALUE) deadline = System.nanoTime() + addWait.toNanos();
                 List<String> unconfirmed = joined ? notListing(client, n) : List.of();
                 int cleaning = joined && unconfirmed.isEmpty() ? stillRebalancing(client) : 0;
                 boolean late = System.nanoTime() > deadline;
@@ -108,9 +109,9 @@ final class NodeAddition implements ClusterControl.Handler {
                     int size = StatusProbe.urls(own, "members").size();
                     String behind = unconfirmed.isEmpty() ? ""
                             : Plural.of(unconfirmed.size(), "node") + " did not list it among their members within "
-                            + CLEANUP_WAIT.toSeconds() + " s (" + String.join(", ", unconfirmed)
+                            + addWait.toSeconds() + " s (" + String.join(", ", unconfirmed)
                             + "): one that does not answer learns the membership when it runs again";
-                    String cleanup = cleaning == 0 ? "" : Plural.of(cleaning, "node") + " still rebalancing after " + CLEANUP_WAIT.toSeconds() + " s";
+                    String cleanup = cleaning == 0 ? "" : Plural.of(cleaning, "node") + " still rebalancing after " + addWait.toSeconds() + " s";
                     String note = behind.isEmpty() ? cleanup : behind;
                     System.out.println("dht cluster: node " + n.name() + " added: " + size + " members"
                             + (note.isEmpty() ? "" : "; " + note + " (see their logs)"));

@@ -110,7 +110,7 @@ class ClusterAddProcessTest {
         Path data = tmp.resolve("c");
         NodeProcess frozen = node(base + 2);
         long frozenPid;
-        try (Launched launched = launch(3, base, data, tmp.resolve("cluster.log"), 3, "-Ddht.cluster.addWaitSeconds=5")) {
+        try (Launched launched = launch(3, base, data, tmp.resolve("cluster.log"), 3, "--add-wait", "5")) {
             for (int i = 0; i < 50; i++) assertThat(cluster.requests.write(node(base + i % 2), "k" + i, "v" + i, 0, 0)).isEqualTo(201);
             frozenPid = pid(frozen);
             signal("STOP", frozenPid);
@@ -269,8 +269,8 @@ class ClusterAddProcessTest {
      * {@code dht cluster --nodes N} in {@code tmp}, with {@code data} relative to it, as a user types
      * it, once its log says READY nodes are ready (more than N when it brings added nodes back).
      */
-    private Launched launch(int nodes, int base, Path data, Path log, int ready, String... jvmOptions) throws Exception {
-        Launched launched = new Launched(start(nodes, base, data, log, jvmOptions));
+    private Launched launch(int nodes, int base, Path data, Path log, int ready, String... options) throws Exception {
+        Launched launched = new Launched(start(nodes, base, data, log, options));
         try {
             awaitLine(log, ready + " nodes ready");
             return launched;
@@ -280,12 +280,12 @@ class ClusterAddProcessTest {
         }
     }
 
-    private Process start(int nodes, int base, Path data, Path log, String... jvmOptions) throws Exception {
+    private Process start(int nodes, int base, Path data, Path log, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m"));
-        cmd.addAll(List.of(jvmOptions));
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx128m",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster",
                 "--nodes", String.valueOf(nodes), "--base-port", String.valueOf(base), "--data", tmp.relativize(data).toString()));
+        cmd.addAll(List.of(options));
         return new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
