@@ -99,7 +99,6 @@ final class TableSalvage {
             if (indexOffset < 0 || indexOffset > footer) indexOffset = -1;
             long limit = indexOffset >= 0 ? indexOffset : size;
             List<Block> blocks = new ArrayList<>();
-            long entries = 0;
             long p = 0;
             byte[] lastKey = null;
             while (true) {
@@ -107,11 +106,9 @@ final class TableSalvage {
                     indexOffset = p;
                     break;
                 }
-                Block found = compressedBlock(seg, p, limit, lastKey, null);
-                if (found == null) found = nextBlock(seg, p, limit, lastKey, null);
+                Block found = blockAt(seg, p, limit, lastKey, null);
                 if (found == null) break;
                 blocks.add(dry ? found.trimmed() : found);
-                entries += found.count();
                 lastKey = found.lastKey();
                 p += found.length() + 4;
             }
@@ -120,18 +117,22 @@ final class TableSalvage {
                 // Stopped short of the data's end: a damaged block, or a cut. Go on only where what
                 // follows is proven: by an intact index past here, or by a chain of intact blocks
                 // that ends exactly where an intact footer says the data blocks end.
+                // resync ends at the footer's index offset, the only end it accepts
                 long at = indexOffset < 0 ? indexAfter(seg, p, blocks, skipped, dry) : resync(seg, p, indexOffset, blocks, skipped, dry);
-                if (at >= 0) {
-                    indexOffset = indexOffset < 0 ? at : indexOffset;
-                    p = indexOffset;
-                }
-                entries = 0;
-                for (Block b : blocks) entries += b.count();
+                if (at >= 0) p = indexOffset = at;
             }
+            long entries = 0;
+            for (Block b : blocks) entries += b.count();
             long footerEntries = footerIntact ? seg.get(Bytes.LONG, footer + 24) : -1;
             if (entries > 0 && target != null) TableWriter.write(files, target, entries(blocks), entries, options);
             return new Outcome(blocks.size(), entries, p, indexOffset, footerEntries, List.copyOf(skipped));
         }
+    }
+
+    /** The intact block of either kind starting at {@code start} ({@link #compressedBlock}, else {@link #nextBlock}), or null. */
+    private static Block blockAt(MemorySegment seg, long start, long limit, byte[] lastKey, long[] budget) {
+        Block b = compressedBlock(seg, start, limit, lastKey, budget);
+        return b != null ? b : nextBlock(seg, start, limit, lastKey, budget);
     }
 
     /**
@@ -237,37 +238,25 @@ final class TableSalvage {
             // before q, and the first entry right after the offsets
             if (count <= blocks.size() || count > q / (TableFormat.ENTRY_HEADER + 4)
                     || seg.get(Bytes.INT, q + 4) != 4 + 4 * count) continue;
-            long end = indexEnd(seg, q, count);
-            if (end < 0) continue;
+            if (indexEnd(seg, q, count) < 0) continue;
             // proven: now read it (no allocation before the checksum held)
-            long e = q + 4 + 4L * count;
-            boolean ok = true;
+            long e = afterListed(seg, q, count, blocks);
+            if (e < 0) continue;
             byte[] lastKey = blocks.isEmpty() ? null : blocks.getLast().lastKey();
-            List<Block> found = new ArrayList<>();
-            List<String> lost = new ArrayList<>();
-            for (int k = 0; k < count && ok; k++) {
+            for (int k = blocks.size(); k < count; k++) {
                 int kl = seg.get(Bytes.INT, e);
                 long o = seg.get(Bytes.LONG, e + 4 + kl);
                 int len = seg.get(Bytes.INT, e + 12 + kl);
-                if (k < blocks.size()) {
-                    ok = blocks.get(k).offset() == o && blocks.get(k).length() == len;
+                Block b = blockAt(seg, o, o + len + 4, lastKey, null);
+                if (b == null || b.length() != len || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, b.entries(),
+                        TableFormat.ENTRY_HEADER, TableFormat.ENTRY_HEADER + b.entries().get(Bytes.INT, 0)) >= 0) {
+                    skipped.add("the block at offset " + o + " (" + len + " bytes)");
                 } else {
-                    Block b = Bytes.crc(seg, o, len) != seg.get(Bytes.INT, o + len) ? null
-                            : DataBlock.isCompressed(seg, o) ? compressedBlock(seg, o, o + len + 4, lastKey, null)
-                            : nextBlock(seg, o, o + len + 4, lastKey, null);
-                    if (b == null || b.length() != len || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, b.entries(),
-                            TableFormat.ENTRY_HEADER, TableFormat.ENTRY_HEADER + b.entries().get(Bytes.INT, 0)) >= 0) {
-                        lost.add("the block at offset " + o + " (" + len + " bytes)");
-                    } else {
-                        found.add(dry ? b.trimmed() : b);
-                        lastKey = b.lastKey();
-                    }
+                    blocks.add(dry ? b.trimmed() : b);
+                    lastKey = b.lastKey();
                 }
                 e += 4 + kl + 12;
             }
-            if (!ok) continue;
-            blocks.addAll(found);
-            skipped.addAll(lost);
             return q;
         }
         return -1;
@@ -318,8 +307,7 @@ final class TableSalvage {
             long p = q;
             byte[] last = lastKey;
             while (p < dataEnd) {
-                Block b = compressedBlock(seg, p, dataEnd, last, budget);
-                if (b == null) b = nextBlock(seg, p, dataEnd, last, budget);
+                Block b = blockAt(seg, p, dataEnd, last, budget);
                 if (b == null) break;
                 chain.add(dry ? b.trimmed() : b);
                 last = b.lastKey();
@@ -342,26 +330,30 @@ final class TableSalvage {
      */
     private static boolean isIndexOf(MemorySegment seg, long p, List<Block> blocks) {
         int count = blocks.size();
-        long size = seg.byteSize();
         // The count first: at nearly every block boundary it is a key length, not this count.
-        if (count == 0 || p + 4 > size || seg.get(Bytes.INT, p) != count) return false;
-        long e = p + 4 + 4L * count; // the first index entry
-        if (e > size) return false;
-        for (int i = 0; i < count; i++) {
-            Block b = blocks.get(i);
+        if (count == 0 || p + 4 > seg.byteSize() || seg.get(Bytes.INT, p) != count) return false;
+        return indexEnd(seg, p, count) >= 0 && afterListed(seg, p, count, blocks) >= 0;
+    }
+
+    /**
+     * Where the index entry after the first {@code blocks.size()} of the index at {@code q} starts,
+     * when those list exactly {@code blocks} (each one's first key, offset and length); else -1.
+     * Only for an index {@link #indexEnd} proved, whose entries are then within the file.
+     */
+    private static long afterListed(MemorySegment seg, long q, int count, List<Block> blocks) {
+        long e = q + 4 + 4L * count;
+        for (Block b : blocks) {
+            int kl = seg.get(Bytes.INT, e);
             MemorySegment entries = b.entries();
-            int kl = entries.get(Bytes.INT, 0);
-            if (e + 4 + kl + 12 > size
-                    || seg.get(Bytes.INT, p + 4 + 4L * i) != (int) (e - p)
-                    || seg.get(Bytes.INT, e) != kl
+            if (kl != entries.get(Bytes.INT, 0)
                     || MemorySegment.mismatch(seg, e + 4, e + 4 + kl, entries, TableFormat.ENTRY_HEADER, TableFormat.ENTRY_HEADER + kl) >= 0
                     || seg.get(Bytes.LONG, e + 4 + kl) != b.offset()
                     || seg.get(Bytes.INT, e + 12 + kl) != (int) b.length()) {
-                return false;
+                return -1;
             }
             e += 4 + kl + 12;
         }
-        return e + 4 <= size && Bytes.crc(seg, p, e - p) == seg.get(Bytes.INT, e);
+        return e;
     }
 
     /** Unsigned comparison of two keys inside {@code seg}. */
