@@ -42,6 +42,16 @@ public final class Main {
     /** The line after every bad usage's reason (README), for the mode named: where its usage is. */
     static final String HELP_POINTER = "Try '%s --help' for more information.";
 
+    /**
+     * Bad usage found by a mode itself, after picocli parsed it, said as picocli's is: "dht MODE:
+     * reason", then the help pointer, on stderr; the exit code to return (2).
+     */
+    static int usageError(String mode, String reason) {
+        System.err.println("dht " + mode + ": " + reason);
+        System.err.println(HELP_POINTER.formatted("dht " + mode));
+        return 2;
+    }
+
     // picocli's default follows the reason with the command's whole usage (40 lines for serve), so a
     // bad value's one line scrolled away above it. 'dht' alone keeps the usage: there is no mistake
     // to point at, and the list of modes is what is missing.

@@ -25,20 +25,20 @@ final class MembershipCall {
             target = ServeCommand.normalize(node);
             about = ServeCommand.normalize(url);
         } catch (IllegalArgumentException e) {
-            return badUsage(command, e.getMessage());
+            return Main.usageError(command, e.getMessage());
         }
-        if (timeoutSeconds < 1) return badUsage(command, "--timeout must be positive, got " + timeoutSeconds);
+        if (timeoutSeconds < 1) return Main.usageError(command, "--timeout must be positive, got " + timeoutSeconds);
         dht.node.rpc.ClusterSecret secret = null;
         try {
             if (secretFile != null) secret = ClusterSecretFile.read(secretFile);
         } catch (ClusterSecretFile.Refused e) {
-            return badUsage(command, e.getMessage());
+            return Main.usageError(command, e.getMessage());
         }
         javax.net.ssl.SSLContext tls;
         try {
             tls = tlsCa == null ? null : dht.node.rpc.CaTrust.context(tlsCa);
         } catch (IllegalArgumentException e) {
-            return badUsage(command, "--tls-ca: " + e.getMessage());
+            return Main.usageError(command, "--tls-ca: " + e.getMessage());
         }
         MembershipClient client = new MembershipClient(Duration.ofSeconds(timeoutSeconds), secret, tls);
         long giveUpAt = System.nanoTime() + Duration.ofSeconds(Math.min(timeoutSeconds, STILL_SEEN_UP_SECONDS)).toNanos();
@@ -80,13 +80,6 @@ final class MembershipCall {
             System.err.println("dht " + command + ": interrupted; whether anything changed is not known: see " + target + "/v0/status");
             return 1;
         }
-    }
-
-    /** Bad usage, said as every mode says it (README): the reason, then where the mode's usage is; exit 2. */
-    private static int badUsage(String command, String reason) {
-        System.err.println("dht " + command + ": " + reason);
-        System.err.println(Main.HELP_POINTER.formatted("dht " + command));
-        return 2;
     }
 
     /** How long a removal refused because the member still sees a silent node up is asked again. */

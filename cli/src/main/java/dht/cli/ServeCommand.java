@@ -195,11 +195,8 @@ public final class ServeCommand implements Callable<Integer> {
             NativeLibraryDir.remove(nativeDir);
             return 2;
         } catch (IllegalArgumentException e) {
-            // bad usage, said as picocli says the rest (Main.badUsage): the reason, then where to look
-            System.err.println("dht serve: " + e.getMessage());
-            System.err.println(Main.HELP_POINTER.formatted("dht serve"));
             NativeLibraryDir.remove(nativeDir);
-            return 2;
+            return Main.usageError("serve", e.getMessage());
         }
         if (config.tuning().exitWithParent()) stopWithParent();
         // Netty's leak detector samples one buffer in 128 and records a stack trace for it: 1.4% of
