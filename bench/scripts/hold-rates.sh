@@ -52,8 +52,8 @@ url="http://127.0.0.1:$port"
 . "$root/bench/scripts/nginx.sh"
 bench() { "${java[@]}" -cp "$jar" dht.bench.BenchMain "$@" 2>/dev/null; }
 cpu_pids=() # the server's processes: each step prints their CPU time per request served
-cpu_ticks() { local p t=0; for p in "${cpu_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
-pid_ticks() { local p; for p in "${cpu_pids[@]}"; do awk '{printf "%d ", $14 + $15}' "/proc/$p/stat"; done; }
+pid_ticks() { local p; for p in "${cpu_pids[@]}"; do awk '{printf "%d ", $14 + $15}' "/proc/$p/stat"; done; } # each process's CPU ticks
+sum() { local v t=0; for v in $1; do t=$((t + v)); done; echo "$t"; }
 idle_ticks() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; } # idle, all
 
 # step SETUP WORKLOAD CONNECTIONS RATE URL [env...]: one 30 s wrk2 step, one result line.
@@ -62,9 +62,10 @@ step() {
   local t=$([ "$c" = 1 ] && echo 1 || echo 2) script=() out ticks idle0 all0 idle1 all1
   [ "$work" = nginx ] || script=(-s "$root/bench/wrk2/$work.lua")
   local each0 each1 split=""
-  ticks=$(cpu_ticks); each0=$(pid_ticks); read -r idle0 all0 < <(idle_ticks)
+  each0=$(pid_ticks); read -r idle0 all0 < <(idle_ticks)
   out=$(env "$@" "$wrk2" -t"$t" -c"$c" -d"${secs}s" -R"$rate" --latency "${script[@]}" "$target")
-  ticks=$(($(cpu_ticks) - ticks)); each1=$(pid_ticks); read -r idle1 all1 < <(idle_ticks)
+  each1=$(pid_ticks); read -r idle1 all1 < <(idle_ticks)
+  ticks=$(($(sum "$each1") - $(sum "$each0")))
   if [ "${#cpu_pids[@]}" -gt 1 ] && [ "$ticks" -gt 0 ]; then # each process's share of the server's CPU
     split="  split $(paste -d' ' <(tr ' ' '\n' <<<"$each0") <(tr ' ' '\n' <<<"$each1") | awk -v t="$ticks" 'NF == 2 {printf "%s%d", sep, ($2 - $1) * 100 / t; sep = "/"}')%"
   fi
