@@ -383,6 +383,7 @@ public final class Cluster implements AutoCloseable {
         Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
                 held, replicaService.fence().writes());
         rebalancer.set(r);
+        replicaService.countMovesIn(r::movedIn);
         if (start) r.start();
         return r;
     }

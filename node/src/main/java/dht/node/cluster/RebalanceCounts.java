@@ -32,6 +32,8 @@ final class RebalanceCounts {
      */
     final AtomicLong totalEntries = new AtomicLong(-1);
     final AtomicLong keysCleanedUp = new AtomicLong();
+    /** Of {@link #keysMoved}, those a peer's leave or removal pushed here ({@link #movedIn}). */
+    final AtomicLong keysMovedIn = new AtomicLong();
     /** Of {@link #keysMoved}, those a leave handed to a live member for one that was down. */
     final AtomicLong keysHandedOver = new AtomicLong();
     private volatile long startedNanos = System.nanoTime();
@@ -90,11 +92,23 @@ final class RebalanceCounts {
     private void startOver(long version) {
         change = version;
         startedNanos = System.nanoTime();
-        for (AtomicLong a : new AtomicLong[] {bytesMoved, keysMoved, bytesScanned, entriesScanned, keysCleanedUp, keysHandedOver}) {
+        for (AtomicLong a : new AtomicLong[] {bytesMoved, keysMoved, keysMovedIn, bytesScanned, entriesScanned, keysCleanedUp, keysHandedOver}) {
             a.set(0);
         }
         totalBytes.set(-1);
         totalEntries.set(-1);
+    }
+
+    /**
+     * {@code keys} versions of {@code bytes} a peer pushed here for the change at {@code version}
+     * (a leave's or a removal's push), all written: counted unless the figures are of a newer change.
+     */
+    synchronized void movedIn(long version, int keys, long bytes) {
+        if (version < change) return;
+        if (version > change) startOver(version);
+        keysMoved.addAndGet(keys);
+        keysMovedIn.addAndGet(keys);
+        bytesMoved.addAndGet(bytes);
     }
 
     /** A total of -1 is unknown: the first known one sets it; an unknown one added keeps it. */
@@ -113,6 +127,7 @@ final class RebalanceCounts {
         m.put("rebalancing", active.get() > 0 ? 1L : 0L);
         m.put("bytesMoved", bytesMoved.get());
         m.put("keysMoved", keysMoved.get());
+        m.put("keysMovedIn", keysMovedIn.get());
         m.put("bytesScanned", bytesScanned.get());
         m.put("totalBytes", totalBytes.get());
         m.put("entriesScanned", entriesScanned.get());

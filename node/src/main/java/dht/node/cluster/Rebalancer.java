@@ -127,6 +127,11 @@ public final class Rebalancer implements AutoCloseable {
         return m;
     }
 
+    /** Versions a peer pushed here for the change at {@code version} (ReplicaService#movedIn). */
+    void movedIn(long version, int keys, long bytes) {
+        counts.movedIn(version, keys, bytes);
+    }
+
     /** The join streams this node sends as a member, counted in {@link #counts}. */
     public JoinStreams joinStreams() {
         return joinStreams;
@@ -285,7 +290,7 @@ public final class Rebalancer implements AutoCloseable {
                 bytesSent.addAndGet(bytes);
                 if (!m.laggards().contains(peer) && !failed.contains(peer) && net.isUp(peer)) {
                     try {
-                        pushes.send(peer, batch, bytes);
+                        pushes.send(peer, batch, bytes, m.version());
                         return;
                     } catch (IOException e) {
                         log.warn("leaving: pushing to {} failed ({}); a live member keeps its keys for it", peer, e.getMessage());
@@ -359,7 +364,7 @@ public final class Rebalancer implements AutoCloseable {
                     return;
                 }
                 try {
-                    pushes.send(peer, batch, bytes);
+                    pushes.send(peer, batch, bytes, after.version());
                 } catch (IOException e) { // down since: kept like a laggard's, so the push goes on to the others
                     log.warn("re-creating the copies {} held: {}; kept here for it instead", gone, e.getMessage());
                     pushes.keepFor(peer, batch, bytes);

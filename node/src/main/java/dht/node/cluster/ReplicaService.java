@@ -24,6 +24,13 @@ public final class ReplicaService {
     private final StorageDispatcher writes;
     private final HybridLogicalClock clock;
     private final MembershipFence fence;
+    /** Where pushed batches a membership change marked are counted: this node's {@link Rebalancer}, once it runs. */
+    private volatile MovedIn movedIn = (change, keys, bytes) -> {};
+
+    /** Counts versions a peer pushed, all written here, that membership change {@code change} moves. */
+    interface MovedIn {
+        void count(long change, int keys, long bytes);
+    }
 
     ReplicaService(Store store, StorageDispatcher reads, StorageDispatcher writes, HybridLogicalClock clock,
                    MembershipFence fence) {
@@ -88,5 +95,23 @@ public final class ReplicaService {
         CompletableFuture<T> result = new CompletableFuture<>();
         writes.submitWrite(result, store, entry, () -> result.complete(answer.get()));
         return result;
+    }
+
+    /** From now on, {@link #movedIn} counts in {@code sink}. */
+    void countMovesIn(MovedIn sink) {
+        movedIn = sink;
+    }
+
+    /**
+     * {@code keys} versions of {@code bytes} (counted as {@link #movedBytes}) that a peer pushed for
+     * membership change {@code change}, every one of them written here.
+     */
+    public void movedIn(long change, int keys, long bytes) {
+        movedIn.count(change, keys, bytes);
+    }
+
+    /** What a version counts for in the bytes a move moved. */
+    public static long movedBytes(Entry e) {
+        return RebalanceCounts.bytesOf(e);
     }
 }

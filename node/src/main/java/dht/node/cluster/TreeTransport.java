@@ -24,5 +24,14 @@ public interface TreeTransport {
     CompletableFuture<TreePage> page(String peer, long version, BitSet leaves, byte[] start);
 
     /** Writes {@code entries}, with their own timestamps, on the peer through its replica write path. */
-    CompletableFuture<Void> push(String peer, List<Entry> entries);
+    default CompletableFuture<Void> push(String peer, List<Entry> entries) {
+        return push(peer, entries, 0);
+    }
+
+    /**
+     * {@link #push(String, List)}, marked as data a membership change moves when {@code change} is
+     * positive (the change's membership version), so that the peer counts what it takes in
+     * ({@code rebalance} in its status); 0: unmarked, a repair.
+     */
+    CompletableFuture<Void> push(String peer, List<Entry> entries, long change);
 }

@@ -63,6 +63,26 @@ public final class InternalProtocol {
 
     private InternalProtocol() {}
 
+    /** The batch path, marked {@code move=CHANGE} when the batch is data membership change {@code change} moves (positive). */
+    static String batchUri(long change) {
+        return change > 0 ? BATCH_PATH + "?move=" + change : BATCH_PATH;
+    }
+
+    /**
+     * The membership change a batch's {@code move} marker names: 0 when there is none, -1 when it is
+     * malformed (not a positive number).
+     */
+    static long moveOf(String uri) {
+        byte[] v = paramOf(uri, "move");
+        if (v == null) return hasParam(uri, "move") ? -1 : 0;
+        try {
+            long change = Long.parseLong(new String(v, java.nio.charset.StandardCharsets.US_ASCII));
+            return change > 0 ? change : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     static String entityUri(byte[] key) {
         return ENTITY_PATH + "?id=" + encode(key);
     }
@@ -131,6 +151,16 @@ public final class InternalProtocol {
             i = end + 1;
         }
         return null;
+    }
+
+    /** Whether {@code uri} has parameter {@code name}, well-formed or not. */
+    private static boolean hasParam(String uri, String name) {
+        int q = uri.indexOf('?');
+        if (q < 0) return false;
+        for (String p : uri.substring(q + 1).split("&")) {
+            if (p.startsWith(name + "=")) return true;
+        }
+        return false;
     }
 
     private static byte[] percentDecode(String s, int from, int to) {

@@ -143,6 +143,8 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
      */
     private CompletableFuture<FullHttpResponse> batch(FullHttpRequest request) {
         if (!request.method().equals(HttpMethod.POST)) return done(text(HttpResponseStatus.METHOD_NOT_ALLOWED, "POST"));
+        long move = InternalProtocol.moveOf(request.uri());
+        if (move < 0) return done(text(HttpResponseStatus.BAD_REQUEST, "malformed move: a membership version expected"));
         List<ReplicaBatch.Op> ops;
         // A large batch's values go to the store from the request's buffer, held here until every
         // operation is done (the caller releases the request as soon as this returns).
@@ -185,6 +187,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
             }));
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(results.toArray(CompletableFuture[]::new));
+        if (move > 0) countMovedIn(move, ops, all, results);
         if (held != null) {
             // Only once every operation is over: a write still queued for the store reads from it.
             ByteBuf borrowed = held;
@@ -199,6 +202,30 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
             r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
             return r;
+        });
+    }
+
+    /**
+     * A batch a membership change moves here (a leave's or removal's push, marked {@code move}):
+     * once every operation is done, its writes count in this node's rebalance figures, if all were
+     * written. Sizes are taken now: a borrowed body's values are gone once the operations are.
+     */
+    private void countMovedIn(long change, List<ReplicaBatch.Op> ops, CompletableFuture<Void> all,
+                              List<CompletableFuture<ReplicaBatch.Result>> results) {
+        int keys = 0;
+        long bytes = 0;
+        for (ReplicaBatch.Op op : ops) {
+            if (!op.isWrite()) continue;
+            keys++;
+            bytes += ReplicaService.movedBytes(op.entry());
+        }
+        int k = keys;
+        long b = bytes;
+        all.thenRun(() -> {
+            for (CompletableFuture<ReplicaBatch.Result> r : results) {
+                if (r.join().status() != ReplicaBatch.WRITTEN) return;
+            }
+            replica.movedIn(change, k, b);
         });
     }
 

@@ -46,10 +46,10 @@ final class TreeClient implements TreeTransport {
     }
 
     @Override
-    public CompletableFuture<Void> push(String peer, List<Entry> entries) {
+    public CompletableFuture<Void> push(String peer, List<Entry> entries, long change) {
         List<ReplicaBatch.Op> ops = new ArrayList<>(entries.size());
         for (Entry e : entries) ops.add(ReplicaBatch.Op.write(e));
-        return client.send(peer, HttpMethod.POST, InternalProtocol.BATCH_PATH, null, ReplicaBatch.encodeOps(ops))
+        return client.send(peer, HttpMethod.POST, InternalProtocol.batchUri(change), null, ReplicaBatch.encodeOps(ops))
                 .thenApply(r -> {
                     expectOk(peer, r);
                     List<ReplicaBatch.Result> results;

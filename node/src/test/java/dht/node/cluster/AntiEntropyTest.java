@@ -108,7 +108,7 @@ class AntiEntropyTest {
         }
 
         @Override
-        public CompletableFuture<Void> push(String peer, List<Entry> entries) {
+        public CompletableFuture<Void> push(String peer, List<Entry> entries, long change) {
             if (down.contains(peer)) return CompletableFuture.failedFuture(new java.io.IOException(peer + " is down"));
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (Entry e : entries) writes.add(services.get(peer).<Void>write(e, () -> null));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The range stream's request targets, with and without a limit, as a replica reads them back. */
+/** The range stream's and a moved batch's request targets, as a replica reads them back. */
 class InternalProtocolTest {
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -40,5 +40,16 @@ class InternalProtocolTest {
         assertThat(InternalProtocol.paramOf(resumed, "instead")).isEqualTo(b("http://g:2"));
         assertThat(InternalProtocol.paramOf(first, "instead")).isNull();
         assertThat(InternalProtocol.paramOf(resumed, "end")).isNull();
+    }
+
+    @Test
+    void aBatchAMoveSendsNamesItsChangeAndAnyOtherIsUnmarked() {
+        assertThat(InternalProtocol.batchUri(0)).isEqualTo("/internal/v0/batch");
+        assertThat(InternalProtocol.moveOf(InternalProtocol.batchUri(0))).isZero();
+        assertThat(InternalProtocol.moveOf(InternalProtocol.batchUri(17))).isEqualTo(17);
+        assertThat(InternalProtocol.moveOf("/internal/v0/batch?remove=3")).isZero();
+        for (String bad : new String[] {"move=", "move=0", "move=-2", "move=x", "move=%zz", "a=1&move=9999999999999999999"}) {
+            assertThat(InternalProtocol.moveOf("/internal/v0/batch?" + bad)).as(bad).isEqualTo(-1);
+        }
     }
 }
