@@ -19,15 +19,16 @@ public record Target(String url, String host, int port) {
         return port == 80 ? host : host + ":" + port;
     }
 
+    /** One node's URL, {@code http[s]://host[:port]} as every tool takes it ({@link dht.client.NodeUrl}). */
     public static Target parse(String url) {
-        URI uri = null;
+        URI uri;
         try {
-            uri = URI.create(url.trim());
-        } catch (IllegalArgumentException notAUri) {
-            // said below, as for a URI that is no http URL
-        }
-        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-            throw new IllegalArgumentException("--url must look like http://host:port or https://host:port, got '" + url + "'");
+            uri = URI.create(dht.client.NodeUrl.normalise(url));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e instanceof dht.client.NodeUrl.RefusedException r
+                    && r.flaw() == dht.client.NodeUrl.Flaw.PORT_OUT_OF_RANGE
+                    ? "the port of --url must be 1..65535, got '" + url + "'"
+                    : "--url must look like http://host:port or https://host:port, got '" + url + "'");
         }
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(uri.getScheme()) ? 443 : 80;
         return new Target(uri.getScheme() + "://" + uri.getHost() + ":" + port, uri.getHost(), port);

@@ -23,6 +23,16 @@ class UnreachableTargetExitTest {
         assertThat(bench("fill", "--url", url, "--count", "0").exitCode()).isEqualTo(2);
     }
 
+    /** A --url that names no node, as the other modes refuse it, is bad usage (was: taken, and loaded as its host and port). */
+    @Test
+    void aUrlWithAUserAFragmentAPathOrABadPortIsBadUsage() throws Exception {
+        for (String url : java.util.List.of("http://user@127.0.0.1:1", "http://127.0.0.1:1#x", "http://127.0.0.1:1/v0",
+                "http://127.0.0.1:99999")) {
+            assertThat(bench("fill", "--url", url, "--count", "5").exitCode()).as(url).isEqualTo(2);
+            assertThat(bench("--url", url, "-c", "1", "-R", "10", "-d", "1s").exitCode()).as(url).isEqualTo(2);
+        }
+    }
+
     /**
      * A profiling event the nodes do not take is bad usage, found before the run: here no node is
      * reachable, so a check made after connecting would exit 1 (and one left to the node would run

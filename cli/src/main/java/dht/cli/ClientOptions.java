@@ -5,7 +5,6 @@ import dht.client.DhtException;
 import dht.client.DhtTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -96,24 +95,19 @@ final class ClientOptions {
         return 1;
     }
 
-    /** {@code --url} without trailing slashes; a usage error unless it looks like http://host[:port]. */
+    /** {@code --url} spelt as a node's ({@link dht.client.NodeUrl}); a usage error unless it looks like http://host[:port]. */
     String base() {
-        String u = url.strip();
-        while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
-        URI parsed;
+        String u;
         try {
-            parsed = new URI(u);
-        } catch (java.net.URISyntaxException e) {
-            parsed = null;
+            u = dht.client.NodeUrl.normalise(url);
+        } catch (dht.client.NodeUrl.RefusedException e) {
+            // a port of 0 or past 65535 would otherwise fail at the request, as a node that cannot be reached
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    e.flaw() == dht.client.NodeUrl.Flaw.PORT_OUT_OF_RANGE ? "the port of --url must be 1..65535, got '" + url + "'"
+                            : "--url must look like http://host:port, got '" + url + "'");
         }
-        if (parsed == null || !"http".equals(parsed.getScheme()) || parsed.getHost() == null
-                || (parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) || parsed.getRawQuery() != null
-                || parsed.getRawUserInfo() != null || parsed.getRawFragment() != null) {
+        if (!u.startsWith("http://")) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--url must look like http://host:port, got '" + url + "'");
-        }
-        // 0 or past 65535 would otherwise fail at the request, as a node that cannot be reached
-        if (UrlPort.outOfRange(parsed)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "the port of --url must be 1..65535, got '" + url + "'");
         }
         return u;
     }

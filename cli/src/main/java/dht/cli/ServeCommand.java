@@ -461,32 +461,17 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * URLs are compared as strings across nodes (and hashed for placement), so spell them one way:
-     * scheme and host in lower case, as they are case-insensitive (`--self http://LOCALHOST:8080`
-     * is the node `http://localhost:8080` of `--cluster`), and no trailing slash. Anything that is
-     * not {@code http://host[:port]} is refused here, before the data directory is touched: a port
-     * out of range or a path would otherwise surface later as a stack trace, or as peers that
-     * never answer.
+     * A node URL spelt one way ({@link dht.client.NodeUrl}), refused here unless it is
+     * {@code http[s]://host[:port]}, before the data directory is touched: a port out of range or a
+     * path would otherwise surface later as a stack trace, or as peers that never answer.
      */
     static String normalize(String url) {
-        String u = url.strip();
-        while (u.endsWith("/")) u = u.substring(0, u.length() - 1);
-        if (!u.regionMatches(true, 0, "http://", 0, 7) && !u.regionMatches(true, 0, "https://", 0, 8)) {
-            throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url);
-        }
-        java.net.URI parsed;
         try {
-            parsed = new java.net.URI(u);
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("node URLs must look like http://host:port, got " + url + " (" + e.getReason() + ")");
+            return dht.client.NodeUrl.normalise(url);
+        } catch (dht.client.NodeUrl.RefusedException e) {
+            throw new IllegalArgumentException(e.flaw() == dht.client.NodeUrl.Flaw.PORT_OUT_OF_RANGE
+                    ? "the port of a node URL must be 1..65535, got " + url
+                    : "node URLs must look like http://host:port, got " + url);
         }
-        if (parsed.getHost() == null || parsed.getRawUserInfo() != null || parsed.getRawQuery() != null
-                || parsed.getRawFragment() != null || !parsed.getRawPath().isEmpty()) {
-            throw new IllegalArgumentException("node URLs must look like http://host:port (no path, query or user), got " + url);
-        }
-        if (UrlPort.outOfRange(parsed)) {
-            throw new IllegalArgumentException("the port of a node URL must be 1..65535, got " + url);
-        }
-        return u.toLowerCase(java.util.Locale.ROOT);
     }
 }

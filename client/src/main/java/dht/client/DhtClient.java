@@ -300,7 +300,7 @@ public final class DhtClient implements AutoCloseable {
          * request: requests are spread over them, and one that cannot be reached is skipped.
          */
         public Builder nodes(String... urls) {
-            for (String u : urls) this.urls.add(Nodes.normalise(u));
+            for (String u : urls) this.urls.add(NodeUrl.normalise(u));
             return this;
         }
 

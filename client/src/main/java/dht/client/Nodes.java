@@ -1,10 +1,8 @@
 package dht.client;
 
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,28 +17,8 @@ final class Nodes {
     Nodes(List<String> urls) {
         if (urls.isEmpty()) throw new IllegalArgumentException("at least one node URL is needed");
         LinkedHashSet<String> distinct = new LinkedHashSet<>();
-        for (String url : urls) distinct.add(normalise(url));
+        for (String url : urls) distinct.add(NodeUrl.normalise(url));
         this.bases = List.copyOf(new ArrayList<>(distinct));
-    }
-
-    /** {@code http[s]://host[:port]} with an optional trailing slash; anything else is refused. */
-    static String normalise(String url) {
-        URI uri;
-        try {
-            uri = new URI(url.trim());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("not a URL: '" + url + "'", e);
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw new IllegalArgumentException("a node URL is http://host[:port] or https://host[:port], got '" + url + "'");
-        }
-        boolean noPath = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/");
-        if (uri.getHost() == null || !noPath || uri.getRawQuery() != null || uri.getRawFragment() != null
-                || uri.getRawUserInfo() != null) {
-            throw new IllegalArgumentException("a node URL is " + scheme + "://host[:port] alone, got '" + url + "'");
-        }
-        return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
     }
 
     int size() {

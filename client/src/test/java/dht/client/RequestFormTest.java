@@ -98,10 +98,8 @@ class RequestFormTest {
     }
 
     @Test
-    void nodeUrlsAreNormalisedAndOthersRefused() {
-        assertThat(Nodes.normalise("HTTP://LocalHost:8080/")).isEqualTo("http://localhost:8080");
-        assertThatThrownBy(() -> Nodes.normalise("localhost:8080")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Nodes.normalise("http://h:1/v0")).isInstanceOf(IllegalArgumentException.class);
+    void aBuilderRefusesNoNodeOrAUrlThatIsNoNodes() {
+        assertThatThrownBy(() -> DhtClient.builder().nodes("http://h:1/v0")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> DhtClient.builder().build()).isInstanceOf(IllegalStateException.class);
     }
 
