@@ -37,6 +37,10 @@ final class RebalanceCounts {
     /** Of {@link #keysMoved}, those a leave handed to a live member for one that was down. */
     final AtomicLong keysHandedOver = new AtomicLong();
     private volatile long startedNanos = System.nanoTime();
+    /** When the latest batch a peer's leave or removal pushed here was counted ({@link #movedIn}); 0: none yet. */
+    private volatile long movedInNanos;
+    /** The membership version that batch was pushed for. */
+    private volatile long movedInChange;
     /** The membership version of the change the figures are about; guarded by this. */
     private long change = Long.MIN_VALUE;
 
@@ -109,6 +113,19 @@ final class RebalanceCounts {
         keysMoved.addAndGet(keys);
         keysMovedIn.addAndGet(keys);
         bytesMoved.addAndGet(bytes);
+        movedInChange = version;
+        movedInNanos = System.nanoTime();
+    }
+
+    /**
+     * Whether a peer's push for the change at {@code version} was counted here within the last
+     * {@code nanos}: how a member receiving a removed node's re-created copies knows they still
+     * arrive (no membership state says so, as a leave's does; a leave's pushes are for the version
+     * that began it, which its end replaces).
+     */
+    boolean movedInWithin(long nanos, long version) {
+        long at = movedInNanos;
+        return at != 0 && movedInChange == version && System.nanoTime() - at < nanos;
     }
 
     /** A total of -1 is unknown: the first known one sets it; an unknown one added keeps it. */

@@ -39,6 +39,8 @@ public final class Rebalancer implements AutoCloseable {
     private final DataPush pushes;
     private final Store store;
     private final RebalanceCounts counts = new RebalanceCounts();
+    /** How long after a peer's last pushed batch this node still reports receiving. */
+    static final long RECEIVING_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final JoinStreams joinStreams;
     /** The hints this node holds for each member: its own and those handed over to it. */
     private final HeldHints held;
@@ -122,6 +124,8 @@ public final class Rebalancer implements AutoCloseable {
         }
         // after a join, until this node has removed the copies it no longer owns (JoinCleanup)
         if (cleanup.owed()) m.put("rebalancing", 1L);
+        // a removal's pushers' batches still arriving (at the default budget, several a second)
+        if (counts.movedInWithin(RECEIVING_NANOS, now.version())) m.put("rebalancing", 1L);
         m.put("writesInFlight", writes.inFlight());
         m.put("moveWaitsTimedOut", writes.waitsTimedOut());
         return m;

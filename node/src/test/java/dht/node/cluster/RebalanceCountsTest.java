@@ -75,4 +75,23 @@ class RebalanceCountsTest {
         counts.begin(8, 500, 50); // a stream of an older change, late: starts nothing over, adds no total
         assertThat(counts.snapshot()).containsEntry("totalEntries", 50L);
     }
+
+    /** What a peer's leave or removal pushes here counts for its change only, and shows it arriving for a while. */
+    @Test
+    void versionsPushedHereCountForTheirChangeAndShowThemArriving() {
+        assertThat(counts.movedInWithin(Long.MAX_VALUE, 5)).as("nothing pushed here yet").isFalse();
+        counts.takingPart(5);
+        counts.movedIn(4, 10, 1_000); // an older change's batch, late
+        assertThat(counts.snapshot().get("keysMoved")).isZero();
+        counts.movedIn(5, 10, 1_000);
+        counts.movedIn(5, 3, 300);
+        assertThat(counts.snapshot().get("keysMoved")).isEqualTo(13);
+        assertThat(counts.snapshot().get("keysMovedIn")).isEqualTo(13);
+        assertThat(counts.snapshot().get("bytesMoved")).isEqualTo(1_300);
+        assertThat(counts.movedInWithin(java.util.concurrent.TimeUnit.SECONDS.toNanos(10), 5)).isTrue();
+        assertThat(counts.movedInWithin(0, 5)).as("a window that has passed").isFalse();
+        assertThat(counts.movedInWithin(Long.MAX_VALUE, 6)).as("the change is over: a newer version is current").isFalse();
+        counts.movedIn(6, 2, 200); // a newer change: the figures start over
+        assertThat(counts.snapshot().get("keysMovedIn")).isEqualTo(2);
+    }
 }
