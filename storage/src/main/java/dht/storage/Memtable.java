@@ -55,6 +55,8 @@ final class Memtable {
     private final MemtableFilter filter;
     private final AtomicInteger refs = new AtomicInteger();
     private final long[] prev = new long[MAX_HEIGHT]; // writer's scratch
+    /** The writer's copy of the upper levels, where an insert starts its search (writer only). */
+    private final MemtableUpperLevels upper;
     private long random;
     private volatile int count;
     /** The longest value put here, in bytes: what a point read copies at most. */
@@ -71,6 +73,7 @@ final class Memtable {
         this.arena = new MemtableArena(chunkBytes);
         this.filter = new MemtableFilter(expectedBytes);
         this.random = logNumber * 0x9E3779B97F4A7C15L | 1;
+        this.upper = new MemtableUpperLevels(MemtableUpperLevels.DEFAULT_MAX_NODES, this::compare);
         long head = arena.allocate(HEAD_BYTES);
         assert head == HEAD;
     }
@@ -79,7 +82,14 @@ final class Memtable {
 
     synchronized void put(Entry e) {
         byte[] key = e.key();
-        long found = seek(key, prev);
+        int height = randomHeight();
+        long keyPrefix = MemtableUpperLevels.prefix(key);
+        // A node no taller than the copied level needs predecessors below it only: the search
+        // starts from the copy's floor there. A taller one (1 in 64) searches from the top.
+        boolean fromCopy = height <= MemtableUpperLevels.LEVEL && upper.usable();
+        long found = fromCopy
+                ? seekFrom(upper.floor(key, keyPrefix, HEAD), MemtableUpperLevels.LEVEL - 1, key, prev)
+                : seek(key, prev);
         if (found != 0 && compare(key, found) == 0) {
             MemorySegment s = arena.segment(found);
             long o = MemtableArena.offset(found);
@@ -88,7 +98,6 @@ final class Memtable {
             }
             return;
         }
-        int height = randomHeight();
         long node = arena.allocate(NEXT + 8 * height + key.length);
         long record = writeRecord(e);
         MemorySegment s = arena.segment(node);
@@ -102,6 +111,7 @@ final class Memtable {
         for (int i = 0; i < height; i++) {
             LONG.setRelease(arena.segment(prev[i]), MemtableArena.offset(prev[i]) + NEXT + 8L * i, node);
         }
+        if (height > MemtableUpperLevels.LEVEL) upper.add(node, key, keyPrefix);
         count = count + 1;
     }
 
@@ -180,8 +190,16 @@ final class Memtable {
      * writer's), also the last node before it on each level, where an insert links in.
      */
     private long seek(byte[] key, long[] predecessors) {
-        long x = HEAD;
-        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+        return seekFrom(HEAD, MAX_HEIGHT - 1, key, predecessors);
+    }
+
+    /**
+     * {@link #seek} from node {@code x} on {@code fromLevel} down, {@code x} being the last node
+     * before {@code key} on the level above it (or the head); fills {@code predecessors} from
+     * {@code fromLevel} down.
+     */
+    private long seekFrom(long x, int fromLevel, byte[] key, long[] predecessors) {
+        for (int level = fromLevel; level >= 0; level--) {
             while (true) {
                 long next = next(x, level);
                 if (next == 0 || compare(key, next) <= 0) break;

@@ -87,6 +87,32 @@ class MemtableTest {
      * Keys long enough to be compared a word at a time, sharing long prefixes, with bytes on both
      * sides of the sign bit: the memtable's order, lookups and ranges are the unsigned byte order.
      */
+    /**
+     * Enough keys for many nodes above the writer's copied level (MemtableUpperLevels), most sharing
+     * their first eight bytes, some shorter or ending in zero bytes: inserts that start from the copy
+     * link in where a search from the top would.
+     */
+    @Test
+    void insertsFromTheUpperLevelsCopyKeepTheOrderOfKeysSharingTheirFirstEightBytes() {
+        Random r = new Random(5);
+        Memtable m = new Memtable(1, MemtableArena.MIN_CHUNK, 64 << 20);
+        m.retain();
+        TreeMap<byte[], Entry> model = new TreeMap<>(Bytes.ORDER);
+        for (int i = 0; i < 60_000; i++) {
+            byte[] key = new byte[r.nextInt(4) == 0 ? r.nextInt(9) : 8 + r.nextInt(5)];
+            for (int j = 0; j < key.length; j++) key[j] = (byte) (r.nextInt(3) == 0 ? 0 : r.nextInt(256));
+            if (key.length >= 8 && r.nextBoolean()) System.arraycopy(b("sharedpx"), 0, key, 0, 8);
+            Entry e = Entry.value(key, b("v" + i), i);
+            m.put(e);
+            model.put(key, e);
+        }
+        List<Entry> inOrder = new ArrayList<>();
+        m.iterator(null, null).forEachRemaining(inOrder::add);
+        assertThat(inOrder).containsExactlyElementsOf(model.values());
+        for (Map.Entry<byte[], Entry> e : model.entrySet()) assertThat(m.get(e.getKey())).isEqualTo(e.getValue());
+        m.release();
+    }
+
     @Test
     void ordersLongKeysWithSharedPrefixesAndHighBytesAsUnsignedBytes() {
         Random r = new Random(7);
