@@ -3,10 +3,11 @@ package dht.storage;
 /**
  * The memtable writer's own sorted copy of its skip list's upper levels: every node tall enough to
  * be on level {@link #LEVEL}, in key order, so that an insert finds its predecessor on that level
- * by a binary search over two arrays instead of walking the levels above it node by node. Each
- * node walked is a likely cache miss: with random keys the walk took about 15% of a node's CPU at
- * 60,000 PUT/s (docs/notes/benchmark-log.md, "Random keys: the memtable's search"). Readers never
- * use it: only the writer ({@link Memtable#put}, synchronized) reads or changes it.
+ * by a binary search over two arrays instead of walking the levels above it node by node. It saves
+ * about 150 ns of a random key's insert (0.78x the time of {@code Memtable.put} alone), but little
+ * of a node's CPU: most of the walk's cost is the cache misses of the bottom levels, which it still
+ * walks (docs/notes/benchmark-log.md, "Random keys: the memtable's search"). Readers never use it:
+ * only the writer ({@link Memtable#put}, synchronized) reads or changes it.
  *
  * <p>Invariants, while {@link #usable}: {@code nodes[0..size)} are exactly the memtable's nodes of
  * height above {@link #LEVEL}, in key order; {@code prefixes[i]} is {@link #prefix} of node
