@@ -438,15 +438,30 @@ public final class ServeCommand implements Callable<Integer> {
         if (tlsCert == null || tlsKey == null) throw new IllegalArgumentException("--tls-cert and --tls-key go together");
         TlsProvider provider = tlsProvider == null ? TlsProvider.AUTO : TlsProvider.parse(tlsProvider);
         provider.engine(); // openssl where BoringSSL does not load: refused as such, not as a files problem
+        for (java.util.Map.Entry<String, Path> f : tlsFileOptions().entrySet()) {
+            if (!java.nio.file.Files.isRegularFile(f.getValue())) {
+                throw new IllegalArgumentException(f.getKey() + " " + f.getValue() + ": no such file");
+            }
+        }
         TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa, provider);
         try {
             files.serverContext();
             files.clientContext();
+            files.checkKeyMatchesCertificate();
         } catch (javax.net.ssl.SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot use --tls-cert " + tlsCert + ", --tls-key " + tlsKey
                     + (tlsCa != null ? ", --tls-ca " + tlsCa : "") + ": " + e.getMessage());
         }
         return files;
+    }
+
+    /** The TLS files given, by option name. */
+    private java.util.Map<String, Path> tlsFileOptions() {
+        java.util.Map<String, Path> given = new java.util.LinkedHashMap<>();
+        given.put("--tls-cert", tlsCert);
+        given.put("--tls-key", tlsKey);
+        if (tlsCa != null) given.put("--tls-ca", tlsCa);
+        return given;
     }
 
     /** The --bind address, checked to name an address; null without the flag. */
