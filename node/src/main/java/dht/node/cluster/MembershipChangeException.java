@@ -23,6 +23,15 @@ public final class MembershipChangeException extends Exception {
     private final Outcome outcome;
     private final boolean answered;
 
+    /**
+     * A change names a URL the membership does not list: the refusal names the members, so that a
+     * call sent through a node of another cluster (a standalone node as {@code --via}) says which
+     * membership it was checked against.
+     */
+    static MembershipChangeException notAMember(String url, java.util.List<String> members) {
+        return new MembershipChangeException(404, url + " is not a member (the members are " + String.join(", ", members) + ")");
+    }
+
     public MembershipChangeException(int status, String message) {
         this(status, message, Outcome.NOTHING_CHANGED);
     }

@@ -172,7 +172,10 @@ public final class MembershipChanges {
     /** {@code url} starts leaving: it keeps serving reads while its data moves to the new owners. */
     public Membership leave(String url) throws MembershipChangeException {
         return change("leave of " + url, Missing.ONE_NEW, cur -> {
-            if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
+            if (cur.joining().contains(url)) {
+                throw new MembershipChangeException(409, url + " is joining: it can leave once its join has ended");
+            }
+            if (!cur.members().contains(url)) throw MembershipChangeException.notAMember(url, cur.members());
             if (cur.leaving().contains(url)) return null;
             cur.refuseWhileChanging();
             cur.refuseBelowReplicationFactor(url);
@@ -205,7 +208,7 @@ public final class MembershipChanges {
                 refuseIfUp(url, "is joining and up: its join ends once its data has arrived");
                 return cur.withoutJoining(url);
             }
-            if (!cur.members().contains(url)) throw new MembershipChangeException(404, url + " is not a member");
+            if (!cur.members().contains(url)) throw MembershipChangeException.notAMember(url, cur.members());
             refuseIfUp(url, "is up: a live node leaves with bin/dht leave");
             cur.refuseWhileChanging();
             cur.refuseBelowReplicationFactor(url);

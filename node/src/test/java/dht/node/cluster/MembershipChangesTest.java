@@ -363,6 +363,24 @@ class MembershipChangesTest {
         assertThat(removed.laggards()).isEmpty();
     }
 
+    /**
+     * A leave of a node still joining says so (was: "is not a member", as if the URL were wrong), and
+     * a refusal for a URL no member lists names the members it was checked against (a remove sent
+     * through a standalone node blamed the member named).
+     */
+    @Test
+    void aLeaveOfAJoinerAndAChangeOfANonMemberSayWhyAndChangeNothing() throws Exception {
+        cluster(3, 3);
+        Membership joining = node('a').join(url('d'));
+        assertThatThrownBy(() -> node('b').leave(url('d'))).isInstanceOfSatisfying(MembershipChangeException.class,
+                e -> assertThat(e.status()).isEqualTo(409)).hasMessageContaining("is joining");
+        assertThatThrownBy(() -> node('b').remove(url('x'))).isInstanceOfSatisfying(MembershipChangeException.class,
+                e -> assertThat(e.status()).isEqualTo(404))
+                .hasMessage(url('x') + " is not a member (the members are " + url('a') + ", " + url('b') + ", " + url('c') + ")");
+        assertThatThrownBy(() -> node('b').leave(url('x'))).hasMessageContaining("is not a member (the members are");
+        for (char c : new char[] {'a', 'b', 'c'}) assertThat(node(c).state().current()).isEqualTo(joining);
+    }
+
     @Test
     void aJoinerThatIsDownIsRemovedByCallingItsJoinOffAndOneThatIsUpIsNot() throws Exception {
         cluster(3, 3);
