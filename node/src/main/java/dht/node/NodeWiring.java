@@ -160,6 +160,11 @@ final class NodeWiring {
             } else {
                 membership = StartingMembership.choose(config, kept);
                 if (!membership.equals(stored)) membershipFile.write(membership);
+                if (config.join() != null && !membership.all().contains(config.join())) {
+                    log.warn("--join {} ignored: the data directory keeps this node's membership (version {}, members {}), "
+                            + "which does not list it; a node joins another cluster from an empty data directory",
+                            config.join(), membership.version(), membership.members());
+                }
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
