@@ -73,8 +73,10 @@ public final class InternalProtocol {
      * malformed (not a positive number).
      */
     static long moveOf(String uri) {
-        byte[] v = paramOf(uri, "move");
-        if (v == null) return hasParam(uri, "move") ? -1 : 0;
+        int at = valueAt(uri, "move");
+        if (at < 0) return 0;
+        byte[] v = percentDecode(uri, at, valueEnd(uri, at));
+        if (v == null) return -1;
         try {
             long change = Long.parseLong(new String(v, java.nio.charset.StandardCharsets.US_ASCII));
             return change > 0 ? change : -1;
@@ -140,27 +142,28 @@ public final class InternalProtocol {
 
     /** The raw bytes of parameter {@code name} of {@code uri}, or {@code null} if it is missing or malformed. */
     static byte[] paramOf(String uri, String name) {
+        int at = valueAt(uri, name);
+        return at < 0 ? null : percentDecode(uri, at, valueEnd(uri, at));
+    }
+
+    /** Where the (still encoded) value of the first parameter {@code name} of {@code uri} starts, or -1 if it has none. */
+    private static int valueAt(String uri, String name) {
         int q = uri.indexOf('?');
-        if (q < 0) return null;
+        if (q < 0) return -1;
         String prefix = name + "=";
         int i = q + 1;
         while (i < uri.length()) {
-            int amp = uri.indexOf('&', i);
-            int end = amp < 0 ? uri.length() : amp;
-            if (uri.startsWith(prefix, i)) return percentDecode(uri, i + prefix.length(), end);
+            int end = valueEnd(uri, i);
+            if (uri.startsWith(prefix, i)) return i + prefix.length();
             i = end + 1;
         }
-        return null;
+        return -1;
     }
 
-    /** Whether {@code uri} has parameter {@code name}, well-formed or not. */
-    private static boolean hasParam(String uri, String name) {
-        int q = uri.indexOf('?');
-        if (q < 0) return false;
-        for (String p : uri.substring(q + 1).split("&")) {
-            if (p.startsWith(name + "=")) return true;
-        }
-        return false;
+    /** Where the parameter that goes on at {@code from} ends: its {@code &}, or the end of {@code uri}. */
+    private static int valueEnd(String uri, int from) {
+        int amp = uri.indexOf('&', from);
+        return amp < 0 ? uri.length() : amp;
     }
 
     private static byte[] percentDecode(String s, int from, int to) {
