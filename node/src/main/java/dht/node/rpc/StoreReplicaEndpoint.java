@@ -187,7 +187,8 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
             }));
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(results.toArray(CompletableFuture[]::new));
-        if (move > 0) countMovedIn(move, ops, all, results);
+        // taken now: a borrowed body's values are gone once the operations are
+        long movedBytes = move > 0 ? movedBytes(ops) : 0;
         if (held != null) {
             // Only once every operation is over: a write still queued for the store reads from it.
             ByteBuf borrowed = held;
@@ -196,6 +197,11 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         return all.thenApply(x -> {
             List<ReplicaBatch.Result> out = new ArrayList<>(results.size());
             for (CompletableFuture<ReplicaBatch.Result> r : results) out.add(r.join());
+            // A batch a membership change moves here (a leave's or removal's push, marked move)
+            // counts in this node's rebalance figures once every version in it is written.
+            if (move > 0 && out.stream().allMatch(res -> res.status() == ReplicaBatch.WRITTEN)) {
+                replica.movedIn(move, out.size(), movedBytes);
+            }
             byte[] body = ReplicaBatch.encodeResults(out);
             FullHttpResponse r = full(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
             r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
@@ -205,28 +211,13 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         });
     }
 
-    /**
-     * A batch a membership change moves here (a leave's or removal's push, marked {@code move}):
-     * once every operation is done, its writes count in this node's rebalance figures, if all were
-     * written. Sizes are taken now: a borrowed body's values are gone once the operations are.
-     */
-    private void countMovedIn(long change, List<ReplicaBatch.Op> ops, CompletableFuture<Void> all,
-                              List<CompletableFuture<ReplicaBatch.Result>> results) {
-        int keys = 0;
+    /** What the writes of {@code ops} count for in the bytes a move moved. */
+    private static long movedBytes(List<ReplicaBatch.Op> ops) {
         long bytes = 0;
         for (ReplicaBatch.Op op : ops) {
-            if (!op.isWrite()) continue;
-            keys++;
-            bytes += ReplicaService.movedBytes(op.entry());
+            if (op.isWrite()) bytes += ReplicaService.movedBytes(op.entry());
         }
-        int k = keys;
-        long b = bytes;
-        all.thenRun(() -> {
-            for (CompletableFuture<ReplicaBatch.Result> r : results) {
-                if (r.join().status() != ReplicaBatch.WRITTEN) return;
-            }
-            replica.movedIn(change, k, b);
-        });
+        return bytes;
     }
 
     private FullHttpResponse readResponse(Entry entry) {
