@@ -24,9 +24,8 @@ public record Target(String url, String host, int port) {
         URI uri;
         try {
             uri = URI.create(dht.client.NodeUrl.normalise(url));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e instanceof dht.client.NodeUrl.RefusedException r
-                    && r.flaw() == dht.client.NodeUrl.Flaw.PORT_OUT_OF_RANGE
+        } catch (dht.client.NodeUrl.RefusedException e) {
+            throw new IllegalArgumentException(e.flaw() == dht.client.NodeUrl.Flaw.PORT_OUT_OF_RANGE
                     ? "the port of --url must be 1..65535, got '" + url + "'"
                     : "--url must look like http://host:port or https://host:port, got '" + url + "'");
         }

@@ -438,11 +438,9 @@ public final class ServeCommand implements Callable<Integer> {
         if (tlsCert == null || tlsKey == null) throw new IllegalArgumentException("--tls-cert and --tls-key go together");
         TlsProvider provider = tlsProvider == null ? TlsProvider.AUTO : TlsProvider.parse(tlsProvider);
         provider.engine(); // openssl where BoringSSL does not load: refused as such, not as a files problem
-        for (java.util.Map.Entry<String, Path> f : tlsFileOptions().entrySet()) {
-            if (!java.nio.file.Files.isRegularFile(f.getValue())) {
-                throw new IllegalArgumentException(f.getKey() + " " + f.getValue() + ": no such file");
-            }
-        }
+        requireFile("--tls-cert", tlsCert);
+        requireFile("--tls-key", tlsKey);
+        if (tlsCa != null) requireFile("--tls-ca", tlsCa);
         TlsFiles files = new TlsFiles(tlsCert, tlsKey, tlsCa, provider);
         try {
             files.serverContext();
@@ -455,13 +453,9 @@ public final class ServeCommand implements Callable<Integer> {
         return files;
     }
 
-    /** The TLS files given, by option name. */
-    private java.util.Map<String, Path> tlsFileOptions() {
-        java.util.Map<String, Path> given = new java.util.LinkedHashMap<>();
-        given.put("--tls-cert", tlsCert);
-        given.put("--tls-key", tlsKey);
-        if (tlsCa != null) given.put("--tls-ca", tlsCa);
-        return given;
+    /** Refuses {@code option}'s {@code file} unless it is one: the TLS engine would call it invalid. */
+    private static void requireFile(String option, Path file) {
+        if (!java.nio.file.Files.isRegularFile(file)) throw new IllegalArgumentException(option + " " + file + ": no such file");
     }
 
     /** The --bind address, checked to name an address; null without the flag. */
