@@ -1,6 +1,7 @@
 package dht.cli;
 
 import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.MemberAnswer;
 import dht.node.rpc.StreamSeal;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -106,8 +107,8 @@ final class NodeKeyStream implements KeyMerge.Source {
             if (status == 503) throw new BusyException();
             if (status == 401 || status == 403) throw new SecretRefusedException(status);
             if (status != 200) throw new IOException("answered " + status);
-            if (secret != null && !secret.provesStreamAnswer(proof, c.getHeaderField(ClusterSecret.ANSWER_HEADER))) {
-                throw new IOException("answered " + ClusterSecret.UNPROVEN);
+            if (!MemberAnswer.isMembersStream(secret, proof, c.getHeaderField(ClusterSecret.ANSWER_HEADER))) {
+                throw new IOException("answered " + MemberAnswer.lacking(secret));
             }
             InputStream counted = new FilterInputStream(c.getInputStream()) {
                 @Override

@@ -3,6 +3,8 @@ package dht.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.MemberAnswer;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -16,6 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /** The wire format read key by key, over a hand-made HTTP answer: complete, cut short, and silent. */
 class NodeKeyStreamTest {
+    /** The header line a node's internal answer carries without a cluster secret ({@link MemberAnswer}). */
+    static final String MARK = ClusterSecret.ANSWER_HEADER + ": " + MemberAnswer.UNSIGNED + "\r\n";
+
     final StubServer stub = new StubServer();
 
     @AfterEach
@@ -43,7 +48,7 @@ class NodeKeyStreamTest {
             try (Socket s = server.accept()) {
                 s.getInputStream().read(new byte[8192]);
                 OutputStream out = s.getOutputStream();
-                out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length) + "\r\n")
+                out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" + MARK + "\r\n" + Integer.toHexString(body.length) + "\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
                 out.write(body);
                 out.write("\r\n".getBytes(StandardCharsets.US_ASCII));

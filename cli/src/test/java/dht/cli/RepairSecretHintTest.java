@@ -58,7 +58,8 @@ class RepairSecretHintTest {
                 out.write("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 return;
             }
-            out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n" + NodeKeyStreamTest.MARK + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             byte[] r = NodeKeyStreamTest.record(false, "a", "v");
             out.write((Integer.toHexString(r.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.write(r);

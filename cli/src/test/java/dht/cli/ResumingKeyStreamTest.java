@@ -65,7 +65,8 @@ class ResumingKeyStreamTest {
             out.write("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             return;
         }
-        out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n" + NodeKeyStreamTest.MARK + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
         if (cutAtOnce) return;
         int sent = 0;
         for (Map.Entry<String, String> e : keys.tailMap(start, true).entrySet()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dht.node.cluster.MembershipFile;
+import dht.node.rpc.ClusterSecret;
 import dht.testkit.TestPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -62,6 +63,8 @@ class JoinAgreedLateTest {
         try {
             HttpResponse<String> r = cluster.send(member, exchange.getRequestMethod(), pathAndQuery, null);
             byte[] body = r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            r.headers().firstValue(ClusterSecret.ANSWER_HEADER)
+                    .ifPresent(v -> exchange.getResponseHeaders().set(ClusterSecret.ANSWER_HEADER, v));
             exchange.sendResponseHeaders(r.statusCode(), body.length);
             exchange.getResponseBody().write(body);
         } catch (Exception e) {

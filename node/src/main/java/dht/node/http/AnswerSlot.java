@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import dht.node.rpc.ClusterSecret;
+import dht.node.rpc.MemberAnswer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.util.ReferenceCountUtil;
@@ -56,6 +57,8 @@ public final class AnswerSlot {
     final long readNanos = System.nanoTime();
     /** Set for a request that proved the cluster secret: its answer proves it too ({@link ClusterSecret#ANSWER_HEADER}). */
     private volatile ClusterSecret answerSecret;
+    /** Set for an internal request to a node without a secret ({@link dht.node.rpc.MemberAnswer}). */
+    private volatile boolean marked;
     private volatile String requestProof;
 
     AnswerSlot(ResponseSequencer sequencer, ChannelHandlerContext ctx, boolean keepAlive, boolean http10) {
@@ -124,6 +127,11 @@ public final class AnswerSlot {
 
     public void stream(ResponseStream s) {
         complete(null, s, false);
+    }
+
+    /** An internal request to a node without a secret: its answer, whatever it is, carries a node's mark. */
+    void markAnswer() {
+        this.marked = true;
     }
 
     /** The request proved {@code secret} with {@code proof}: its answer, whatever it is, will prove it too. */
@@ -234,6 +242,9 @@ public final class AnswerSlot {
                 abandon(e);
                 return;
             }
+        } else if (marked) {
+            if (r != null) r.headers().set(ClusterSecret.ANSWER_HEADER, MemberAnswer.UNSIGNED);
+            if (s != null) s.proveWith(MemberAnswer.UNSIGNED, null);
         }
         if (ctx.executor().inEventLoop()) {
             completeOnLoop(r, s, close);

@@ -15,7 +15,8 @@ import java.util.Map;
  * <p>With a cluster secret, a request for any path under {@value #INTERNAL} must prove it
  * ({@link ClusterSecret}) before its route is even looked up: without a proof it is answered 401,
  * with a wrong or stale one 403, and nothing is read or changed. The answer to a request that
- * proved it proves it in turn ({@link AnswerSlot#proveAnswer}).
+ * proved it proves it in turn ({@link AnswerSlot#proveAnswer}). Without a secret, the answer to
+ * an internal request carries a node's mark instead ({@link dht.node.rpc.MemberAnswer}).
  */
 public final class Router implements RequestHandler {
     static final String INTERNAL = "/internal/";
@@ -65,7 +66,10 @@ public final class Router implements RequestHandler {
                 return;
             }
             Request request = parse(http);
-            if (secret != null && request.path().startsWith(INTERNAL) && !proven(http, slot)) return;
+            if (request.path().startsWith(INTERNAL)) {
+                if (secret == null) slot.markAnswer();
+                else if (!proven(http, slot)) return;
+            }
             Route route = routes.get(request.path());
             slot.meter(meter, route == null ? RequestMeter.Operation.OTHER : operation(request), start);
             if (route == null) {

@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  *     request after its restart succeeds); to a silent one requests fail immediately, and only the
  *     background probe (one at a time, every {@link #PROBE_INTERVAL}) waits for it.</li>
  * <li>A 401 or 403 (every request to it is internal) marks it down at once: it does not share this
- *     node's cluster secret, so it is no replica. Requests still go to it (a refusal costs one
- *     round trip), and the first other answer marks it up again.</li>
+ *     node's cluster secret, so it is no replica. So does an answer that is not a member's (without
+ *     the secret's proof or, with no secret, a node's mark: {@link MemberAnswer}). Requests still go
+ *     to it (a refusal costs one round trip), and the first other answer marks it up again.</li>
  * <li>Any other HTTP answer marks the peer up again (a thawed peer answers the pending probe). An up peer
  *     that has answered nothing for {@link #IDLE_PROBE_AFTER} is probed too, so a peer that dies or
  *     freezes while no request goes to it is still found down.</li>
@@ -108,16 +109,15 @@ final class FailureDetector {
         }
     }
 
-    /** The peer answered 401 or 403: it refuses this node's proof of the cluster secret. */
-    void rejected(boolean trial, int status) {
+    /** The peer answered, but as no member: {@code why} it is none, for the log. */
+    void rejected(boolean trial, String why) {
         lastAnswerNanos = System.nanoTime();
         consecutiveFailures.incrementAndGet();
         if (trial) trialInFlight.set(false);
         downRefused = true;
         if (up) {
             up = false;
-            log.warn("peer {} is down: it answered {} to this node's proof of the cluster secret "
-                    + "(another --cluster-secret-file, none, or clocks apart)", url, status);
+            log.warn("peer {} is down: {}", url, why);
         }
     }
 

@@ -67,11 +67,12 @@ public final class MembershipClient implements MembershipTransport {
             Thread.currentThread().interrupt();
             throw MembershipChangeException.noAnswer("interrupted while asking " + node, MembershipChangeException.Outcome.UNKNOWN);
         }
-        boolean proven = secret == null || secret.provesAnswer(proof, r.statusCode(), ClusterSecret.Headers.of(r.headers()),
+        boolean proven = MemberAnswer.isMembers(secret, proof, r.statusCode(), ClusterSecret.Headers.of(r.headers()),
                 r.body(), r.headers().firstValue(ClusterSecret.ANSWER_HEADER).orElse(null));
         if (!proven && !ClusterSecret.mayComeUnproven(r.statusCode())) {
-            // Whatever answered does not hold the secret: not a member, and what it says is not taken.
-            throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " " + ClusterSecret.UNPROVEN, MembershipChangeException.Outcome.UNKNOWN);
+            // Whatever answered does not hold the secret, or is no node: not a member, and what it says is not taken.
+            throw MembershipChangeException.noAnswer(node + " answered " + r.statusCode() + " " + MemberAnswer.lacking(secret),
+                    MembershipChangeException.Outcome.UNKNOWN);
         }
         if (r.statusCode() == 200) return r.body();
         // A refusal without its proof is taken by its status alone: its covered headers prove nothing.

@@ -157,12 +157,14 @@ final class PeerCall {
     private void answered(FullHttpResponse response) {
         int code = response.status().code();
         byte[] body = ByteBufUtil.getBytes(response.content());
-        boolean proven = secret == null || secret.provesAnswer(requestProof, code, ClusterSecret.Headers.of(response.headers()),
+        boolean proven = MemberAnswer.isMembers(secret, requestProof, code, ClusterSecret.Headers.of(response.headers()),
                 body, response.headers().get(ClusterSecret.ANSWER_HEADER));
         if (!proven && !ClusterSecret.mayComeUnproven(code)) {
-            // Not a member: whatever answers on its address does not hold the secret. Its answer
-            // is no answer, and the connection is not used again.
-            fail(new PeerUnavailableException(peer + " answered " + code + " " + ClusterSecret.UNPROVEN, null));
+            // Not a member: whatever answers on its address does not hold the secret, or is no node
+            // at all. Its answer is no answer, and the connection is not used again.
+            if (finished.get()) return;
+            detector.rejected(trial, "it answered " + code + " " + MemberAnswer.lacking(secret));
+            fail(new PeerUnavailableException(peer + " answered " + code + " " + MemberAnswer.lacking(secret), null), false, false);
             return;
         }
         if (!finished.compareAndSet(false, true)) return;
@@ -180,7 +182,10 @@ final class PeerCall {
             ch.close().addListener(c -> lane.pool.release(ch));
         }
         int status = r.status();
-        if (status == 401 || status == 403) detector.rejected(trial, status);
+        if (status == 401 || status == 403) {
+            detector.rejected(trial, "it answered " + status + " to this node's proof of the cluster secret"
+                    + " (another --cluster-secret-file, none, or clocks apart)");
+        }
         else detector.succeeded(trial);
         meter.answered(System.nanoTime() - startNanos);
         result.complete(r);
@@ -191,6 +196,11 @@ final class PeerCall {
     }
 
     private void fail(Throwable cause, boolean timedOut) {
+        fail(cause, timedOut, true);
+    }
+
+    /** @param tellDetector false when the detector has been told already, of an answer that was no member's */
+    private void fail(Throwable cause, boolean timedOut, boolean tellDetector) {
         if (!finished.compareAndSet(false, true)) return;
         if (deadline != null) deadline.cancel(false);
         if (admitted) lane.done();
@@ -199,7 +209,7 @@ final class PeerCall {
             // the connection may still carry our request: never reuse it
             ch.close().addListener(c -> lane.pool.release(ch));
         }
-        detector.failed(trial, cause);
+        if (tellDetector) detector.failed(trial, cause);
         if (timedOut) meter.timedOut(System.nanoTime() - startNanos);
         else meter.failed(System.nanoTime() - startNanos);
         result.completeExceptionally(cause instanceof PeerUnavailableException ? cause

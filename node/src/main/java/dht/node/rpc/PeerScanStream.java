@@ -323,11 +323,10 @@ final class PeerScanStream implements ScanSource {
                 ctx.close();
                 return;
             }
-            ClusterSecret sec = secret;
-            if (msg instanceof HttpResponse r && sec != null
-                    && !sec.provesStreamAnswer(requestProof, r.headers().get(ClusterSecret.ANSWER_HEADER))) {
+            if (msg instanceof HttpResponse r
+                    && !MemberAnswer.isMembersStream(secret, requestProof, r.headers().get(ClusterSecret.ANSWER_HEADER))) {
                 failed = true;
-                queue.add(new ScanSourceException(peer + " answered the scan " + ClusterSecret.UNPROVEN, null));
+                queue.add(new ScanSourceException(peer + " answered the scan " + MemberAnswer.lacking(secret), null));
                 ctx.close();
                 return;
             }

@@ -31,6 +31,7 @@ class MembershipClientOutcomeTest {
         server.createContext("/", x -> {
             byte[] body = "leaving: moving the data failed\n".getBytes(StandardCharsets.UTF_8);
             if (underWay != null) x.getResponseHeaders().set(InternalProtocol.CHANGE, underWay);
+            x.getResponseHeaders().set(ClusterSecret.ANSWER_HEADER, MemberAnswer.UNSIGNED);
             x.sendResponseHeaders(status, body.length);
             x.getResponseBody().write(body);
             x.close();

@@ -33,6 +33,7 @@ class PeerClientLaneTest {
         peer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         peer.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
+            exchange.getResponseHeaders().set(ClusterSecret.ANSWER_HEADER, MemberAnswer.UNSIGNED);
             exchange.sendResponseHeaders(200, 2);
             exchange.getResponseBody().write("ok".getBytes());
             exchange.close();

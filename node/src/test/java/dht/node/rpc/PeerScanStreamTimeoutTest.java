@@ -41,6 +41,7 @@ class PeerScanStreamTimeoutTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            exchange.getResponseHeaders().set(ClusterSecret.ANSWER_HEADER, MemberAnswer.UNSIGNED);
             exchange.sendResponseHeaders(200, 0);
             exchange.close();
         });

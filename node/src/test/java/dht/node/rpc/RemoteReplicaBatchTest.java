@@ -42,6 +42,7 @@ class RemoteReplicaBatchTest {
         peer.createContext("/", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String path = exchange.getRequestURI().getPath();
+            exchange.getResponseHeaders().set(ClusterSecret.ANSWER_HEADER, MemberAnswer.UNSIGNED);
             if (path.equals(InternalProtocol.BATCH_PATH)) {
                 List<ReplicaBatch.Result> results = new ArrayList<>();
                 List<String> kinds = new ArrayList<>();
