@@ -95,6 +95,25 @@ class ClusterSecretTest {
         assertThat(send(0, "GET", "/v0/status", null, null, null).body()).contains("\"clusterSecret\":true");
     }
 
+    @Test
+    void aRequestWithTwoProofsIsRefusedWhicheverComesFirst() throws Exception {
+        start(SECRET);
+        String uri = "/internal/v0/entity?id=k";
+        String ts = Long.toString(System.currentTimeMillis() * 1000);
+        String good = signWrite(uri, "v", ts, System.currentTimeMillis());
+        for (List<String> proofs : List.of(List.of(good, "garbage"), List.of("garbage", good), List.of(good, good))) {
+            HttpRequest.Builder r = HttpRequest.newBuilder(URI.create("http://localhost:" + nodes.get(0).port() + uri))
+                    .PUT(HttpRequest.BodyPublishers.ofString("v")).header("X-Dht-Timestamp", ts);
+            for (String p : proofs) r.header(ClusterSecret.HEADER, p);
+            HttpResponse<String> answer = client.send(r.build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as("%s", proofs).isEqualTo(403);
+            assertThat(answer.body()).contains("more than one");
+        }
+        String read = "/internal/v0/entity?id=k";
+        assertThat(send(0, "GET", read, null, sign(SECRET, "GET", read, null, System.currentTimeMillis()), null).statusCode())
+                .as("nothing written").isEqualTo(404);
+    }
+
     /** The proof of a replica write of {@code body} with the version {@code timestamp}, as a coordinator signs it. */
     static String signWrite(String uri, String body, String timestamp, long millis) {
         io.netty.handler.codec.http.DefaultHttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();

@@ -86,6 +86,11 @@ public final class Router implements RequestHandler {
 
     /** Whether the request proves the cluster secret; if not, it is answered here. */
     private boolean proven(FullHttpRequest http, AnswerSlot slot) {
+        if (http.headers().getAll(ClusterSecret.HEADER).size() > 1) {
+            // Which one would count is a guess a relay could exploit: none does.
+            slot.respond(Responses.text(HttpResponseStatus.FORBIDDEN, "more than one " + ClusterSecret.HEADER + " header"));
+            return false;
+        }
         ClusterSecret.Verdict v = secret.verify(http.method().name(), http.uri(), ClusterSecret.Headers.of(http.headers()), http.content(),
                 http.headers().get(ClusterSecret.HEADER), System.currentTimeMillis());
         switch (v) {
