@@ -2,8 +2,10 @@ package dht.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dht.node.cluster.Placement;
 import dht.testkit.TestPorts;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +61,14 @@ class FewerCopiesThanReplicationFactorMoveTest {
         List<String> four = new ArrayList<>(urls);
         four.add(joiner);
         assertEveryKeyReadsWithOneCopy(four);
+        long gained = 0;
+        for (int k = 0; k < KEYS; k++) {
+            if (new Placement(four).replicas(("key" + k).getBytes(StandardCharsets.UTF_8), 1).contains(joiner)) gained++;
+        }
+        assertThat(gained).as("the joiner is the first replica of some keys").isPositive();
+        assertThat(cluster.field(joiner, "keysMovedIn"))
+                .as("the members' cleanups pushed it each version whose only copy is now its own, and it counted them")
+                .isEqualTo(gained);
 
         HttpResponse<String> left = cluster.send(joiner, "POST", "/internal/v0/membership?op=leave&url=" + joiner, "");
         assertThat(left.statusCode()).as(left.body()).isEqualTo(200);

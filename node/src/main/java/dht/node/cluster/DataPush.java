@@ -186,11 +186,6 @@ final class DataPush {
         return oldest != null ? oldest : PushProgress.after(last);
     }
 
-    /** Pushes {@code batch} to {@code peer}, unmarked (the cleanup's push of versions whose only copy is here). */
-    void send(String peer, List<Entry> batch, long bytes) throws IOException {
-        send(peer, batch, bytes, 0);
-    }
-
     /** Pushes {@code batch} to {@code peer}, marked as moved by the change at membership {@code change}: the peer counts it. */
     void send(String peer, List<Entry> batch, long bytes, long change) throws IOException {
         try {

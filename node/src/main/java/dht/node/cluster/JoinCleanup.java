@@ -49,10 +49,10 @@ final class JoinCleanup {
     /** A cleanup marked owed in this run and not yet done ({@link #owed}). */
     private volatile boolean markPending;
 
-    /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}). */
+    /** Sends each version to the nodes {@code gainers} names ({@link DataPush#all}), marked as moved by the change at {@code version}. */
     @FunctionalInterface
     interface SolePush {
-        void push(DataPush.Gainers gainers) throws IOException;
+        void push(DataPush.Gainers gainers, long version) throws IOException;
     }
 
     JoinCleanup(String self, MembershipState state, Store store, Path dataDir, ScheduledExecutorService timer,
@@ -162,7 +162,7 @@ final class JoinCleanup {
                 if (owner.contains(self)) return java.util.List.of();
                 sole.incrementAndGet();
                 return owner;
-            });
+            }, m.version());
             log.info("cleanup after membership version {}: {} versions whose only copy was here sent to their new owners first",
                     m.version(), sole.get());
             return true;

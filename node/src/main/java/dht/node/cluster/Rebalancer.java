@@ -80,9 +80,9 @@ public final class Rebalancer implements AutoCloseable {
         this.pushes = new DataPush(self, changes, net, store, rate, transport, counts, writes, () -> closed,
                 new PushProgress(dataDir));
         this.cleanup = new JoinCleanup(self, changes.state(), store, dataDir, timer, counts, () -> closed,
-                gainers -> {
+                (gainers, version) -> {
                     counts.readingAgain(store.stats()); // the push reads the whole store
-                    pushes.all(gainers, pushes::send, true);
+                    pushes.all(gainers, (peer, batch, bytes) -> pushes.send(peer, batch, bytes, version), true);
                 });
         this.receiver = new JoinReceiver(self, changes, net, store, clock, rate, transport, dataDir, counts, () -> closed);
     }

@@ -49,7 +49,7 @@ class JoinCleanupTest {
     void aCleanupMarkedBeforeARestartDuringALaterChangeRunsOnceThatChangeIsOver() throws Exception {
         Files.writeString(dir.resolve("cleanup-pending"), String.valueOf(JOINED.version()));
         MembershipState state = new MembershipState(A, LEAVING, null, url -> { });
-        JoinCleanup cleanup = new JoinCleanup(A, state, store, dir, timer, new RebalanceCounts(), () -> false, gainers -> { });
+        JoinCleanup cleanup = new JoinCleanup(A, state, store, dir, timer, new RebalanceCounts(), () -> false, (gainers, version) -> { });
 
         cleanup.resume(LEAVING);
         assertThat(cleanup.owed()).as("owed from the start, though a change is under way").isTrue();
