@@ -124,13 +124,13 @@ final class TestNode implements AutoCloseable {
                 FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
                         Unpooled.wrappedBuffer(body));
                 HttpUtil.setContentLength(r, body.length);
-                ctx.writeAndFlush(r);
+                ctx.writeAndFlush(marked(r));
             } else if (path.equals(InternalProtocol.ENTITY_PATH)) {
                 boolean keepAlive = HttpUtil.isKeepAlive(req);
                 endpoint.handle(req).thenAccept(r -> {
                     if (frozen) return;
                     HttpUtil.setKeepAlive(r, keepAlive);
-                    ctx.writeAndFlush(r);
+                    ctx.writeAndFlush(marked(r));
                 });
             } else if (path.equals(InternalProtocol.SCAN_PATH)) {
                 scan(ctx, new QueryStringDecoder(req.uri()));
@@ -140,8 +140,14 @@ final class TestNode implements AutoCloseable {
                         path.equals("/v0/status") ? HttpResponseStatus.OK : HttpResponseStatus.BAD_REQUEST,
                         Unpooled.wrappedBuffer(body));
                 HttpUtil.setContentLength(r, body.length);
-                ctx.writeAndFlush(r);
+                ctx.writeAndFlush(marked(r));
             }
+        }
+
+        /** As a node marks its internal answers without a cluster secret ({@link dht.node.rpc.MemberAnswer}). */
+        private static <R extends HttpResponse> R marked(R r) {
+            r.headers().set(dht.node.rpc.ClusterSecret.ANSWER_HEADER, dht.node.rpc.MemberAnswer.UNSIGNED);
+            return r;
         }
 
         private void scan(ChannelHandlerContext ctx, QueryStringDecoder q) {
@@ -151,7 +157,7 @@ final class TestNode implements AutoCloseable {
             HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             HttpUtil.setTransferEncodingChunked(head, true);
             head.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
-            ctx.write(head);
+            ctx.write(marked(head));
             int n = 0;
             try (CloseableIterator<Entry> it = store.scan(start, end)) {
                 while (it.hasNext()) {
