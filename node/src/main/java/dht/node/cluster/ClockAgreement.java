@@ -13,12 +13,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * off still stamps its clients' writes by it. Hours behind, its acknowledged writes lose to every
  * version already stored; ahead, they win over writes made after them once its peers' clocks catch
  * up (a black-box tester lost acknowledged 3/3 writes both ways). So while most of the peers it
- * heard from (each by its latest reading, within {@link #WINDOW_NANOS}) show its clock off the same
- * way, it coordinates no write ({@link #offReason}); it still serves reads and stays a replica. With
- * one peer heard that disagrees, both refuse: no one can tell which clock is right.
+ * heard from (each by its latest reading) show its clock off the same way, it coordinates no write
+ * ({@link #offReason}); it still serves reads and stays a replica. With one peer heard that
+ * disagrees, both refuse: no one can tell which clock is right.
+ *
+ * <p>A reading that showed the clock off counts however old it is, until a newer reading of that
+ * peer replaces it: a clock does not come right by itself while its peers are out of reach (a
+ * tester's node an hour behind, cut off for a minute, took writes again once such readings aged
+ * out, and they were lost). A reading that agreed counts for {@link #WINDOW_NANOS} only: a peer
+ * silent longer (down, gone) cannot vouch for a clock that may have changed since.
  */
 public final class ClockAgreement {
-    /** How long a peer's latest reading counts: a peer silent longer (down, gone) is left out. */
+    /** How long a peer's latest reading counts when it agreed: a peer silent longer (down, gone) is left out. */
     static final long WINDOW_NANOS = 60_000_000_000L;
     private static final int AHEAD = 0;
     private static final int BEHIND = 1;
@@ -28,11 +34,10 @@ public final class ClockAgreement {
     private final Map<String, long[]> seen = new ConcurrentHashMap<>();
     private final long maxOffsetMicros;
     /**
-     * When a peer last showed this clock off (nanoTime), if {@link #everOff}: {@link #offReason} runs on
-     * every client write, and while no peer did within the window there is nothing to count.
+     * How many peers' latest readings show this clock off: {@link #offReason} runs on every client
+     * write, and while none does there is nothing to count.
      */
-    private volatile long lastOff;
-    private volatile boolean everOff;
+    private final java.util.concurrent.atomic.AtomicInteger off = new java.util.concurrent.atomic.AtomicInteger();
 
     ClockAgreement(long maxOffsetMicros) {
         this.maxOffsetMicros = maxOffsetMicros;
@@ -54,24 +59,22 @@ public final class ClockAgreement {
     }
 
     private void note(String peer, int what, long nanoNow) {
-        long[] at = seen.computeIfAbsent(peer, p -> new long[2]);
+        long[] at = seen.computeIfAbsent(peer, p -> new long[] {AGREES, Long.MIN_VALUE});
         synchronized (at) {
+            if (at[0] == AGREES && what != AGREES) off.incrementAndGet();
+            if (at[0] != AGREES && what == AGREES) off.decrementAndGet();
             at[0] = what;
             at[1] = nanoNow;
-        }
-        if (what != AGREES) {
-            lastOff = nanoNow;
-            everOff = true;
         }
     }
 
     /**
      * Why this node must not stamp a client's write now, or null: when more than half of the
-     * {@code members} heard from within the window (this node never is) showed its clock off the
-     * same way. Ages are by {@link System#nanoTime}, not by the clock in doubt.
+     * {@code members} whose readings count (this node never is) showed its clock off the same way.
+     * Ages are by {@link System#nanoTime}, not by the clock in doubt.
      */
     public String offReason(Iterable<String> members, long nanoNow) {
-        if (!everOff || nanoNow - lastOff > WINDOW_NANOS) return null;
+        if (off.get() == 0) return null;
         int heard = 0;
         int ahead = 0;
         int behind = 0;
@@ -80,7 +83,7 @@ public final class ClockAgreement {
             if (at == null) continue;
             synchronized (at) {
                 long age = nanoNow - at[1];
-                if (age < 0 || age > WINDOW_NANOS) continue;
+                if (at[0] == AGREES && (age < 0 || age > WINDOW_NANOS)) continue;
                 heard++;
                 if (at[0] == AHEAD) ahead++;
                 if (at[0] == BEHIND) behind++;

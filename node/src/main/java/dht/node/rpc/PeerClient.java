@@ -214,14 +214,26 @@ public final class PeerClient implements PeerNetwork {
         long now = System.nanoTime();
         for (Peer p : peers.values()) {
             if (retired.contains(p.url)) continue;
-            p.detector.probe(now, () -> {
-                HybridLogicalClock c = clock;
-                long sentAt = c == null ? 0 : c.physicalNow();
-                return send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true).whenComplete((r, e) -> {
-                    if (r != null && c != null) RemoteReplica.hearClock(c, r, p.url, sentAt);
-                });
-            });
+            p.detector.probe(now, () -> askClock(p));
         }
+    }
+
+    /** The probe's call to {@code p}: its answer carries the peer's clock, heard if a clock listens. */
+    private CompletableFuture<PeerResponse> askClock(Peer p) {
+        HybridLogicalClock c = clock;
+        long sentAt = c == null ? 0 : c.physicalNow();
+        return send(p.url, HttpMethod.GET, InternalProtocol.PROBE_PATH, null, new byte[0], true).whenComplete((r, e) -> {
+            if (r != null && c != null) RemoteReplica.hearClock(c, r, p.url, sentAt);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> askClocks() {
+        List<CompletableFuture<?>> asks = new java.util.ArrayList<>();
+        for (Peer p : peers.values()) {
+            if (!retired.contains(p.url)) asks.add(askClock(p).exceptionally(e -> null));
+        }
+        return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new));
     }
 
     @Override

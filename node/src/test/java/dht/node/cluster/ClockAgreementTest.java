@@ -24,7 +24,8 @@ class ClockAgreementTest {
         assertThat(agreement.offReason(MEMBERS, T)).as("one of two peers: not a majority").isNull();
         agreement.heard("b", now + 7_200_000 * MS, now - MS, now, T);
         assertThat(agreement.offReason(MEMBERS, T)).contains("behind 2 of the 2 peers");
-        assertThat(agreement.offReason(MEMBERS, T + ClockAgreement.WINDOW_NANOS + 1)).as("nothing heard for a minute").isNull();
+        assertThat(agreement.offReason(MEMBERS, T + 10 * ClockAgreement.WINDOW_NANOS))
+                .as("nothing heard for ten minutes: the clock has not come right by itself").contains("behind 2 of the 2 peers");
     }
 
     @Test
@@ -34,6 +35,19 @@ class ClockAgreementTest {
         agreement.heard("b", now, now - MS, now, T - ClockAgreement.WINDOW_NANOS - 1);
         agreement.heard("a", now + 7_200_000 * MS, now - MS, now, T);
         assertThat(agreement.offReason(MEMBERS, T)).contains("behind 1 of the 1 peers");
+    }
+
+    @Test
+    void aPeerThatAgreedLongAgoNoLongerVouches() {
+        long now = 1_000_000 * MS;
+        agreement.heard("a", now, now - MS, now, T);
+        agreement.heard("b", now, now - MS, now, T);
+        agreement.heard("a", now + 3_600_000 * MS, now - MS, now, T + ClockAgreement.WINDOW_NANOS);
+        assertThat(agreement.offReason(MEMBERS, T + ClockAgreement.WINDOW_NANOS))
+                .as("b's agreeing reading still counts").isNull();
+        assertThat(agreement.offReason(MEMBERS, T + ClockAgreement.WINDOW_NANOS + 1)).contains("behind 1 of the 1 peers");
+        agreement.heard("a", now, now - MS, now, T + 2 * ClockAgreement.WINDOW_NANOS);
+        assertThat(agreement.offReason(MEMBERS, T + 2 * ClockAgreement.WINDOW_NANOS)).as("a agrees again").isNull();
     }
 
     @Test
