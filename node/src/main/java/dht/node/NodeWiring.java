@@ -182,7 +182,7 @@ final class NodeWiring {
                 peer -> cluster.network() != null && cluster.network().isUp(peer), cluster::handOver);
         cluster.replicaService().fence().pullWith(changes::pullFrom);
         Rebalancer rebalancer = cluster.startRebalancer(changes, membershipCalls, config.rebalanceBytesPerSecond(),
-                config.dataDir(), store, joinsFrom == null);
+                config.dataDir(), store, joinsFrom == null, config.tombstoneGrace());
         Membership starting = membership;
         long joinsFromVersion = joinsFrom == null ? -1 : joinsFrom.version();
         // A restart (a membership was kept) may have missed a commit while it was down: learn it

@@ -371,9 +371,10 @@ public final class Cluster implements AutoCloseable {
      * @param bytesPerSecond the budget of streamed and pushed bytes (0: no limit)
      * @param dataDir        where the join's progress and a pending cleanup are remembered
      * @param start          whether to start it now; else the caller does ({@link Rebalancer#start})
+     * @param tombstoneGrace how long the stores keep a tombstone ({@link RemovedWhileRunning})
      */
     public Rebalancer startRebalancer(MembershipChanges changes, MembershipTransport transport, long bytesPerSecond,
-                                      java.nio.file.Path dataDir, Store store, boolean start) {
+                                      java.nio.file.Path dataDir, Store store, boolean start, Duration tombstoneGrace) {
         if (network == null) return null;
         // Its writes and purges go through the hash trees, as every other path's.
         Store s = store == rawStore ? trackedStore : store;
@@ -384,7 +385,7 @@ public final class Cluster implements AutoCloseable {
             return all;
         };
         Rebalancer r = new Rebalancer(membership.self(), changes, network, s, clock, bytesPerSecond, transport, dataDir,
-                held, replicaService.fence().writes());
+                held, replicaService.fence().writes(), tombstoneGrace);
         rebalancer.set(r);
         replicaService.countMovesIn(r::movedIn);
         if (start) r.start();

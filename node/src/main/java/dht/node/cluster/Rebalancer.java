@@ -49,6 +49,9 @@ public final class Rebalancer implements AutoCloseable {
     private final JoinCleanup cleanup;
     private final JoinReceiver receiver;
     private final RemovalMark removals;
+    private final HybridLogicalClock clock;
+    /** Versions older than this are not pushed by a node removed while it ran ({@link RemovedWhileRunning}). */
+    private final java.time.Duration tombstoneGrace;
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private volatile boolean closed;
     private boolean joinRunning; // guarded by this
@@ -66,7 +69,9 @@ public final class Rebalancer implements AutoCloseable {
      */
     Rebalancer(String self, MembershipChanges changes, PeerNetwork net, Store store, HybridLogicalClock clock,
                long bytesPerSecond, MembershipTransport transport, Path dataDir, HeldHints held,
-               WritesInFlight writes) {
+               WritesInFlight writes, java.time.Duration tombstoneGrace) {
+        this.clock = clock;
+        this.tombstoneGrace = tombstoneGrace;
         this.held = held;
         this.self = self;
         this.changes = changes;
@@ -151,6 +156,9 @@ public final class Rebalancer implements AutoCloseable {
         cleanup.applied(before, m);
         for (String gone : removedBy(before, m)) {
             Thread.ofVirtual().name("re-replicate").start(() -> reReplicate(before, m, gone));
+        }
+        if (RemovedWhileRunning.removes(self, before, m)) {
+            Thread.ofVirtual().name("removed-push").start(() -> RemovedWhileRunning.push(m, pushes, clock, tombstoneGrace));
         }
     }
 
