@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import dht.node.rpc.ReplicaEndpoint;
+import dht.node.text.LineThrottle;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -21,6 +22,7 @@ public final class ReplicaRoute implements Route {
 
     private final ReplicaEndpoint endpoint;
     private final Admission admission;
+    private final LineThrottle storeFailures = new LineThrottle(java.time.Duration.ofSeconds(10));
 
     public ReplicaRoute(ReplicaEndpoint endpoint, Admission admission) {
         this.endpoint = endpoint;
@@ -40,7 +42,15 @@ public final class ReplicaRoute implements Route {
         }
         answer.whenComplete((r, e) -> slot.respond(() -> {
             if (e != null || r == null) {
-                log.error("replica endpoint failed on {}", method, e);
+                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof java.io.IOException || cause instanceof java.io.UncheckedIOException) {
+                    // The store refuses writes (a full disk, a failed log): expected until fixed, and
+                    // one line per failed call would flood the log (a tester counted 61,406 in 15 s).
+                    long n = storeFailures.occurred();
+                    if (n > 0) log.error("replica calls failing in this node's store ({} since the last such line): {} on {}", n, cause, method);
+                } else {
+                    log.error("replica endpoint failed on {}", method, e);
+                }
                 return Responses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error");
             }
             if (!r.headers().contains(HttpHeaderNames.CONTENT_LENGTH) && !HttpUtil.isTransferEncodingChunked(r)) {
