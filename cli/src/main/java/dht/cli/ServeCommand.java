@@ -380,6 +380,13 @@ public final class ServeCommand implements Callable<Integer> {
         };
         if (maxInFlight < 1) throw new IllegalArgumentException("--max-in-flight must be positive");
         if (maxBody < 0) throw new IllegalArgumentException("--max-body must be 0 or more bytes, got " + maxBody);
+        // A body is gathered into one buffer of direct memory, and copied once: past a quarter of
+        // it, a body at the limit fails with OutOfMemoryError instead of an answer (a tester's 64 MiB at -Xmx128m).
+        long direct = io.netty.util.internal.PlatformDependent.maxDirectMemory();
+        if (direct > 0 && maxBody > direct / 4) {
+            throw new IllegalArgumentException("--max-body " + maxBody + " does not fit this JVM's direct memory of " + direct
+                    + " bytes (at most a quarter of it, " + direct / 4 + "): raise -Xmx or -XX:MaxDirectMemorySize in DHT_JAVA_OPTS");
+        }
         if (maxUri < 1) throw new IllegalArgumentException("--max-uri must be positive, got " + maxUri);
         if (maxHeaders < 1) throw new IllegalArgumentException("--max-headers must be positive, got " + maxHeaders);
         if (memtableBytes < 1024) throw new IllegalArgumentException("--memtable-size must be at least 1024 bytes, got " + memtableBytes);

@@ -330,7 +330,9 @@ class ServeProcessTest {
 
     @Test
     void limitsThatCannotWorkAreRefusedWithTheReasonAndAPointerToTheHelp() throws Exception {
-        for (List<String> bad : List.of(List.of("--max-body", "-1"), List.of("--memtable-size", "0"), List.of("--max-uri", "0"))) {
+        // (the nodes run with -Xmx128m: a 64 MiB body would not fit their direct memory)
+        for (List<String> bad : List.of(List.of("--max-body", "-1"), List.of("--max-body", "67108864"),
+                List.of("--memtable-size", "0"), List.of("--max-uri", "0"))) {
             NodeProcess n = node(tmp.resolve("d" + bad.hashCode()), bad.toArray(String[]::new)).start();
             assertThat(n.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(n.process().exitValue()).as("%s", bad).isEqualTo(2);
