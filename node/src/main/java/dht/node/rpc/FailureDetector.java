@@ -131,6 +131,12 @@ final class FailureDetector {
         boolean silent = System.nanoTime() - lastAnswerNanos > timeout.toNanos();
         boolean refused = refused(cause);
         if (!up && refused) downRefused = true;
+        // Down by refusal, then silent (it came back and froze before it answered): probe only,
+        // or every call would wait out the timeout (as a peer refused at a node's start and frozen after).
+        if (!up && downRefused && !refused && n >= FAILURES_TO_DOWN && silent) {
+            downRefused = false;
+            log.warn("peer {} is down and silent after {} failure(s): {}", url, n, cause.getMessage());
+        }
         if (up && (refused || (n >= FAILURES_TO_DOWN && silent))) {
             downRefused = refused;
             up = false;
