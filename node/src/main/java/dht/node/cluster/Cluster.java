@@ -205,10 +205,7 @@ public final class Cluster implements AutoCloseable {
         // another node may join it. Its cost until then: idle timers; its writes pass the trees'
         // gate and the late-write reports only once it grows (LoneNodeStore).
         if (nodes.size() > 1 || membershipFile != null) net = network.open(self, nodes, replicaTimeout, loops);
-        if (net != null) {
-            net.hearClocksWith(clock);
-            hearClocksFirst(net, replicaTimeout, clock, nodes);
-        }
+        if (net != null) net.hearClocksWith(clock);
         TreeTransport trees = net == null ? null : net.trees(self);
         // With peers, every path writes through the hash trees, so that they follow each version.
         // They start for the initial membership; anti-entropy retargets them as it changes, and the
@@ -426,24 +423,5 @@ public final class Cluster implements AutoCloseable {
         if (antiEntropy != null) antiEntropy.close();
         coordinator.close();
         if (network != null) network.close();
-    }
-
-    /**
-     * Before this node serves: its peers' clocks, each asked once and waited for at most
-     * {@code wait}. A node restarted with its clock changed then refuses its very first client
-     * writes ({@link ClockAgreement}), not only those after a probe came back (a black-box tester's
-     * node, restarted an hour behind, had the first write it took acknowledged and lost). A peer
-     * down or silent is heard from later, by the probe.
-     */
-    private static void hearClocksFirst(PeerNetwork net, Duration wait, HybridLogicalClock clock, List<String> members) {
-        try {
-            net.askClocks().get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-            // a silent peer; each ask's own failure is swallowed: whoever answered was heard
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        String off = clock.offReason(members);
-        if (off != null) log.warn("client writes are refused from the start: {}", off);
     }
 }
