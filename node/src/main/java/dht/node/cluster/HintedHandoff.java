@@ -1,8 +1,8 @@
 package dht.node.cluster;
 
+import dht.node.exec.Completions;
 import dht.storage.Entry;
 import java.io.IOException;
-import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -411,8 +411,7 @@ final class HintedHandoff implements AutoCloseable {
                     continue;
                 }
                 failures++;
-                Throwable t = w.exceptionNow();
-                if (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
+                Throwable t = Completions.cause(w.exceptionNow());
                 if (t instanceof ReplicaBusyException) { // the peer asks for time, not a refusal of this write
                     busy = true;
                     h.notRefused();

@@ -1,6 +1,6 @@
 package dht.node.cluster;
 
-import java.util.concurrent.CompletionException;
+import dht.node.exec.Completions;
 
 /**
  * A replica refused a call made on an older membership version than its own, having applied
@@ -29,7 +29,7 @@ public final class StaleMembershipException extends IllegalStateException {
 
     /** {@code failure} as this, through one CompletionException, or null if it is something else. */
     public static StaleMembershipException of(Throwable failure) {
-        Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable t = Completions.cause(failure);
         return t instanceof StaleMembershipException s ? s : null;
     }
 }

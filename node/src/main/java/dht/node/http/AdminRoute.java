@@ -1,6 +1,7 @@
 package dht.node.http;
 
 import dht.node.admin.Profiler;
+import dht.node.exec.Completions;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -9,7 +10,6 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,7 +53,7 @@ public final class AdminRoute implements Route {
                 slot.respond(Responses.html(html));
                 return;
             }
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = Completions.cause(e);
             HttpResponseStatus status = switch (cause) {
                 case Profiler.BusyException b -> HttpResponseStatus.CONFLICT;
                 case Profiler.UnavailableException u -> HttpResponseStatus.SERVICE_UNAVAILABLE;

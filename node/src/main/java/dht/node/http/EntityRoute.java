@@ -4,11 +4,11 @@ import dht.node.cluster.Answer;
 import dht.node.cluster.Coordinator;
 import dht.node.cluster.Quorum;
 import dht.node.cluster.RepairAnswer;
+import dht.node.exec.Completions;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,7 +194,7 @@ public final class EntityRoute implements Route {
 
     private FullHttpResponse toResponse(HttpMethod method, Answer a, Throwable e) {
         if (e != null) {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = Completions.cause(e);
             if (cause instanceof RejectedExecutionException) {
                 return Responses.overloaded("overloaded: storage queue full");
             }

@@ -1,5 +1,6 @@
 package dht.node.http;
 
+import dht.node.exec.Completions;
 import dht.node.rpc.ReplicaEndpoint;
 import dht.node.text.LineThrottle;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -42,7 +43,7 @@ public final class ReplicaRoute implements Route {
         }
         answer.whenComplete((r, e) -> slot.respond(() -> {
             if (e != null || r == null) {
-                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+                Throwable cause = Completions.cause(e);
                 if (cause instanceof java.io.IOException || cause instanceof java.io.UncheckedIOException) {
                     // The store refuses writes (a full disk, a failed log): expected until fixed, and
                     // one line per failed call would flood the log (a tester counted 61,406 in 15 s).

@@ -3,6 +3,7 @@ package dht.node.rpc;
 import dht.node.cluster.BorrowedBody;
 import dht.node.cluster.ReplicaService;
 import dht.node.cluster.TimestampRefusedException;
+import dht.node.exec.Completions;
 import dht.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -107,7 +108,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
                 : Entry.tombstone(key, timestamp);
         return replica.write(entry, () -> empty(put ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED))
                 .exceptionally(e -> {
-                    if (causeOf(e) instanceof TimestampRefusedException refused) return refusedResponse(refused);
+                    if (Completions.cause(e) instanceof TimestampRefusedException refused) return refusedResponse(refused);
                     throw e instanceof CompletionException c ? c : new CompletionException(e);
                 });
     }
@@ -127,10 +128,6 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
         r.headers().set(InternalProtocol.MEMBERSHIP, Long.toString(mine));
         r.headers().set(InternalProtocol.CLOCK, Long.toString(replica.clock()));
         return r;
-    }
-
-    private static Throwable causeOf(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /**
@@ -176,7 +173,7 @@ public final class StoreReplicaEndpoint implements ReplicaEndpoint {
                     : replica.read(op.key(), behindWrites,
                             e -> ReplicaBatch.capped(ReplicaBatch.Result.of(e), answerValueBytes));
             results.add(r.exceptionally(e -> {
-                Throwable cause = causeOf(e);
+                Throwable cause = Completions.cause(e);
                 // A full storage queue is overload, answered as such; a refused timestamp is logged by
                 // the clock; anything else is the store failing.
                 if (!(cause instanceof java.util.concurrent.RejectedExecutionException)
