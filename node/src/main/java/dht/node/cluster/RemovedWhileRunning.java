@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +53,12 @@ final class RemovedWhileRunning {
         log.warn("this node was removed from the cluster (membership version {}) while it still ran: pushing the versions "
                 + "it holds to their owners, for any write it acknowledged while cut off", m.version());
         Set<String> owed = new HashSet<>(m.owners());
-        String lastFailure = "";
+        AtomicReference<String> lastFailure = new AtomicReference<>("");
         try {
             for (int attempt = 1; !owed.isEmpty() && attempt <= ATTEMPTS; attempt++) {
                 if (attempt > 1) Thread.sleep(RETRY_MILLIS);
                 Set<String> to = Set.copyOf(owed);
                 Set<String> failed = new HashSet<>();
-                StringBuilder why = new StringBuilder();
                 boolean first = attempt == 1;
                 pushes.all(null, (Entry e) -> {
                     if (e.timestamp() < oldest) return List.of();
@@ -72,25 +72,23 @@ final class RemovedWhileRunning {
                         pushes.send(peer, batch, bytes, m.version());
                     } catch (IOException e) {
                         failed.add(peer);
-                        why.setLength(0);
-                        why.append(e.getMessage());
+                        lastFailure.set(e.getMessage());
                     }
                 }, true);
                 owed = failed;
-                if (!why.isEmpty()) lastFailure = why.toString();
             }
         } catch (IOException | RuntimeException e) {
-            lastFailure = e.toString();
+            lastFailure.set(e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            lastFailure = "interrupted";
+            lastFailure.set("interrupted");
         }
         if (owed.isEmpty()) {
             log.warn("removed from the cluster: {} versions pushed to their owners; this node is no member (stop it; a "
                     + "restart on its data directory is refused)", versions.get());
         } else {
             log.error("removed from the cluster: pushing its versions to {} failed ({}); anything acknowledged here alone "
-                    + "while it was cut off is only here (bin/dht repair reads it while it runs)", owed, lastFailure);
+                    + "while it was cut off is only here (bin/dht repair reads it while it runs)", owed, lastFailure.get());
         }
     }
 }

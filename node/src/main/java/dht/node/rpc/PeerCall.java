@@ -163,8 +163,9 @@ final class PeerCall {
             // Not a member: whatever answers on its address does not hold the secret, or is no node
             // at all. Its answer is no answer, and the connection is not used again.
             if (finished.get()) return;
-            detector.rejected(trial, "it answered " + code + " " + MemberAnswer.lacking(secret));
-            fail(new PeerUnavailableException(peer + " answered " + code + " " + MemberAnswer.lacking(secret), null), false, false);
+            String why = "answered " + code + " " + MemberAnswer.lacking(secret);
+            detector.rejected(trial, "it " + why);
+            fail(new PeerUnavailableException(peer + " " + why, null), false, false);
             return;
         }
         if (!finished.compareAndSet(false, true)) return;
