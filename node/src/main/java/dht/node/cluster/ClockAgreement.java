@@ -68,6 +68,11 @@ public final class ClockAgreement {
         }
     }
 
+    /** Whether any peer's clock reading has come, however old. */
+    boolean heardAny() {
+        return !seen.isEmpty();
+    }
+
     /**
      * Why this node must not stamp a client's write now, or null: when more than half of the
      * {@code members} whose readings count (this node never is) showed its clock off the same way.

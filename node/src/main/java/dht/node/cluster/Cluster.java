@@ -258,8 +258,10 @@ public final class Cluster implements AutoCloseable {
         };
         if (hints != null) hints.deliverOnlyWhere(owns);
         if (handedOver != null) handedOver.deliverOnlyWhere(owns);
+        FirstClockReading firstReading = net == null ? FirstClockReading.none()
+                : new FirstClockReading(net::askClocks, clock::heardAnyPeer, replicaTimeout);
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(membership::topology, replicas, clock,
-                readRepair, fullRepair, hints, fence, replicaTimeout);
+                readRepair, fullRepair, hints, fence, replicaTimeout, firstReading);
         ReplicaService served = new ReplicaService(store, reads, writes, clock, fence);
         HintedHandoff h = hints;
         // The horizon waits for every member, joining and leaving ones included, as they change.

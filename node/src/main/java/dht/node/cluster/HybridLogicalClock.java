@@ -76,6 +76,11 @@ public final class HybridLogicalClock {
         agreement.refusedMine(peer, System.nanoTime());
     }
 
+    /** Whether any peer's clock has been heard since this node started ({@link ClockAgreement}). */
+    public boolean heardAnyPeer() {
+        return agreement.heardAny();
+    }
+
     /** Why this node must not stamp a client's write now ({@link ClockAgreement}), or null. */
     public String offReason(java.util.Collection<String> members) {
         return agreement.offReason(members, System.nanoTime());

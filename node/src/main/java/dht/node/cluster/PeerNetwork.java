@@ -71,6 +71,14 @@ public interface PeerNetwork extends AutoCloseable {
     default void hearClocksWith(HybridLogicalClock clock) {
     }
 
+    /**
+     * Asks every peer once for its clock, heard as a probe's answer is ({@link #hearClocksWith});
+     * completes when each has answered or failed. This default asks no one.
+     */
+    default java.util.concurrent.CompletableFuture<Void> askClocks() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     /** Makes {@code peer} reachable (a node that joined after the network opened); known peers are left as they are. */
     default void addPeer(String peer) {
         throw new UnsupportedOperationException("this peer network cannot add peers");

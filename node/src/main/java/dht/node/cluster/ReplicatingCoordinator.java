@@ -47,20 +47,23 @@ final class ReplicatingCoordinator implements Coordinator {
     private final FencedRetry fenced;
     /** This node's own writes until they are in its store; null with a fixed membership. */
     private final WritesInFlight inFlight;
+    private final FirstClockReading firstReading;
 
     ReplicatingCoordinator(Placement placement, Map<String, Replica> replicas, HybridLogicalClock clock,
                            ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints) {
-        this(fixed(placement, replicas), Map.copyOf(replicas), clock, readRepair, fullRepair, hints, null, Duration.ZERO);
+        this(fixed(placement, replicas), Map.copyOf(replicas), clock, readRepair, fullRepair, hints, null, Duration.ZERO,
+                FirstClockReading.none());
     }
 
     /**
      * @param replicas  every node's replica by URL, looked up per request (may gain nodes as they join)
      * @param fenceWait how long a request a replica refused for a newer membership version waits
      *                  for this node to have that version before it is asked again
+     * @param firstReading holds client writes until the peers' clocks were asked once
      */
     ReplicatingCoordinator(java.util.function.Supplier<Topology> topology, Map<String, Replica> replicas,
                            HybridLogicalClock clock, ReadRepair readRepair, FullRepair fullRepair, HintedHandoff hints,
-                           MembershipFence fence, Duration fenceWait) {
+                           MembershipFence fence, Duration fenceWait, FirstClockReading firstReading) {
         this.topology = topology;
         this.replicas = replicas;
         this.clock = clock;
@@ -69,6 +72,7 @@ final class ReplicatingCoordinator implements Coordinator {
         this.hints = hints;
         this.fenced = fence == null ? null : new FencedRetry(fence, fenceWait, topology, replicas, hints);
         this.inFlight = fence == null ? null : fence.writes();
+        this.firstReading = firstReading;
     }
 
     @Override
@@ -173,6 +177,12 @@ final class ReplicatingCoordinator implements Coordinator {
 
     /** A PUT whose value expires {@code ttlSeconds} from now by this node's clock (0: never). */
     CompletableFuture<Answer> put(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
+        if (!firstReading.isOpen()) return firstReading.after(() -> putNow(key, value, quorum, ttlSeconds));
+        return putNow(key, value, quorum, ttlSeconds);
+    }
+
+    /** Stamps and sends a PUT; the gate is passed (a held write must not ask it again: it stays shut while they run). */
+    private CompletableFuture<Answer> putNow(byte[] key, byte[] value, Quorum quorum, long ttlSeconds) {
         return write(Entry.value(key, value, stamp(), expiry(ttlSeconds)), quorum, Answer.STORED, null, false);
     }
 
@@ -210,6 +220,10 @@ final class ReplicatingCoordinator implements Coordinator {
      */
     @Override
     public CompletableFuture<Answer> put(byte[] key, ByteBuf value, Quorum quorum, long ttlSeconds) {
+        if (!firstReading.isOpen()) { // the request's buffer is not kept while the write is held
+            byte[] copy = ByteBufUtil.getBytes(value);
+            return firstReading.after(() -> putNow(key, copy, quorum, ttlSeconds));
+        }
         if (value.readableBytes() < BorrowedBody.BORROW_AT) return put(key, ByteBufUtil.getBytes(value), quorum, ttlSeconds);
         ByteBuf held = BorrowedBody.contiguous(value);
         Entry entry;
@@ -224,6 +238,9 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
+        if (!firstReading.isOpen()) {
+            return firstReading.after(() -> write(Entry.tombstone(key, stamp()), quorum, Answer.DELETED, null, false));
+        }
         return write(Entry.tombstone(key, stamp()), quorum, Answer.DELETED, null, false);
     }
 

@@ -228,6 +228,15 @@ public final class PeerClient implements PeerNetwork {
     }
 
     @Override
+    public CompletableFuture<Void> askClocks() {
+        List<CompletableFuture<?>> asks = new java.util.ArrayList<>();
+        for (Peer p : peers.values()) {
+            if (!retired.contains(p.url)) asks.add(askClock(p).exceptionally(e -> null));
+        }
+        return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
     public void hearClocksWith(HybridLogicalClock clock) {
         this.clock = clock;
     }

@@ -102,8 +102,32 @@ class CoordinatorWriteTest {
                 .as("2 of the replicas before, 1 of those after").isNotDone();
     }
 
+    @Test
+    void writesHeldUntilThePeersClocksWereAskedAreMadeInTheOrderTheyCame() {
+        java.util.concurrent.CompletableFuture<Void> ask = new java.util.concurrent.CompletableFuture<>();
+        FirstClockReading gate = new FirstClockReading(() -> ask, () -> false, Duration.ofSeconds(30));
+        Map<String, Replica> view = Map.copyOf(replicas);
+        ReplicatingCoordinator held = new ReplicatingCoordinator(() -> new Topology(Membership.initial(urls, 3)), view,
+                new HybridLogicalClock(), new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null,
+                null, Duration.ZERO, gate);
+        var put = held.put(KEY, "v".getBytes(StandardCharsets.UTF_8), new Quorum(3, 3));
+        var delete = held.delete(KEY, new Quorum(3, 3));
+        assertThat(put).isNotDone();
+        assertThat(copies()).as("nothing sent before the ask is over").isZero();
+
+        ask.complete(null);
+
+        assertThat(put).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(Answer.STORED);
+        assertThat(delete).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(Answer.DELETED);
+        for (RecordingReplica r : replicas.values()) {
+            assertThat(r.written).hasSize(2);
+            assertThat(r.written.get(1).timestamp()).as("the delete, held second, is stamped later")
+                    .isGreaterThan(r.written.get(0).timestamp());
+        }
+    }
+
     private static ReplicatingCoordinator coordinatorOver(Topology t, Map<String, Replica> view) {
         return new ReplicatingCoordinator(() -> t, view, new HybridLogicalClock(),
-                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null, null, Duration.ZERO);
+                new ReadRepair(view, Duration.ofSeconds(1), null), new FullRepair(view), null, null, Duration.ZERO, FirstClockReading.none());
     }
 }

@@ -163,7 +163,7 @@ class WritesInFlightTest {
         Topology t = new Topology(Membership.initial(urls, 3));
         MembershipFence fence = new MembershipFence();
         ReplicatingCoordinator coordinator = new ReplicatingCoordinator(() -> t, replicas, new HybridLogicalClock(),
-                new ReadRepair(replicas, Duration.ofSeconds(1), null), new FullRepair(replicas), null, fence, Duration.ZERO);
+                new ReadRepair(replicas, Duration.ofSeconds(1), null), new FullRepair(replicas), null, fence, Duration.ZERO, FirstClockReading.none());
         WritesInFlight counted = fence.writes();
         byte[] key = "k".getBytes(StandardCharsets.UTF_8);
 
