@@ -284,7 +284,7 @@ public final class Cluster implements AutoCloseable {
         NodesClusterScanner scanner = new NodesClusterScanner(self, () -> membership.current().members(), store, (peer, start, end, limit) -> {
             if (c == null) throw new ScanSource.ScanSourceException("no peer client", null);
             return c.openScan(peer, start, end, limit);
-        });
+        }, clock);
         log.info("cluster started: self {}, {}, replication factor {}, replica timeout {} ms, replica calls batched per loop pass: {}, "
                         + "hints up to {} bytes, concurrent store writes {}", self, Plural.of(nodes.size(), "node"),
                 replicationFactor, replicaTimeout.toMillis(), loops == null ? "off" : peerBatching, hints == null ? 0 : hintBytes,

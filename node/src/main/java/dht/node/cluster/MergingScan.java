@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * noticed before any key past its last record is yielded (its head is needed to pick the next
  * key), so when fewer than {@code ack} sources remain the scan throws
  * {@link ClusterScanner.IncompleteScanException} instead of yielding anything unproven.
+ *
+ * <p>A version stamped more than the max clock offset ahead of this node's clock is left out, as a
+ * point read leaves out the answer that carries one (docs/cluster.md, "The max clock offset"):
+ * stored by a node whose clock jumped ahead, it would otherwise win over every later write and
+ * delete of its key in scans while point reads refuse it. Its source still counts for the key.
  */
 final class MergingScan implements CloseableIterator<Entry> {
     private static final Logger log = LoggerFactory.getLogger(MergingScan.class);
@@ -31,12 +36,15 @@ final class MergingScan implements CloseableIterator<Entry> {
     private final boolean[] failed;
     private final int ack;
     private final int total;
+    /** Null: every version is taken (no clock to judge by). */
+    private final HybridLogicalClock clock;
     private int alive;
     private Entry next;
     private boolean closed;
 
     /** {@code sources} may contain nulls for nodes whose stream could not be opened (counted as failed). */
-    MergingScan(List<ScanSource> sources, int ack) {
+    MergingScan(List<ScanSource> sources, int ack, HybridLogicalClock clock) {
+        this.clock = clock;
         this.sources = new ArrayList<>(sources);
         this.total = sources.size();
         this.heads = new Entry[total];
@@ -64,6 +72,32 @@ final class MergingScan implements CloseableIterator<Entry> {
     }
 
     private Entry advance() {
+        while (true) {
+            fillHeads();
+            int min = -1;
+            for (int i = 0; i < total; i++) {
+                if (heads[i] != null && (min < 0 || Arrays.compareUnsigned(heads[i].key(), heads[min].key()) < 0)) min = i;
+            }
+            if (min < 0) return null;
+            byte[] key = heads[min].key();
+            Entry newest = null;
+            for (int i = 0; i < total; i++) {
+                if (heads[i] != null && Arrays.equals(heads[i].key(), key)) {
+                    Entry h = heads[i];
+                    heads[i] = null;
+                    if (clock != null && !clock.acceptable(h.timestamp())) {
+                        clock.observe(h.timestamp(), sources.get(i).node()); // refused: counted and logged
+                    } else if (h.supersedes(newest)) {
+                        newest = h;
+                    }
+                }
+            }
+            if (newest != null) return newest;
+        }
+    }
+
+    /** Reads the next record of every source whose head was taken; a source that fails is dropped. */
+    private void fillHeads() {
         checkEnough();
         for (int i = 0; i < total; i++) {
             if (failed[i] || exhausted[i] || heads[i] != null) continue;
@@ -80,20 +114,6 @@ final class MergingScan implements CloseableIterator<Entry> {
                 checkEnough();
             }
         }
-        int min = -1;
-        for (int i = 0; i < total; i++) {
-            if (heads[i] != null && (min < 0 || Arrays.compareUnsigned(heads[i].key(), heads[min].key()) < 0)) min = i;
-        }
-        if (min < 0) return null;
-        byte[] key = heads[min].key();
-        Entry newest = null;
-        for (int i = 0; i < total; i++) {
-            if (heads[i] != null && Arrays.equals(heads[i].key(), key)) {
-                if (heads[i].supersedes(newest)) newest = heads[i];
-                heads[i] = null;
-            }
-        }
-        return newest;
     }
 
     private void checkEnough() {

@@ -30,13 +30,17 @@ final class NodesClusterScanner implements ClusterScanner {
     private final java.util.function.Supplier<List<String>> nodes;
     private final Store store;
     private final PeerStreams peers;
+    /** Judges versions from the future ({@link MergingScan}); null: none is. */
+    private final HybridLogicalClock clock;
 
     NodesClusterScanner(String self, List<String> nodes, Store store, PeerStreams peers) {
-        this(self, () -> nodes, store, peers);
+        this(self, () -> nodes, store, peers, null);
     }
 
     /** With the nodes read per scan: the membership may change. */
-    NodesClusterScanner(String self, java.util.function.Supplier<List<String>> nodes, Store store, PeerStreams peers) {
+    NodesClusterScanner(String self, java.util.function.Supplier<List<String>> nodes, Store store, PeerStreams peers,
+                        HybridLogicalClock clock) {
+        this.clock = clock;
         this.self = self;
         this.nodes = nodes;
         this.store = store;
@@ -61,7 +65,7 @@ final class NodesClusterScanner implements ClusterScanner {
                     : limit > 0 ? new PagedScanSource(n, start, end, limit, peers)
                     : peers.open(n, start, end, 0)));
         }
-        return new MergingScan(sources, ack);
+        return new MergingScan(sources, ack, clock);
     }
 
     private static ScanSource open(String node, Function<String, ScanSource> opener) {
