@@ -1,5 +1,7 @@
 package dht.storage;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -8,11 +10,24 @@ import org.slf4j.LoggerFactory;
 /**
  * A table's damage, logged once per place: every read that needs a damaged block fails again, and
  * a line each time buried the log (a scan over 30 keys of one block wrote 30 identical errors).
- * Invariant: the first report of an offset is an error line, the later ones debug lines.
+ * Invariant: the first report of an offset is an error line, the later ones debug lines; a fault of
+ * the mapping ({@link #fault}) is one error line for the whole file.
  */
 final class DamageLog {
     private static final Logger log = LoggerFactory.getLogger(Table.class);
     private final Set<Long> reported = ConcurrentHashMap.newKeySet();
+    private final Path path;
+    private final StorageFiles files;
+    private final long mappedBytes;
+    /** Why no read of the table's mapping may be tried again (set once, by the first fault), or null. */
+    private volatile String unreadable;
+
+    /** For the table {@code path}, mapped with {@code mappedBytes} bytes. */
+    DamageLog(Path path, StorageFiles files, long mappedBytes) {
+        this.path = path;
+        this.files = files;
+        this.mappedBytes = mappedBytes;
+    }
 
     /** Logs {@code e}, found at {@code off}, and returns it for the caller to throw. */
     CorruptionException report(CorruptionException e, long off) {
@@ -22,5 +37,46 @@ final class DamageLog {
             log.debug("{}", e.getMessage());
         }
         return e;
+    }
+
+    /**
+     * A read of the mapping faulted: Java raises an {@link InternalError} where the kernel sends
+     * SIGBUS, for a page past the end of a file truncated under its mapping, or one the disk could
+     * not read. Nothing read from it can be proven, so from now on every read fails at once
+     * ({@link #checkReadable}) rather than fault again, until a restart salvages the intact blocks
+     * (the open finds the file short). Returns the damage for the caller to throw.
+     */
+    CorruptionException fault(InternalError e) {
+        String why = unreadable;
+        if (why == null) {
+            synchronized (this) {
+                if (unreadable == null) {
+                    unreadable = describe(e);
+                    log.error("table {} unreadable: {}; every read that needs it fails until a restart salvages its"
+                            + " intact blocks (logged once)", path, unreadable);
+                }
+                why = unreadable;
+            }
+        }
+        return new CorruptionException(path, why);
+    }
+
+    /** Throws the damage {@link #fault} found, if it found any: the mapping is not to be read again. */
+    void checkReadable() throws CorruptionException {
+        String why = unreadable;
+        if (why != null) throw new CorruptionException(path, why);
+    }
+
+    /** What is wrong, as far as the file on disk says. */
+    private String describe(InternalError e) {
+        try {
+            long now = files.size(path);
+            if (now < mappedBytes) {
+                return "file truncated to " + now + " bytes under the running store (" + mappedBytes + " when opened)";
+            }
+        } catch (IOException gone) {
+            return "a read of its mapping faulted and the file cannot be looked at (" + gone + ")";
+        }
+        return "a read of its mapping faulted (" + e.getMessage() + "): the disk could not read a page?";
     }
 }

@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * array of its own, which the entries it reads may borrow, by a point read into an array its
  * thread reuses, as nothing a point read returns borrows from it.
  *
+ * <p>A read whose mapping faults (the file truncated under the store, a page the disk cannot read:
+ * an {@link InternalError} in Java) reports the table damaged, once, and none reads it again
+ * ({@link DamageLog#fault}): the index sits at the end of the file, so a truncation is met there,
+ * before any data block.
+ *
  * <p>Lifetime: reference counted by the {@link Version}s that list it. The mapping is released
  * (and the file deleted, if compaction made it obsolete) only when the last version lets go, so an
  * open scan keeps the tables it reads.
@@ -66,7 +71,7 @@ final class Table {
     volatile int largestBlock = -1;
     /** Set when a data block failed its checksum: compaction leaves this table alone. */
     volatile boolean damaged;
-    private final DamageLog damage = new DamageLog();
+    private final DamageLog damage;
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
                   int blocks, long bloomOffset, long entryCount, long maxTimestamp, boolean statsDamaged) {
@@ -85,6 +90,7 @@ final class Table {
         this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
         this.residency = new Residency(seg);
         this.metadata = new Residency(seg.asSlice(indexOffset));
+        this.damage = new DamageLog(path, files, sizeBytes);
     }
 
 
@@ -268,9 +274,14 @@ final class Table {
 
     /** Checks data block {@code i} against its CRC; returns its size on disk with the CRC, in bytes. */
     long checkBlock(int i) throws CorruptionException {
-        streamAhead(i);
-        checkedBlock(i);
-        return blockLen(i) + 4L;
+        damage.checkReadable();
+        try {
+            streamAhead(i);
+            checkedBlock(i);
+            return blockLen(i) + 4L;
+        } catch (InternalError e) {
+            throw fault(e);
+        }
     }
 
     /**
@@ -278,9 +289,14 @@ final class Table {
      * of the whole table, which should find every block a read would refuse.
      */
     long verifyBlock(int i) throws CorruptionException {
-        streamAhead(i);
-        blockEntries(i);
-        return blockLen(i) + 4L;
+        damage.checkReadable();
+        try {
+            streamAhead(i);
+            blockEntries(i);
+            return blockLen(i) + 4L;
+        } catch (InternalError e) {
+            throw fault(e);
+        }
     }
 
     /** A pass over the blocks in order reads ahead; block 0 starts a new pass. */
@@ -299,6 +315,20 @@ final class Table {
     CorruptionException corrupt(long off, String what) {
         damaged = true;
         return damage.report(new CorruptionException(path, off, what), off);
+    }
+
+    /**
+     * A read of the mapping faulted ({@link DamageLog#fault}): the table is damaged, logged once,
+     * and no read touches its mapping again ({@link #checkReadable}).
+     */
+    CorruptionException fault(InternalError e) {
+        damaged = true;
+        return damage.fault(e);
+    }
+
+    /** Throws if a read of the mapping faulted before: nothing more is read from it. */
+    void checkReadable() throws CorruptionException {
+        damage.checkReadable();
     }
 
     // ---- reads ----
@@ -329,14 +359,19 @@ final class Table {
      * if it cannot be), and null for a version older than {@code atLeast}, which is not copied.
      */
     Entry get(byte[] key, long hash, ReadBudget budget, long atLeast) throws IOException {
-        if (!mightContain(hash)) return null;
-        MemorySegment k = MemorySegment.ofArray(key);
-        int b = findBlock(k);
-        if (b < 0) return null;
-        MemorySegment block = pointReadEntries(b);
-        long p = find(block, b, k);
-        if (p < 0 || block.get(Bytes.LONG, p + 8) < atLeast) return null;
-        return decode(block, p, block.get(Bytes.INT, p), block.get(Bytes.INT, p + 4), budget, false);
+        damage.checkReadable();
+        try {
+            if (!mightContain(hash)) return null;
+            MemorySegment k = MemorySegment.ofArray(key);
+            int b = findBlock(k);
+            if (b < 0) return null;
+            MemorySegment block = pointReadEntries(b);
+            long p = find(block, b, k);
+            if (p < 0 || block.get(Bytes.LONG, p + 8) < atLeast) return null;
+            return decode(block, p, block.get(Bytes.INT, p), block.get(Bytes.INT, p + 4), budget, false);
+        } catch (InternalError e) {
+            throw fault(e);
+        }
     }
 
     /**
@@ -344,16 +379,21 @@ final class Table {
      * {@link #get} finds it, block checked, but neither key nor value copied.
      */
     Stamp stamp(byte[] key, long hash) throws CorruptionException {
-        if (!mightContain(hash)) return null;
-        MemorySegment k = MemorySegment.ofArray(key);
-        int b = findBlock(k);
-        if (b < 0) return null;
-        MemorySegment block = pointReadEntries(b);
-        long p = find(block, b, k);
-        if (p < 0) return null;
-        long ts = block.get(Bytes.LONG, p + 8);
-        if (block.get(Bytes.INT, p + 4) == TableFormat.TOMBSTONE_LEN) return new Stamp(ts, true, 0);
-        return Stamp.ofValue(ts, Entry.wordOrNever(block.get(Bytes.LONG, p + 16))); // as decode reads it
+        damage.checkReadable();
+        try {
+            if (!mightContain(hash)) return null;
+            MemorySegment k = MemorySegment.ofArray(key);
+            int b = findBlock(k);
+            if (b < 0) return null;
+            MemorySegment block = pointReadEntries(b);
+            long p = find(block, b, k);
+            if (p < 0) return null;
+            long ts = block.get(Bytes.LONG, p + 8);
+            if (block.get(Bytes.INT, p + 4) == TableFormat.TOMBSTONE_LEN) return new Stamp(ts, true, 0);
+            return Stamp.ofValue(ts, Entry.wordOrNever(block.get(Bytes.LONG, p + 16))); // as decode reads it
+        } catch (InternalError e) {
+            throw fault(e);
+        }
     }
 
     /** The offset of {@code key}'s entry in {@code block} (block {@code b}'s entries), or -1. */

@@ -12,9 +12,9 @@ import java.util.NoSuchElementException;
  *
  * <p>Invariant: at most one decompressed block is reserved in the budget at a time, the one being
  * read; its reservation goes back when the iterator moves to the next block, reaches its end or is
- * closed. A damaged block or a refused reservation fails the iteration with an
- * {@link UncheckedIOException} (wrapping a {@link CorruptionException} or a
- * {@link ReadBudgetExceededException}), never skips the block.
+ * closed. A damaged block, a table whose mapping faults ({@link Table#fault}) or a refused
+ * reservation fails the iteration with an {@link UncheckedIOException} (wrapping a
+ * {@link CorruptionException} or a {@link ReadBudgetExceededException}), never skips the block.
  */
 final class TableIterator implements CloseableIterator<Entry> {
     private final Table table;
@@ -41,7 +41,6 @@ final class TableIterator implements CloseableIterator<Entry> {
         this.borrow = borrow;
         this.budget = budget;
         this.blocks = table.blockCount();
-        this.block = fromKey == null ? 0 : Math.max(0, table.findBlock(fromKey));
         this.readahead = table.readahead(firstReadahead);
     }
 
@@ -49,7 +48,7 @@ final class TableIterator implements CloseableIterator<Entry> {
     public boolean hasNext() {
         if (!started) {
             started = true;
-            advance();
+            checkedAdvance(true);
         }
         return next != null;
     }
@@ -58,8 +57,31 @@ final class TableIterator implements CloseableIterator<Entry> {
     public Entry next() {
         if (!hasNext()) throw new NoSuchElementException();
         Entry e = next;
-        advance();
+        checkedAdvance(false);
         return e;
+    }
+
+    /**
+     * {@link #advance}, first finding the block to start from ({@code first}); a table that cannot
+     * be read, or whose mapping faults, ends the iteration with its damage. The start is found here
+     * rather than at construction, so that a scan opening its sources reads nothing yet.
+     */
+    private void checkedAdvance(boolean first) {
+        try {
+            if (first) {
+                table.checkReadable();
+                block = fromKey == null ? 0 : Math.max(0, table.findBlock(fromKey));
+            }
+            advance();
+        } catch (CorruptionException e) {
+            done = true;
+            throw new UncheckedIOException(e);
+        } catch (InternalError e) {
+            done = true;
+            next = null;
+            letGoOfBlock();
+            throw new UncheckedIOException(table.fault(e));
+        }
     }
 
     @Override
