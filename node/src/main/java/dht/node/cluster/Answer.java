@@ -2,9 +2,9 @@ package dht.node.cluster;
 
 /**
  * What a coordinated request came to, before it is turned into an HTTP response.
- * {@code value} is set only for {@link Kind#FOUND}.
+ * {@code value} is set only for {@link Kind#FOUND}, {@code reason} only for {@link Kind#STORE_DAMAGED}.
  */
-public record Answer(Kind kind, byte[] value) {
+public record Answer(Kind kind, byte[] value, String reason) {
     public enum Kind {
         /** GET: the newest version among the answers is a value (200). */
         FOUND,
@@ -19,7 +19,13 @@ public record Answer(Kind kind, byte[] value) {
         /** Fewer than ack replicas answered, and at least one of the others refused for overload (504 with Retry-After). */
         REPLICAS_BUSY,
         /** GET: short of ack answers because this node had no room to hold the value now (503). */
-        OVERLOADED
+        OVERLOADED,
+        /** GET: fewer than ack replicas answered, this node's store among them for a damaged table (504, saying so). */
+        STORE_DAMAGED
+    }
+
+    public Answer(Kind kind, byte[] value) {
+        this(kind, value, null);
     }
 
     public static Answer found(byte[] value) { return new Answer(Kind.FOUND, value); }
@@ -29,4 +35,7 @@ public record Answer(Kind kind, byte[] value) {
     public static final Answer NOT_ENOUGH_REPLICAS = new Answer(Kind.NOT_ENOUGH_REPLICAS, null);
     public static final Answer REPLICAS_BUSY = new Answer(Kind.REPLICAS_BUSY, null);
     public static final Answer OVERLOADED = new Answer(Kind.OVERLOADED, null);
+
+    /** Short of ack answers because this node's store found {@code damage} (a table's file and what is wrong with it). */
+    public static Answer storeDamaged(String damage) { return new Answer(Kind.STORE_DAMAGED, null, damage); }
 }

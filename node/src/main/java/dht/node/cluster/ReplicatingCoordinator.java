@@ -1,6 +1,7 @@
 package dht.node.cluster;
 
 import dht.node.text.LineThrottle;
+import dht.storage.CorruptionException;
 import dht.storage.Entry;
 import dht.storage.ReadBudget;
 import dht.storage.ReadBudgetExceededException;
@@ -131,17 +132,21 @@ final class ReplicatingCoordinator implements Coordinator {
 
     /**
      * Short of ack answers: {@link Answer#REPLICAS_BUSY} when a replica refused for overload (alive,
-     * so a retry may succeed), else {@link Answer#NOT_ENOUGH_REPLICAS}. Calls still running when the
-     * quorum became impossible (a frozen replica's) count for neither.
+     * so a retry may succeed), else {@link Answer#STORE_DAMAGED} when this node's store failed the
+     * read for a damaged table (its client is told which, rather than of replicas alone), else
+     * {@link Answer#NOT_ENOUGH_REPLICAS}. Calls still running when the quorum became impossible (a
+     * frozen replica's) count for none of them.
      */
     private static Answer shortOfReplicas(List<? extends CompletableFuture<?>> calls) {
+        Answer answer = Answer.NOT_ENOUGH_REPLICAS;
         for (CompletableFuture<?> call : calls) {
-            if (call.state() == java.util.concurrent.Future.State.FAILED
-                    && call.exceptionNow() instanceof ReplicaBusyException) {
-                return Answer.REPLICAS_BUSY;
-            }
+            if (call.state() != java.util.concurrent.Future.State.FAILED) continue;
+            Throwable failure = call.exceptionNow();
+            if (failure instanceof ReplicaBusyException) return Answer.REPLICAS_BUSY;
+            // Only the local store's own failure is a CorruptionException: a peer's comes back as a failed call.
+            if (failure instanceof CorruptionException damage) answer = Answer.storeDamaged(damage.getMessage());
         }
-        return Answer.NOT_ENOUGH_REPLICAS;
+        return answer;
     }
 
     // Its own path rather than a flag on get(): an ordinary GET keeps answering after ack replicas,

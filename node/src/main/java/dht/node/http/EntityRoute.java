@@ -218,6 +218,10 @@ public final class EntityRoute implements Route {
             case REPLICAS_BUSY -> Responses.retryLater(HttpResponseStatus.GATEWAY_TIMEOUT,
                     "not enough replicas answered: a replica refused for overload; retry later");
             case OVERLOADED -> Responses.overloaded("overloaded: too many large answers held at once; retry later");
+            // Still the contract's 504, but the operator's problem is named: a damaged table (logged
+            // once by the store), which no retry mends; the other replicas may still answer the key.
+            case STORE_DAMAGED -> Responses.text(HttpResponseStatus.GATEWAY_TIMEOUT,
+                    "not enough replicas answered: this node's store has a damaged table: " + a.reason());
         };
     }
 }
