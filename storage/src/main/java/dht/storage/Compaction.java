@@ -154,7 +154,7 @@ final class Compaction {
             // the new table under a valid CRC. Damage does not heal, so every input block is checked
             // again before anything names the new table.
             checkInputsAgain(inputs, pacer);
-            Table t = count == 0 ? null : Table.open(files, out, n);
+            Table t = count == 0 ? null : Table.open(files, out, n, versions.counters.errors);
             if (t == null) files.delete(out);
             versions.installCompaction(inputs, t);
             versions.counters.compactions.increment();
@@ -173,6 +173,7 @@ final class Compaction {
                 log.info("compaction into {} cancelled: store closing", out.getFileName());
             } else {
                 log.error("compaction into {} aborted: {}", out.getFileName(), c.getMessage());
+                versions.counters.errors.record("compaction into " + out.getFileName() + " aborted: " + c.getMessage());
             }
             lastAbort = "compaction into " + out.getFileName() + " aborted: " + c.getMessage();
             // Once the manifest may name the new table (renamed in place, then its directory's fsync

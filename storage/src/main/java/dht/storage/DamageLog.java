@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * A table's damage, logged once per place: every read that needs a damaged block fails again, and
  * a line each time buried the log (a scan over 30 keys of one block wrote 30 identical errors).
  * Invariant: the first report of an offset is an error line, the later ones debug lines; a fault of
- * the mapping ({@link #fault}) is one error line for the whole file.
+ * the mapping ({@link #fault}) is one error line for the whole file. Each error line is one
+ * {@link StorageErrors} error of the store.
  */
 final class DamageLog {
     private static final Logger log = LoggerFactory.getLogger(Table.class);
@@ -19,20 +20,23 @@ final class DamageLog {
     private final Path path;
     private final StorageFiles files;
     private final long mappedBytes;
+    private final StorageErrors errors;
     /** Why no read of the table's mapping may be tried again (set once, by the first fault), or null. */
     private volatile String unreadable;
 
-    /** For the table {@code path}, mapped with {@code mappedBytes} bytes. */
-    DamageLog(Path path, StorageFiles files, long mappedBytes) {
+    /** For the table {@code path}, mapped with {@code mappedBytes} bytes, its damage counted in {@code errors}. */
+    DamageLog(Path path, StorageFiles files, long mappedBytes, StorageErrors errors) {
         this.path = path;
         this.files = files;
         this.mappedBytes = mappedBytes;
+        this.errors = errors;
     }
 
     /** Logs {@code e}, found at {@code off}, and returns it for the caller to throw. */
     CorruptionException report(CorruptionException e, long off) {
         if (reported.add(off)) {
             log.error("{} (logged once; every read that needs it fails)", e.getMessage());
+            errors.record(e.getMessage());
         } else {
             log.debug("{}", e.getMessage());
         }
@@ -54,6 +58,7 @@ final class DamageLog {
                     unreadable = describe(e);
                     log.error("table {} unreadable: {}; every read that needs it fails until a restart salvages its"
                             + " intact blocks (logged once)", path, unreadable);
+                    errors.record("table " + path + " unreadable: " + unreadable);
                 }
                 why = unreadable;
             }

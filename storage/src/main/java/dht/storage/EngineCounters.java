@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The engine's running totals since it opened, for metrics: flushes and compactions with the
  * bytes they wrote (and, for compactions, read) and the time they took, and writes held back while
  * flushing or compaction lags (a stall waits for a flush; a slowdown delays a batch by a
- * millisecond). Each is only ever added to; reads may run on any thread.
+ * millisecond), and the storage errors met ({@link StorageErrors}). Each is only ever added to;
+ * reads may run on any thread.
  */
 public final class EngineCounters {
     final LongAdder flushes = new LongAdder();
@@ -19,6 +20,7 @@ public final class EngineCounters {
     final LongAdder writeStalls = new LongAdder();
     final LongAdder writeStallNanos = new LongAdder();
     final LongAdder writeSlowdowns = new LongAdder();
+    final StorageErrors errors = new StorageErrors();
 
     public long flushes() { return flushes.sum(); }
 
@@ -41,4 +43,7 @@ public final class EngineCounters {
 
     /** Write batches delayed because compaction was behind (too many tables). */
     public long writeSlowdowns() { return writeSlowdowns.sum(); }
+
+    /** The storage errors met, and the latest one. */
+    public StorageErrors errors() { return errors; }
 }

@@ -93,6 +93,7 @@ final class MemtableFlush {
                 // stall behind the memtables waiting for it.
                 log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
                         giveUp ? "" : ", retrying in 1 s", e.toString());
+                versions.counters.errors.record("flush of log " + m.logNumber + " to table " + n + " failed: " + e);
                 // Unless the manifest may name the table already (renamed in place, then the directory's
                 // fsync failed): then it stays, and the next open removes it if the manifest does not.
                 if (!(e instanceof VersionSet.ManifestUncertainException)) {
@@ -120,7 +121,7 @@ final class MemtableFlush {
 
     private void flush(Memtable m, long n) throws IOException {
         long t0 = System.nanoTime();
-        Table t = m.isEmpty() ? null : writeTable(files, dir, opt, m, n);
+        Table t = m.isEmpty() ? null : writeTable(files, dir, opt, m, n, versions.counters.errors);
         versions.installFlush(m, t);
         versions.counters.flushes.increment();
         versions.counters.flushNanos.add(System.nanoTime() - t0);
@@ -128,14 +129,15 @@ final class MemtableFlush {
         compaction.schedule();
     }
 
-    /** Writes a memtable to table {@code n} of {@code dir}, fsynced, and opens it. */
-    static Table writeTable(StorageFiles files, Path dir, StoreOptions opt, Memtable mem, long n) throws IOException {
+    /** Writes a memtable to table {@code n} of {@code dir}, fsynced, and opens it, its damage counted in {@code errors}. */
+    static Table writeTable(StorageFiles files, Path dir, StoreOptions opt, Memtable mem, long n, StorageErrors errors)
+            throws IOException {
         long t0 = System.nanoTime();
         Path p = FileNames.table(dir, n);
         log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
                 p.getFileName());
         long count = TableWriter.write(files, p, mem.borrowingIterator(), mem.count(), opt);
-        Table t = Table.open(files, p, n);
+        Table t = Table.open(files, p, n, errors);
         log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,
                 count, p.getFileName(), t.sizeBytes, (System.nanoTime() - t0) / 1_000_000);
         return t;

@@ -91,7 +91,7 @@ final class Recovery {
                 continue;
             }
             try {
-                tables.add(Table.open(files, p, n));
+                tables.add(Table.open(files, p, n, versions.counters.errors));
             } catch (CorruptionException e) {
                 // Renamed first: the damaged file is never deleted, and until the manifest below
                 // replaces this one, a crash leads the next open back to it (the branch above).
@@ -116,7 +116,7 @@ final class Recovery {
                 for (Memtable fm : full) {
                     if (fm.isEmpty()) continue;
                     long n = versions.newFileNumber();
-                    Table t = MemtableFlush.writeTable(files, dir, opt, fm, n);
+                    Table t = MemtableFlush.writeTable(files, dir, opt, fm, n, versions.counters.errors);
                     if (t != null) tables.add(t);
                 }
             } finally {
@@ -216,12 +216,13 @@ final class Recovery {
         Path target = FileNames.table(dir, n);
         TableSalvage.Outcome o = TableSalvage.salvage(files, aside, target, opt);
         String what = damage == null ? "damaged table " + aside.getFileName() : damage.getMessage();
+        versions.counters.errors.record(what + "; salvaged " + o.entries() + " entries at open");
         if (o.entries() == 0) {
             log.error("{}; no intact data block, its entries are lost; the damaged file is kept as {}", what, aside.getFileName());
             return null;
         }
         log.error("{}; salvaged {} entries into {} ({}); the damaged file is kept as {}", what, o.entries(),
                 target.getFileName(), o.describe(), aside.getFileName());
-        return Table.open(files, target, n);
+        return Table.open(files, target, n, versions.counters.errors);
     }
 }

@@ -74,7 +74,8 @@ final class Table {
     private final DamageLog damage;
 
     private Table(long number, Path path, StorageFiles files, Arena arena, MemorySegment seg, long indexOffset,
-                  int blocks, long bloomOffset, long entryCount, long maxTimestamp, boolean statsDamaged) {
+                  int blocks, long bloomOffset, long entryCount, long maxTimestamp, boolean statsDamaged,
+                  StorageErrors errors) {
         this.number = number;
         this.path = path;
         this.files = files;
@@ -90,18 +91,23 @@ final class Table {
         this.blockPass = new Readahead(seg, Readahead.MAX_WINDOW);
         this.residency = new Residency(seg);
         this.metadata = new Residency(seg.asSlice(indexOffset));
-        this.damage = new DamageLog(path, files, sizeBytes);
+        this.damage = new DamageLog(path, files, sizeBytes, errors);
     }
 
 
     static Table open(StorageFiles files, Path path, long number) throws IOException {
+        return open(files, path, number, new StorageErrors());
+    }
+
+    /** Opens the table {@code path}; the damage its reads find is counted in {@code errors}, the store's. */
+    static Table open(StorageFiles files, Path path, long number, StorageErrors errors) throws IOException {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment seg = files.map(path, arena);
             MappingAdvice.random(seg); // point reads fault one page each; streaming readers use Readahead
             TableRegions r = TableRegions.read(path, seg);
             return new Table(number, path, files, arena, seg, r.indexOffset(), r.blocks(), r.bloomOffset(), r.entryCount(),
-                    r.maxTimestamp(), r.statsDamaged());
+                    r.maxTimestamp(), r.statsDamaged(), errors);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;

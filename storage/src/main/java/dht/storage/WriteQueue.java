@@ -61,10 +61,8 @@ final class WriteQueue {
     private long failedAt; // when writeError came (nanoTime); recoverable: a log's failure, not a memtable's
     private boolean recoverable;
     static final long RECOVER_AFTER_NANOS = 2_000_000_000L; // after a log failure, before a write tries a new one
-    /** Stalled writes are logged once per 5 s. */
-    private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L);
-    /** Failed log switches are logged once per 5 s. */
-    private final WarningThrottle rotateFailureLog = new WarningThrottle(5_000_000_000L);
+    /** Stalled writes, and failed log switches, are each logged once per 5 s. */
+    private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L), rotateFailureLog = new WarningThrottle(5_000_000_000L);
     /** The size at which the active memtable is rotated, drawn anew for each memtable: see {@link #flushThreshold}. */
     private long activeLimit;
 
@@ -298,8 +296,8 @@ final class WriteQueue {
             writeError = err;
             failedAt = System.nanoTime();
             recoverable = !(err.getCause() instanceof RuntimeException || err.getCause() instanceof Error);
-            WriteQueue.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir,
-                    err.toString());
+            WriteQueue.log.error("write-ahead log {} failed, store {} refuses further writes: {}", log.path, dir, err.toString());
+            versions.counters.errors.record("write-ahead log " + log.path + " failed: " + err);
         }
         Call previous = w.call;
         for (Writer x : batch) {
@@ -444,6 +442,7 @@ final class WriteQueue {
      * once in a while, or an operator sees only the clients' errors. Mutex held.
      */
     private IOException rotateFailed(Path p, IOException e) {
+        versions.counters.errors.record("cannot start a new write-ahead log " + p + ": " + e);
         if (rotateFailureLog.allow()) {
             log.error("cannot start a new write-ahead log {}: {}; writes fail until one can be created", p, e.toString());
         }
@@ -494,6 +493,7 @@ final class WriteQueue {
             // rotated meanwhile: rotation synced it before closing
         } catch (IOException e) {
             log.error("periodic sync of {} failed: {}", w.path, e.toString());
+            versions.counters.errors.record("periodic sync of " + w.path + " failed: " + e);
         }
     }
 }
