@@ -2,6 +2,7 @@ package dht.node;
 
 import dht.node.cluster.ClusterView;
 import dht.node.http.Admission;
+import dht.storage.StorageErrors;
 import dht.storage.Store;
 import dht.storage.StoreStats;
 import java.lang.management.GarbageCollectorMXBean;
@@ -103,7 +104,13 @@ final class StatusReport {
                 .append(",\"walBytes\":").append(s.walBytes())
                 .append(",\"pendingFlushes\":").append(s.pendingFlushes())
                 .append(",\"pendingCompactions\":").append(s.pendingCompactions())
-                .append(",\"damagedTables\":").append(s.damagedTables()).append('}');
+                .append(",\"damagedTables\":").append(s.damagedTables());
+        // Read at each status request only; the engine records an error where it handles it.
+        StorageErrors errors = store.counters().errors();
+        String lastError = errors.latestMessage();
+        b.append(",\"errors\":").append(errors.count())
+                .append(",\"lastError\":").append(lastError == null ? "null" : quote(lastError))
+                .append(",\"lastErrorAgeMillis\":").append(errors.latestAgeMillis()).append('}');
         long gcCount = 0;
         long gcMillis = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {

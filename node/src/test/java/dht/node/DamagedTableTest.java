@@ -68,7 +68,12 @@ class DamagedTableTest {
             HttpResponse<String> later = send(node, "GET", "/v0/entity?id=later", null);
             assertThat(later.statusCode()).isEqualTo(200);
             assertThat(later.body()).isEqualTo("new");
-            assertThat(send(node, "GET", "/v0/status", null).body()).contains("\"damagedTables\":1");
+            String status = send(node, "GET", "/v0/status", null).body();
+            assertThat(status).contains("\"damagedTables\":1").contains("\"errors\":1")
+                    .containsPattern("\"lastError\":\"[^\"]*" + name + "[^\"]*truncated[^\"]*\",\"lastErrorAgeMillis\":\\d+}");
+            String metrics = send(node, "GET", "/metrics", null).body();
+            assertThat(metrics).contains("dht_storage_errors_total 1.0")
+                    .containsPattern("dht_storage_last_error_timestamp_seconds [1-9]");
         }
     }
 }

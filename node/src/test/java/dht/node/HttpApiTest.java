@@ -159,7 +159,7 @@ class HttpApiTest {
         assertThat(json).startsWith("{\"node\":\"http://localhost:" + node.node.port() + "\"")
                 .contains("\"cluster\":[\"http://localhost:" + node.node.port() + "\"]")
                 .contains("\"uptimeMillis\":").contains("\"storage\":{\"tables\":")
-                .contains("\"pendingFlushes\":").contains("\"pendingCompactions\":").contains("\"damagedTables\":0}").contains("\"inFlight\":")
+                .contains("\"pendingFlushes\":").contains("\"pendingCompactions\":").contains("\"damagedTables\":0,\"errors\":0,\"lastError\":null,\"lastErrorAgeMillis\":-1}").contains("\"inFlight\":")
                 .containsPattern("\"jvm\":\\{\"heapUsedBytes\":\\d+,\"allocatedBytes\":[1-9]\\d*,\"gcCount\":\\d+,\"gcMillis\":\\d+}");
     }
 

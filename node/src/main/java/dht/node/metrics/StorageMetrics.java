@@ -11,7 +11,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * The storage engine's figures as {@code dht_storage_*}: its sizes ({@link StoreStats}) as gauges,
- * its running totals ({@link EngineCounters}) as function counters.
+ * its running totals ({@link EngineCounters}, its storage errors among them) as function counters,
+ * and when its latest storage error was met as a gauge.
  */
 final class StorageMetrics {
     private StorageMetrics() {
@@ -34,6 +35,11 @@ final class StorageMetrics {
         seconds(registry, c, "storage.write.stall.duration", "Time write batches waited for a flush", EngineCounters::writeStallNanos);
         counter(registry, c, "storage.write.slowdowns", null, "Write batches delayed because compaction was behind",
                 EngineCounters::writeSlowdowns);
+        counter(registry, c, "storage.errors", null, "Storage errors: failed log writes and fsyncs, flushes, compactions, damage found",
+                x -> x.errors().count());
+        // A time, not an age, as Prometheus has it: the age is time() minus it, and alerts compare that.
+        Gauge.builder("storage.last.error.timestamp", c, x -> x.errors().latestAtMillis() / 1e3).baseUnit("seconds")
+                .description("When the latest storage error was met, epoch seconds; 0 before the first").register(registry);
         Snapshot<StoreStats> stats = new Snapshot<>(store::stats);
         gauge(registry, stats, "storage.tables", null, "Live sorted tables", StoreStats::tables);
         gauge(registry, stats, "storage.table", "bytes", "Bytes in live sorted tables", StoreStats::tableBytes);
