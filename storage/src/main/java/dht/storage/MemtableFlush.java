@@ -31,6 +31,14 @@ final class MemtableFlush {
     private final ExecutorService flusher;
     private final ScheduledExecutorService syncer;
     private final Compaction compaction;
+    /**
+     * A background flush that fails is retried every second: on a full disk each try failed with
+     * the same words, two lines a second. Its failures are logged at most once per 10 s, with how
+     * many tries failed since the last line. Used on the flusher thread only.
+     */
+    private final WarningThrottle retryLog = new WarningThrottle(10_000_000_000L);
+    /** The log number of the memtable whose last flush try failed, or -1: its retries do not announce themselves again. */
+    private long failedLog = -1;
 
     MemtableFlush(Path dir, StoreOptions opt, VersionSet versions, ExecutorService flusher,
                   ScheduledExecutorService syncer, Compaction compaction) {
@@ -86,13 +94,19 @@ final class MemtableFlush {
                 versions.mutex.unlock();
             }
             try {
-                flush(m, n);
+                flush(m, n, m.logNumber == failedLog);
+                failedLog = -1;
             } catch (IOException | RuntimeException | Error e) {
                 // An Error too (an OutOfMemoryError while the heap is full of request bodies): if it
                 // escaped, the flusher thread would die with no retry scheduled, and writes would
                 // stall behind the memtables waiting for it.
-                log.error("flush of log {} to table {} failed{}: {}", m.logNumber, n,
-                        giveUp ? "" : ", retrying in 1 s", e.toString());
+                failedLog = m.logNumber;
+                // Someone waits for a flush that gives up, and is told to read the log: always a line.
+                long tries = giveUp ? 1 : retryLog.occurred();
+                if (tries > 0) {
+                    log.error("flush of log {} to table {} failed{}: {}{}", m.logNumber, n, giveUp ? "" : ", retrying every 1 s",
+                            e.toString(), tries > 1 ? " (" + tries + " tries failed since the last such line)" : "");
+                }
                 versions.counters.errors.record("flush of log " + m.logNumber + " to table " + n + " failed: " + e);
                 // Unless the manifest may name the table already (renamed in place, then the directory's
                 // fsync failed): then it stays, and the next open removes it if the manifest does not.
@@ -119,9 +133,10 @@ final class MemtableFlush {
         }
     }
 
-    private void flush(Memtable m, long n) throws IOException {
+    /** {@code again}: a retry of a flush of {@code m} that failed, whose start is not logged again. */
+    private void flush(Memtable m, long n, boolean again) throws IOException {
         long t0 = System.nanoTime();
-        Table t = m.isEmpty() ? null : writeTable(files, dir, opt, m, n, versions.counters.errors);
+        Table t = m.isEmpty() ? null : writeTable(files, dir, opt, m, n, versions.counters.errors, again);
         versions.installFlush(m, t);
         versions.counters.flushes.increment();
         versions.counters.flushNanos.add(System.nanoTime() - t0);
@@ -129,13 +144,20 @@ final class MemtableFlush {
         compaction.schedule();
     }
 
-    /** Writes a memtable to table {@code n} of {@code dir}, fsynced, and opens it, its damage counted in {@code errors}. */
-    static Table writeTable(StorageFiles files, Path dir, StoreOptions opt, Memtable mem, long n, StorageErrors errors)
-            throws IOException {
+    /**
+     * Writes a memtable to table {@code n} of {@code dir}, fsynced, and opens it, its damage counted
+     * in {@code errors}; {@code again}: a retry, whose start is logged at debug level only.
+     */
+    static Table writeTable(StorageFiles files, Path dir, StoreOptions opt, Memtable mem, long n, StorageErrors errors,
+                            boolean again) throws IOException {
         long t0 = System.nanoTime();
         Path p = FileNames.table(dir, n);
-        log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
-                p.getFileName());
+        if (again) {
+            log.debug("flushing memtable of log {} to {} again", mem.logNumber, p.getFileName());
+        } else {
+            log.info("flushing memtable of log {} ({} entries, ~{} bytes) to {}", mem.logNumber, mem.count(), mem.bytes(),
+                    p.getFileName());
+        }
         long count = TableWriter.write(files, p, mem.borrowingIterator(), mem.count(), opt);
         Table t = Table.open(files, p, n, errors);
         log.info("flushed memtable of log {} ({} entries) to {} ({} bytes) in {} ms", mem.logNumber,

@@ -116,7 +116,7 @@ final class Recovery {
                 for (Memtable fm : full) {
                     if (fm.isEmpty()) continue;
                     long n = versions.newFileNumber();
-                    Table t = MemtableFlush.writeTable(files, dir, opt, fm, n, versions.counters.errors);
+                    Table t = MemtableFlush.writeTable(files, dir, opt, fm, n, versions.counters.errors, false);
                     if (t != null) tables.add(t);
                 }
             } finally {
