@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,6 +16,12 @@ import java.util.List;
  *
  * <p>Invariant: {@link #blockOffset} is where the file's end lies within its current block, so a
  * new writer starts a new, empty file.
+ *
+ * <p>An append fails once the file has lost its name (deleted under the running store, or its
+ * whole directory): writes into an unlinked file succeed, and a black-box tester's node went on
+ * acknowledging writes that no restart could find. Checked at most every {@link #NAME_CHECK_NANOS}
+ * (a stat each time), so only the writes of that last moment are acknowledged unseen; the store
+ * then refuses writes, and starts a new log if its directory is still there.
  */
 final class WalWriter implements Closeable {
     final long number;
@@ -32,6 +39,9 @@ final class WalWriter implements Closeable {
     /** Where {@link #append(List)} builds each record's head; grows with the longest key. */
     private byte[] scratchHead = new byte[LogRecord.BODY_FIXED + 64];
     private static final byte[] ZEROS = new byte[LogFormat.HEADER];
+    static final long NAME_CHECK_NANOS = 100_000_000L;
+    /** When an append last found the file under its name (nanoTime); only the leader appends. */
+    private long namedAt = System.nanoTime();
 
     WalWriter(long number, Path path, StorageFiles.WritableFile file) {
         this.number = number;
@@ -58,6 +68,14 @@ final class WalWriter implements Closeable {
         }
         drain();
         bytes += total;
+        long now = System.nanoTime();
+        if (now - namedAt >= NAME_CHECK_NANOS) {
+            if (!Files.exists(path)) {
+                throw new IOException("the write-ahead log " + path + " is gone: deleted under the running store"
+                        + (Files.isDirectory(path.getParent()) ? "" : ", with its directory"));
+            }
+            namedAt = now;
+        }
     }
 
     /** Stages one record's fragments (and any block padding before them); returns the bytes staged. */
