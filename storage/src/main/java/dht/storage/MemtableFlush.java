@@ -39,6 +39,8 @@ final class MemtableFlush {
     private final WarningThrottle retryLog = new WarningThrottle(10_000_000_000L);
     /** The log number of the memtable whose last flush try failed, or -1: its retries do not announce themselves again. */
     private long failedLog = -1;
+    /** Whether a retry of a failed flush is scheduled; flusher thread only. */
+    private boolean retryScheduled;
 
     MemtableFlush(Path dir, StoreOptions opt, VersionSet versions, ExecutorService flusher,
                   ScheduledExecutorService syncer, Compaction compaction) {
@@ -67,6 +69,12 @@ final class MemtableFlush {
         } catch (ExecutionException e) {
             throw new IOException("flush failed", e.getCause());
         }
+    }
+
+    /** The scheduled retry, on the flusher thread: the next failure may schedule another. */
+    private void retry() {
+        retryScheduled = false;
+        flushPending();
     }
 
     /** Background flushing: a failed flush is retried a second later, until it succeeds. */
@@ -117,11 +125,14 @@ final class MemtableFlush {
                         log.warn("could not delete {}: {}", FileNames.table(dir, n), ex.toString());
                     }
                 }
-                if (!giveUp && !versions.stopping) {
+                if (!giveUp && !versions.stopping && !retryScheduled) {
                     // Retry later without holding the flusher thread, so a waiting flush() or
-                    // close() gets its turn (and its error) instead of waiting forever.
+                    // close() gets its turn (and its error) instead of waiting forever. One retry
+                    // at a time: every log switch queues a flush too, and each failing one would
+                    // otherwise start a retry chain of its own.
                     try {
-                        syncer.schedule(this::schedule, 1, TimeUnit.SECONDS);
+                        syncer.schedule(() -> flusher.execute(this::retry), 1, TimeUnit.SECONDS);
+                        retryScheduled = true;
                     } catch (RejectedExecutionException ex) {
                         log.warn("flush retry not scheduled: store closing; log {} is kept for replay", m.logNumber);
                     }

@@ -77,4 +77,22 @@ class StorageErrorsTest {
             ff.failCreate = p -> false;
         }
     }
+
+    @Test
+    void failedFlushesOfSeveralMemtablesAreRetriedByOneChainAtATime() throws Exception {
+        FaultyFiles ff = new FaultyFiles();
+        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults().withFiles(ff).withMemtableBytes(32 << 10)
+                .withMaxImmutableMemtables(20).withFlushJitter(0).withSyncPolicy(SyncPolicy.PERIODIC))) {
+            ff.failCreate = p -> p.getFileName().toString().endsWith(".sst") && tries.incrementAndGet() > 0;
+            for (int i = 0; i < 2000; i++) s.put(b("k" + i), b("value" + i), 1); // several memtables, each a flush
+            Thread.sleep(1500); // the first failures, and their retries, are under way
+            int before = tries.get();
+            Thread.sleep(4000);
+            // One retry a second: about 4 tries. Before, each memtable's failed flush started a
+            // chain of its own: a try a second per memtable waiting.
+            assertThat(tries.get() - before).isBetween(1, 6);
+            ff.failCreate = p -> false;
+        }
+    }
 }
