@@ -24,6 +24,7 @@ import java.util.List;
  * then refuses writes, and starts a new log if its directory is still there.
  */
 final class WalWriter implements Closeable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LsmStore.class);
     final long number;
     final Path path;
     private final StorageFiles.WritableFile file;
@@ -142,4 +143,30 @@ final class WalWriter implements Closeable {
 
     @Override
     public void close() throws IOException { file.close(); }
+
+    /**
+     * Syncs and closes this log once rotation replaced it (and {@code dir}, which now names its
+     * successor, if {@code syncDirectory}). A failed sync still closes it: its memtable is queued for
+     * flush, which makes the data durable anyway, and a log left open would be a file handle lost at
+     * every log switch.
+     */
+    void retire(StorageFiles files, Path dir, boolean syncDirectory) {
+        if (syncDirectory) {
+            try {
+                files.syncDirectory(dir);
+            } catch (IOException e) {
+                log.warn("syncing {} after a log switch: {} (the flush just queued syncs it again)", dir, e.toString());
+            }
+        }
+        try {
+            sync();
+        } catch (IOException e) {
+            log.warn("syncing the replaced log {}: {} (its memtable's flush makes it durable)", path, e.toString());
+        }
+        try {
+            close();
+        } catch (IOException e) {
+            log.warn("closing the replaced log {}: {}", path, e.toString());
+        }
+    }
 }

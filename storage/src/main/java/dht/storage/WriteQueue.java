@@ -63,6 +63,8 @@ final class WriteQueue {
     static final long RECOVER_AFTER_NANOS = 2_000_000_000L; // after a log failure, before a write tries a new one
     /** Stalled writes, and failed log switches, are each logged once per 5 s. */
     private final WarningThrottle stallLog = new WarningThrottle(5_000_000_000L), rotateFailureLog = new WarningThrottle(5_000_000_000L);
+    /** Failed periodic syncs: syncer thread only. */
+    private final WarningThrottle syncFailureLog = new WarningThrottle(10_000_000_000L);
     /** The size at which the active memtable is rotated, drawn anew for each memtable: see {@link #flushThreshold}. */
     private long activeLimit;
 
@@ -406,7 +408,7 @@ final class WriteQueue {
         // writer while they run under the mutex. Under PERIODIC nothing is promised durable before
         // the next periodic sync, so the syncer thread does them; under EVERY_WRITE the next
         // acknowledged write needs the new log's directory entry durable first, so they stay here.
-        if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> retire(old, true))) {
+        if (opt.syncPolicy() != SyncPolicy.PERIODIC || !offload(() -> old.retire(files, dir, true))) {
             try {
                 files.syncDirectory(dir);
             } catch (IOException e) {
@@ -426,7 +428,7 @@ final class WriteQueue {
                 }
                 throw rotateFailed(p, e);
             }
-            retire(old, false);
+            old.retire(files, dir, false);
         }
         Version v = versions.current();
         v.active.walBytes = old.bytes();
@@ -449,31 +451,6 @@ final class WriteQueue {
         return new IOException("cannot start a new write-ahead log " + p + ": " + e.getMessage(), e);
     }
 
-    /**
-     * Syncs and closes a log that rotation replaced (and the directory that now names its
-     * successor). A failed sync still closes it: its memtable is queued for flush, which makes the
-     * data durable anyway, and a log left open would be a file handle lost at every log switch.
-     */
-    private void retire(WalWriter old, boolean syncDirectory) {
-        if (syncDirectory) {
-            try {
-                files.syncDirectory(dir);
-            } catch (IOException e) {
-                log.warn("syncing {} after a log switch: {} (the flush just queued syncs it again)", dir, e.toString());
-            }
-        }
-        try {
-            old.sync();
-        } catch (IOException e) {
-            log.warn("syncing the replaced log {}: {} (its memtable's flush makes it durable)", old.path, e.toString());
-        }
-        try {
-            old.close();
-        } catch (IOException e) {
-            log.warn("closing the replaced log {}: {}", old.path, e.toString());
-        }
-    }
-
     /** Runs {@code task} on the syncer thread; false if the store is stopping and it cannot. */
     private boolean offload(Runnable task) {
         try {
@@ -492,7 +469,11 @@ final class WriteQueue {
         } catch (ClosedChannelException e) {
             // rotated meanwhile: rotation synced it before closing
         } catch (IOException e) {
-            log.error("periodic sync of {} failed: {}", w.path, e.toString());
+            long failed = syncFailureLog.occurred(); // every 100 ms while the disk fails: a line per 10 s
+            if (failed > 0) {
+                log.error("periodic sync of {} failed{}: {}", w.path,
+                        failed > 1 ? " (" + failed + " times since the last such line)" : "", e.toString());
+            }
             versions.counters.errors.record("periodic sync of " + w.path + " failed: " + e);
         }
     }
