@@ -226,6 +226,14 @@ public record NodeConfig(int port, Path dataDir, String self, List<String> clust
                 compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace, factor, join, rebalanceBytesPerSecond);
     }
 
+    /** This configuration joining a running cluster through {@code member} ({@code --join}). */
+    public NodeConfig withJoin(String member) {
+        return new NodeConfig(port, dataDir, self, cluster, maxInFlight, maxBodyBytes, maxUriBytes, maxHeaderBytes,
+                replicaTimeout, syncEveryWrite, memtableBytes, adminToken, ioThreads, bodyTimeout, tuning, maxClockOffset,
+                compression, clusterSecret, bindAddress, tls, hints, antiEntropy, tombstoneGrace, replicationFactor, member,
+                rebalanceBytesPerSecond);
+    }
+
     /** A single node on {@code port} with every other setting at its default; for tests and trying things out. */
     public static NodeConfig single(int port, Path dataDir) {
         String self = "http://localhost:" + port;

@@ -127,6 +127,17 @@ final class NodeWiring {
      */
     static ClusterServices startCluster(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops,
                                         PeerCallMeter peerCalls, PurgeHorizon horizon) {
+        NodeConfig resumed;
+        try {
+            resumed = UnfinishedJoin.resume(config);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return startAs(resumed, store, storageExecutor, loops, peerCalls, horizon);
+    }
+
+    private static ClusterServices startAs(NodeConfig config, Store store, Executor storageExecutor, EventLoopGroup loops,
+                                           PeerCallMeter peerCalls, PurgeHorizon horizon) {
         Tuning tuning = config.tuning();
         MembershipFile membershipFile = new MembershipFile(config.dataDir());
         javax.net.ssl.SSLContext membershipTls = config.tls() == null ? null : CaTrust.context(config.tls().ca());
@@ -234,7 +245,7 @@ final class NodeWiring {
                 Membership agreed;
                 // Marks that this directory asked: a restart with --join after an answer lost takes
                 // the join if the member agreed (startCluster), where another node's is refused.
-                Files.writeString(asked, starting.version() + "\n");
+                Files.writeString(asked, UnfinishedJoin.mark(starting.version(), config.join()));
                 log.info("asking {} to let {} join (from membership version {}): every member prepares it, which "
                         + "takes up to {} s for one that does not answer", config.join(), config.self(), joinsFromVersion,
                         MEMBERSHIP_CALL_TIMEOUT.toSeconds());

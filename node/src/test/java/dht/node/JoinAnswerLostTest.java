@@ -78,4 +78,50 @@ class JoinAnswerLostTest {
             assertThat(send(joiner, "GET", "/v0/entity?id=key" + k).statusCode()).isEqualTo(200);
         }
     }
+
+    @Test
+    void aJoinerStartedAgainWithoutFlagsGoesOnWithTheJoinItsDirectoryAsked() throws Exception {
+        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+        for (int p : ports) urls.add("http://localhost:" + p);
+        for (int i = 0; i < 3; i++) nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 0, null)));
+        for (int k = 0; k < 100; k++) {
+            assertThat(send(urls.get(k % 3), "PUT", "/v0/entity?id=key" + k + "&ack=3").statusCode()).isEqualTo(201);
+        }
+        int port = TestPorts.free();
+        String joiner = "http://localhost:" + port;
+        HttpResponse<String> agreed = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner);
+        assertThat(agreed.statusCode()).as(agreed.body()).isEqualTo(200);
+
+        // The joiner asked through urls[0] and stopped before it kept the agreed join; started
+        // again as the docs say a member restarts: no --join. Before, it became a cluster of its own.
+        Path asked = dir.resolve("n3");
+        Files.createDirectories(asked);
+        Files.writeString(asked.resolve(MembershipFile.JOIN_ASKED), UnfinishedJoin.mark(2, urls.get(0)));
+        nodes.add(Node.start(InProcessNodeConfigs.of(port, asked, List.of(joiner), 0, null)));
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String status = send(joiner, "GET", "/v0/status").body();
+        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            status = send(joiner, "GET", "/v0/status").body();
+        }
+        assertThat(status).contains("\"membershipVersion\":3", "\"joining\":[]", urls.get(0), urls.get(2));
+        assertThat(asked.resolve(MembershipFile.JOIN_ASKED)).doesNotExist();
+        for (int k = 0; k < 100; k += 9) {
+            assertThat(send(joiner, "GET", "/v0/entity?id=key" + k).statusCode()).isEqualTo(200);
+        }
+        assertThat(send(joiner, "PUT", "/v0/entity?id=after&ack=3").statusCode()).isEqualTo(201);
+        assertThat(send(urls.get(1), "GET", "/v0/entity?id=after").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aMarkThatNamesNoMemberRefusesAStartWithoutJoinAndChangesNothing() throws Exception {
+        int port = TestPorts.free();
+        Path asked = dir.resolve("old");
+        Files.createDirectories(asked);
+        Files.writeString(asked.resolve(MembershipFile.JOIN_ASKED), "2\n"); // as versions before this one wrote it
+        assertThatThrownBy(() -> nodes.add(Node.start(InProcessNodeConfigs.of(port, asked, List.of("http://localhost:" + port), 0, null))))
+                .rootCause().hasMessageContaining("did not finish: start this node again with the same --join MEMBER_URL");
+        assertThat(asked.resolve(MembershipFile.NAME)).doesNotExist();
+        assertThat(asked.resolve(MembershipFile.JOIN_ASKED)).exists();
+    }
 }
