@@ -82,4 +82,16 @@ class PeerUpMetricFollowsMembershipTest {
         assertThat(hasCallSeries(first, urls.get(1))).as("calls to a member").isTrue();
         assertThat(peerUp(first, urls.get(1))).isEqualTo("1.0");
     }
+
+    @Test
+    void aNodeStillJoiningHasARowAsInTheStatus() throws Exception {
+        List<String> urls = cluster.urls;
+        cluster.startAll(i -> InProcessNodeConfigs.of(cluster.ports.get(i), dir.resolve("n" + i), urls, 2, null));
+        String joiner = "http://localhost:" + TestPorts.free();
+        // Agreed as joining, and never started: pending, down, and taking writes (hinted) all the same.
+        HttpResponse<String> agreed = cluster.send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner, "");
+        assertThat(agreed.statusCode()).as(agreed.body()).isEqualTo(200);
+        assertThat(cluster.send(urls.getFirst(), "GET", "/v0/status", null).body()).contains("\"" + joiner + "\":\"");
+        assertThat(peerUpAfter(Duration.ofSeconds(10), urls.getFirst(), joiner, "0.0")).isEqualTo("0.0");
+    }
 }

@@ -39,7 +39,8 @@ final class ClusterMetrics {
     }
 
     /**
-     * {@code dht_peer_up}, one row per peer of the current membership: the peers change with joins,
+     * {@code dht_peer_up}, one row per peer of the current membership, joining and leaving ones
+     * included: the peers change with joins,
      * leaves and removals, so the rows are set again before a scrape whenever the members changed
      * (a member that left is no longer shown as down, one that joined is shown).
      */
@@ -55,9 +56,10 @@ final class ClusterMetrics {
             refresh();
         }
 
-        /** Sets the rows to the current members but this node, if they changed. */
+        /** Sets the rows to the current peers, if they changed. */
         synchronized void refresh() {
-            List<String> peers = view.nodes().stream().filter(n -> !n.equals(view.self())).toList();
+            // Joining and leaving nodes included, as in /v0/status's peers: they take writes too.
+            List<String> peers = List.copyOf(view.peersUp().keySet());
             if (peers.equals(shown)) return;
             List<MultiGauge.Row<?>> rows = new ArrayList<>();
             for (String peer : peers) {
