@@ -25,14 +25,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Invariants: the result completes exactly once, on an event loop, with any HTTP answer or with
  * a {@link PeerUnavailableException}; the connection goes back to the pool only after a complete
- * answer on a keep-alive connection, or unused. A request that times out or fails after it was
- * written closes its connection, so a frozen peer's late answer can never be read as the answer to
- * another request. A handshake is done once per connection and never cut short by a call's
+ * answer on a keep-alive connection, or unused. A request that fails after it was written closes
+ * its connection; one that timed out keeps it out of the pool until its late answer came (read and
+ * dropped) or {@link #DRAIN_TIMEOUTS} more timeout passed (then closes it), so a frozen peer's late
+ * answer can never be read as the answer to another request, and a peer frozen under load is not
+ * sent a new connection for every call that timed out (a black-box tester counted a thousand in
+ * two seconds, and the peer refused hundreds when it resumed). A handshake is done once per connection and never cut short by a call's
  * deadline: under load, calls that each restarted it would never get through.
  */
 final class PeerCall {
     /** What a call whose time ran out during its connection's handshake still gets for its answer. */
     private static final long MIN_LEFT_AFTER_HANDSHAKE = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * How many call timeouts a timed-out call's connection waits for its late answer before it is
+     * closed. Meanwhile it holds its place in the pool, so a peer that does not answer is not sent
+     * new connections at once either; longer would keep a thawed peer's probes out of the pool.
+     */
+    static final int DRAIN_TIMEOUTS = 1;
     private final String peer;
     private final FailureDetector detector;
     private final PeerPool.Lane lane;
@@ -207,8 +216,14 @@ final class PeerCall {
         if (admitted) lane.done();
         Channel ch = channel;
         if (ch != null) {
-            // the connection may still carry our request: never reuse it
-            ch.close().addListener(c -> lane.pool.release(ch));
+            // The connection may still carry our request: reused only once its answer came, if ever.
+            AnswerHandler handler = ch.pipeline().get(AnswerHandler.class);
+            if (handler != null) handler.call = null;
+            if (timedOut && handler != null && ch.isActive()) {
+                handler.drain(ch, lane.pool, timeout.toNanos() * DRAIN_TIMEOUTS);
+            } else {
+                ch.close().addListener(c -> lane.pool.release(ch));
+            }
         }
         if (tellDetector) detector.failed(trial, cause);
         if (timedOut) meter.timedOut(System.nanoTime() - startNanos);
@@ -220,11 +235,39 @@ final class PeerCall {
     /** The last handler of a pooled connection: hands the one answer of the outstanding request to its call. */
     static final class AnswerHandler extends SimpleChannelInboundHandler<FullHttpResponse> {
         volatile PeerCall call;
+        /** The pool a timed-out call's connection goes back to once its late answer came; null when none is owed. */
+        private io.netty.channel.pool.ChannelPool owedTo;
+        private ScheduledFuture<?> drainLimit;
+
+        /** Keeps {@code ch}, whose call timed out, out of the pool until its late answer or {@code nanos}. On its loop. */
+        void drain(Channel ch, io.netty.channel.pool.ChannelPool pool, long nanos) {
+            owedTo = pool;
+            drainLimit = ch.eventLoop().schedule(() -> {
+                if (owedTo == null) return;
+                owedTo = null;
+                ch.close().addListener(c -> pool.release(ch));
+            }, nanos, TimeUnit.NANOSECONDS);
+        }
+
+        /** The pool owed the connection, taken once: null if it is owed none now. */
+        private io.netty.channel.pool.ChannelPool takeOwed() {
+            io.netty.channel.pool.ChannelPool pool = owedTo;
+            owedTo = null;
+            if (pool != null) drainLimit.cancel(false);
+            return pool;
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
             PeerCall c = call;
-            if (c != null) c.answered(response);
+            if (c != null) {
+                c.answered(response);
+                return;
+            }
+            io.netty.channel.pool.ChannelPool pool = takeOwed();
+            Channel ch = ctx.channel();
+            if (pool != null && HttpUtil.isKeepAlive(response)) pool.release(ch); // the late answer, dropped
+            else if (pool != null) ch.close().addListener(f -> pool.release(ch));
             else ctx.close(); // an answer nobody asked for: the connection is out of step
         }
 
@@ -232,6 +275,8 @@ final class PeerCall {
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             PeerCall c = call;
             if (c != null) c.fail(new PeerUnavailableException("connection to peer closed before the answer", null));
+            io.netty.channel.pool.ChannelPool pool = takeOwed();
+            if (pool != null) pool.release(ctx.channel());
             super.channelInactive(ctx);
         }
 
