@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,21 +18,11 @@ class FlushRetryLogTest {
     @TempDir
     Path dir;
 
-    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        lines.start();
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LsmStore.class)).addAppender(lines);
-    }
-
-    @AfterEach
-    void release() {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LsmStore.class)).detachAppender(lines);
-    }
+    @RegisterExtension
+    final LogCapture lines = new LogCapture(LsmStore.class);
 
     private long linesContaining(Level level, String words) {
-        return lines.list.stream().filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(words)).count();
+        return lines.count(level, words);
     }
 
     @Test
@@ -48,7 +36,7 @@ class FlushRetryLogTest {
             while (s.counters().errors().count() < 3 && System.nanoTime() < deadline) Thread.sleep(50);
             assertThat(s.counters().errors().count()).as("tries that failed, a second apart").isGreaterThanOrEqualTo(3);
 
-            ILoggingEvent failure = lines.list.stream().filter(e -> e.getLevel() == Level.ERROR).findFirst().orElseThrow();
+            ILoggingEvent failure = lines.events().stream().filter(e -> e.getLevel() == Level.ERROR).findFirst().orElseThrow();
             assertThat(failure.getFormattedMessage()).contains("flush of log").contains("retrying every 1 s")
                     .contains("injected: create");
             assertThat(failure.getThrowableProxy()).as("no stack trace").isNull();

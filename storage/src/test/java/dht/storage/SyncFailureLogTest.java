@@ -4,12 +4,9 @@ import static dht.storage.LsmStoreTest.b;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,18 +17,8 @@ class SyncFailureLogTest {
     @TempDir
     Path dir;
 
-    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        lines.start();
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LsmStore.class)).addAppender(lines);
-    }
-
-    @AfterEach
-    void release() {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LsmStore.class)).detachAppender(lines);
-    }
+    @RegisterExtension
+    final LogCapture lines = new LogCapture(LsmStore.class);
 
     @Test
     void aFailingPeriodicSyncIsCountedEachTimeAndLoggedOnce() throws Exception {
@@ -44,8 +31,7 @@ class SyncFailureLogTest {
             while (s.counters().errors().count() < 5 && System.nanoTime() < deadline) Thread.sleep(20);
             ff.failSync = p -> false;
             assertThat(s.counters().errors().count()).as("each failed sync counted").isGreaterThanOrEqualTo(5);
-            assertThat(lines.list.stream().filter(e -> e.getLevel() == Level.ERROR
-                    && e.getFormattedMessage().contains("periodic sync")).count()).as("one line for them all").isEqualTo(1);
+            assertThat(lines.count(Level.ERROR, "periodic sync")).as("one line for them all").isEqualTo(1);
         }
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -14,9 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,18 +26,8 @@ class TruncatedTableTest {
     @TempDir
     Path dir;
 
-    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        lines.start();
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Table.class)).addAppender(lines);
-    }
-
-    @AfterEach
-    void release() {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Table.class)).detachAppender(lines);
-    }
+    @RegisterExtension
+    final LogCapture lines = new LogCapture(Table.class);
 
     private static StoreOptions opts() {
         return StoreOptions.defaults().withSyncPolicy(SyncPolicy.PERIODIC).withBlockSize(512);
@@ -70,7 +58,7 @@ class TruncatedTableTest {
 
     /** The error lines logged about {@code table}. */
     private List<ILoggingEvent> errorsAbout(Path table) {
-        return lines.list.stream().filter(e -> e.getLevel() == Level.ERROR)
+        return lines.events().stream().filter(e -> e.getLevel() == Level.ERROR)
                 .filter(e -> e.getFormattedMessage().contains(table.getFileName().toString())).toList();
     }
 

@@ -4,7 +4,6 @@ import static dht.storage.LsmStoreTest.b;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -13,9 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,21 +28,11 @@ class WalDamageTest {
     @TempDir
     Path dir;
 
-    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        lines.start();
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(WalReader.class)).addAppender(lines);
-    }
-
-    @AfterEach
-    void release() {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(WalReader.class)).detachAppender(lines);
-    }
+    @RegisterExtension
+    final LogCapture lines = new LogCapture(WalReader.class);
 
     private List<String> logged() {
-        return lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        return lines.events().stream().map(ILoggingEvent::getFormattedMessage).toList();
     }
 
     private Path log() { return dir.resolve("000001.log"); }
@@ -200,7 +188,7 @@ class WalDamageTest {
             writeSmall(300);
             truncate(log(), cut);
             int torn = firstFrom(starts, cut + 1) - 1;
-            lines.list.clear();
+            lines.events().clear();
             WalFiles.Replayed r = WalFiles.replay(log());
             assertThat(r.keys()).as("cut at %d", cut).isEqualTo(keys(0, torn));
             assertThat(r.outcome()).isEqualTo(new WalReader.Outcome(torn, cut - starts[torn], false));
