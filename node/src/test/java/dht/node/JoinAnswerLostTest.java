@@ -41,16 +41,32 @@ class JoinAnswerLostTest {
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    @Test
-    void aJoinerStartedAgainOnTheDirectoryThatAskedGoesOnWithTheAgreedJoin() throws Exception {
+    /** Three members, keys key0..key99 on each. */
+    private void threeMembersHoldingKeys() throws Exception {
         List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
         for (int p : ports) urls.add("http://localhost:" + p);
         for (int i = 0; i < 3; i++) nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 0, null)));
         for (int k = 0; k < 100; k++) {
             assertThat(send(urls.get(k % 3), "PUT", "/v0/entity?id=key" + k + "&ack=3").statusCode()).isEqualTo(201);
         }
+    }
+
+    /** Waits until {@code joiner} has no join under way; its status then. */
+    private String statusOnceJoined(String joiner) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String status = send(joiner, "GET", "/v0/status").body();
+        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            status = send(joiner, "GET", "/v0/status").body();
+        }
+        return status;
+    }
+
+    @Test
+    void aJoinerStartedAgainOnTheDirectoryThatAskedGoesOnWithTheAgreedJoin() throws Exception {
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
+        threeMembersHoldingKeys();
         // The members agree on the join (as if the joiner had asked), and the answer never arrives.
         HttpResponse<String> agreed = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner);
         assertThat(agreed.statusCode()).as(agreed.body()).isEqualTo(200);
@@ -66,12 +82,7 @@ class JoinAnswerLostTest {
         Files.createDirectories(asked);
         Files.writeString(asked.resolve(MembershipFile.JOIN_ASKED), "2\n");
         nodes.add(Node.start(InProcessNodeConfigs.of(port, asked, List.of(joiner), 0, urls.get(0))));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String status = send(joiner, "GET", "/v0/status").body();
-        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            status = send(joiner, "GET", "/v0/status").body();
-        }
+        String status = statusOnceJoined(joiner);
         assertThat(status).contains("\"membershipVersion\":3", "\"joining\":[]");
         assertThat(asked.resolve(MembershipFile.JOIN_ASKED)).doesNotExist();
         for (int k = 0; k < 100; k += 9) {
@@ -81,14 +92,9 @@ class JoinAnswerLostTest {
 
     @Test
     void aJoinerStartedAgainWithoutFlagsGoesOnWithTheJoinItsDirectoryAsked() throws Exception {
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        for (int p : ports) urls.add("http://localhost:" + p);
-        for (int i = 0; i < 3; i++) nodes.add(Node.start(InProcessNodeConfigs.of(ports.get(i), dir.resolve("n" + i), urls, 0, null)));
-        for (int k = 0; k < 100; k++) {
-            assertThat(send(urls.get(k % 3), "PUT", "/v0/entity?id=key" + k + "&ack=3").statusCode()).isEqualTo(201);
-        }
         int port = TestPorts.free();
         String joiner = "http://localhost:" + port;
+        threeMembersHoldingKeys();
         HttpResponse<String> agreed = send(urls.get(1), "POST", "/internal/v0/membership?op=join&url=" + joiner);
         assertThat(agreed.statusCode()).as(agreed.body()).isEqualTo(200);
 
@@ -98,12 +104,7 @@ class JoinAnswerLostTest {
         Files.createDirectories(asked);
         Files.writeString(asked.resolve(MembershipFile.JOIN_ASKED), UnfinishedJoin.mark(2, urls.get(0)));
         nodes.add(Node.start(InProcessNodeConfigs.of(port, asked, List.of(joiner), 0, null)));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String status = send(joiner, "GET", "/v0/status").body();
-        while (!status.contains("\"joining\":[]") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            status = send(joiner, "GET", "/v0/status").body();
-        }
+        String status = statusOnceJoined(joiner);
         assertThat(status).contains("\"membershipVersion\":3", "\"joining\":[]", urls.get(0), urls.get(2));
         assertThat(asked.resolve(MembershipFile.JOIN_ASKED)).doesNotExist();
         for (int k = 0; k < 100; k += 9) {
