@@ -53,17 +53,39 @@ final class DamageLog {
     CorruptionException fault(InternalError e) {
         String why = unreadable;
         if (why == null) {
-            synchronized (this) {
-                if (unreadable == null) {
-                    unreadable = describe(e);
-                    log.error("table {} unreadable: {}; every read that needs it fails until a restart salvages its"
-                            + " intact blocks (logged once)", path, unreadable);
-                    errors.record("table " + path + " unreadable: " + unreadable);
-                }
-                why = unreadable;
-            }
+            markUnreadable(describe(e));
+            why = unreadable;
         }
         return new CorruptionException(path, why);
+    }
+
+    /**
+     * Marks the table unreadable if its file is now shorter than when it was mapped, before a read
+     * faults: a cut within the last page reads as zeros rather than faulting, and a key whose bloom
+     * bits fall there would read as absent. Returns whether it marked it now. A file that cannot be
+     * looked at is left alone: replaced by a compaction meanwhile, or deleted (the mapping still
+     * reads the unlinked file).
+     */
+    boolean checkSize() {
+        if (unreadable != null) return false;
+        long now;
+        try {
+            now = files.size(path);
+        } catch (IOException gone) {
+            return false;
+        }
+        if (now >= mappedBytes) return false;
+        return markUnreadable("file truncated to " + now + " bytes under the running store (" + mappedBytes + " when opened)");
+    }
+
+    /** Sets why the mapping is not to be read again, logged and counted once; false if it was set already. */
+    private synchronized boolean markUnreadable(String why) {
+        if (unreadable != null) return false;
+        unreadable = why;
+        log.error("table {} unreadable: {}; every read that needs it fails until a restart salvages its"
+                + " intact blocks (logged once)", path, why);
+        errors.record("table " + path + " unreadable: " + why);
+        return true;
     }
 
     /** Throws the damage {@link #fault} found, if it found any: the mapping is not to be read again. */

@@ -105,9 +105,8 @@ public final class LsmStore implements Store {
     }
 
     /**
-     * Opens (creating if needed) the store in {@code dir}: locks the directory, removes leftovers
-     * of interrupted flushes and compactions, replays the logs into tables and starts a new log.
-     *
+     * Opens (creating if needed) the store in {@code dir}: locks it, removes leftovers of interrupted
+     * flushes and compactions, replays the logs into tables, starts a new log and {@link TableSizeWatch}.
      * @throws DirectoryLockedException at once if another store holds the directory
      */
     public static LsmStore open(Path dir, StoreOptions options) throws IOException {
@@ -126,6 +125,7 @@ public final class LsmStore implements Store {
             s.syncer.scheduleWithFixedDelay(s.writes::periodicSync, options.syncIntervalMillis(),
                     options.syncIntervalMillis(), TimeUnit.MILLISECONDS);
         }
+        TableSizeWatch.start(s.syncer, s.versions);
         s.compaction.schedule();
         return s;
     }

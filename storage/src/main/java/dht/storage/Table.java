@@ -332,6 +332,11 @@ final class Table {
         return damage.fault(e);
     }
 
+    /** Marks the table damaged, once, if its file is shorter than when mapped ({@link DamageLog#checkSize}). */
+    void checkSize() {
+        if (damage.checkSize()) damaged = true;
+    }
+
     /** Throws if a read of the mapping faulted before: nothing more is read from it. */
     void checkReadable() throws CorruptionException {
         damage.checkReadable();

@@ -63,6 +63,23 @@ class TruncatedTableTest {
     }
 
     @Test
+    void aTableCutWithinItsLastPageIsFoundDamagedWithinASecondWithoutARead() throws Exception {
+        try (LsmStore s = LsmStore.open(dir, opts())) {
+            Path old = twoTablesAndAMemtable(s);
+            // Within the last page: reads past the new end see zeros instead of faulting.
+            truncate(old, Files.size(old) - 40);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (s.stats().damagedTables() == 0 && System.nanoTime() < deadline) Thread.sleep(50);
+            assertThat(s.stats().damagedTables()).isEqualTo(1);
+            assertThat(errorsAbout(old)).singleElement().extracting(ILoggingEvent::getFormattedMessage).asString()
+                    .contains("truncated to " + Files.size(old) + " bytes");
+            assertThatThrownBy(() -> s.get(b("a5"))).isInstanceOf(CorruptionException.class).hasMessageContaining("truncated");
+            assertThat(s.get(b("b5"))).isNotNull();
+            assertThat(errorsAbout(old)).as("still one line").hasSize(1);
+        }
+    }
+
+    @Test
     void aPointReadOfATruncatedTableFailsAsDamageLoggedOnceAndTheRestIsServed() throws IOException {
         try (LsmStore s = LsmStore.open(dir, opts())) {
             Path old = twoTablesAndAMemtable(s);
