@@ -219,7 +219,7 @@ public final class Cluster implements AutoCloseable {
             store = lone;
         }
         LoneNodeStore grows = lone;
-        replicas.put(self, new LocalReplica(self, store, reads, writes));
+        replicas.put(self, new LocalReplica(self, store, reads, writes, clock));
         PeerNetwork c = net;
         boolean batch = loops != null && !peerBatching.equals("off");
         // A node joining later gets its replica (and its place in the peer network) before any
