@@ -245,6 +245,9 @@ final class NodeWiring {
                 Membership agreed;
                 // Marks that this directory asked: a restart with --join after an answer lost takes
                 // the join if the member agreed (startCluster), where another node's is refused.
+                // An earlier start from this directory asked too: that ask may be agreed yet (a member
+                // frozen makes it wait up to a call's timeout), and this one refused for it.
+                boolean askedBefore = Files.exists(asked);
                 Files.writeString(asked, UnfinishedJoin.mark(starting.version(), config.join()));
                 log.info("asking {} to let {} join (from membership version {}): every member prepares it, which "
                         + "takes up to {} s for one that does not answer", config.join(), config.self(), joinsFromVersion,
@@ -252,9 +255,10 @@ final class NodeWiring {
                 try {
                     agreed = through.join(joinsFromVersion);
                 } catch (MembershipChangeException e) {
-                    // A refusal changed nothing. No answer (or one lost): the member may have agreed all
-                    // the same, or may still; outcome() finds out, or says it cannot, the mark kept.
-                    agreed = e.outcome() == MembershipChangeException.Outcome.NOTHING_CHANGED ? null
+                    // A refusal changed nothing, unless an earlier ask is agreed since. No answer (or one
+                    // lost): the member may have agreed all the same, or may still; outcome() finds out,
+                    // or says it cannot, the mark kept.
+                    agreed = e.outcome() == MembershipChangeException.Outcome.NOTHING_CHANGED && !askedBefore ? null
                             : through.outcome(starting, joinsFromVersion, e);
                     if (agreed == null) {
                         Files.deleteIfExists(asked);
