@@ -243,9 +243,12 @@ final class ReplicatingCoordinator implements Coordinator {
 
     @Override
     public CompletableFuture<Answer> delete(byte[] key, Quorum quorum) {
-        if (!firstReading.isOpen()) {
-            return firstReading.after(() -> write(Entry.tombstone(key, stamp()), quorum, Answer.DELETED, null, false));
-        }
+        if (!firstReading.isOpen()) return firstReading.after(() -> deleteNow(key, quorum));
+        return deleteNow(key, quorum);
+    }
+
+    /** Stamps and sends a DELETE; the gate is passed, as for {@link #putNow}. */
+    private CompletableFuture<Answer> deleteNow(byte[] key, Quorum quorum) {
         return write(Entry.tombstone(key, stamp()), quorum, Answer.DELETED, null, false);
     }
 
