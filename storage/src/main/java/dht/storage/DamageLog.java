@@ -68,14 +68,20 @@ final class DamageLog {
      */
     boolean checkSize() {
         if (unreadable != null) return false;
-        long now;
+        String cut;
         try {
-            now = files.size(path);
+            cut = truncation();
         } catch (IOException gone) {
             return false;
         }
-        if (now >= mappedBytes) return false;
-        return markUnreadable("file truncated to " + now + " bytes under the running store (" + mappedBytes + " when opened)");
+        return cut != null && markUnreadable(cut);
+    }
+
+    /** How the file is shorter than when mapped, or null if it is not. */
+    private String truncation() throws IOException {
+        long now = files.size(path);
+        return now >= mappedBytes ? null
+                : "file truncated to " + now + " bytes under the running store (" + mappedBytes + " when opened)";
     }
 
     /** Sets why the mapping is not to be read again, logged and counted once; false if it was set already. */
@@ -97,10 +103,8 @@ final class DamageLog {
     /** What is wrong, as far as the file on disk says. */
     private String describe(InternalError e) {
         try {
-            long now = files.size(path);
-            if (now < mappedBytes) {
-                return "file truncated to " + now + " bytes under the running store (" + mappedBytes + " when opened)";
-            }
+            String cut = truncation();
+            if (cut != null) return cut;
         } catch (IOException gone) {
             return "a read of its mapping faulted and the file cannot be looked at (" + gone + ")";
         }
