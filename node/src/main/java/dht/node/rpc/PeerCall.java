@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.pool.ChannelPool;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -30,8 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * dropped) or {@link #DRAIN_TIMEOUTS} more timeout passed (then closes it), so a frozen peer's late
  * answer can never be read as the answer to another request, and a peer frozen under load is not
  * sent a new connection for every call that timed out (a black-box tester counted a thousand in
- * two seconds, and the peer refused hundreds when it resumed). A handshake is done once per connection and never cut short by a call's
- * deadline: under load, calls that each restarted it would never get through.
+ * two seconds, and the peer refused hundreds when it resumed). A handshake is done once per
+ * connection and never cut short by a call's deadline: under load, calls that each restarted it
+ * would never get through.
  */
 final class PeerCall {
     /** What a call whose time ran out during its connection's handshake still gets for its answer. */
@@ -236,22 +238,20 @@ final class PeerCall {
     static final class AnswerHandler extends SimpleChannelInboundHandler<FullHttpResponse> {
         volatile PeerCall call;
         /** The pool a timed-out call's connection goes back to once its late answer came; null when none is owed. */
-        private io.netty.channel.pool.ChannelPool owedTo;
+        private ChannelPool owedTo;
         private ScheduledFuture<?> drainLimit;
 
         /** Keeps {@code ch}, whose call timed out, out of the pool until its late answer or {@code nanos}. On its loop. */
-        void drain(Channel ch, io.netty.channel.pool.ChannelPool pool, long nanos) {
+        void drain(Channel ch, ChannelPool pool, long nanos) {
             owedTo = pool;
             drainLimit = ch.eventLoop().schedule(() -> {
-                if (owedTo == null) return;
-                owedTo = null;
-                ch.close().addListener(c -> pool.release(ch));
+                if (takeOwed() != null) ch.close().addListener(c -> pool.release(ch));
             }, nanos, TimeUnit.NANOSECONDS);
         }
 
         /** The pool owed the connection, taken once: null if it is owed none now. */
-        private io.netty.channel.pool.ChannelPool takeOwed() {
-            io.netty.channel.pool.ChannelPool pool = owedTo;
+        private ChannelPool takeOwed() {
+            ChannelPool pool = owedTo;
             owedTo = null;
             if (pool != null) drainLimit.cancel(false);
             return pool;
@@ -264,7 +264,7 @@ final class PeerCall {
                 c.answered(response);
                 return;
             }
-            io.netty.channel.pool.ChannelPool pool = takeOwed();
+            ChannelPool pool = takeOwed();
             Channel ch = ctx.channel();
             if (pool != null && HttpUtil.isKeepAlive(response)) pool.release(ch); // the late answer, dropped
             else if (pool != null) ch.close().addListener(f -> pool.release(ch));
@@ -275,7 +275,7 @@ final class PeerCall {
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             PeerCall c = call;
             if (c != null) c.fail(new PeerUnavailableException("connection to peer closed before the answer", null));
-            io.netty.channel.pool.ChannelPool pool = takeOwed();
+            ChannelPool pool = takeOwed();
             if (pool != null) pool.release(ctx.channel());
             super.channelInactive(ctx);
         }
