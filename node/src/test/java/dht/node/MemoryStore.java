@@ -63,7 +63,7 @@ class MemoryStore implements Store {
 
     @Override
     public StoreStats stats() {
-        return new StoreStats(0, 0, map.size(), 0, 0, 0, 0, map.size());
+        return new StoreStats(0, 0, map.size(), 0, 0, 0, 0, map.size(), Long.MIN_VALUE);
     }
 
     @Override

@@ -63,6 +63,8 @@ final class Memtable {
     private volatile int largestValue;
     /** Size of this memtable's log once it is closed (for stats). */
     volatile long walBytes;
+    /** The greatest timestamp put here, {@link Long#MIN_VALUE} while empty (one writer: put is synchronized). */
+    private volatile long maxTimestamp = Long.MIN_VALUE;
 
     /**
      * An empty memtable for log {@code logNumber}, taking native memory in chunks of {@code chunkBytes},
@@ -118,6 +120,7 @@ final class Memtable {
     private long writeRecord(Entry e) {
         int length = e.valueLength();
         if (length > largestValue) largestValue = length; // one writer (put is synchronized)
+        if (e.timestamp() > maxTimestamp) maxTimestamp = e.timestamp();
         long record = arena.allocate(RECORD_HEADER + length);
         MemorySegment s = arena.segment(record);
         long o = MemtableArena.offset(record);
@@ -317,6 +320,9 @@ final class Memtable {
             }
         };
     }
+
+    /** The greatest timestamp put here so far; {@link Long#MIN_VALUE} while empty. */
+    long maxTimestamp() { return maxTimestamp; }
 
     /** The longest value put here so far, in bytes. */
     int largestValue() { return largestValue; }

@@ -85,6 +85,24 @@ class LsmStoreTest {
         }
     }
 
+    /** What a node's clock checks at start: the newest version, in memtables and tables, across a reopen. */
+    @Test
+    void statsNameTheNewestTimestampInMemtablesAndTables() throws IOException {
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            assertThat(s.stats().newestTimestamp()).as("empty").isEqualTo(Long.MIN_VALUE);
+            s.put(b("a"), b("1"), 700);
+            s.put(b("b"), b("2"), 500);
+            assertThat(s.stats().newestTimestamp()).as("in the memtable").isEqualTo(700);
+            s.flush();
+            s.delete(b("c"), 600);
+            assertThat(s.stats().newestTimestamp()).as("in a table").isEqualTo(700);
+            s.delete(b("a"), 900);
+        }
+        try (LsmStore s = LsmStore.open(dir, StoreOptions.defaults())) {
+            assertThat(s.stats().newestTimestamp()).as("a tombstone replayed from the log").isEqualTo(900);
+        }
+    }
+
     @Test
     void putGetDeleteScan() throws IOException {
         try (LsmStore s = LsmStore.open(dir, small())) {

@@ -192,6 +192,7 @@ public final class Cluster implements AutoCloseable {
         int replicationFactor = initial.replicationFactor();
         if (!nodes.contains(self)) throw new IllegalArgumentException(self + " is not one of " + nodes);
         HybridLogicalClock clock = new HybridLogicalClock(maxClockOffset);
+        clock.startFrom(store.stats().newestTimestamp());
         Map<String, Replica> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         StorageDispatcher reads = new StorageDispatcher(storageExecutor, batchStoreCalls ? loops : null);
         if (!batchStoreCalls) writeThreads = 0;

@@ -37,6 +37,12 @@ public final class HybridLogicalClock {
     private final AtomicLong lastLoggedAt = new AtomicLong(Long.MIN_VALUE);
     private final LongAdder unlogged = new LongAdder();
     private final ClockAgreement agreement;
+    /**
+     * The newest version in this node's store at start, when it was beyond the max offset of
+     * physical time ({@link #startFrom}); {@link Long#MIN_VALUE} once physical time caught up, or
+     * if it never was.
+     */
+    private volatile long storedAhead = Long.MIN_VALUE;
 
     public HybridLogicalClock() {
         this(systemMicros(), DEFAULT_MAX_OFFSET);
@@ -81,8 +87,39 @@ public final class HybridLogicalClock {
         return agreement.heardAny();
     }
 
-    /** Why this node must not stamp a client's write now ({@link ClockAgreement}), or null. */
+    /**
+     * Takes the newest timestamp in this node's store at start ({@link Long#MIN_VALUE}: none).
+     * Within the max offset of physical time it is observed, so every write stamped here is later
+     * than every version stored. Beyond it, this node's clock went back since that version was
+     * stamped (it accepted none that far ahead): a write stamped now would lose to it and to the
+     * writes made around it, so {@link #offReason} refuses client writes until physical time is
+     * within the max offset of it. Peers cannot vouch otherwise: all of them may be down (a
+     * tester's node restarted an hour behind, alone, acknowledged a write that was lost).
+     */
+    public void startFrom(long newestStored) {
+        if (newestStored == Long.MIN_VALUE) return;
+        if (acceptable(newestStored)) {
+            observe(newestStored, "this node's store");
+            return;
+        }
+        storedAhead = newestStored;
+        log.warn("this node's clock is {} ms behind the newest version in its store: it coordinates no client write "
+                + "until its clock is within the max offset ({} ms) of it; fix its clock (NTP)",
+                (newestStored - physicalMicros.getAsLong()) / 1_000, maxOffsetMillis());
+    }
+
+    /** Why this node must not stamp a client's write now ({@link ClockAgreement}, {@link #startFrom}), or null. */
     public String offReason(java.util.Collection<String> members) {
+        long stored = storedAhead;
+        if (stored != Long.MIN_VALUE) {
+            if (!acceptable(stored)) {
+                return "this node's clock is " + (stored - physicalMicros.getAsLong()) / 1_000 + " ms behind the newest "
+                        + "version in its store, more than the max clock offset (" + maxOffsetMillis() + " ms): a write "
+                        + "stamped here would lose to versions already stored; fix its clock (NTP)";
+            }
+            observe(stored, "this node's store");
+            storedAhead = Long.MIN_VALUE;
+        }
         return agreement.offReason(members, System.nanoTime());
     }
 

@@ -63,6 +63,9 @@ class FirstClockReadingTest {
         FirstClockReading gate = gate(Duration.ofMillis(200));
         CompletableFuture<String> a = write(gate, "a");
         assertThat(a.get(5, TimeUnit.SECONDS)).isEqualTo("a");
+        // The drain answers the held write before it marks the gate open: wait for the mark.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!gate.isOpen() && System.nanoTime() < deadline) Thread.sleep(1);
         assertThat(gate.isOpen()).isTrue();
     }
 

@@ -44,6 +44,37 @@ class HybridLogicalClockTest {
     }
 
     @Test
+    void aStoreWithinTheOffsetIsObservedAtStartSoEveryWriteStampedHereIsLater() {
+        AtomicLong physical = new AtomicLong(76_800_000);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get); // 500 ms offset
+        c.startFrom(77_000_000);
+        assertThat(c.offReason(List.of())).isNull();
+        assertThat(c.next()).isEqualTo(77_000_001);
+    }
+
+    @Test
+    void aClockBehindItsOwnStoreRefusesClientWritesUntilPhysicalTimeCatchesUp() {
+        // A node restarted an hour behind with every peer down hears no clock to compare: what it
+        // stored before is the only witness that its clock went back.
+        AtomicLong physical = new AtomicLong(3_600_000_000L);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get);
+        c.startFrom(7_200_000_000L);
+        assertThat(c.offReason(List.of("http://peer"))).contains("3600000 ms behind the newest version in its store");
+        physical.set(7_199_600_000L); // within the 500 ms offset now
+        assertThat(c.offReason(List.of("http://peer"))).isNull();
+        assertThat(c.next()).as("later than the stored version").isGreaterThan(7_200_000_000L);
+    }
+
+    @Test
+    void anEmptyStoreLeavesTheClockAlone() {
+        AtomicLong physical = new AtomicLong(5_000_000);
+        HybridLogicalClock c = new HybridLogicalClock(physical::get);
+        c.startFrom(Long.MIN_VALUE);
+        assertThat(c.offReason(List.of())).isNull();
+        assertThat(c.next()).isEqualTo(5_000_000);
+    }
+
+    @Test
     void twoClocksOrderWritesHandedFromOneToTheOtherWithoutObservingIt() {
         // Two nodes on one machine: the second stamps after the first, within the same microsecond tick
         // at most; with the real system clock the second stamp must not be below the first.

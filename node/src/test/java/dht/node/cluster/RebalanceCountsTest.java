@@ -38,7 +38,7 @@ class RebalanceCountsTest {
         counts.begin(7, 1_000, 100);
         for (int i = 0; i < 80; i++) counts.scanned(10);
         counts.active.incrementAndGet(); // a second joiner's stream
-        counts.begin(7, new dht.storage.StoreStats(0, 1_000, 0, 0, 0, 0, 0, 100));
+        counts.begin(7, new dht.storage.StoreStats(0, 1_000, 0, 0, 0, 0, 0, 100, Long.MIN_VALUE));
         for (int i = 0; i < 80; i++) counts.scanned(10);
         assertThat(counts.snapshot().get("totalEntries")).isEqualTo(200);
         assertThat(counts.snapshot().get("etaMillis")).as("160 of 200 read: still known").isNotEqualTo(-1);
@@ -59,7 +59,7 @@ class RebalanceCountsTest {
         for (int i = 0; i < 100; i++) counts.scanned(10);
         counts.keysMoved.addAndGet(25);
         counts.active.decrementAndGet();
-        counts.readingAgain(new dht.storage.StoreStats(0, 400, 0, 0, 0, 0, 0, 40)); // the cleanup's push after the join
+        counts.readingAgain(new dht.storage.StoreStats(0, 400, 0, 0, 0, 0, 0, 40, Long.MIN_VALUE)); // the cleanup's push after the join
         counts.keysCleanedUp.addAndGet(3);
         assertThat(counts.snapshot()).as("what moved adds up; what was read is the new read's")
                 .containsEntry("keysMoved", 25L).containsEntry("keysCleanedUp", 3L)
