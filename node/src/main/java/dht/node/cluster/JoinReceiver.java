@@ -164,6 +164,7 @@ final class JoinReceiver {
         long unpaid = 0;
         long keys = 0;
         long bytes = 0;
+        long future = 0;
         try (ScanSource scan = net.openJoinStream(source, from == null ? new byte[0] : from, self, version, instead)) {
             while (!closed.getAsBoolean() && scan.hasNext()) {
                 Entry e = scan.next();
@@ -178,6 +179,13 @@ final class JoinReceiver {
                 }
                 last = e.key();
                 if (!changes.state().topology().keepsOn(e, self)) continue;
+                if (!clock.acceptable(e.timestamp())) {
+                    // Stamped beyond the max offset (a source whose clock was ahead): refused here
+                    // as a replica refuses such a write, and kept out of this store, where it
+                    // would outrank the writes made meanwhile and hold this node's clock back.
+                    future++;
+                    continue;
+                }
                 batch.add(e);
                 batchBytes += size;
                 if (batchBytes >= WRITE_BYTES) {
@@ -195,6 +203,10 @@ final class JoinReceiver {
         }
         log.info("joining: the stream from {} is done: {} keys, {} bytes received{}", name, keys, bytes,
                 from == null ? "" : " since the resume");
+        if (future > 0) {
+            log.warn("joining: left out {} versions from {} stamped more than the max clock offset ({} ms) ahead of this "
+                    + "node's clock (the source's clock was ahead when it stamped them)", future, name, clock.maxOffsetMillis());
+        }
         return true;
     }
 
