@@ -63,8 +63,12 @@ final class Memtable {
     private volatile int largestValue;
     /** Size of this memtable's log once it is closed (for stats). */
     volatile long walBytes;
-    /** The greatest timestamp put here, {@link Long#MIN_VALUE} while empty (one writer: put is synchronized). */
-    private volatile long maxTimestamp = Long.MIN_VALUE;
+    /**
+     * The greatest timestamp put here, {@link Long#MIN_VALUE} while empty. Guarded by this (put is
+     * synchronized): it changes on nearly every put, and is read only for stats, so the write path
+     * pays no volatile store for it.
+     */
+    private long maxTimestamp = Long.MIN_VALUE;
 
     /**
      * An empty memtable for log {@code logNumber}, taking native memory in chunks of {@code chunkBytes},
@@ -322,7 +326,7 @@ final class Memtable {
     }
 
     /** The greatest timestamp put here so far; {@link Long#MIN_VALUE} while empty. */
-    long maxTimestamp() { return maxTimestamp; }
+    synchronized long maxTimestamp() { return maxTimestamp; }
 
     /** The longest value put here so far, in bytes. */
     int largestValue() { return largestValue; }
