@@ -30,6 +30,8 @@ class SkewedClockProcessTest {
     @TempDir
     Path dir;
     private final List<NodeProcess> nodes = new ArrayList<>();
+    private final List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
+    private final String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -62,23 +64,13 @@ class SkewedClockProcessTest {
     @Test
     void aNodeRestartedWithItsClockBehindRefusesItsVeryFirstWrite() throws Exception {
         assumeTrue(Files.exists(FAKETIME), "libfaketime is not installed (Debian package faketime)");
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        for (int i = 0; i < 3; i++) {
-            nodes.add(new NodeProcess("localhost", List.of(), ports.get(i), dir.resolve("n" + i),
-                    List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
-        }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+        startThree(List.of());
         // v1 is written while the third is down: it stores nothing newer than its clock at the
         // restart, so its peers' clocks alone can show it behind.
         nodes.get(2).kill();
         assertThat(send(0, "PUT", "/v0/entity?id=k&ack=2", "v1")).startsWith("201");
 
-        nodes.set(2, new NodeProcess("localhost", faked("-1h"), ports.get(2), dir.resolve("n2"),
-                List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
-        nodes.get(2).start();
-        nodes.get(2).awaitReady(Duration.ofSeconds(60));
+        restartThirdUnder(faked("-1h"));
         // Before, it heard its peers' clocks only from its first probes, about a second after it
         // served: this write was acknowledged, stamped an hour back, and lost to v1.
         assertThat(send(2, "PUT", "/v0/entity?id=k", "early")).startsWith("503").contains("clock is behind");
@@ -88,21 +80,11 @@ class SkewedClockProcessTest {
     @Test
     void aNodeRestartedWithItsClockBehindWhileItsPeersAreDownRefusesWrites() throws Exception {
         assumeTrue(Files.exists(FAKETIME), "libfaketime is not installed (Debian package faketime)");
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        for (int i = 0; i < 3; i++) {
-            nodes.add(new NodeProcess("localhost", List.of(), ports.get(i), dir.resolve("n" + i),
-                    List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
-        }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+        startThree(List.of());
         assertThat(send(0, "PUT", "/v0/entity?id=k&ack=3", "v1")).startsWith("201");
 
         for (NodeProcess n : nodes) n.kill();
-        nodes.set(2, new NodeProcess("localhost", faked("-1h"), ports.get(2), dir.resolve("n2"),
-                List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
-        nodes.get(2).start();
-        nodes.get(2).awaitReady(Duration.ofSeconds(60));
+        restartThirdUnder(faked("-1h"));
         // No peer answers its clock ask: before, it stamped this write an hour back, acknowledged
         // it alone, and it lost to v1 once the others came back (a tester, 2 of 2).
         assertThat(send(2, "PUT", "/v0/entity?id=k&ack=1", "lost")).startsWith("503")
@@ -116,18 +98,30 @@ class SkewedClockProcessTest {
                 "FAKETIME_DONT_FAKE_MONOTONIC=1");
     }
 
+    /** Three nodes, the third started through {@code launcher}; waits until all three serve. */
+    private void startThree(List<String> launcher) throws Exception {
+        for (int i = 0; i < 3; i++) nodes.add(node(i, i < 2 ? List.of() : launcher));
+        for (NodeProcess n : nodes) n.start();
+        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+    }
+
+    /** Node {@code i} of the three, on its own data directory, started through {@code launcher}. */
+    private NodeProcess node(int i, List<String> launcher) {
+        return new NodeProcess("localhost", launcher, ports.get(i), dir.resolve("n" + i),
+                List.of("--cluster", cluster, "--anti-entropy-interval", "0"));
+    }
+
+    /** Starts the third node again (it was killed), through {@code launcher}, and waits until it serves. */
+    private void restartThirdUnder(List<String> launcher) throws Exception {
+        nodes.set(2, node(2, launcher));
+        nodes.get(2).start();
+        nodes.get(2).awaitReady(Duration.ofSeconds(60));
+    }
+
     /** Three nodes, the third under libfaketime at {@code offset}; waits until the third has heard its peers' clocks. */
     private void start(String offset) throws Exception {
         assumeTrue(Files.exists(FAKETIME), "libfaketime is not installed (Debian package faketime)");
-        List<Integer> ports = List.of(TestPorts.free(), TestPorts.free(), TestPorts.free());
-        String cluster = String.join(",", ports.stream().map(p -> "http://localhost:" + p).toList());
-        for (int i = 0; i < 3; i++) {
-            List<String> launcher = i < 2 ? List.of() : faked(offset);
-            nodes.add(new NodeProcess("localhost", launcher, ports.get(i), dir.resolve("n" + i),
-                    List.of("--cluster", cluster, "--anti-entropy-interval", "0")));
-        }
-        for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) n.awaitReady(Duration.ofSeconds(60));
+        startThree(faked(offset));
         // Each node probes a quiet peer every second; its answer carries the peer's clock.
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (!send(2, "PUT", "/v0/entity?id=probe&ack=1&from=1", "x").startsWith("503") && System.nanoTime() < deadline) {
